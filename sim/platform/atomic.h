@@ -1,0 +1,124 @@
+// Atomic cells with the orderings of Go's internal/runtime/atomic. Every operation is offered to
+// the installed driver first (see driver.h), then performed on a std::atomic.
+//
+// Go's orderings, as this layer maps them:
+//   Load, Store, Cas, Xadd, Xchg, Or, And     -> seq_cst (Go documents them as sequentially
+//                                                consistent)
+//   LoadAcq                                  -> acquire
+//   StoreRel                                 -> release
+//   CasRel                                   -> release on success, relaxed on failure
+//   plain read/write of a shared field       -> relaxed (get/set)
+//
+// The last line is the one difference from Go: Go reads some fields plainly while other threads
+// write them (p.runq slots in runqgrab, p.runnext, p.status, m.curg). Those races are benign in
+// Go's memory model but undefined in C++, so such fields are Atomic<T> here and their plain
+// accesses are relaxed atomics: same instruction on x86-64 and arm64, defined behaviour, and
+// clean under ThreadSanitizer. They are still offered to the driver as PlainLoad/PlainStore, so
+// the model checker can interleave at them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "sim/platform/driver.h"
+
+namespace gmp {
+
+template <class T>
+class Atomic {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "Go's atomics are 32 or 64 bits wide");
+  static_assert(std::is_integral_v<T> || std::is_pointer_v<T>);
+
+ public:
+  constexpr Atomic() noexcept : v_{} {}
+  constexpr explicit Atomic(T v) noexcept : v_(v) {}
+  Atomic(const Atomic&) = delete;
+  Atomic& operator=(const Atomic&) = delete;
+
+  T Load() const {
+    offer(plat::Op::Load, 0, 0);
+    return v_.load(std::memory_order_seq_cst);
+  }
+  T LoadAcquire() const {
+    offer(plat::Op::LoadAcquire, 0, 0);
+    return v_.load(std::memory_order_acquire);
+  }
+  void Store(T v) {
+    offer(plat::Op::Store, bits(v), 0);
+    v_.store(v, std::memory_order_seq_cst);
+  }
+  void StoreRelease(T v) {
+    offer(plat::Op::StoreRelease, bits(v), 0);
+    v_.store(v, std::memory_order_release);
+  }
+  bool CompareAndSwap(T old, T nv) {
+    offer(plat::Op::Cas, bits(nv), bits(old));
+    return v_.compare_exchange_strong(old, nv, std::memory_order_seq_cst);
+  }
+  bool CompareAndSwapRelease(T old, T nv) {
+    offer(plat::Op::CasRelease, bits(nv), bits(old));
+    return v_.compare_exchange_strong(old, nv, std::memory_order_release,
+                                      std::memory_order_relaxed);
+  }
+  // Go's Xadd: returns the new value.
+  T Add(T delta)
+    requires std::is_integral_v<T>
+  {
+    offer(plat::Op::Add, bits(delta), 0);
+    return static_cast<T>(v_.fetch_add(delta, std::memory_order_seq_cst) + delta);
+  }
+  // Go's Xchg: returns the old value.
+  T Swap(T v) {
+    offer(plat::Op::Swap, bits(v), 0);
+    return v_.exchange(v, std::memory_order_seq_cst);
+  }
+  void Or(T mask)
+    requires std::is_unsigned_v<T>
+  {
+    offer(plat::Op::Or, bits(mask), 0);
+    v_.fetch_or(mask, std::memory_order_seq_cst);
+  }
+  void And(T mask)
+    requires std::is_unsigned_v<T>
+  {
+    offer(plat::Op::And, bits(mask), 0);
+    v_.fetch_and(mask, std::memory_order_seq_cst);
+  }
+
+  // A Go plain read or write of a field that other threads also access.
+  T get() const {
+    offer(plat::Op::PlainLoad, 0, 0);
+    return v_.load(std::memory_order_relaxed);
+  }
+  void set(T v) {
+    offer(plat::Op::PlainStore, bits(v), 0);
+    v_.store(v, std::memory_order_relaxed);
+  }
+
+  // The cell's value without offering the access to a driver. Only for code outside the port
+  // (tests, invariant checks, trace snapshots) that must observe without becoming part of the
+  // schedule.
+  T peek() const { return v_.load(std::memory_order_relaxed); }
+
+  // The cell itself, for the real platform's futex waits.
+  std::atomic<T>& cell() { return v_; }
+
+ private:
+  static uint64_t bits(T v) {
+    if constexpr (std::is_pointer_v<T>) {
+      return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v));
+    } else {
+      return static_cast<uint64_t>(v);
+    }
+  }
+  void offer(plat::Op op, uint64_t value, uint64_t expected) const {
+    if (plat::Driver* d = plat::current_driver()) {
+      d->access(plat::Access{op, sizeof(T), &v_, value, expected});
+    }
+  }
+
+  mutable std::atomic<T> v_;
+};
+
+}  // namespace gmp

@@ -1,0 +1,100 @@
+// The platform layer's seam. The ported scheduler touches shared memory and the outside world
+// only through sim/platform. Each such operation is first offered to the Driver installed on the
+// calling OS thread, if any; with no driver installed the operation runs on real hardware (the
+// "real" platform: std::atomic, OS threads, futexes). With a driver installed (the "recording"
+// platform) the driver sees the operation before it happens and decides when it proceeds: it may
+// switch to another execution context inside `access`, advance virtual time, or block the caller.
+//
+// Contract for drivers:
+//   - `access` is called before every atomic or plain shared-memory operation of the port. When
+//     it returns, the operation is performed on the real memory cell; the driver must guarantee
+//     that no other context of the same simulation runs until the next platform call.
+//   - the blocking operations (lock, notesleep, usleep, ...) are fully implemented by the driver:
+//     a driver must never block the OS thread; it switches contexts instead.
+//   - a simulation runs on one OS thread, so the driver pointer is thread_local.
+#pragma once
+
+#include <cstdint>
+
+namespace gmp::rt {
+struct m;
+struct g;
+}  // namespace gmp::rt
+
+namespace gmp::plat {
+
+// The kinds of shared-memory operation, named after Go's internal/runtime/atomic.
+enum class Op : uint8_t {
+  Load,          // atomic.Load: sequentially consistent load
+  LoadAcquire,   // atomic.LoadAcq
+  Store,         // atomic.Store: sequentially consistent store
+  StoreRelease,  // atomic.StoreRel
+  Cas,           // atomic.Cas
+  CasRelease,    // atomic.CasRel
+  Add,           // atomic.Xadd
+  Swap,          // atomic.Xchg
+  Or,            // atomic.Or
+  And,           // atomic.And
+  PlainLoad,     // a Go plain read of a field that other threads access
+  PlainStore,    // a Go plain write of a field that other threads access
+};
+
+const char* op_name(Op op);
+
+// One shared-memory operation, offered to the driver before it happens.
+struct Access {
+  Op op;
+  uint8_t size;        // 4 or 8 bytes
+  const void* addr;    // the cell; identifies it, never used for ordering decisions
+  uint64_t value;      // stored value, CAS new value, Add delta, Or/And mask; 0 for loads
+  uint64_t expected;   // CAS expected value; 0 otherwise
+};
+
+struct Note;
+struct Mutex;
+
+// What a code path costs, charged to the virtual clock by the engine. The amounts live in the
+// cost profile (sim/cost), never in the port. Listed here so the port can name them.
+enum class Cost : uint8_t {
+  SchedulePass,   // the bookkeeping of one schedule() call outside shared-memory accesses
+  Gogo,           // switching from g0 to a goroutine's stack
+  Mcall,          // switching from a goroutine to g0
+  NewProc,        // allocating and initialising a goroutine
+  Count_,
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  virtual void access(const Access& a) = 0;
+  virtual void lock(Mutex& l) = 0;
+  virtual void unlock(Mutex& l) = 0;
+  virtual void notesleep(Note& n) = 0;
+  virtual bool notetsleep(Note& n, int64_t ns) = 0;  // true if woken, false on timeout
+  virtual void notewakeup(Note& n) = 0;
+  virtual void usleep(uint32_t usec) = 0;
+  virtual void osyield() = 0;
+  virtual int64_t nanotime() = 0;
+  virtual void signalM(rt::m* mp, int sig) = 0;
+  virtual void charge(Cost c) = 0;
+};
+
+namespace detail {
+inline thread_local Driver* tls_driver = nullptr;
+}
+
+inline Driver* current_driver() { return detail::tls_driver; }
+
+// Installs a driver on this OS thread for the scope's lifetime.
+class DriverScope {
+ public:
+  explicit DriverScope(Driver* d) : prev_(detail::tls_driver) { detail::tls_driver = d; }
+  ~DriverScope() { detail::tls_driver = prev_; }
+  DriverScope(const DriverScope&) = delete;
+  DriverScope& operator=(const DriverScope&) = delete;
+
+ private:
+  Driver* prev_;
+};
+
+}  // namespace gmp::plat

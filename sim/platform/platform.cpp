@@ -1,0 +1,110 @@
+// Dispatch of the platform calls: to the installed driver, else to the real OS thread.
+#include "sim/platform/platform.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include "sim/platform/throw.h"
+
+namespace gmp::plat {
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::Load: return "Load";
+    case Op::LoadAcquire: return "LoadAcq";
+    case Op::Store: return "Store";
+    case Op::StoreRelease: return "StoreRel";
+    case Op::Cas: return "Cas";
+    case Op::CasRelease: return "CasRel";
+    case Op::Add: return "Xadd";
+    case Op::Swap: return "Xchg";
+    case Op::Or: return "Or";
+    case Op::And: return "And";
+    case Op::PlainLoad: return "PlainLoad";
+    case Op::PlainStore: return "PlainStore";
+  }
+  return "?";
+}
+
+// Real platform: a three-state futex mutex (Drepper, "Futexes Are Tricky", mutex2), on C++20
+// atomic wait/notify, which are futexes on Linux.
+void lock(Mutex& l) {
+  if (Driver* d = current_driver()) return d->lock(l);
+  uint32_t c = 0;
+  if (l.key.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+  if (c != 2) c = l.key.exchange(2, std::memory_order_acquire);
+  while (c != 0) {
+    l.key.wait(2, std::memory_order_relaxed);
+    c = l.key.exchange(2, std::memory_order_acquire);
+  }
+}
+
+void unlock(Mutex& l) {
+  if (Driver* d = current_driver()) return d->unlock(l);
+  if (l.key.exchange(0, std::memory_order_release) == 2) l.key.notify_one();
+}
+
+bool lock_held(const Mutex& l) { return l.key.load(std::memory_order_relaxed) != 0; }
+
+void noteclear(Note& n) { n.key.store(0, std::memory_order_relaxed); }
+
+void notesleep(Note& n) {
+  if (Driver* d = current_driver()) return d->notesleep(n);
+  while (n.key.load(std::memory_order_acquire) == 0) n.key.wait(0, std::memory_order_acquire);
+}
+
+bool notetsleep(Note& n, int64_t ns) {
+  if (Driver* d = current_driver()) return d->notetsleep(n, ns);
+  if (ns < 0) {
+    notesleep(n);
+    return true;
+  }
+  // The real platform polls: notetsleep is only used by sysmon-like loops in stress runs.
+  const int64_t deadline = nanotime() + ns;
+  while (n.key.load(std::memory_order_acquire) == 0) {
+    if (nanotime() >= deadline) return false;
+    sched_yield();
+  }
+  return true;
+}
+
+void notewakeup(Note& n) {
+  // The state change is the same on every platform; only the wake-up differs.
+  if (n.key.exchange(1, std::memory_order_release) != 0) throw_("notewakeup - double wakeup");
+  if (Driver* d = current_driver()) return d->notewakeup(n);
+  n.key.notify_all();
+}
+
+void usleep(uint32_t usec) {
+  if (Driver* d = current_driver()) return d->usleep(usec);
+  timespec ts{static_cast<time_t>(usec / 1000000), static_cast<long>(usec % 1000000) * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+void osyield() {
+  if (Driver* d = current_driver()) return d->osyield();
+  sched_yield();
+}
+
+int64_t nanotime() {
+  if (Driver* d = current_driver()) return d->nanotime();
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void signalM(rt::m* mp, int sig) {
+  if (Driver* d = current_driver()) return d->signalM(mp, sig);
+  // The real-thread harness runs the queues and the M protocol, never preemption.
+  throw_("signalM: the real-thread platform does not deliver signals");
+}
+
+void charge(Cost c) {
+  if (Driver* d = current_driver()) d->charge(c);
+  // Real hardware charges itself.
+}
+
+void throw_(const char* msg) { throw GoFatal(GoFatal::Kind::Throw, msg); }
+void fatal(const char* msg) { throw GoFatal(GoFatal::Kind::Fatal, msg); }
+
+}  // namespace gmp::plat

@@ -1,0 +1,51 @@
+// The platform calls of the port other than atomics (see atomic.h): runtime locks, notes (the
+// park/unpark of an M), sleeping and yielding an OS thread, the clock, signals and cost charges.
+// Each goes to the installed driver, or to the real implementation when none is installed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "sim/platform/driver.h"
+
+namespace gmp::plat {
+
+// A runtime mutex (Go's `mutex`). key: 0 unlocked, 1 locked, 2 locked with sleepers.
+struct Mutex {
+  std::atomic<uint32_t> key{0};
+};
+
+// A one-shot wake-up (Go's `note`). key: 0 clear, 1 woken.
+struct Note {
+  std::atomic<uint32_t> key{0};
+};
+
+void lock(Mutex& l);
+void unlock(Mutex& l);
+// Go's assertLockHeld, reduced to "someone holds it": the owner is not tracked.
+bool lock_held(const Mutex& l);
+
+void noteclear(Note& n);
+void notesleep(Note& n);
+bool notetsleep(Note& n, int64_t ns);  // true if woken before ns elapsed
+void notewakeup(Note& n);
+
+void usleep(uint32_t usec);
+void osyield();
+int64_t nanotime();
+void signalM(rt::m* mp, int sig);
+void charge(Cost c);
+
+// [[noreturn]] Go throw / fatal, raised as GoFatal.
+[[noreturn]] void throw_(const char* msg);
+[[noreturn]] void fatal(const char* msg);
+
+// Go's getg(): the goroutine whose code is running on this execution context. Drivers that
+// switch contexts set it on every switch.
+namespace detail {
+inline thread_local rt::g* tls_g = nullptr;
+}
+inline rt::g* getg() { return detail::tls_g; }
+inline void setg(rt::g* gp) { detail::tls_g = gp; }
+
+}  // namespace gmp::plat

@@ -1,0 +1,67 @@
+// Runtime construction and the small shared helpers: pMask (proc.go) and assertLockHeld.
+#include "sim/runtime/runtime.h"
+
+#include "sim/platform/throw.h"
+
+namespace gmp::rt {
+
+void assertLockHeld(const plat::Mutex& l) {
+  if (!plat::lock_held(l)) plat::throw_("lock not held");
+}
+
+// pMask.resize (proc.go)
+void pMask::resize(int32_t nprocs) {
+  const int32_t words = (nprocs + 31) / 32;
+  auto fresh = std::make_unique<Atomic<uint32_t>[]>(static_cast<size_t>(words));
+  for (int32_t i = 0; i < std::min(words, n_); i++) fresh[i].set(words_[i].peek());
+  words_ = std::move(fresh);
+  n_ = words;
+}
+
+// pMask.read (proc.go)
+bool pMask::read(uint32_t id) const {
+  const uint32_t mask = uint32_t{1} << (id % 32);
+  return (words_[id / 32].Load() & mask) != 0;
+}
+
+// pMask.set (proc.go)
+void pMask::set(int32_t id) { words_[id / 32].Or(uint32_t{1} << (id % 32)); }
+
+// pMask.clear (proc.go)
+void pMask::clear(int32_t id) { words_[id / 32].And(~(uint32_t{1} << (id % 32))); }
+
+// pMask.any (proc.go)
+bool pMask::any() const {
+  for (int32_t i = 0; i < n_; i++) {
+    if (words_[i].Load() != 0) return true;
+  }
+  return false;
+}
+
+Runtime::Runtime(int32_t nprocs) {
+  gomaxprocs = nprocs;
+  stealOrder.reset(static_cast<uint32_t>(nprocs));
+  idlepMask.resize(nprocs);
+  timerpMask.resize(nprocs);
+  for (int32_t i = 0; i < nprocs; i++) {
+    pstore_.push_back(std::make_unique<p>());
+    p* pp = pstore_.back().get();
+    pp->id = i;
+    allp.push_back(pp);
+  }
+}
+
+Runtime::~Runtime() = default;
+
+// checkdead (proc.go), the part that the M accounting alone decides: with no M left running,
+// the counts must be consistent. The goroutine scan for "all goroutines are asleep" arrives with
+// the scheduling loop.
+void Runtime::checkdead() {
+  assertLockHeld(sched.lock);
+  const int32_t run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
+  if (run > 0) return;
+  if (run < 0) plat::throw_("checkdead: inconsistent counts");
+}
+
+}  // namespace gmp::rt
+
