@@ -1,5 +1,6 @@
 #include "model/explorer.h"
 
+#include <bit>
 #include <stdexcept>
 
 #include "sim/platform/throw.h"
@@ -31,6 +32,7 @@ struct Explorer::Thread {
   bool done = false;
   Wait wait = Wait::None;
   const void* wait_on = nullptr;
+  uint64_t pending_signals = 0;  // bit n: signal n sent, handler not yet run
 };
 
 Explorer::Explorer(Strategy& strategy, uint64_t max_steps)
@@ -169,6 +171,7 @@ void Explorer::point() {
     result_.schedule.push_back(next);
   }
   switch_to(next);
+  deliver_signals();
 }
 
 void Explorer::block(Wait w, const void* on) {
@@ -224,8 +227,22 @@ void Explorer::usleep(uint32_t) { point(); }
 void Explorer::osyield() { point(); }
 int64_t Explorer::nanotime() { return static_cast<int64_t>(result_.steps); }
 
-void Explorer::signalM(rt::m*, int) {
-  plat::throw_("signalM: the explorer does not model signals");
+uint64_t Explorer::gettid() { return cur_; }
+
+// A signal runs its handler on the target thread before that thread's next operation.
+void Explorer::tgkill(uint64_t tid, int sig) {
+  if (tid >= threads_.size() || threads_[tid]->done) plat::throw_("tgkill: no such thread");
+  threads_[tid]->pending_signals |= uint64_t{1} << sig;
+  point();
+}
+
+void Explorer::deliver_signals() {
+  Thread& self = *threads_[cur_];
+  while (self.pending_signals != 0) {
+    const int sig = std::countr_zero(self.pending_signals);
+    self.pending_signals &= self.pending_signals - 1;
+    if (plat::SignalHandler h = plat::signal_handler(sig)) h(sig);
+  }
 }
 
 void Explorer::charge(plat::Cost) {}

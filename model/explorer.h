@@ -7,7 +7,9 @@
 // Blocking: a thread that waits for a held runtime lock or an unwoken note is not runnable until
 // the unlock or wake-up. Time: the explorer has no clock; nanotime counts operations, usleep and
 // osyield are plain scheduling points, and a timed note sleep may time out at any point (it is a
-// choice like any other).
+// choice like any other). Signals: gettid is the thread's index; tgkill marks the signal pending on
+// the target, whose handler (plat::set_signal_handler) runs on the target's context just before
+// its next operation.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +58,8 @@ class Explorer final : public plat::Driver {
   void usleep(uint32_t usec) override;
   void osyield() override;
   int64_t nanotime() override;
-  void signalM(rt::m* mp, int sig) override;
+  uint64_t gettid() override;
+  void tgkill(uint64_t tid, int sig) override;
   void charge(plat::Cost c) override;
 
   // The index of the running thread.
@@ -70,6 +73,7 @@ class Explorer final : public plat::Driver {
   void block(Wait w, const void* on);            // park the running thread until woken
   void wake_all(Wait w, const void* on);
   void switch_to(uint32_t next);
+  void deliver_signals();                        // run pending handlers on the current thread
   [[noreturn]] void abort_run(RunResult::Outcome o, std::string msg);
   static void thread_main(void* arg);
 

@@ -3,6 +3,7 @@
 // thousands of random schedules.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <set>
 
 #include "model/explorer.h"
@@ -157,4 +158,39 @@ TEST_CASE("4 Ps put get and steal under thousands of random schedules", "[explor
   CHECK(steals > 0);
   CHECK(runnext_steals > 0);
   CHECK(global > 0);
+}
+
+namespace {
+uint64_t handled_on = ~uint64_t{0};
+void record_handler(int) { handled_on = plat::gettid(); }
+}  // namespace
+
+TEST_CASE("tgkill runs the handler on the target thread before its next operation", "[explorer][signal]") {
+  plat::set_signal_handler(SIGURG, &record_handler);
+  for (uint64_t seed = 1; seed <= 50; seed++) {
+    handled_on = ~uint64_t{0};
+    Atomic<uint64_t> target_tid{~uint64_t{0}};
+    Atomic<uint32_t> stop;
+    uint64_t seen_after_stop = 0;
+    RandomStrategy strat(seed);
+    Explorer ex(strat);
+    ex.add_thread("target", [&] {
+      target_tid.Store(plat::gettid());
+      while (stop.Load() == 0) {
+      }
+      seen_after_stop = handled_on;
+    });
+    ex.add_thread("sender", [&] {
+      uint64_t tid;
+      while ((tid = target_tid.Load()) == ~uint64_t{0}) {
+      }
+      plat::tgkill(tid, SIGURG);
+      stop.Store(1);
+    });
+    REQUIRE(ex.run().outcome == RunResult::Outcome::Completed);
+    // The target's loop performs an operation after the signal was sent, so the handler ran, on
+    // the target (thread 0), by the time the target saw stop.
+    REQUIRE(seen_after_stop == 0);
+  }
+  plat::set_signal_handler(SIGURG, nullptr);
 }

@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <csignal>
 #include <thread>
 #include <vector>
 
 #include "model/queue_check.h"
+#include "sim/platform/platform.h"
 #include "sim/runtime/runtime.h"
 
 using namespace gmp;
@@ -64,4 +66,26 @@ TEST_CASE("4 Ps put get and steal on OS threads", "[threads][runq]") {
     INFO("seed " << seed << ": " << (res.errors.empty() ? "" : res.errors.front()));
     REQUIRE(res.ok());
   }
+}
+
+namespace {
+std::atomic<uint64_t> handled_tid{0};
+void on_sigurg(int) { handled_tid.store(plat::gettid(), std::memory_order_release); }
+}  // namespace
+
+// signalM's platform half: tgkill to an M's thread id runs the handler on that thread.
+TEST_CASE("tgkill delivers to the target OS thread", "[threads][signal]") {
+  plat::set_signal_handler(SIGURG, &on_sigurg);
+  std::atomic<uint64_t> target{0};
+  std::thread t([&] {
+    target.store(plat::gettid(), std::memory_order_release);
+    while (handled_tid.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+  });
+  uint64_t tid;
+  while ((tid = target.load(std::memory_order_acquire)) == 0) std::this_thread::yield();
+  plat::tgkill(tid, SIGURG);
+  t.join();
+  CHECK(handled_tid.load() == tid);
+  CHECK(tid != plat::gettid());
+  plat::set_signal_handler(SIGURG, nullptr);
 }

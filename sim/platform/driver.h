@@ -17,7 +17,6 @@
 #include <cstdint>
 
 namespace gmp::rt {
-struct m;
 struct g;
 }  // namespace gmp::rt
 
@@ -75,7 +74,8 @@ class Driver {
   virtual void usleep(uint32_t usec) = 0;
   virtual void osyield() = 0;
   virtual int64_t nanotime() = 0;
-  virtual void signalM(rt::m* mp, int sig) = 0;
+  virtual uint64_t gettid() = 0;                      // the calling thread's id
+  virtual void tgkill(uint64_t tid, int sig) = 0;     // send sig to thread tid
   virtual void charge(Cost c) = 0;
 };
 

@@ -2,7 +2,9 @@
 #include "sim/platform/platform.h"
 
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim/platform/throw.h"
 
@@ -93,10 +95,38 @@ int64_t nanotime() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-void signalM(rt::m* mp, int sig) {
-  if (Driver* d = current_driver()) return d->signalM(mp, sig);
-  // The real-thread harness runs the queues and the M protocol, never preemption.
-  throw_("signalM: the real-thread platform does not deliver signals");
+uint64_t gettid() {
+  if (Driver* d = current_driver()) return d->gettid();
+  return static_cast<uint64_t>(::gettid());
+}
+
+void tgkill(uint64_t tid, int sig) {
+  if (Driver* d = current_driver()) return d->tgkill(tid, sig);
+  if (::tgkill(::getpid(), static_cast<pid_t>(tid), sig) != 0) throw_("tgkill failed");
+}
+
+namespace {
+constexpr int kMaxSignal = 65;
+std::atomic<SignalHandler> handlers[kMaxSignal];
+void dispatch_signal(int sig) {
+  if (SignalHandler h = handlers[sig].load(std::memory_order_acquire)) h(sig);
+}
+}  // namespace
+
+void set_signal_handler(int sig, SignalHandler h) {
+  if (sig <= 0 || sig >= kMaxSignal) throw_("set_signal_handler: bad signal number");
+  handlers[sig].store(h, std::memory_order_release);
+  if (current_driver() != nullptr) return;  // drivers deliver signals themselves
+  struct sigaction sa {};
+  sa.sa_handler = h != nullptr ? &dispatch_signal : SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(sig, &sa, nullptr);
+}
+
+SignalHandler signal_handler(int sig) {
+  if (sig <= 0 || sig >= kMaxSignal) return nullptr;
+  return handlers[sig].load(std::memory_order_acquire);
 }
 
 void charge(Cost c) {

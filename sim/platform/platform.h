@@ -33,7 +33,15 @@ void notewakeup(Note& n);
 void usleep(uint32_t usec);
 void osyield();
 int64_t nanotime();
-void signalM(rt::m* mp, int sig);
+// Threads and signals, as Go's os_linux.go uses them: an M records its thread id (m.procid) when it
+// starts, and signalM(mp, sig) is tgkill(getpid(), mp.procid, sig). The handler installed with
+// set_signal_handler runs on the receiving thread (the real platform installs it with sigaction;
+// a driver calls it on the target's context when the signal is delivered).
+uint64_t gettid();
+void tgkill(uint64_t tid, int sig);
+using SignalHandler = void (*)(int sig);
+void set_signal_handler(int sig, SignalHandler h);
+SignalHandler signal_handler(int sig);
 void charge(Cost c);
 
 // [[noreturn]] Go throw / fatal, raised as GoFatal.

@@ -66,6 +66,7 @@ struct m {
   puintptr p = nullptr;          // attached p for executing Go code (nil if not executing Go code)
   puintptr nextp = nullptr;
   puintptr oldp = nullptr;       // the p that was attached before executing a syscall
+  uint64_t procid = 0;           // the OS thread's id (plat::gettid), for signalM
   int64_t id = 0;
   int32_t locks = 0;
   bool spinning = false;         // m is out of work and is actively looking for work
