@@ -247,4 +247,10 @@ void Explorer::deliver_signals() {
 
 void Explorer::charge(plat::Cost) {}
 
+void Explorer::crash(const std::string& msg) { abort_run(RunResult::Outcome::Failed, msg); }
+
+void Explorer::switchto(plat::Context&) {
+  plat::throw_("switchto: the explorer runs threads, not goroutine stacks");
+}
+
 }  // namespace gmp::model

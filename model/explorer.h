@@ -61,6 +61,8 @@ class Explorer final : public plat::Driver {
   uint64_t gettid() override;
   void tgkill(uint64_t tid, int sig) override;
   void charge(plat::Cost c) override;
+  void switchto(plat::Context& to) override;
+  void crash(const std::string& msg) override;
 
   // The index of the running thread.
   uint32_t current() const { return cur_; }

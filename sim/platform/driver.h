@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace gmp::rt {
 struct g;
@@ -51,6 +52,7 @@ struct Access {
 
 struct Note;
 struct Mutex;
+class Context;
 
 // What a code path costs, charged to the virtual clock by the engine. The amounts live in the
 // cost profile (sim/cost), never in the port. Listed here so the port can name them.
@@ -77,6 +79,9 @@ class Driver {
   virtual uint64_t gettid() = 0;                      // the calling thread's id
   virtual void tgkill(uint64_t tid, int sig) = 0;     // send sig to thread tid
   virtual void charge(Cost c) = 0;
+  virtual void switchto(Context& to) = 0;  // gogo / mcall stack switch
+  // Ends the run after a Go throw on a stack with no driver frame below it. Must not return.
+  virtual void crash(const std::string& msg) = 0;
 };
 
 namespace detail {

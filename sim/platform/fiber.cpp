@@ -76,6 +76,15 @@ Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size)
   ctx_ = bctx::make_fcontext(top, stack_size, &FiberAccess::run);
 }
 
+void Fiber::reset(Entry entry, void* arg) {
+  entry_ = entry;
+  arg_ = arg;
+  finished_ = false;
+  error_ = nullptr;
+  fake_stack_ = nullptr;
+  ctx_ = bctx::make_fcontext(static_cast<char*>(map_) + map_size_, stack_size_, &FiberAccess::run);
+}
+
 Fiber::~Fiber() {
   if (map_ != nullptr) munmap(map_, map_size_);
 }

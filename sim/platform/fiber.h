@@ -28,6 +28,11 @@ class Fiber {
   // Suspends `from` (which must be running) and resumes `to`.
   static void switch_to(Fiber& from, Fiber& to);
 
+  // Makes a fiber that is not running (never started, finished, or abandoned while suspended)
+  // start afresh on its own stack. Whatever was suspended on the stack is dropped unwound, so such
+  // stacks must hold no objects that own resources.
+  void reset(Entry entry, void* arg);
+
   bool finished() const { return finished_; }
   std::exception_ptr error() const { return error_; }
 

@@ -2,10 +2,13 @@
 #include "sim/platform/platform.h"
 
 #include <sched.h>
+#include <cstdio>
+#include <cstdlib>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/platform/context.h"
 #include "sim/platform/throw.h"
 
 namespace gmp::plat {
@@ -136,5 +139,43 @@ void charge(Cost c) {
 
 void throw_(const char* msg) { throw GoFatal(GoFatal::Kind::Throw, msg); }
 void fatal(const char* msg) { throw GoFatal(GoFatal::Kind::Fatal, msg); }
+
+}  // namespace gmp::plat
+
+namespace gmp::plat {
+
+namespace {
+thread_local Context* tls_context = nullptr;
+}
+
+void Context::main(void* self) {
+  auto* c = static_cast<Context*>(self);
+  try {
+    c->entry_(c->arg_);
+  } catch (const GoFatal& f) {
+    crash(f);
+  }
+  crash(GoFatal(GoFatal::Kind::Throw, "execution context returned"));
+}
+
+void crash(const GoFatal& f) {
+  if (Driver* d = current_driver()) d->crash(f.what());
+  std::fprintf(stderr, "%s\n", f.what());
+  std::abort();
+}
+
+Context* current_context() { return tls_context; }
+
+void set_current_context(Context* ctx) {
+  tls_context = ctx;
+  setg(ctx != nullptr ? ctx->g : nullptr);
+}
+
+void switchto(Context& to) {
+  if (Driver* d = current_driver()) return d->switchto(to);
+  Context* from = tls_context;
+  set_current_context(&to);
+  Fiber::switch_to(from->fiber, to.fiber);
+}
 
 }  // namespace gmp::plat

@@ -44,6 +44,11 @@ void set_signal_handler(int sig, SignalHandler h);
 SignalHandler signal_handler(int sig);
 void charge(Cost c);
 
+class GoFatal;
+// The end of the program after a Go throw that no driver frame can catch (one raised on a
+// goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.
+[[noreturn]] void crash(const GoFatal& f);
+
 // [[noreturn]] Go throw / fatal, raised as GoFatal.
 [[noreturn]] void throw_(const char* msg);
 [[noreturn]] void fatal(const char* msg);

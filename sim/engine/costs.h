@@ -1,0 +1,35 @@
+// What the engine charges, in virtual nanoseconds. Filled from a cost profile (sim/cost); the
+// engine and the port hold no cost literals of their own.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "sim/platform/driver.h"
+
+namespace gmp::engine {
+
+struct Costs {
+  // Shared-memory operations, by plat::Op.
+  std::array<int64_t, 12> op{};
+  // Extra cost of an access to a cache line last written by another thread.
+  int64_t cacheline_transfer = 0;
+  // Code paths the port names with plat::charge, by plat::Cost.
+  std::array<int64_t, static_cast<size_t>(plat::Cost::Count_)> path{};
+  int64_t lock_uncontended = 0;
+  int64_t lock_contended_handoff = 0;  // from unlock until the waiter holds the lock
+  int64_t futex_wake = 0;              // notewakeup, paid by the waker
+  int64_t futex_wake_latency = 0;      // from notewakeup until the sleeper runs
+  int64_t futex_sleep = 0;             // notesleep entry, paid by the sleeper
+  int64_t osyield = 0;
+  int64_t usleep_min_latency = 0;      // the shortest real usleep (timer slack)
+  int64_t nanotime = 0;
+  int64_t thread_create = 0;           // newosproc
+  int64_t context_switch = 0;          // the OS putting another thread on a core
+  int64_t os_quantum = 0;              // time slice when threads outnumber cores
+  int64_t signal_send = 0;             // tgkill, paid by the sender
+  int64_t signal_delivery_latency = 0; // from tgkill until the handler runs
+  int64_t stack_switch = 0;            // gogo / mcall
+};
+
+}  // namespace gmp::engine

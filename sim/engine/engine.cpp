@@ -1,0 +1,474 @@
+#include "sim/engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/platform/throw.h"
+
+namespace gmp::engine {
+
+namespace {
+constexpr int kSignals = 65;
+constexpr int64_t kNever = INT64_MAX;
+}  // namespace
+
+struct Engine::Thread {
+  Engine* eng = nullptr;
+  uint32_t id = 0;
+  std::string name;
+  plat::Fiber::Entry entry = nullptr;
+  void* arg = nullptr;
+  std::unique_ptr<plat::Context> g0ctx;  // the stack the thread starts on
+  plat::Context* ctx = nullptr;          // the stack it is on now
+
+  State state = State::Ready;
+  Wait wait = Wait::None;
+  const void* wait_on = nullptr;
+  uint64_t wait_seq = 0;      // order of arrival among waiters
+  bool timed_out = false;
+
+  int64_t t = 0;              // this thread's clock
+  uint64_t gen = 0;           // queue entries with another gen are stale
+  uint64_t tie = 0;           // tie-break of its newest queue entry
+
+  int core = -1;
+  int64_t core_since = 0;
+  int64_t slice_end = 0;
+
+  bool computing = false;
+  int64_t compute_start = 0;
+  int64_t compute_end = 0;
+
+  std::array<int64_t, kSignals> sig_at{};  // 0: not pending; else deliverable from this time
+  uint64_t pending = 0;
+  bool in_handler = false;
+};
+
+Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
+  if (cfg_.cores.empty()) throw std::invalid_argument("engine: a machine needs at least one core");
+  core_thread_.assign(cfg_.cores.size(), -1);
+  stats_.core_busy.assign(cfg_.cores.size(), 0);
+}
+
+Engine::~Engine() = default;
+
+// SplitMix64 step: the engine's only source of randomness, seeded by the run seed.
+static uint64_t next_rand(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0) {
+  auto t = std::make_unique<Thread>();
+  t->eng = this;
+  t->id = static_cast<uint32_t>(threads_.size());
+  t->name = std::move(name);
+  t->entry = entry;
+  t->arg = arg;
+  t->g0ctx = std::make_unique<plat::Context>(&Engine::thread_main, t.get(), g0);
+  t->ctx = t->g0ctx.get();
+  const int64_t at = running_ ? cur().t : 0;
+  Thread& ref = *t;
+  threads_.push_back(std::move(t));
+  stats_.threads_created++;
+  if (running_) advance(cfg_.costs.thread_create);
+  make_ready(ref, running_ ? cur().t : at);
+  return ref.id;
+}
+
+void Engine::thread_main(void* arg) {
+  auto* t = static_cast<Thread*>(arg);
+  t->entry(t->arg);  // a throw here reaches crash() through plat::Context
+  t->eng->exit_thread();
+}
+
+void Engine::crash(const std::string& msg) { stop_run(Stop::Fatal, 2, msg); }
+
+Engine::Result Engine::run() {
+  plat::DriverScope scope(this);
+  running_ = true;
+  for (;;) {
+    // Find the next thread to run, firing timers on the way.
+    bool resumed = false;
+    while (!queue_.empty() && !stopping_) {
+      const QItem it = queue_.top();
+      queue_.pop();
+      Thread& n = *threads_[it.tid];
+      if (it.gen != n.gen) continue;
+      if (n.state == State::Running) {
+        cur_ = n.id;
+        plat::set_current_context(n.ctx);
+        stats_.thread_switches++;
+        plat::Fiber::switch_to(main_, n.ctx->fiber);
+        resumed = true;
+        break;
+      }
+      if (n.state == State::Blocked) {
+        n.timed_out = true;
+        wake(n, it.time);
+      }
+    }
+    if (stopping_) break;
+    if (resumed) continue;  // control came back: a thread found nothing to run next
+    // Nothing is queued: every thread has exited, or the rest can never run again.
+    bool alive = false;
+    std::string who;
+    for (auto& t : threads_) {
+      if (t->state == State::Exited) continue;
+      alive = true;
+      who += (who.empty() ? "" : ", ") + t->name;
+    }
+    result_.stop = alive ? Stop::Deadlock : Stop::AllExited;
+    if (alive) result_.message = "every thread is blocked forever: " + who;
+    break;
+  }
+  int64_t end = 0;
+  for (auto& t : threads_) end = std::max(end, t->t);
+  if (result_.end_time == 0) result_.end_time = end;
+  for (auto& t : threads_) {
+    if (t->core >= 0) stats_.core_busy[static_cast<size_t>(t->core)] += std::max<int64_t>(0, result_.end_time - t->core_since);
+  }
+  plat::set_current_context(nullptr);
+  running_ = false;
+  return result_;
+}
+
+void Engine::stop_run(Stop s, int code, std::string msg) {
+  if (!stopping_) {
+    stopping_ = true;
+    result_.stop = s;
+    result_.exit_code = code;
+    result_.message = std::move(msg);
+    result_.end_time = cur().t;
+  }
+  plat::Fiber::switch_to(cur().ctx->fiber, main_);
+  __builtin_unreachable();  // main never resumes a stopped run
+}
+
+void Engine::exit(int code) { stop_run(Stop::Exit, code, ""); }
+
+void Engine::exit_thread() {
+  Thread& t = cur();
+  t.state = State::Exited;
+  t.gen++;
+  release_core(t, t.t);
+  reschedule();
+  __builtin_unreachable();  // an exited thread is never resumed
+}
+
+int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
+
+void Engine::push(Thread& t) {
+  t.gen++;
+  t.tie = next_rand(rng_);
+  queue_.push(QItem{t.t, t.tie, t.id, t.gen});
+}
+
+void Engine::switch_thread(Thread& to) {
+  if (to.id == cur_) return;
+  plat::Context* from = cur().ctx;
+  cur_ = to.id;
+  plat::set_current_context(to.ctx);
+  stats_.thread_switches++;
+  plat::Fiber::switch_to(from->fiber, to.ctx->fiber);
+}
+
+// The current thread has been queued or blocked: run whoever is earliest. Timers that come due
+// first are fired on the way. With nothing queued, control goes back to run().
+void Engine::reschedule() {
+  while (!queue_.empty()) {
+    const QItem it = queue_.top();
+    queue_.pop();
+    Thread& n = *threads_[it.tid];
+    if (it.gen != n.gen) continue;
+    if (n.state == State::Running) {
+      switch_thread(n);
+      return;
+    }
+    if (n.state == State::Blocked) {
+      n.timed_out = true;
+      wake(n, it.time);
+    }
+  }
+  plat::Fiber::switch_to(cur().ctx->fiber, main_);
+}
+
+void Engine::yield_if_late() {
+  Thread& self = cur();
+  while (!queue_.empty()) {
+    const QItem& top = queue_.top();
+    if (top.gen != threads_[top.tid]->gen) {
+      queue_.pop();
+      continue;
+    }
+    if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
+    break;
+  }
+  if (queue_.empty()) return;
+  push(self);
+  reschedule();
+}
+
+void Engine::check_limits() {
+  if (cfg_.event_limit != 0 && stats_.events > cfg_.event_limit) {
+    stop_run(Stop::EventLimit, 2,
+             "stopped after " + std::to_string(cfg_.event_limit) + " scheduler events (--max-events)");
+  }
+  if (cfg_.time_limit != 0 && cur().t > cfg_.time_limit) {
+    stop_run(Stop::TimeLimit, 2,
+             "stopped at virtual time " + std::to_string(cfg_.time_limit) + " ns (--max-time)");
+  }
+}
+
+void Engine::check_slice() {
+  Thread& self = cur();
+  if (os_runq_.empty() || self.t < self.slice_end || self.in_handler) return;
+  // Time slice over and someone waits for a core: go to the back of the run queue.
+  stats_.os_preemptions++;
+  const int core = self.core;
+  stats_.core_busy[static_cast<size_t>(core)] += self.t - self.core_since;
+  core_thread_[static_cast<size_t>(core)] = -1;
+  self.core = -1;
+  self.state = State::Ready;
+  self.gen++;
+  const uint32_t next = os_runq_.front();
+  os_runq_.pop();
+  os_runq_.push(self.id);
+  give_core(*threads_[next], core, self.t);
+  reschedule();
+}
+
+void Engine::advance(int64_t ns) {
+  Thread& self = cur();
+  self.t += ns;
+  stats_.events++;
+  check_limits();
+  if (self.pending != 0) deliver_signals();
+  check_slice();
+  yield_if_late();
+  if (cur().pending != 0) deliver_signals();
+}
+
+void Engine::deliver_signals() {
+  Thread& self = cur();
+  if (self.in_handler) return;
+  for (int sig = 0; sig < kSignals && self.pending != 0; sig++) {
+    if ((self.pending >> sig & 1) == 0 || self.sig_at[static_cast<size_t>(sig)] > self.t) continue;
+    self.pending &= ~(uint64_t{1} << sig);
+    self.sig_at[static_cast<size_t>(sig)] = 0;
+    if (plat::SignalHandler h = plat::signal_handler(sig)) {
+      self.in_handler = true;
+      h(sig);
+      cur().in_handler = false;
+    }
+  }
+}
+
+void Engine::make_ready(Thread& t, int64_t at) {
+  t.state = State::Ready;
+  t.t = std::max(t.t, at);
+  int best = -1;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    if (core_thread_[c] != -1) continue;
+    if (best < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(best)].speed) best = static_cast<int>(c);
+  }
+  if (best >= 0) {
+    give_core(t, best, t.t);
+    return;
+  }
+  os_runq_.push(t.id);
+  t.gen++;
+  // Someone waits for a core: cut long computes at the end of their slices.
+  for (auto& r : threads_) {
+    if (r->state == State::Running && r->computing && r->slice_end < r->compute_end) {
+      interrupt(*r, std::max(r->slice_end, t.t));
+    }
+  }
+}
+
+void Engine::give_core(Thread& t, int core, int64_t at) {
+  core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(t.id);
+  t.core = core;
+  t.state = State::Running;
+  t.t = std::max(t.t, at) + cfg_.costs.context_switch;
+  t.core_since = t.t;
+  t.slice_end = t.t + cfg_.costs.os_quantum;
+  push(t);
+}
+
+void Engine::release_core(Thread& t, int64_t at) {
+  if (t.core < 0) return;
+  const int core = t.core;
+  stats_.core_busy[static_cast<size_t>(core)] += at - t.core_since;
+  core_thread_[static_cast<size_t>(core)] = -1;
+  t.core = -1;
+  if (!os_runq_.empty()) {
+    const uint32_t next = os_runq_.front();
+    os_runq_.pop();
+    give_core(*threads_[next], core, at);
+  }
+}
+
+void Engine::block(Wait w, const void* on, int64_t deadline) {
+  Thread& self = cur();
+  self.state = State::Blocked;
+  self.wait = w;
+  self.wait_on = on;
+  self.wait_seq = ++wait_seq_;
+  self.timed_out = false;
+  release_core(self, self.t);
+  self.gen++;
+  if (deadline != kNever) {
+    self.tie = next_rand(rng_);
+    queue_.push(QItem{deadline, self.tie, self.id, self.gen});
+  }
+  reschedule();
+}
+
+void Engine::wake(Thread& t, int64_t at) {
+  if (t.state != State::Blocked) return;
+  t.wait = Wait::None;
+  t.wait_on = nullptr;
+  make_ready(t, at);
+}
+
+void Engine::interrupt(Thread& t, int64_t at) {
+  if (!t.computing || at >= t.compute_end || at < t.compute_start) return;
+  t.t = at;
+  t.compute_end = at;
+  push(t);
+}
+
+int64_t Engine::compute(int64_t work) {
+  Thread& self = cur();
+  if (work <= 0) return 0;
+  const double speed = cfg_.cores[static_cast<size_t>(self.core)].speed;
+  const auto ns = static_cast<int64_t>(std::ceil(static_cast<double>(work) / speed));
+  const int64_t planned_end = self.t + ns;
+  self.computing = true;
+  self.compute_start = self.t;
+  self.compute_end = planned_end;
+  // Cut at the slice's end if someone is already waiting for a core; at the first pending
+  // signal's delivery time.
+  if (!os_runq_.empty() && self.slice_end > self.t && self.slice_end < self.compute_end) self.compute_end = self.slice_end;
+  for (int sig = 0; sig < kSignals; sig++) {
+    if ((self.pending >> sig & 1) != 0) {
+      self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[static_cast<size_t>(sig)]));
+    }
+  }
+  self.t = self.compute_end;
+  stats_.events++;
+  yield_if_late();  // others run until this compute's end, or until someone cuts it
+  Thread& me = cur();
+  me.computing = false;
+  const int64_t left_ns = planned_end - me.t;
+  check_limits();
+  if (me.pending != 0) deliver_signals();
+  check_slice();
+  if (left_ns <= 0) return 0;
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(left_ns) * speed));
+}
+
+void Engine::access(const plat::Access& a) { advance(cfg_.costs.op[static_cast<size_t>(a.op)]); }
+
+void Engine::lock(plat::Mutex& l) {
+  advance(cfg_.costs.lock_uncontended);
+  while (l.key.load(std::memory_order_relaxed) != 0) block(Wait::Lock, &l, kNever);
+  l.key.store(1, std::memory_order_relaxed);
+}
+
+void Engine::unlock(plat::Mutex& l) {
+  l.key.store(0, std::memory_order_relaxed);
+  // Wake the longest waiter; it takes the lock unless someone else gets there first.
+  Thread* first = nullptr;
+  for (auto& t : threads_) {
+    if (t->state == State::Blocked && t->wait == Wait::Lock && t->wait_on == &l &&
+        (first == nullptr || t->wait_seq < first->wait_seq)) {
+      first = t.get();
+    }
+  }
+  if (first != nullptr) wake(*first, cur().t + cfg_.costs.lock_contended_handoff);
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)]);
+}
+
+void Engine::notesleep(plat::Note& n) {
+  advance(cfg_.costs.futex_sleep);
+  while (n.key.load(std::memory_order_acquire) == 0) block(Wait::Note, &n, kNever);
+}
+
+bool Engine::notetsleep(plat::Note& n, int64_t ns) {
+  if (ns < 0) {
+    notesleep(n);
+    return true;
+  }
+  advance(cfg_.costs.futex_sleep);
+  if (n.key.load(std::memory_order_acquire) != 0) return true;
+  block(Wait::Note, &n, cur().t + ns);
+  return n.key.load(std::memory_order_acquire) != 0;
+}
+
+void Engine::notewakeup(plat::Note& n) {
+  for (auto& t : threads_) {
+    if (t->state == State::Blocked && t->wait == Wait::Note && t->wait_on == &n) {
+      wake(*t, cur().t + cfg_.costs.futex_wake_latency);
+    }
+  }
+  advance(cfg_.costs.futex_wake);
+}
+
+void Engine::usleep(uint32_t usec) {
+  const int64_t d = std::max<int64_t>(static_cast<int64_t>(usec) * 1000, cfg_.costs.usleep_min_latency);
+  block(Wait::Timer, nullptr, cur().t + d);
+}
+
+void Engine::osyield() {
+  advance(cfg_.costs.osyield);
+  Thread& self = cur();
+  if (os_runq_.empty()) return;
+  const int core = self.core;
+  stats_.core_busy[static_cast<size_t>(core)] += self.t - self.core_since;
+  core_thread_[static_cast<size_t>(core)] = -1;
+  self.core = -1;
+  self.state = State::Ready;
+  self.gen++;
+  const uint32_t next = os_runq_.front();
+  os_runq_.pop();
+  os_runq_.push(self.id);
+  give_core(*threads_[next], core, self.t);
+  reschedule();
+}
+
+int64_t Engine::nanotime() {
+  advance(cfg_.costs.nanotime);
+  return cur().t;
+}
+
+uint64_t Engine::gettid() { return cur_; }
+
+void Engine::tgkill(uint64_t tid, int sig) {
+  if (tid >= threads_.size() || sig <= 0 || sig >= kSignals) plat::throw_("tgkill: no such thread or signal");
+  Thread& target = *threads_[tid];
+  if (target.state != State::Exited) {
+    const int64_t at = cur().t + cfg_.costs.signal_delivery_latency;
+    auto& when = target.sig_at[static_cast<size_t>(sig)];
+    if ((target.pending >> sig & 1) == 0 || at < when) when = at;
+    target.pending |= uint64_t{1} << sig;
+    if (target.state == State::Running) interrupt(target, std::max(at, target.compute_start));
+  }
+  advance(cfg_.costs.signal_send);
+}
+
+void Engine::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
+
+void Engine::switchto(plat::Context& to) {
+  advance(cfg_.costs.stack_switch);
+  Thread& self = cur();
+  plat::Context* from = self.ctx;
+  self.ctx = &to;
+  plat::set_current_context(&to);
+  plat::Fiber::switch_to(from->fiber, to.fiber);
+}
+
+}  // namespace gmp::engine

@@ -1,0 +1,155 @@
+// The virtual-time engine: a discrete-event driver of the recording platform.
+//
+// Model. The engine runs simulated OS threads (one per M, plus sysmon) on simulated cores. Each
+// thread runs on execution contexts (fibers): its g0 stack and, while it runs a goroutine, that
+// goroutine's stack; plat::switchto moves a thread between them (gogo, mcall). All of this happens
+// on one OS thread.
+//
+// Time. Every running thread has its own clock: the virtual time at which its next operation
+// happens. The engine always resumes the thread whose clock is earliest (ties broken by a number
+// drawn from the seed when the thread was queued), so every shared-memory access of the port
+// happens in virtual-time order. Each platform operation charges its cost from Costs to the
+// caller's clock; if that moves the caller past another thread's clock, the caller yields. A
+// thread therefore runs ahead without switching for as long as it stays earliest: most
+// operations cost a comparison, not a context switch.
+//
+// Cores. A thread needs a core to run. A thread that becomes ready takes a free core (the fastest
+// free one, lowest index among equals) or waits in a FIFO run queue. A thread that blocks (note
+// sleep, usleep, a contended lock) gives its core to the head of that queue. While threads wait,
+// a running thread whose time slice (Costs::os_quantum) has expired is moved to the queue's tail
+// at its next operation; a long compute is cut at the slice's end when someone is waiting.
+// Compute is scaled by the speed of the core it runs on.
+//
+// Signals. tgkill marks the signal pending on the target from now + signal_delivery_latency. A
+// running target handles it at its first operation at or after that time; a target inside a long
+// compute is cut short there. A blocked or waiting target handles it when it next runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "sim/engine/costs.h"
+#include "sim/platform/context.h"
+#include "sim/platform/driver.h"
+#include "sim/platform/platform.h"
+
+namespace gmp::engine {
+
+struct Core {
+  double speed = 1.0;  // relative to the reference core of the cost profile
+};
+
+struct EngineConfig {
+  std::vector<Core> cores;
+  Costs costs;
+  uint64_t seed = 1;
+  int64_t time_limit = 0;     // virtual ns; 0: none
+  uint64_t event_limit = 0;   // platform operations; 0: none
+};
+
+struct EngineStats {
+  uint64_t events = 0;            // platform operations handled
+  uint64_t thread_switches = 0;   // fiber switches between simulated threads
+  uint64_t os_preemptions = 0;    // time-slice expiries that moved a thread off its core
+  uint64_t threads_created = 0;
+  std::vector<int64_t> core_busy;  // ns each core spent running a thread
+};
+
+class Engine final : public plat::Driver {
+ public:
+  explicit Engine(EngineConfig cfg);
+  ~Engine() override;
+
+  // Creates a simulated OS thread that will run entry(arg) on a new stack with getg() == g0,
+  // ready at the caller's current time (or 0 before run()). Returns its thread id.
+  uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0);
+
+  enum class Stop { AllExited, Exit, Deadlock, TimeLimit, EventLimit, Fatal };
+  struct Result {
+    Stop stop = Stop::AllExited;
+    int exit_code = 0;
+    std::string message;
+    int64_t end_time = 0;
+  };
+  // Runs until every thread has exited, or exit() is called, or no thread can ever run again, or
+  // a limit or a Go throw stops the run.
+  Result run();
+
+  // Ends the simulation from inside a thread (Go's exit), after the current operation.
+  [[noreturn]] void exit(int code);
+  // The current thread's exit (Go's mexit): it never runs again.
+  [[noreturn]] void exit_thread();
+
+  // CPU work on the calling thread: `work` ns on a reference core. Returns the work left undone
+  // when the compute was cut short (by a signal or the end of a time slice), 0 when completed.
+  int64_t compute(int64_t work);
+
+  int64_t now() const;
+  const EngineStats& stats() const { return stats_; }
+
+  // Driver interface.
+  void access(const plat::Access& a) override;
+  void lock(plat::Mutex& l) override;
+  void unlock(plat::Mutex& l) override;
+  void notesleep(plat::Note& n) override;
+  bool notetsleep(plat::Note& n, int64_t ns) override;
+  void notewakeup(plat::Note& n) override;
+  void usleep(uint32_t usec) override;
+  void osyield() override;
+  int64_t nanotime() override;
+  uint64_t gettid() override;
+  void tgkill(uint64_t tid, int sig) override;
+  void charge(plat::Cost c) override;
+  void switchto(plat::Context& to) override;
+  void crash(const std::string& msg) override;
+
+ private:
+  struct Thread;
+  enum class State { Ready, Running, Blocked, Exited };
+  enum class Wait { None, Lock, Note, Timer };
+
+  void advance(int64_t ns);              // charge ns of the current thread's time, then maybe yield
+  void yield_if_late();                  // switch away if another thread is due earlier
+  void reschedule();                     // the current thread stops; run the earliest one
+  void block(Wait w, const void* on, int64_t deadline);
+  void wake(Thread& t, int64_t at);      // a blocked thread becomes ready at `at`
+  void make_ready(Thread& t, int64_t at);
+  void give_core(Thread& t, int core, int64_t at);
+  void release_core(Thread& t, int64_t at);
+  void push(Thread& t);                  // (re)queue a running thread at its clock
+  void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
+  void deliver_signals();
+  void check_slice();
+  void check_limits();
+  void switch_thread(Thread& to);
+  [[noreturn]] void stop_run(Stop s, int code, std::string msg);
+  static void thread_main(void* arg);
+  Thread& cur() { return *threads_[cur_]; }
+
+  struct QItem {
+    int64_t time;
+    uint64_t tie;
+    uint32_t tid;
+    uint64_t gen;
+    bool operator>(const QItem& o) const { return time != o.time ? time > o.time : tie > o.tie; }
+  };
+
+  EngineConfig cfg_;
+  EngineStats stats_;
+  std::vector<std::unique_ptr<Thread>> threads_;
+  std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue_;
+  std::queue<uint32_t> os_runq_;   // ready threads waiting for a core
+  std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
+  plat::Fiber main_;
+  uint32_t cur_ = 0;
+  bool running_ = false;
+  bool stopping_ = false;
+  Result result_;
+  uint64_t rng_;
+  uint64_t wait_seq_ = 0;
+};
+
+}  // namespace gmp::engine
