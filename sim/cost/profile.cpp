@@ -1,0 +1,245 @@
+// Loads and validates a cost profile: see profile.h for the protocol, profile.proto for the
+// schema.
+#include "sim/cost/profile.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "sim/cost/profile.pb.h"
+
+namespace gmp::cost {
+
+// The profiles of sim/cost/profiles, embedded by CMake (embedded_profiles.cpp in the build tree).
+namespace detail {
+extern const char* const kEmbeddedNames[];
+extern const char* const kEmbeddedTexts[];
+extern const unsigned kNumEmbedded;
+}  // namespace detail
+
+namespace {
+
+namespace gpb = google::protobuf;
+using Tree = gpb::TextFormat::ParseInfoTree;
+using Location = gpb::TextFormat::ParseLocation;
+
+constexpr std::array<std::string_view, kNumParams> kNames = {
+    "atomic_load", "atomic_store", "atomic_store_release", "atomic_cas", "atomic_xadd",
+    "atomic_xchg", "atomic_and_or", "cacheline_transfer", "plain_access", "lock_uncontended",
+    "lock_contended_handoff", "futex_wake", "futex_wake_latency", "futex_sleep", "osyield",
+    "usleep_min_latency", "nanotime", "thread_create", "gogo", "mcall", "schedule_pass", "newproc",
+    "goexit", "chan_op", "select_op", "mutex_fast_path", "signal_send", "signal_delivery_latency",
+    "async_preempt_handler", "syscall_enter_exit", "timer_add", "netpoll_check", "procyield",
+    "os_context_switch",
+};
+
+// The 0-based display column (tabs to the next multiple of 8, as protoc's tokenizer counts) of
+// the last `name` on 0-based `line` of `text` that starts before `column`; `column` if none.
+int name_column(const std::string& text, int line, int column, const std::string& name) {
+  size_t at = 0;
+  for (int l = 0; l < line; ++l) {
+    at = text.find('\n', at);
+    if (at == std::string::npos) return column;
+    ++at;
+  }
+  int found = column;
+  for (int col = 0; at < text.size() && text[at] != '\n' && col < column; ++at) {
+    if (!name.empty() && text.compare(at, name.size(), name) == 0) found = col;
+    col = text[at] == '\t' ? col + 8 - col % 8 : col + 1;
+  }
+  return found;
+}
+
+// Collects problems as "origin:line:column: message" lines; protoc's positions are 0-based.
+class Problems : public gpb::io::ErrorCollector {
+ public:
+  Problems(std::string origin, const std::string& text) : origin_(std::move(origin)), text_(text) {}
+
+  // protoc reports an unknown field at the token after its name; point at the name instead.
+  void AddError(int line, gpb::io::ColumnNumber column, const std::string& message) override {
+    static const std::string kUnknown = "has no field named \"";
+    const size_t at = message.find(kUnknown);
+    if (at != std::string::npos && line >= 0) {
+      const size_t from = at + kUnknown.size();
+      column = name_column(text_, line, column, message.substr(from, message.find('"', from) - from));
+    }
+    add({line, column}, message);
+  }
+  void AddWarning(int line, gpb::io::ColumnNumber column, const std::string& message) override {
+    AddError(line, column, message);
+  }
+  void add(Location at, const std::string& message) {
+    std::ostringstream out;
+    out << origin_;
+    if (at.line >= 0) out << ':' << at.line + 1 << ':' << at.column + 1;
+    out << ": " << message;
+    lines_.push_back(out.str());
+  }
+  void throw_if_any() const {
+    if (lines_.empty()) return;
+    std::string all;
+    for (const std::string& l : lines_) all += (all.empty() ? "" : "\n") + l;
+    throw ProfileError(all);
+  }
+
+ private:
+  std::string origin_;
+  const std::string& text_;
+  std::vector<std::string> lines_;
+};
+
+// Where a field was written; `fallback` (its message's location) if it was not.
+Location where(const Tree* tree, const gpb::Message& msg, const char* field, Location fallback,
+               int index = -1) {
+  if (tree == nullptr) return fallback;
+  const Location at = tree->GetLocation(msg.GetDescriptor()->FindFieldByName(field), index);
+  return at.line >= 0 ? at : fallback;
+}
+
+const Tree* nested(const Tree* tree, const gpb::Message& msg, const char* field, int index = -1) {
+  return tree == nullptr ? nullptr : tree->GetTreeForNested(msg.GetDescriptor()->FindFieldByName(field), index);
+}
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+std::string number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// Checks the Sourced field `name` of `parent` (written at `parent_at`, parsed into `tree`) and
+// copies it to `out`.
+void check_sourced(Problems& problems, const gpb::Message& parent, const Tree* tree, Location parent_at,
+                   const std::string& path, const char* name, const char* unit, bool positive, Sourced& out) {
+  const gpb::FieldDescriptor* field = parent.GetDescriptor()->FindFieldByName(name);
+  if (!parent.GetReflection()->HasField(parent, field)) {
+    problems.add(parent_at, path + ": missing parameter " + name);
+    return;
+  }
+  const auto& s = static_cast<const pb::Sourced&>(parent.GetReflection()->GetMessage(parent, field));
+  const Location at = where(tree, parent, name, parent_at);
+  const Tree* sub = nested(tree, parent, name);
+  const std::string full = path + "." + name;
+  if (!s.has_value()) {
+    problems.add(at, full + ": missing value");
+  } else if (!std::isfinite(s.value())) {
+    problems.add(where(sub, s, "value", at), full + ": value " + number(s.value()) + " is not finite");
+  } else if (s.value() < 0 || (positive && s.value() == 0)) {
+    problems.add(where(sub, s, "value", at),
+                 full + ": value " + number(s.value()) + (positive ? " must be > 0" : " is negative"));
+  }
+  if (s.unit() != unit) {
+    problems.add(where(sub, s, "unit", at), full + ": unit \"" + s.unit() + "\", expected \"" + unit + "\"");
+  }
+  if (blank(s.source())) problems.add(where(sub, s, "source", at), full + ": source is empty");
+  out = Sourced{s.value(), s.unit(), s.source()};
+}
+
+void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, Location at, Machine& out) {
+  out.name = m.name();
+  if (blank(m.name())) problems.add(where(tree, m, "name", at), "machine: name is empty");
+  if (m.core_groups().empty()) problems.add(at, "machine: no core_groups");
+  for (int i = 0; i < m.core_groups_size(); ++i) {
+    const pb::CoreGroup& g = m.core_groups(i);
+    const Location g_at = where(tree, m, "core_groups", at, i);
+    const Tree* sub = nested(tree, m, "core_groups", i);
+    const std::string path = "machine.core_groups[" + std::to_string(i) + "]";
+    if (g.count() == 0) problems.add(where(sub, g, "count", g_at), path + ": count must be > 0");
+    if (!std::isfinite(g.speed()) || g.speed() <= 0) {
+      problems.add(where(sub, g, "speed", g_at), path + ": speed " + number(g.speed()) + " must be finite and > 0");
+    }
+    if (blank(g.kind())) problems.add(where(sub, g, "kind", g_at), path + ": kind is empty");
+    if (blank(g.source())) problems.add(where(sub, g, "source", g_at), path + ": source is empty");
+    out.core_groups.push_back(CoreGroup{g.count(), g.speed(), g.kind(), g.source()});
+  }
+  check_sourced(problems, m, tree, at, "machine", "os_time_slice", "ns", true, out.os_time_slice);
+  check_sourced(problems, m, tree, at, "machine", "speed_ns_per_iteration", "ns/iteration", true,
+                out.speed_ns_per_iteration);
+}
+
+}  // namespace
+
+std::string_view param_name(Param p) { return kNames.at(static_cast<size_t>(p)); }
+
+std::optional<Param> param_by_name(std::string_view name) {
+  for (size_t i = 0; i < kNumParams; ++i) {
+    if (kNames[i] == name) return static_cast<Param>(i);
+  }
+  return std::nullopt;
+}
+
+uint32_t Machine::cores() const {
+  uint32_t n = 0;
+  for (const CoreGroup& g : core_groups) n += g.count;
+  return n;
+}
+
+Profile parse_profile(const std::string& text, const std::string& origin) {
+  Problems problems(origin, text);
+  pb::Profile msg;
+  Tree tree;
+  gpb::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&problems);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(text, &msg)) {
+    problems.throw_if_any();
+    throw ProfileError(origin + ": not a valid cost profile");
+  }
+
+  Profile out;
+  out.origin = origin;
+  out.description = msg.description();
+  const Location top(0, 0);
+  if (!msg.has_machine()) {
+    problems.add(top, "missing machine");
+  } else {
+    check_machine(problems, msg.machine(), nested(&tree, msg, "machine"), where(&tree, msg, "machine", top),
+                  out.machine);
+  }
+  if (!msg.has_costs()) {
+    problems.add(top, "missing costs");
+  } else {
+    const Tree* costs_tree = nested(&tree, msg, "costs");
+    const Location costs_at = where(&tree, msg, "costs", top);
+    for (size_t i = 0; i < kNumParams; ++i) {
+      const std::string name(kNames[i]);
+      check_sourced(problems, msg.costs(), costs_tree, costs_at, "costs", name.c_str(), "ns", false, out.params[i]);
+      out.ns[i] = out.params[i].value;
+    }
+  }
+  problems.throw_if_any();
+  return out;
+}
+
+Profile load_profile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ProfileError(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ProfileError(path + ": read error");
+  return parse_profile(text.str(), path);
+}
+
+std::vector<std::string> builtin_profile_names() {
+  return std::vector<std::string>(detail::kEmbeddedNames, detail::kEmbeddedNames + detail::kNumEmbedded);
+}
+
+std::optional<Profile> builtin_profile(std::string_view name) {
+  for (unsigned i = 0; i < detail::kNumEmbedded; ++i) {
+    if (name == detail::kEmbeddedNames[i]) {
+      return parse_profile(detail::kEmbeddedTexts[i], "builtin:" + std::string(name));
+    }
+  }
+  return std::nullopt;
+}
+
+const Profile& default_profile() {
+  static const Profile profile = *builtin_profile("default");
+  return profile;
+}
+
+}  // namespace gmp::cost

@@ -1,0 +1,115 @@
+// The cost profile as the engine uses it: every cost parameter of the virtual-time engine and
+// the simulated machine, loaded from a text file (schema: sim/cost/profile.proto).
+//
+// Protocol:
+//   - load_profile(path) or parse_profile(text, origin) validate the whole file and either return
+//     a Profile or throw ProfileError listing every problem, one per line, each as
+//     "origin:line:column: message" (1-based; a tab advances the column to the next multiple of
+//     8, as protoc counts). Problems: syntax errors, unknown fields, a parameter or machine field
+//     missing (named, at the location of the enclosing message), a negative or non-finite value,
+//     a wrong unit, an empty source, no cores.
+//   - A Profile is plain data: costs are indexed by Param in an array (ns), so the engine's
+//     lookup is one load. Names map to Params with param_by_name().
+//   - default_profile() is the text of sim/cost/profiles/default.textproto embedded at build
+//     time, parsed once; builtin_profile(name) finds any profile shipped in that folder.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gmp::cost {
+
+// One per field of the Costs message, in field order.
+enum class Param : uint8_t {
+  AtomicLoad,
+  AtomicStore,
+  AtomicStoreRelease,
+  AtomicCas,
+  AtomicXadd,
+  AtomicXchg,
+  AtomicAndOr,
+  CachelineTransfer,
+  PlainAccess,
+  LockUncontended,
+  LockContendedHandoff,
+  FutexWake,
+  FutexWakeLatency,
+  FutexSleep,
+  Osyield,
+  UsleepMinLatency,
+  Nanotime,
+  ThreadCreate,
+  Gogo,
+  Mcall,
+  SchedulePass,
+  Newproc,
+  Goexit,
+  ChanOp,
+  SelectOp,
+  MutexFastPath,
+  SignalSend,
+  SignalDeliveryLatency,
+  AsyncPreemptHandler,
+  SyscallEnterExit,
+  TimerAdd,
+  NetpollCheck,
+  Procyield,
+  OsContextSwitch,
+  Count_,
+};
+inline constexpr size_t kNumParams = static_cast<size_t>(Param::Count_);
+
+// The field name in the profile file, e.g. "atomic_load".
+std::string_view param_name(Param p);
+std::optional<Param> param_by_name(std::string_view name);
+
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Sourced {
+  double value = 0;
+  std::string unit;
+  std::string source;
+};
+
+struct CoreGroup {
+  uint32_t count = 0;
+  double speed = 1.0;
+  std::string kind;
+  std::string source;
+};
+
+struct Machine {
+  std::string name;
+  std::vector<CoreGroup> core_groups;
+  Sourced os_time_slice;           // ns
+  Sourced speed_ns_per_iteration;  // ns/iteration on a reference core
+  uint32_t cores() const;          // sum of the groups' counts
+};
+
+struct Profile {
+  std::string origin;  // the path, or "builtin:<name>"
+  std::string description;
+  Machine machine;
+  std::array<double, kNumParams> ns{};      // cost of each Param in ns
+  std::array<Sourced, kNumParams> params;   // the same values with unit and source
+
+  double operator[](Param p) const { return ns[static_cast<size_t>(p)]; }
+  const Sourced& sourced(Param p) const { return params[static_cast<size_t>(p)]; }
+};
+
+Profile load_profile(const std::string& path);
+Profile parse_profile(const std::string& text, const std::string& origin);
+
+const Profile& default_profile();
+std::optional<Profile> builtin_profile(std::string_view name);  // "default", "m1pro", ...
+std::vector<std::string> builtin_profile_names();
+
+}  // namespace gmp::cost

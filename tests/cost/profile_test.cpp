@@ -1,0 +1,265 @@
+// The cost profile: the shipped profiles load with a source for every number; each kind of bad
+// input is reported as file:line:column at the place that is wrong.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "sim/cost/profile.h"
+#include "sim/cost/profile.pb.h"
+
+namespace fs = std::filesystem;
+using namespace gmp::cost;
+
+namespace {
+
+const std::string kDir = GMP_COST_PROFILE_DIR;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "gmp_cost_test.XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = (path / name).string();
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+};
+
+// "line:column" (1-based) of the first `needle` at or after the first `anchor`.
+std::string pos_of(const std::string& text, const std::string& needle, const std::string& anchor = "") {
+  const size_t from = anchor.empty() ? 0 : text.find(anchor);
+  REQUIRE(from != std::string::npos);
+  const size_t at = text.find(needle, from);
+  REQUIRE(at != std::string::npos);
+  const size_t line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  return std::to_string(line) + ":" + std::to_string(at - line_start + 1);
+}
+
+// Replaces the first `from` at or after `anchor` by `to`.
+std::string edit(std::string text, const std::string& anchor, const std::string& from, const std::string& to) {
+  const size_t a = text.find(anchor);
+  REQUIRE(a != std::string::npos);
+  const size_t at = text.find(from, a);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+// Removes the block "  <name> {\n ... \n  }\n" of a parameter.
+std::string remove_param(std::string text, const std::string& name) {
+  const size_t at = text.find("  " + name + " {\n");
+  REQUIRE(at != std::string::npos);
+  const size_t end = text.find("\n  }\n", at);
+  REQUIRE(end != std::string::npos);
+  return text.erase(at, end + 5 - at);
+}
+
+// The ProfileError message of loading `text` from a file.
+std::string error_of(const TempDir& dir, const std::string& text) {
+  const std::string path = dir.write("bad.textproto", text);
+  try {
+    load_profile(path);
+  } catch (const ProfileError& err) {
+    return err.what();
+  }
+  FAIL("no error for a bad profile");
+  return "";
+}
+
+void check_profile(const Profile& p) {
+  CHECK_FALSE(p.description.empty());
+  CHECK_FALSE(p.machine.name.empty());
+  CHECK(p.machine.cores() > 0);
+  for (const CoreGroup& g : p.machine.core_groups) {
+    CHECK(g.speed > 0);
+    CHECK_FALSE(g.source.empty());
+  }
+  CHECK(p.machine.os_time_slice.value > 0);
+  CHECK_FALSE(p.machine.os_time_slice.source.empty());
+  CHECK(p.machine.speed_ns_per_iteration.value > 0);
+  CHECK_FALSE(p.machine.speed_ns_per_iteration.source.empty());
+  for (size_t i = 0; i < kNumParams; ++i) {
+    const Param param = static_cast<Param>(i);
+    INFO(param_name(param));
+    CHECK(std::isfinite(p[param]));
+    CHECK(p[param] >= 0);
+    CHECK(p.sourced(param).value == p[param]);
+    CHECK(p.sourced(param).unit == "ns");
+    CHECK(p.sourced(param).source.size() > 10);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Param names are the fields of the Costs message, in order") {
+  const auto* costs = gmp::cost::pb::Costs::descriptor();
+  REQUIRE(static_cast<size_t>(costs->field_count()) == kNumParams);
+  for (size_t i = 0; i < kNumParams; ++i) {
+    const Param p = static_cast<Param>(i);
+    CHECK(costs->field(static_cast<int>(i))->name() == param_name(p));
+    CHECK(param_by_name(param_name(p)) == p);
+  }
+  CHECK_FALSE(param_by_name("gc_assist").has_value());
+}
+
+TEST_CASE("the shipped profiles load and every number has a source") {
+  for (const std::string name : {"default", "m1pro"}) {
+    INFO(name);
+    const Profile p = load_profile(kDir + "/" + name + ".textproto");
+    check_profile(p);
+    CHECK(p.origin == kDir + "/" + name + ".textproto");
+  }
+  const Profile m1 = load_profile(kDir + "/m1pro.textproto");
+  REQUIRE(m1.machine.core_groups.size() == 2);
+  CHECK(m1.machine.cores() == 10);
+  CHECK(m1.machine.core_groups[1].kind == "efficiency");
+  CHECK(m1.machine.speed_ns_per_iteration.value == Approx(24841.0 / 20000).epsilon(0.001));
+}
+
+TEST_CASE("the default profile is embedded in the library") {
+  const Profile& embedded = default_profile();
+  check_profile(embedded);
+  CHECK(embedded.origin == "builtin:default");
+  const Profile file = load_profile(kDir + "/default.textproto");
+  CHECK(embedded.ns == file.ns);
+  CHECK(embedded.machine.cores() == file.machine.cores());
+  CHECK(&default_profile() == &embedded);  // parsed once
+
+  const std::vector<std::string> names = builtin_profile_names();
+  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"default", "m1pro"});
+  REQUIRE(builtin_profile("m1pro").has_value());
+  CHECK(builtin_profile("m1pro")->ns == load_profile(kDir + "/m1pro.textproto").ns);
+  CHECK_FALSE(builtin_profile("nosuch").has_value());
+}
+
+TEST_CASE("bad profiles are reported at file:line:column") {
+  TempDir dir;
+  const std::string good = slurp(kDir + "/default.textproto");
+  const std::string path = (dir.path / "bad.textproto").string();
+
+  SECTION("unknown field") {
+    const std::string text = edit(good, "costs {", "costs {\n", "costs {\n  atomic_lod { value: 1 }\n");
+    const std::string err = error_of(dir, text);
+    CHECK_THAT(err, Catch::Matchers::StartsWith(path + ":" + pos_of(text, "atomic_lod") + ": "));
+    CHECK_THAT(err, Catch::Matchers::Contains("\"gmp.cost.pb.Costs\" has no field named \"atomic_lod\""));
+  }
+  SECTION("unknown field inside a parameter") {
+    const std::string text = edit(good, "  nanotime {", "unit:", "units:");
+    const std::string err = error_of(dir, text);
+    CHECK_THAT(err, Catch::Matchers::StartsWith(path + ":" + pos_of(text, "units:") + ": "));
+    CHECK_THAT(err, Catch::Matchers::Contains("no field named \"units\""));
+  }
+  SECTION("missing parameter, named, at its message's location") {
+    const std::string text = remove_param(good, "nanotime");
+    const std::string err = error_of(dir, text);
+    CHECK(err == path + ":" + pos_of(text, "costs {") + ": costs: missing parameter nanotime");
+  }
+  SECTION("every missing parameter is named") {
+    const std::string text = remove_param(remove_param(good, "gogo"), "select_op");
+    const std::string err = error_of(dir, text);
+    const std::string at = path + ":" + pos_of(text, "costs {") + ": ";
+    CHECK(err == at + "costs: missing parameter gogo\n" + at + "costs: missing parameter select_op");
+  }
+  SECTION("missing value") {
+    const std::string text = edit(good, "  goexit {", "value: 60", "");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "goexit {") + ": costs.goexit: missing value");
+  }
+  SECTION("negative value") {
+    const std::string text = edit(good, "  futex_wake_latency {", "value: 6000", "value: -6000");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "value: -6000") +
+                                     ": costs.futex_wake_latency: value -6000 is negative");
+  }
+  SECTION("non-finite value") {
+    const std::string text = edit(good, "  chan_op {", "value: 20", "value: inf");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "value: inf") + ": costs.chan_op: value inf is not finite");
+  }
+  SECTION("wrong unit") {
+    const std::string text = edit(good, "  thread_create {", "unit: \"ns\"", "unit: \"us\"");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "unit: \"us\"") +
+                                     ": costs.thread_create: unit \"us\", expected \"ns\"");
+  }
+  SECTION("empty source") {
+    // Replace the whole source field of mcall (a string over two lines) by a blank one.
+    std::string text = good;
+    const size_t at = text.find("source:", text.find("  mcall {"));
+    text.replace(at, text.find("\n  }\n", at) - at, "source: \"  \"");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "source: \"  \"") + ": costs.mcall: source is empty");
+  }
+  SECTION("absent source") {
+    std::string text = good;
+    const size_t at = text.find("source:", text.find("  mcall {"));
+    text.erase(at, text.find("\n  }\n", at) - at);
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "mcall {") + ": costs.mcall: source is empty");
+  }
+  SECTION("syntax error") {
+    const std::string text = edit(good, "  gogo {", "value: 5", "value 5 5");
+    const std::string err = error_of(dir, text);
+    CHECK_THAT(err, Catch::Matchers::StartsWith(path + ":" + pos_of(text, "5 5") + ": "));
+    CHECK_THAT(err, Catch::Matchers::Contains("Expected \":\""));
+  }
+  SECTION("syntax error: unterminated message") {
+    const std::string text = good.substr(0, good.rfind('}'));
+    const std::string err = error_of(dir, text);
+    const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    CHECK_THAT(err, Catch::Matchers::StartsWith(path + ":" + std::to_string(lines + 1) + ":1: "));
+  }
+  SECTION("zero cores") {
+    const std::string text = edit(good, "core_groups {", "count: 16", "count: 0");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "count: 0") + ": machine.core_groups[0]: count must be > 0");
+  }
+  SECTION("no machine") {
+    const size_t at = good.find("machine {");
+    const std::string text = good.substr(0, at) + good.substr(good.find("costs {"));
+    CHECK(error_of(dir, text) == path + ":1:1: missing machine");
+  }
+  SECTION("empty machine") {
+    const size_t at = good.find("machine {");
+    const std::string text = good.substr(0, at) + "machine {}\n" + good.substr(good.find("costs {"));
+    const std::string m = path + ":" + pos_of(text, "machine {}") + ": ";
+    CHECK(error_of(dir, text) == m + "machine: name is empty\n" + m + "machine: no core_groups\n" + m +
+                                     "machine: missing parameter os_time_slice\n" + m +
+                                     "machine: missing parameter speed_ns_per_iteration");
+  }
+  SECTION("problems of every kind are reported together") {
+    std::string text = edit(good, "  gogo {", "value: 5", "value: -5");
+    text = edit(text, "  mcall {", "unit: \"ns\"", "unit: \"s\"");
+    const std::string err = error_of(dir, text);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK_THAT(err, Catch::Matchers::Contains("costs.gogo: value -5 is negative"));
+    CHECK_THAT(err, Catch::Matchers::Contains("costs.mcall: unit \"s\", expected \"ns\""));
+  }
+  SECTION("tabs advance the column to the next multiple of 8") {
+    const std::string text = edit(good, "costs {", "costs {\n", "costs {\n\tatomic_lod { value: 1 }\n");
+    const std::string line = pos_of(text, "atomic_lod");
+    CHECK_THAT(error_of(dir, text), Catch::Matchers::StartsWith(path + ":" + line.substr(0, line.find(':')) + ":9: "));
+  }
+  SECTION("missing file") {
+    CHECK_THROWS_WITH(load_profile(path + ".absent"), path + ".absent: cannot open");
+  }
+}
+
+TEST_CASE("an embedded profile reports errors under its builtin name") {
+  CHECK_THROWS_WITH(parse_profile("costs { nanotime { value: -1 unit: \"ns\" source: \"x\" } }", "builtin:x"),
+                    Catch::Matchers::StartsWith("builtin:x:1:1: missing machine\n") &&
+                        Catch::Matchers::Contains("builtin:x:1:20: costs.nanotime: value -1 is negative") &&
+                        Catch::Matchers::Contains("builtin:x:1:1: costs: missing parameter atomic_load"));
+}

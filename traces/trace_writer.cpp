@@ -1,0 +1,107 @@
+// Writes a trace file: see trace_writer.h for the format and the protocol.
+#include "traces/trace_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+namespace gmp::trace {
+
+namespace pbio = google::protobuf::io;
+
+struct TraceWriter::Stream {
+  explicit Stream(int fd) : file(fd) {
+    coded.emplace(&file);
+    coded->SetSerializationDeterministic(true);
+  }
+  pbio::FileOutputStream file;
+  std::optional<pbio::CodedOutputStream> coded;  // reset before closing `file`
+};
+
+namespace {
+
+// A name next to `path`, unique in this process and checked unique on disk by O_EXCL.
+std::string temp_name(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(path) {
+  tmp_path_ = temp_name(path);
+  const int fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    throw TraceWriteError("trace writer: cannot create " + tmp_path_ + ": " + std::strerror(errno));
+  }
+  out_ = std::make_unique<Stream>(fd);
+  try {
+    out_->coded->WriteRaw(kMagic, sizeof kMagic);
+    out_->coded->WriteLittleEndian32(kFormatVersion);
+    if (header.schema_version() == 0) {
+      Header h = header;
+      h.set_schema_version(kSchemaVersion);
+      write_record(h);
+    } else {
+      write_record(header);
+    }
+  } catch (...) {
+    discard();
+    throw;
+  }
+}
+
+TraceWriter::~TraceWriter() { discard(); }
+
+void TraceWriter::write(const Event& event) {
+  write_record(event);
+  ++events_;
+}
+
+void TraceWriter::write_record(const google::protobuf::MessageLite& msg) {
+  if (!out_) fail("write after close or after an error");
+  const size_t size = msg.ByteSizeLong();
+  if (size > kMaxRecordBytes) {
+    fail("record of " + std::to_string(size) + " bytes exceeds the limit of " +
+         std::to_string(kMaxRecordBytes));
+  }
+  out_->coded->WriteVarint32(static_cast<uint32_t>(size));
+  msg.SerializeWithCachedSizes(&*out_->coded);
+  if (out_->coded->HadError()) fail("write failed: " + std::string(std::strerror(out_->file.GetErrno())));
+}
+
+void TraceWriter::close() {
+  if (!out_) fail("close after close or after an error");
+  out_->coded.reset();  // hands the buffered bytes back to `file`
+  if (!out_->file.Close()) fail("write failed: " + std::string(std::strerror(out_->file.GetErrno())));
+  out_.reset();
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp_path_.c_str());
+    throw TraceWriteError("trace writer: cannot rename " + tmp_path_ + " to " + path_ + ": " +
+                          std::strerror(err));
+  }
+}
+
+void TraceWriter::fail(const std::string& what) {
+  discard();
+  throw TraceWriteError("trace writer: " + path_ + ": " + what);
+}
+
+void TraceWriter::discard() noexcept {
+  if (!out_) return;
+  ::unlink(tmp_path_.c_str());
+  out_->coded.reset();
+  out_->file.Close();  // the flush lands in the unlinked file
+  out_.reset();
+}
+
+}  // namespace gmp::trace
