@@ -50,8 +50,8 @@ class PWorker {
 
   // One pass of "find a G and run it"; false when nothing could be found anywhere.
   bool run_one() {
-    pp_->schedtick++;
-    if (pp_->schedtick % 61 == 0 && !rt_.sched.runq.emptyRacy()) {
+    pp_->schedtick.set(pp_->schedtick.get() + 1);
+    if (pp_->schedtick.get() % 61 == 0 && !rt_.sched.runq.emptyRacy()) {
       plat::lock(rt_.sched.lock);
       rt::g* gp = rt_.globrunqget();
       plat::unlock(rt_.sched.lock);

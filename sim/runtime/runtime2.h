@@ -6,8 +6,10 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "sim/platform/atomic.h"
+#include "sim/platform/context.h"
 #include "sim/platform/platform.h"
 #include "sim/runtime/gqueue.h"
 
@@ -44,11 +46,66 @@ enum : uint32_t {
   _Pdead = 4,
 };
 
+// waitReason (runtime2.go): why a goroutine is blocked; the names print as Go prints them.
+enum class waitReason : uint8_t {
+  waitReasonZero,
+  waitReasonSemacquire,
+  waitReasonSleep,
+  waitReasonChanReceiveNilChan,
+  waitReasonChanSendNilChan,
+  waitReasonSelectNoCases,
+  waitReasonSelect,
+  waitReasonChanReceive,
+  waitReasonChanSend,
+  waitReasonSyncMutexLock,
+  waitReasonSyncWaitGroupWait,
+  waitReasonPreempted,
+};
+const char* waitReasonString(waitReason r);
+
+// stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
+// enter the scheduler (cooperative preemption).
+inline constexpr uintptr_t stackPreempt = ~uintptr_t{0} - 1313;
+// stackGuardNormal stands for "stack.lo + stackGuard": any value other than stackPreempt.
+inline constexpr uintptr_t stackGuardNormal = 0;
+
+struct sudog;
+struct timer;
+struct timers;
+
 struct g {
   Atomic<uint32_t> atomicstatus{_Gidle};
   guintptr schedlink = nullptr;
   int64_t goid = 0;
   muintptr m = nullptr;  // current m; nil if not running
+
+  plat::Context* stack = nullptr;  // the goroutine's stack (its execution context)
+  // Cooperative preemption: stackguard0 == stackPreempt makes the next safe point call into the
+  // scheduler; preempt says why (a preemption, not a stack overflow).
+  Atomic<uintptr_t> stackguard0{stackGuardNormal};
+  Atomic<uint32_t> preempt_;        // Go's gp.preempt (a bool), through preempt()/setPreempt()
+  bool preemptStop = false;         // transition to _Gpreempted on preemption; otherwise, just deschedule
+  bool asyncSafePoint = false;      // set if g is stopped at an asynchronous safe point
+  bool paniconfault = false;
+  waitReason waitreason = waitReason::waitReasonZero;
+  int64_t waitsince = 0;            // approx time when the g became blocked
+  void* param = nullptr;            // passed parameter on wakeup (chan, select, sema)
+  sudog* waiting = nullptr;         // sudog structures this g is waiting on (that have a valid elem ptr)
+  Atomic<uint32_t> selectDone;      // are we participating in a select and did someone win the race?
+  Atomic<uint32_t> parkingOnChan;   // set when g is about to park on a chan send or recv
+  muintptr lockedm = nullptr;
+  timer* timer_ = nullptr;          // cached timer for time.Sleep
+  int64_t parentGoid = 0;
+  uintptr_t startpc = 0;            // the function the goroutine runs (a scenario function id)
+  int64_t syscallsp = 0;            // nonzero while in a system call
+
+  // Not in Go: the workload interpreter's state for this goroutine, and the time it last became
+  // runnable (for scheduling-latency measurement).
+  void* task = nullptr;
+  int64_t runnableSince = 0;
+
+  bool preempt() const { return preempt_.get() != 0; }
+  void setPreempt(bool v) { preempt_.set(v ? 1 : 0); }
 };
 
 // readgstatus (proc.go)
@@ -62,6 +119,7 @@ struct listNodeManual {
 
 struct m {
   g* g0 = nullptr;               // goroutine with the scheduling stack
+  void (*mstartfn)(m*) = nullptr;
   Atomic<g*> curg;               // current running goroutine; read by stealing Ps
   puintptr p = nullptr;          // attached p for executing Go code (nil if not executing Go code)
   puintptr nextp = nullptr;
@@ -71,22 +129,48 @@ struct m {
   int32_t locks = 0;
   bool spinning = false;         // m is out of work and is actively looking for work
   bool blocked = false;          // m is blocked on a note
+  bool incgo = false;            // m is executing a cgo call
   plat::Note park;
+  muintptr alllink = nullptr;    // on allm
   muintptr schedlink = nullptr;
   listNodeManual idleNode;
+  guintptr lockedg = nullptr;
+  uint32_t lockedExt = 0;        // tracking for external LockOSThread
+  uint32_t lockedInt = 0;        // tracking for internal lockOSThread
+  // gopark's hand-off to park_m.
+  bool (*waitunlockf)(g*, void*) = nullptr;
+  void* waitlock = nullptr;
+  uint32_t syscalltick = 0;
+  Atomic<uint32_t> preemptGen;     // counts completed async preemption signals
+  Atomic<uint32_t> signalPending;  // whether a preemption signal is pending
   uint32_t cheaprand = 0;
   uint64_t cheaprand64 = 0;
+  // Not in Go: mcall's function and argument, handed from the goroutine's stack to g0's (Go passes
+  // them in registers).
+  void (*mcallfn)(g*) = nullptr;
+  g* mcallg = nullptr;
 };
 
 constexpr uint32_t kRunqSize = 256;  // len(p.runq)
+
+// sysmontick (proc.go): what sysmon last saw of a P.
+struct sysmontick {
+  uint32_t schedtick = 0;
+  int64_t schedwhen = 0;
+  uint32_t syscalltick = 0;
+  int64_t syscallwhen = 0;
+};
 
 struct p {
   int32_t id = 0;
   Atomic<uint32_t> status{_Pidle};  // one of _Pidle/_Prunning/...; read by stealing Ps
   puintptr link = nullptr;
-  uint32_t schedtick = 0;           // incremented on every scheduler call
-  uint32_t syscalltick = 0;         // incremented on every system call
+  Atomic<uint32_t> schedtick;       // incremented on every scheduler call; read by sysmon
+  Atomic<uint32_t> syscalltick;     // incremented on every system call; read by sysmon
+  sysmontick sysmontick_;           // last tick observed by sysmon
   Atomic<muintptr> m;               // back-link to associated m (nil if idle); read by stealing Ps
+  uint64_t goidcache = 0;
+  uint64_t goidcacheend = 0;
 
   // Queue of runnable goroutines. Accessed without lock.
   Atomic<uint32_t> runqhead;
@@ -97,7 +181,10 @@ struct p {
   Atomic<g*> runnext;
 
   gList gFree;                      // available G's (status == Gdead)
+  std::vector<sudog*> sudogcache;
+  Atomic<uint32_t> preempt;         // set when the P should enter the scheduler asap
   Atomic<uint32_t> timersLen;       // p.timers.len: number of timers in the P's heap
+  timers* timers_ = nullptr;        // the P's timer heap (time.go); owned by the Runtime
 };
 
 // listHeadManual (list_manual.go), specialised to m.idleNode.
@@ -110,6 +197,11 @@ struct mList {
 };
 
 struct schedt {
+  Atomic<uint64_t> goidgen;
+  Atomic<int64_t> lastpoll;   // time of last network poll, 0 if currently polling
+  Atomic<int64_t> pollUntil;  // time to which current poll is sleeping
+  Atomic<int32_t> pollingNet; // 1 if some P doing non-blocking network poll
+
   plat::Mutex lock;
 
   mList midle;                // idle m's waiting for work
@@ -127,6 +219,21 @@ struct schedt {
 
   // Global runnable queue.
   gQueue runq;
+
+  // Global cache of dead G's.
+  struct {
+    plat::Mutex lock;
+    gList stack;    // Gs with stacks
+    gList noStack;  // Gs without stacks
+  } gFree;
+
+  plat::Mutex sudoglock;
+  sudog* sudogcache = nullptr;
+
+  Atomic<int32_t> ngsys;          // number of system goroutines
+  Atomic<uint32_t> sysmonwait;    // sysmon is parked on sysmonnote (Go's atomic.Bool)
+  plat::Note sysmonnote;
+  plat::Mutex sysmonlock;
 };
 
 }  // namespace gmp::rt
