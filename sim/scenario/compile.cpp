@@ -1,0 +1,435 @@
+// The scenario compiler (see compile.h). Declarations get ids in declaration order; then each
+// function is emitted into a flat code array (the instruction set is in program.h), with jumps
+// patched once their targets are known. Problems are collected rather than thrown one at a time,
+// so one load reports all of them, sorted by position.
+#include "sim/scenario/compile.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "sim/scenario/duration.h"
+#include "sim/scenario/error.h"
+
+namespace gmp::scenario {
+
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::RepeatedPtrField;
+
+// One kind of declaration's names; an id is the declaration's index.
+struct Declared {
+  int32_t id;
+  Pos pos;
+};
+using Table = std::map<std::string, Declared, std::less<>>;
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+std::string str(Pos p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
+
+// The function being emitted.
+struct Emitter {
+  int32_t id = -1;
+  Function fn;
+  struct Open {
+    int32_t loop;                 // -1 for a select, which a plain break leaves, as in Go
+    std::vector<int32_t> breaks;  // jumps to patch to the construct's end
+  };
+  std::vector<Open> open;        // enclosing loops and selects, innermost last
+  std::vector<int32_t> returns;  // jumps to patch to the function's end
+  int32_t depth = 0;             // counted loops open: the next free counter slot
+  int32_t closures = 0;          // parallel bodies made so far, for their names
+};
+
+class Compiler {
+ public:
+  explicit Compiler(std::string source) { out_.source = std::move(source); }
+
+  Scenario run(const ScenarioFile& file, const Node& root) {
+    declare(file.chan(), root, "chan", "channel", chans_, [&](const ChanDecl& d, const Node& n) {
+      if (d.cap() < 0) error(n.at("cap"), "negative channel capacity " + std::to_string(d.cap()));
+      out_.chans.push_back({d.name(), d.cap()});
+    });
+    declare(file.mutex(), root, "mutex", "mutex", mutexes_,
+            [&](const MutexDecl& d, const Node&) { out_.mutexes.push_back({d.name()}); });
+    declare(file.waitgroup(), root, "waitgroup", "waitgroup", waitgroups_,
+            [&](const WaitGroupDecl& d, const Node&) { out_.waitgroups.push_back({d.name()}); });
+    declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
+      out_.funcs.push_back({d.name(), {}, {}, 0});
+    });
+    for (int i = 0; i < file.func_size(); i++) {
+      Emitter e;
+      e.id = i;
+      e.fn.name = file.func(i).name();
+      function(e, [&] { ops(file.func(i).op(), root.child("func", i)); });
+    }
+    if (auto it = funcs_.find("main"); it != funcs_.end()) {
+      out_.entry = it->second.id;
+    } else {
+      error(Pos{}, "no function \"main\": the main goroutine has nothing to run");
+    }
+    if (file.has_benchmark()) benchmark(file.benchmark(), root.child("benchmark"));
+    if (!errors_.empty()) {
+      std::stable_sort(errors_.begin(), errors_.end(),
+                       [](const Diagnostic& a, const Diagnostic& b) {
+                         return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+                       });
+      throw ScenarioError(std::move(errors_));
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void error(Pos p, std::string message) {
+    errors_.push_back({out_.source, p.line, p.column, std::move(message)});
+  }
+
+  template <class Decl, class Add>
+  void declare(const RepeatedPtrField<Decl>& decls, const Node& root, const std::string& field,
+               const std::string& what, Table& table, Add add) {
+    for (int i = 0; i < decls.size(); i++) {
+      Node n = root.child(field, i);
+      const std::string& name = decls[i].name();
+      if (name.empty()) {
+        error(n.self(), what + " needs a name");
+      } else if (auto [it, fresh] = table.try_emplace(name, Declared{i, n.at("name")}); !fresh) {
+        error(n.at("name"), "duplicate " + what + " " + quote(name) + " (first declared at " +
+                                str(it->second.pos) + ")");
+      }
+      add(decls[i], n);
+    }
+  }
+
+  // The id of a declared name that operation n refers to in its field `field`.
+  int32_t resolve(const Table& table, const std::string& name, const Node& n,
+                  const std::string& field, const std::string& what) {
+    if (name.empty()) {
+      error(n.self(), n.name() + " needs a " + what + " (" + field + ")");
+      return -1;
+    }
+    auto it = table.find(name);
+    if (it == table.end()) {
+      error(n.at(field), "undeclared " + what + " " + quote(name));
+      return -1;
+    }
+    return it->second.id;
+  }
+  int32_t chan(const std::string& name, const Node& n, const std::string& field = "chan") {
+    return resolve(chans_, name, n, field, "channel");
+  }
+
+  int64_t count(bool present, int64_t value, const Node& n, const std::string& field) {
+    if (!present) {
+      error(n.self(), n.name() + " needs " + field);
+    } else if (value < 0) {
+      error(n.at(field), "negative " + field + " " + std::to_string(value));
+    }
+    return value;
+  }
+
+  // The time of compute, sleep, syscall and busy_poll: one of ns, duration or, where the message
+  // has it, iterations (a oneof, so protobuf already rejects two of them).
+  void amount(const Message& m, const Node& n, Instr& in) {
+    const auto* type = m.GetDescriptor();
+    const auto* reflection = m.GetReflection();
+    auto given = [&](const char* name) -> const FieldDescriptor* {
+      const FieldDescriptor* f = type->FindFieldByName(name);
+      return f != nullptr && reflection->HasField(m, f) ? f : nullptr;
+    };
+    if (const FieldDescriptor* ns = given("ns")) {
+      in.ns = reflection->GetInt64(m, ns);
+      if (in.ns < 0) error(n.at("ns"), "negative duration " + std::to_string(in.ns) + "ns");
+    } else if (const FieldDescriptor* text = given("duration")) {
+      ParsedDuration d = parse_duration(reflection->GetString(m, text));
+      if (!d.error.empty()) error(n.at("duration"), d.error);
+      in.ns = d.ns;
+    } else if (const FieldDescriptor* iterations = given("iterations")) {
+      in.iterations = count(true, reflection->GetInt64(m, iterations), n, "iterations");
+    } else {
+      bool by_iterations = type->FindFieldByName("iterations") != nullptr;
+      error(n.self(), n.name() + " needs a duration: ns or duration" +
+                          (by_iterations ? " or iterations" : ""));
+    }
+  }
+
+  int32_t pc() const { return static_cast<int32_t>(e_->fn.code.size()); }
+  Instr& code(int32_t at) { return e_->fn.code[at]; }
+  int32_t emit(Instr in, Pos p) {
+    in.line = p.line;
+    e_->fn.code.push_back(in);
+    return pc() - 1;
+  }
+
+  // Emits the body into e, then stores e as function e.id.
+  template <class Body>
+  void function(Emitter& e, Body body) {
+    Emitter* outer = std::exchange(e_, &e);
+    body();
+    for (int32_t at : e.returns) code(at).target = pc();
+    out_.funcs[e.id] = std::move(e.fn);
+    e_ = outer;
+  }
+
+  void ops(const RepeatedPtrField<Op>& list, const Node& parent) {
+    for (int i = 0; i < list.size(); i++) op(list[i], parent.child("op", i));
+  }
+
+  // Opens a loop or select for break; closes it once body() has emitted it, patching its breaks.
+  template <class Body>
+  void breakable(int32_t loop, Body body) {
+    e_->open.push_back({loop, {}});
+    body();
+    for (int32_t at : e_->open.back().breaks) code(at).target = pc();
+    e_->open.pop_back();
+  }
+
+  void op(const Op& o, const Node& at) {
+    if (o.kind_case() == Op::KIND_NOT_SET) {
+      error(at.self(), "empty op: it needs one operation, such as compute or send");
+      return;
+    }
+    // The operation's own message; kind_case() is its field number.
+    Node n = at.child(Op::descriptor()->FindFieldByNumber(o.kind_case())->name());
+    switch (o.kind_case()) {
+      case Op::kCompute: {
+        Instr in{.op = Opcode::Compute, .cgo = o.compute().cgo()};
+        amount(o.compute(), n, in);
+        emit(in, n.self());
+        return;
+      }
+      case Op::kGo:
+        emit({.op = Opcode::Go, .obj = resolve(funcs_, o.go().func(), n, "func", "function")},
+             n.self());
+        return;
+      case Op::kExit: emit({.op = Opcode::Exit}, n.self()); return;
+      case Op::kReturn: e_->returns.push_back(emit({.op = Opcode::Jump}, n.self())); return;
+      case Op::kLoop: loop(o.loop(), n); return;
+      case Op::kBreak: brk(o.break_(), n); return;
+      case Op::kGosched: emit({.op = Opcode::Gosched}, n.self()); return;
+      case Op::kSend: emit({.op = Opcode::Send, .obj = chan(o.send().chan(), n)}, n.self()); return;
+      case Op::kRecv: emit({.op = Opcode::Recv, .obj = chan(o.recv().chan(), n)}, n.self()); return;
+      case Op::kClose:
+        emit({.op = Opcode::Close, .obj = chan(o.close().chan(), n)}, n.self());
+        return;
+      case Op::kSelect: select(o.select(), n); return;
+      case Op::kLock:
+        emit({.op = Opcode::Lock, .obj = mutex(o.lock().mutex(), n)}, n.self());
+        return;
+      case Op::kUnlock:
+        emit({.op = Opcode::Unlock, .obj = mutex(o.unlock().mutex(), n)}, n.self());
+        return;
+      case Op::kAdd:
+        emit({.op = Opcode::WgAdd,
+              .obj = waitgroup(o.add().wg(), n),
+              .count = count(o.add().has_n(), o.add().n(), n, "n")},
+             n.self());
+        return;
+      case Op::kDone:
+        emit({.op = Opcode::WgDone, .obj = waitgroup(o.done().wg(), n)}, n.self());
+        return;
+      case Op::kWait:
+        emit({.op = Opcode::WgWait, .obj = waitgroup(o.wait().wg(), n)}, n.self());
+        return;
+      case Op::kSleep: {
+        Instr in{.op = Opcode::Sleep};
+        amount(o.sleep(), n, in);
+        emit(in, n.self());
+        return;
+      }
+      case Op::kSyscall: {
+        Instr in{.op = Opcode::Syscall};
+        amount(o.syscall(), n, in);
+        emit(in, n.self());
+        return;
+      }
+      case Op::kBusyPoll: busy_poll(o.busy_poll(), n); return;
+      case Op::kLockOsThread: emit({.op = Opcode::LockOSThread}, n.self()); return;
+      case Op::kUnlockOsThread: emit({.op = Opcode::UnlockOSThread}, n.self()); return;
+      case Op::kParallel: parallel(o.parallel(), n); return;
+      case Op::KIND_NOT_SET: return;
+    }
+  }
+
+  int32_t mutex(const std::string& name, const Node& n) {
+    return resolve(mutexes_, name, n, "mutex", "mutex");
+  }
+  int32_t waitgroup(const std::string& name, const Node& n) {
+    return resolve(waitgroups_, name, n, "wg", "waitgroup");
+  }
+
+  int32_t new_loop(const std::string& name, const Node& n, LoopKind kind) {
+    auto id = static_cast<int32_t>(out_.loops.size());
+    if (!name.empty()) {
+      if (auto [it, fresh] = loops_.try_emplace(name, Declared{id, n.at("name")}); !fresh) {
+        error(n.at("name"), "duplicate loop name " + quote(name) + " (first declared at " +
+                                str(it->second.pos) + ")");
+      }
+    }
+    out_.loops.push_back({name, kind, e_->id, pc(), -1});
+    return id;
+  }
+
+  void loop(const LoopOp& l, const Node& n) {
+    LoopKind kind = l.repeat_case() == LoopOp::kRange     ? LoopKind::Range
+                    : l.repeat_case() == LoopOp::kForever ? LoopKind::Forever
+                                                          : LoopKind::Count;
+    int32_t id = new_loop(l.name(), n, kind);
+    int32_t top = pc();
+    breakable(id, [&] {
+      switch (l.repeat_case()) {
+        case LoopOp::kCount: {
+          int32_t slot = e_->depth++;
+          e_->fn.num_counters = std::max(e_->fn.num_counters, e_->depth);
+          emit({.op = Opcode::LoopStart,
+                .obj = slot,
+                .loop = id,
+                .count = count(true, l.count(), n, "count")},
+               n.self());
+          ops(l.op(), n);
+          emit({.op = Opcode::LoopNext, .obj = slot, .loop = id, .target = top + 1}, n.self());
+          e_->depth--;
+          code(top).target = pc();
+          return;
+        }
+        case LoopOp::kRange:
+          emit({.op = Opcode::RangeRecv, .obj = chan(l.range(), n, "range")}, n.self());
+          ops(l.op(), n);
+          emit({.op = Opcode::Jump, .target = top}, n.self());
+          code(top).target = pc();
+          return;
+        case LoopOp::kForever:
+          if (!l.forever())
+            error(n.at("forever"), "forever must be true (a counted loop takes count)");
+          if (l.op_size() == 0) error(n.self(), "an empty forever loop spins without time passing");
+          ops(l.op(), n);
+          emit({.op = Opcode::Jump, .target = top}, n.self());
+          return;
+        case LoopOp::REPEAT_NOT_SET:
+          error(n.self(), "loop needs count, range or forever");
+          ops(l.op(), n);
+          return;
+      }
+    });
+    out_.loops[id].end = pc();
+  }
+
+  void brk(const BreakOp& b, const Node& n) {
+    auto& open = e_->open;
+    auto target = std::find_if(open.rbegin(), open.rend(), [&](const Emitter::Open& o) {
+      return b.loop().empty() || (o.loop >= 0 && out_.loops[o.loop].name == b.loop());
+    });
+    if (target == open.rend()) {
+      if (b.loop().empty()) {
+        error(n.self(), "break outside a loop or select");
+      } else {
+        error(n.at("loop"), "break: no enclosing loop named " + quote(b.loop()));
+      }
+      return;
+    }
+    target->breaks.push_back(emit({.op = Opcode::Jump}, n.self()));
+  }
+
+  void select(const SelectOp& s, const Node& n) {
+    auto first = static_cast<int32_t>(e_->fn.cases.size());
+    e_->fn.cases.resize(first + s.case__size());  // nested selects append after these
+    int32_t at = emit({.op = Opcode::Select,
+                       .has_default = s.has_default_(),
+                       .first_case = first,
+                       .num_cases = s.case__size()},
+                      n.self());
+    breakable(-1, [&] {
+      for (int i = 0; i < s.case__size(); i++) {
+        const SelectOp::Case& c = s.case_(i);
+        Node cn = n.child("case", i);
+        SelectCase sc;
+        switch (c.comm_case()) {
+          case SelectOp::Case::kSend:
+            sc = {true, chan(c.send().chan(), cn.child("send")), -1};
+            break;
+          case SelectOp::Case::kRecv:
+            sc = {false, chan(c.recv().chan(), cn.child("recv")), -1};
+            break;
+          case SelectOp::Case::COMM_NOT_SET:
+            error(cn.self(), "select case needs send or recv");
+            break;
+        }
+        sc.target = pc();
+        e_->fn.cases[first + i] = sc;
+        ops(c.op(), cn);
+        e_->open.back().breaks.push_back(emit({.op = Opcode::Jump}, cn.self()));
+      }
+      if (s.has_default_()) {
+        code(at).target = pc();
+        ops(s.default_().op(), n.child("default"));
+      }
+    });
+  }
+
+  void busy_poll(const BusyPollOp& b, const Node& n) {
+    Instr in{.op = Opcode::BusyPoll, .cgo = b.cgo(), .safe_point = b.safe_point(), .count = -1};
+    amount(b, n, in);
+    if (!b.until_recv().empty()) in.obj = chan(b.until_recv(), n, "until_recv");
+    if (b.has_count()) in.count = count(true, b.count(), n, "count");
+    if (b.until_recv().empty() && !b.has_count())
+      error(n.self(), "busy_poll needs until_recv or count to end");
+    emit(in, n.self());
+  }
+
+  // The body becomes a function of its own, named like Go names closures (main.func1):
+  //   0: ParallelNext (past the end when the iterations are used up); body; Jump 0.
+  void parallel(const ParallelOp& p, const Node& n) {
+    int32_t id = new_loop(p.name(), n, LoopKind::Parallel);
+    Emitter body;
+    body.id = static_cast<int32_t>(out_.funcs.size());
+    body.fn.name = e_->fn.name + ".func" + std::to_string(++e_->closures);
+    out_.funcs.emplace_back();
+    emit({.op = Opcode::Parallel,
+          .obj = body.id,
+          .loop = id,
+          .count = count(p.has_count(), p.count(), n, "count")},
+         n.self());
+    out_.loops[id].end = pc();
+    function(body, [&] {
+      emit({.op = Opcode::ParallelNext, .loop = id}, n.self());
+      ops(p.op(), n);
+      emit({.op = Opcode::Jump, .target = 0}, n.self());
+      code(0).target = pc();
+    });
+  }
+
+  void benchmark(const BenchmarkDecl& b, const Node& n) {
+    Benchmark out{b.name(), -1};
+    if (b.name().empty()) {
+      error(n.self(), "benchmark needs a name");
+    } else if (!b.name().starts_with("Benchmark")) {
+      error(n.at("name"), "a benchmark's name starts with \"Benchmark\", as in Go");
+    }
+    if (b.loop().empty()) {
+      error(n.self(), "benchmark needs the loop whose iterations are its operations (loop)");
+    } else if (auto it = loops_.find(b.loop()); it == loops_.end()) {
+      error(n.at("loop"), "no loop named " + quote(b.loop()));
+    } else if (LoopKind k = out_.loops[it->second.id].kind;
+               k != LoopKind::Count && k != LoopKind::Parallel) {
+      error(n.at("loop"), "benchmark loop " + quote(b.loop()) +
+                              " has no count: use a counted loop or a parallel");
+    } else {
+      out.loop = it->second.id;
+    }
+    out_.benchmark = out;
+  }
+
+  Scenario out_;
+  std::vector<Diagnostic> errors_;
+  Table chans_, mutexes_, waitgroups_, funcs_, loops_;
+  Emitter* e_ = nullptr;
+};
+
+}  // namespace
+
+Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source) {
+  return Compiler(source).run(file, Node(ScenarioFile::descriptor(), &tree, Pos{}, "file"));
+}
+
+}  // namespace gmp::scenario

@@ -1,0 +1,36 @@
+// Reading a scenario: protobuf's text-format parser, which rejects syntax errors and unknown
+// fields (reported through ParseErrors), records the position of every field in a
+// ParseInfoTree, and hands both to the compiler.
+#include <google/protobuf/text_format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/scenario/compile.h"
+#include "sim/scenario/parse_errors.h"
+#include "sim/scenario/scenario.h"
+
+namespace gmp::scenario {
+
+Scenario parse_scenario(const std::string& text, const std::string& name) {
+  ScenarioFile file;
+  Node::Tree tree;
+  ParseErrors errors(name, text);
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&tree);
+  bool parsed = parser.ParseFromString(text, &file);
+  if (!parsed && errors.diagnostics.empty())
+    errors.diagnostics.push_back({name, 0, 0, "cannot parse"});
+  if (!errors.diagnostics.empty()) throw ScenarioError(std::move(errors.diagnostics));
+  return compile(file, tree, name);
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!(in && text << in.rdbuf())) throw ScenarioError({{path, 0, 0, "cannot read the file"}});
+  return parse_scenario(text.str(), path);
+}
+
+}  // namespace gmp::scenario

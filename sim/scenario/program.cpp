@@ -1,0 +1,36 @@
+// Names of the compiled form's opcodes, for diagnostics and dumps.
+#include "sim/scenario/program.h"
+
+namespace gmp::scenario {
+
+const char* opcode_name(Opcode op) {
+  switch (op) {
+    case Opcode::Compute: return "Compute";
+    case Opcode::Go: return "Go";
+    case Opcode::Exit: return "Exit";
+    case Opcode::Jump: return "Jump";
+    case Opcode::LoopStart: return "LoopStart";
+    case Opcode::LoopNext: return "LoopNext";
+    case Opcode::RangeRecv: return "RangeRecv";
+    case Opcode::Gosched: return "Gosched";
+    case Opcode::Send: return "Send";
+    case Opcode::Recv: return "Recv";
+    case Opcode::Close: return "Close";
+    case Opcode::Select: return "Select";
+    case Opcode::Lock: return "Lock";
+    case Opcode::Unlock: return "Unlock";
+    case Opcode::WgAdd: return "WgAdd";
+    case Opcode::WgDone: return "WgDone";
+    case Opcode::WgWait: return "WgWait";
+    case Opcode::Sleep: return "Sleep";
+    case Opcode::Syscall: return "Syscall";
+    case Opcode::BusyPoll: return "BusyPoll";
+    case Opcode::LockOSThread: return "LockOSThread";
+    case Opcode::UnlockOSThread: return "UnlockOSThread";
+    case Opcode::Parallel: return "Parallel";
+    case Opcode::ParallelNext: return "ParallelNext";
+  }
+  return "?";
+}
+
+}  // namespace gmp::scenario

@@ -1,0 +1,127 @@
+// The compiled form of a scenario: what the engine interprets, one program counter per goroutine.
+//
+// Design:
+//   - Channels, mutexes, wait groups, functions and loops are dense integer ids: indexes into the
+//     vectors of Scenario, in declaration order (functions: declared ones first, then the
+//     synthetic bodies of `parallel` ops in the order they appear). Nothing is keyed by hash.
+//   - A function is a flat array of Instr. Control flow is jumps to absolute pcs within the same
+//     function; pc == code.size() means the function returns (for main: the program ends).
+//   - Counted loops are LoopStart ... LoopNext over a per-goroutine counter: slot `obj` of an
+//     array of Function::num_counters int64 (nested loops use distinct slots, sibling loops share
+//     them). Range loops are RangeRecv ... Jump; forever loops are ... Jump; break is a Jump.
+//   - Select cases live in Function::cases; each case's target is the pc of its body, and every
+//     body ends with a jump past the select.
+//   - Times are int64 ns. Compute given in iterations keeps `iterations` apart from `ns`, so the
+//     engine can scale it by the speed of the core it runs on (the cost profile's business).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gmp::scenario {
+
+enum class Opcode : uint8_t {
+  Compute,         // run ns + iterations (scaled by core speed); cgo: not async-preemptible
+  Go,              // start a goroutine running funcs[obj]
+  Exit,            // runtime.Goexit
+  Jump,            // pc = target
+  LoopStart,       // counter[obj] = count; if count == 0, pc = target (past the loop)
+  LoopNext,        // if --counter[obj] > 0, pc = target (the body's first pc)
+  RangeRecv,       // receive from chans[obj]; if it is closed, pc = target (past the loop)
+  Gosched,         // runtime.Gosched
+  Send,            // chans[obj] <- struct{}{}
+  Recv,            // <-chans[obj]
+  Close,           // close(chans[obj])
+  Select,          // cases[first_case, first_case + num_cases); if none is ready and
+                   // has_default, pc = target (the default's body)
+  Lock,            // mutexes[obj].Lock()
+  Unlock,          // mutexes[obj].Unlock()
+  WgAdd,           // waitgroups[obj].Add(count)
+  WgDone,          // waitgroups[obj].Done()
+  WgWait,          // waitgroups[obj].Wait()
+  Sleep,           // time.Sleep(ns)
+  Syscall,         // a blocking system call of ns in the kernel
+  BusyPoll,        // repeat { compute ns + iterations; check } until a non-blocking receive on
+                   // chans[obj] succeeds (obj >= 0) or count polls are done (count >= 0);
+                   // safe_point: a cooperative preemption point per poll; cgo: as Compute
+  LockOSThread,    // runtime.LockOSThread
+  UnlockOSThread,  // runtime.UnlockOSThread
+  Parallel,        // b.RunParallel: GOMAXPROCS goroutines run funcs[obj], sharing count
+                   // iterations of loops[loop]; the caller waits for all of them
+  ParallelNext,    // pb.Next(): take one iteration of the enclosing Parallel, or pc = target
+};
+
+const char* opcode_name(Opcode op);
+
+struct Instr {
+  Opcode op = Opcode::Jump;
+  bool cgo = false;          // Compute, BusyPoll
+  bool safe_point = false;   // BusyPoll
+  bool has_default = false;  // Select
+  int32_t obj = -1;          // the id the opcode's comment names; -1 when none
+  int32_t loop = -1;         // LoopStart, LoopNext, Parallel, ParallelNext: loops[loop]
+  int32_t target = -1;       // a pc of the same function
+  int32_t first_case = 0;    // Select
+  int32_t num_cases = 0;     // Select
+  int32_t line = 0;          // the source line of the operation (1-based)
+  int64_t ns = 0;            // Compute, Sleep, Syscall, BusyPoll (per poll)
+  int64_t iterations = 0;    // Compute, BusyPoll (per poll)
+  int64_t count = 0;         // LoopStart, WgAdd, Parallel; BusyPoll: max polls or -1
+};
+
+struct SelectCase {
+  bool send = false;  // ch <- v; otherwise <-ch
+  int32_t chan = -1;
+  int32_t target = -1;  // the pc of the case's body
+};
+
+struct Function {
+  std::string name;
+  std::vector<Instr> code;
+  std::vector<SelectCase> cases;
+  int32_t num_counters = 0;  // loop counters a goroutine running this function needs
+};
+
+enum class LoopKind : uint8_t { Count, Range, Forever, Parallel };
+
+struct Loop {
+  std::string name;  // empty when unnamed
+  LoopKind kind = LoopKind::Count;
+  int32_t func = -1;
+  int32_t begin = -1;  // pc of the loop's first instruction (LoopStart, RangeRecv, Parallel, ...)
+  int32_t end = -1;    // pc right after the loop
+};
+
+struct Channel {
+  std::string name;
+  int64_t capacity = 0;
+};
+
+struct Mutex {
+  std::string name;
+};
+
+struct WaitGroup {
+  std::string name;
+};
+
+// ns/op of loops[loop], reported under `name` as `go test -bench` would.
+struct Benchmark {
+  std::string name;
+  int32_t loop = -1;
+};
+
+struct Scenario {
+  std::string source;  // the path or name it was loaded from
+  std::vector<Channel> chans;
+  std::vector<Mutex> mutexes;
+  std::vector<WaitGroup> waitgroups;
+  std::vector<Function> funcs;
+  std::vector<Loop> loops;
+  int32_t entry = -1;  // funcs[entry] is "main"
+  std::optional<Benchmark> benchmark;
+};
+
+}  // namespace gmp::scenario

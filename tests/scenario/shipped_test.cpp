@@ -1,0 +1,105 @@
+// The scenarios shipped in sim/scenarios load, compile, and have the shape their header comments
+// promise.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "sim/scenario/scenario.h"
+
+using namespace gmp::scenario;
+
+namespace {
+
+Scenario load(const std::string& name) {
+  return load_scenario(std::string(GMP_SCENARIOS_DIR) + "/" + name);
+}
+
+// The measured loop, checked to live in main.
+const Loop& measured(const Scenario& s, const std::string& benchmark) {
+  REQUIRE(s.benchmark.has_value());
+  CHECK(s.benchmark->name == benchmark);
+  const Loop& l = s.loops.at(s.benchmark->loop);
+  CHECK(l.func == s.entry);
+  return l;
+}
+
+// The instructions of a function with the given opcode.
+std::vector<Instr> with(const Function& f, Opcode op) {
+  std::vector<Instr> out;
+  for (const Instr& in : f.code) {
+    if (in.op == op) out.push_back(in);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pingpong: a round trip over two unbuffered channels is the operation") {
+  Scenario s = load("pingpong.textproto");
+  const Loop& l = measured(s, "BenchmarkPingPong");
+  CHECK(l.kind == LoopKind::Count);
+  REQUIRE(s.chans.size() == 2);
+  for (const Channel& c : s.chans) CHECK(c.capacity == 0);
+  const Function& main = s.funcs.at(s.entry);
+  // The loop body is one send and one receive, on different channels.
+  std::vector<Instr> body(main.code.begin() + l.begin + 1, main.code.begin() + l.end - 1);
+  REQUIRE(body.size() == 2);
+  CHECK(body[0].op == Opcode::Send);
+  CHECK(body[1].op == Opcode::Recv);
+  CHECK(body[0].obj != body[1].obj);
+  // main starts the echo goroutine, which ranges over ping.
+  REQUIRE(with(main, Opcode::Go).size() == 1);
+  const Function& echo = s.funcs.at(with(main, Opcode::Go)[0].obj);
+  REQUIRE(with(echo, Opcode::RangeRecv).size() == 1);
+  CHECK(with(echo, Opcode::RangeRecv)[0].obj == body[0].obj);
+}
+
+TEST_CASE("cpu: b.RunParallel over cpuWork(20000), given in iterations") {
+  Scenario s = load("cpu.textproto");
+  const Loop& l = measured(s, "BenchmarkCPU");
+  CHECK(l.kind == LoopKind::Parallel);
+  const Instr& parallel = s.funcs.at(s.entry).code.at(l.begin);
+  REQUIRE(parallel.op == Opcode::Parallel);
+  std::vector<Instr> work = with(s.funcs.at(parallel.obj), Opcode::Compute);
+  REQUIRE(work.size() == 1);
+  CHECK(work[0].iterations == 20000);
+  CHECK(work[0].ns == 0);
+}
+
+TEST_CASE("goroutines: 10,000 goroutines each sum 0..999, then main waits on the WaitGroup") {
+  Scenario s = load("goroutines.textproto");
+  CHECK(measured(s, "BenchmarkGoroutines10000").kind == LoopKind::Count);
+  const Function& main = s.funcs.at(s.entry);
+  REQUIRE(with(main, Opcode::WgAdd).size() == 1);
+  CHECK(with(main, Opcode::WgAdd)[0].count == 10000);
+  REQUIRE(with(main, Opcode::WgWait).size() == 1);
+  // The spawn loop runs go 10,000 times.
+  std::vector<Instr> starts = with(main, Opcode::LoopStart);
+  bool spawns = false;
+  for (const Instr& in : starts) {
+    const Loop& loop = s.loops.at(in.loop);
+    spawns |= in.count == 10000 && loop.end - loop.begin == 3 &&
+              main.code.at(loop.begin + 1).op == Opcode::Go;
+  }
+  CHECK(spawns);
+  const Function& sum = s.funcs.at(with(main, Opcode::Go)[0].obj);
+  REQUIRE(with(sum, Opcode::Compute).size() == 1);
+  CHECK(with(sum, Opcode::Compute)[0].iterations == 1000);
+  CHECK(with(sum, Opcode::WgDone).size() == 1);
+}
+
+TEST_CASE("busypoll: a non-preemptible cgo poll loop alongside a sender") {
+  Scenario s = load("busypoll.textproto");
+  const Loop& l = measured(s, "BenchmarkPollLoop");
+  CHECK(l.kind == LoopKind::Count);
+  const Function& main = s.funcs.at(s.entry);
+  std::vector<Instr> polls = with(main, Opcode::BusyPoll);
+  REQUIRE(polls.size() == 1);
+  CHECK(polls[0].cgo);
+  CHECK_FALSE(polls[0].safe_point);
+  REQUIRE(polls[0].obj >= 0);
+  // The sender sends on the channel the poller polls.
+  const Function& sender = s.funcs.at(with(main, Opcode::Go).at(0).obj);
+  REQUIRE(with(sender, Opcode::Send).size() == 1);
+  CHECK(with(sender, Opcode::Send)[0].obj == polls[0].obj);
+  CHECK(with(sender, Opcode::Compute).at(0).cgo);
+}
