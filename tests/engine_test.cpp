@@ -25,7 +25,6 @@ Costs test_costs() {
   c.context_switch = 10;
   c.os_quantum = 1000;
   c.signal_delivery_latency = 20;
-  c.stack_switch = 5;
   return c;
 }
 

@@ -29,7 +29,6 @@ struct Costs {
   int64_t os_quantum = 0;              // time slice when threads outnumber cores
   int64_t signal_send = 0;             // tgkill, paid by the sender
   int64_t signal_delivery_latency = 0; // from tgkill until the handler runs
-  int64_t stack_switch = 0;            // gogo / mcall
 };
 
 }  // namespace gmp::engine

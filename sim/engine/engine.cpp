@@ -73,8 +73,8 @@ uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg
   Thread& ref = *t;
   threads_.push_back(std::move(t));
   stats_.threads_created++;
-  if (running_) advance(cfg_.costs.thread_create);
-  make_ready(ref, running_ ? cur().t : at);
+  // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
+  make_ready(ref, at);
   return ref.id;
 }
 
@@ -157,6 +157,10 @@ void Engine::exit_thread() {
   reschedule();
   __builtin_unreachable();  // an exited thread is never resumed
 }
+
+void Engine::sleep_exact(int64_t ns) { block(Wait::Timer, nullptr, cur().t + std::max<int64_t>(ns, 0)); }
+
+plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
 int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
 
@@ -371,7 +375,26 @@ int64_t Engine::compute(int64_t work) {
   return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(left_ns) * speed));
 }
 
-void Engine::access(const plat::Access& a) { advance(cfg_.costs.op[static_cast<size_t>(a.op)]); }
+// Coherence: an access to a cell that another thread wrote since this thread last saw it pays a
+// cache-line transfer. Cells are tracked by address for identity only (never ordered), and one
+// cell stands for its line: objects sharing a line by accident of layout do not interfere, which
+// keeps runs independent of where the allocator put things.
+void Engine::access(const plat::Access& a) {
+  int64_t cost = cfg_.costs.op[static_cast<size_t>(a.op)];
+  if (cfg_.costs.cacheline_transfer != 0) {
+    const uint64_t me = uint64_t{1} << (cur_ % 64);
+    Line& line = lines_[a.addr];
+    const bool write = a.op != plat::Op::Load && a.op != plat::Op::LoadAcquire && a.op != plat::Op::PlainLoad;
+    if (write) {
+      if (line.holders != 0 && line.holders != me) cost += cfg_.costs.cacheline_transfer;
+      line.holders = me;
+    } else if ((line.holders & me) == 0) {
+      if (line.holders != 0) cost += cfg_.costs.cacheline_transfer;
+      line.holders |= me;
+    }
+  }
+  advance(cost);
+}
 
 void Engine::lock(plat::Mutex& l) {
   advance(cfg_.costs.lock_uncontended);
@@ -462,8 +485,8 @@ void Engine::tgkill(uint64_t tid, int sig) {
 
 void Engine::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
 
+// The runtime charges gogo and mcall themselves (Cost::Gogo, Cost::Mcall); the switch is free.
 void Engine::switchto(plat::Context& to) {
-  advance(cfg_.costs.stack_switch);
   Thread& self = cur();
   plat::Context* from = self.ctx;
   self.ctx = &to;

@@ -29,6 +29,7 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/costs.h"
@@ -86,6 +87,12 @@ class Engine final : public plat::Driver {
   // CPU work on the calling thread: `work` ns on a reference core. Returns the work left undone
   // when the compute was cut short (by a signal or the end of a time slice), 0 when completed.
   int64_t compute(int64_t work);
+  // The calling thread blocks in the kernel for ns (a blocking system call), off its core.
+  void sleep_exact(int64_t ns);
+  // Charges ns of the calling thread's time as one event.
+  void spend(int64_t ns) { advance(ns); }
+  // The stack a thread started on (its g0's).
+  plat::Context* thread_context(uint64_t tid) const;
 
   int64_t now() const;
   const EngineStats& stats() const { return stats_; }
@@ -148,6 +155,10 @@ class Engine final : public plat::Driver {
   bool running_ = false;
   bool stopping_ = false;
   Result result_;
+  struct Line {
+    uint64_t holders = 0;  // threads (bit i: thread i mod 64) with a valid copy
+  };
+  std::unordered_map<const void*, Line> lines_;  // looked up, never iterated
   uint64_t rng_;
   uint64_t wait_seq_ = 0;
 };

@@ -61,6 +61,15 @@ enum class Cost : uint8_t {
   Gogo,           // switching from g0 to a goroutine's stack
   Mcall,          // switching from a goroutine to g0
   NewProc,        // allocating and initialising a goroutine
+  ProcYield,      // one procyield(1): a PAUSE instruction in a spin loop
+  SignalHandler,  // running the runtime's signal handler
+  GoExit,         // tearing down a finished goroutine
+  ChanOp,         // a channel send/recv's own bookkeeping, outside its shared-memory accesses
+  SelectOp,       // selectgo's own bookkeeping
+  MutexFastPath,  // sync.Mutex's uncontended path
+  TimerAdd,       // adding a timer to a P's heap
+  SyscallEnterExit,  // the kernel entry and exit of a system call
+  NetpollCheck,   // a non-blocking poll of the network poller
   Count_,
 };
 

@@ -2,6 +2,7 @@
 #include "sim/runtime/runtime.h"
 
 #include "sim/platform/throw.h"
+#include "sim/runtime/time.h"
 
 namespace gmp::rt {
 
@@ -40,6 +41,14 @@ bool pMask::any() const {
 
 Runtime::Runtime(int32_t nprocs) {
   gomaxprocs = nprocs;
+  ncpu = nprocs;
+  // m0 and its g0 exist before any code runs, as in Go (statically allocated there).
+  mstore_.push_back(std::make_unique<m>());
+  m0 = mstore_.back().get();
+  gstore_.push_back(std::make_unique<g>());
+  g0 = gstore_.back().get();
+  m0->g0 = g0;
+  g0->m = m0;
   stealOrder.reset(static_cast<uint32_t>(nprocs));
   idlepMask.resize(nprocs);
   timerpMask.resize(nprocs);
@@ -47,21 +56,13 @@ Runtime::Runtime(int32_t nprocs) {
     pstore_.push_back(std::make_unique<p>());
     p* pp = pstore_.back().get();
     pp->id = i;
+    timersInit(pp);
     allp.push_back(pp);
   }
 }
 
-Runtime::~Runtime() = default;
-
-// checkdead (proc.go), the part that the M accounting alone decides: with no M left running,
-// the counts must be consistent. The goroutine scan for "all goroutines are asleep" arrives with
-// the scheduling loop.
-void Runtime::checkdead() {
-  assertLockHeld(sched.lock);
-  const int32_t run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
-  if (run > 0) return;
-  if (run < 0) plat::throw_("checkdead: inconsistent counts");
+Runtime::~Runtime() {
+  for (p* pp : allp) timersFree(pp);
 }
 
 }  // namespace gmp::rt
-

@@ -37,21 +37,57 @@ class pMask {
 inline constexpr bool haveSysmon = true;           // GOARCH != wasm
 inline constexpr bool randomizeScheduler = false;  // = raceenabled; the race detector is off
 
+// The platform-facing parts the embedding supplies: how to start an OS thread for an M, and
+// where the program's goroutines get their code. The engine (sim/engine) and tests implement it.
+class Host {
+ public:
+  virtual ~Host() = default;
+  // Starts a thread that runs fn(arg) on a new stack with getg() == g0 (newosproc).
+  virtual void newosproc(m* mp, plat::Fiber::Entry fn, void* arg) = 0;
+  // The thread's exit (mexit's final act). Never returns.
+  [[noreturn]] virtual void exitThread() = 0;
+  // Go's exit(code): ends the program.
+  [[noreturn]] virtual void exit(int code) = 0;
+  // Runs goroutine gp's code (gp->startpc, gp->task) on its own stack; returns when the code ends.
+  virtual void runGoroutine(g* gp) = 0;
+  // Scheduler events worth recording (trace, counters). kind names the event; the ids are the
+  // current ones unless given.
+  virtual void event(int kind, g* gp, p* pp, int64_t arg) = 0;
+};
+
+// Go constants.
+inline constexpr int64_t forcePreemptNS = 10 * 1000 * 1000;  // 10ms time slice (proc.go)
+inline constexpr uint64_t _GoidCacheBatch = 16;              // proc.go
+inline constexpr int sigPreempt = 23;                         // SIGURG (signal_unix.go)
+
 class Runtime {
  public:
   // Package-level state (proc.go, runtime2.go).
   schedt sched;
   std::vector<p*> allp;
   int32_t gomaxprocs = 0;
+  int32_t ncpu = 0;
   randomOrder stealOrder;
   pMask idlepMask;   // bit set for each P on the idle list
   pMask timerpMask;  // bit set for each P that may have timers
+  m* allm = nullptr;
+  m* m0 = nullptr;
+  g* g0 = nullptr;   // m0's g0
+  std::vector<g*> allgs;
+  bool mainStarted = false;
+  bool asyncpreemptoff = false;  // GODEBUG=asyncpreemptoff=1
+  int64_t starttime = 0;
+  Host* host = nullptr;
 
   // Creates nprocs Ps, all idle, owned by this Runtime.
   explicit Runtime(int32_t nprocs);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
   ~Runtime();
+
+  // The Runtime of the simulation running on this OS thread (for signal handlers).
+  static Runtime* current();
+  static void setCurrent(Runtime* r);
 
   // Local run queue (runq.cpp).
   void runqput(p* pp, g* gp, bool next);
@@ -79,10 +115,139 @@ class Runtime {
   m* mget();
   m* mgetSpecific(m* mp);
   int32_t mcount() const;
+
+  // Program start (proc_start.cpp): schedinit and the main goroutine, mstart.
+  void schedinit(int64_t seed);
+  void procresize(int32_t nprocs);
+  // Starts the program: m0's thread, which runs rt0_go. The host must be set.
+  void boot(uint64_t seed);
+  void rt0_go(uintptr_t mainpc, void* maintask);  // m0's thread body
+  void runtime_main();                            // the main goroutine's runtime part
+  void mstart0();
+  void mstart1();
+  void mexit();
+  m* allocm(p* pp, void (Runtime::*fn)(), int64_t id);
+  void mcommoninit(m* mp, int64_t id);
+  int64_t mReserveID();
+  void newm(void (Runtime::*fn)(), p* pp, int64_t id);
+  void newm1(m* mp);
+  m* acquirem();
+  void releasem(m* mp);
+  g* malg();
+
+  // Stack switches (proc_stack.cpp): gogo and mcall on the platform's contexts.
+  void gogo(g* gp);
+  void mcall(void (Runtime::*fn)(g*));
+  void g0loop();  // g0's stack: runs the pending mcall function whenever a goroutine hands over
+
+  // M and P hand-off (proc_mp.cpp).
+  void stopm();
+  void mspinning();
+  void startm(p* pp, bool spinning, bool lockheld);
+  void handoffp(p* pp);
+  void wakep();
+  void stoplockedm();
+  void startlockedm(g* gp);
+  void mPark();
+  void acquirep(p* pp);
+  void wirep(p* pp);
+  p* releasep();
+  void becomeSpinning(m* mp);
+  void resetspinning();
+  void injectglist(gList* glist);
+  void incidlelocked(int32_t v);
+
+  // The scheduling loop (proc_schedule.cpp).
+  void schedule();
+  void execute(g* gp, bool inheritTime);
+  struct Found {
+    g* gp = nullptr;
+    bool inheritTime = false;
+    bool tryWakeP = false;
+  };
+  Found findRunnable();
+  struct Stolen {
+    g* gp = nullptr;
+    bool inheritTime = false;
+    int64_t rnow = 0;
+    int64_t pollUntil = 0;
+    bool newWork = false;
+  };
+  Stolen stealWork(int64_t now);
+  p* checkRunqsNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& idlepMaskSnapshot);
+  int64_t checkTimersNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& timerpMaskSnapshot,
+                         int64_t pollUntil);
+  bool pollWork();
   void checkdead();
+
+  // Goroutine state changes (proc_g.cpp).
+  uint32_t casgstatus(g* gp, uint32_t oldval, uint32_t newval);
+  void dropg();
+  void gopark(bool (*unlockf)(g*, void*), void* lock, waitReason reason, int traceskip);
+  void goparkunlock(plat::Mutex* lock, waitReason reason, int traceskip);
+  void park_m(g* gp);
+  void goready(g* gp, int traceskip);
+  void ready(g* gp, int traceskip, bool next);
+  void Gosched();
+  void gosched_m(g* gp);
+  void goschedImpl(g* gp, bool preempted);
+  void gopreempt_m(g* gp);
+  void preemptPark(g* gp);
+  g* newproc(uintptr_t fn, void* task);
+  g* newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitReason reason);
+  g* gfget(p* pp);
+  void gfput(p* pp, g* gp);
+  [[noreturn]] void goexit1();
+  void goexit0(g* gp);
+  void gdestroy(g* gp);
+  void LockOSThread();
+  void UnlockOSThread();
+
+  // System calls (proc_syscall.cpp).
+  void entersyscall();
+  void exitsyscall();
+  p* exitsyscallTryGetP(p* oldp);
+  void exitsyscallNoP(g* gp);
+  void entersyscallblock();
+
+  // Preemption (preempt.cpp, signal handling): sysmon's retake, preemptone, preemptM, the
+  // signal handler and the safe-point checks the goroutine code makes.
+  void sysmon();
+  uint32_t retake(int64_t now);
+  bool preemptone(p* pp);
+  bool preemptall();
+  void preemptM(m* mp);
+  void doSigPreempt(g* gp);
+  bool wantAsyncPreempt(g* gp);
+  void asyncPreempt2();
+  void asyncPreempt2_m(g* gp);  // the function asyncPreempt2 passes to mcall
+  void newstack(g* gp);         // newstack's preemption path (stack.go), on g0
+  bool canPreemptM(m* mp);
+  bool isAsyncSafePoint(g* gp);
+  // The check at a function-call safe point (morestack -> newstack's preemption path).
+  void morestackPreemptCheck();
+
+  // Netpoll emulation as far as timers need it (netpoll_timers.cpp): an idle M blocks here
+  // until the next timer or a break.
+  bool netpollinited() const { return netpollInited_; }
+  gList netpoll(int64_t delay);
+  void netpollBreak();
+  void wakeNetPoller(int64_t when);
+
+  // Schedtrace (proc.go): one GODEBUG=schedtrace line.
+  std::string schedtrace(int64_t now) const;
+  int64_t schedtracePeriod = 0;  // ns; 0 off
+  std::vector<std::string> schedtraceLines;
 
  private:
   std::vector<std::unique_ptr<p>> pstore_;
+  std::vector<std::unique_ptr<m>> mstore_;
+  std::vector<std::unique_ptr<g>> gstore_;
+  std::vector<std::unique_ptr<plat::Context>> ctxstore_;
+  bool netpollInited_ = false;
+  plat::Note netpollNote_;
+  Atomic<uint32_t> netpollWakeSig_;
+  uint64_t seed_ = 1;
 };
 
 void assertLockHeld(const plat::Mutex& l);

@@ -15,6 +15,7 @@
 
 namespace gmp::rt {
 
+class Runtime;
 struct m;
 struct p;
 using muintptr = m*;
@@ -86,6 +87,9 @@ struct g {
   Atomic<uint32_t> preempt_;        // Go's gp.preempt (a bool), through preempt()/setPreempt()
   bool preemptStop = false;         // transition to _Gpreempted on preemption; otherwise, just deschedule
   bool asyncSafePoint = false;      // set if g is stopped at an asynchronous safe point
+  // Not in Go: set by the preemption signal handler where Go's pushes a call to asyncPreempt
+  // into the interrupted context; the goroutine's code makes that call when it resumes.
+  bool asyncPreemptInjected = false;
   bool paniconfault = false;
   waitReason waitreason = waitReason::waitReasonZero;
   int64_t waitsince = 0;            // approx time when the g became blocked
@@ -95,6 +99,7 @@ struct g {
   Atomic<uint32_t> parkingOnChan;   // set when g is about to park on a chan send or recv
   muintptr lockedm = nullptr;
   timer* timer_ = nullptr;          // cached timer for time.Sleep
+  int64_t sleepWhen = 0;            // when to sleep until (time.Sleep)
   int64_t parentGoid = 0;
   uintptr_t startpc = 0;            // the function the goroutine runs (a scenario function id)
   int64_t syscallsp = 0;            // nonzero while in a system call
@@ -119,7 +124,7 @@ struct listNodeManual {
 
 struct m {
   g* g0 = nullptr;               // goroutine with the scheduling stack
-  void (*mstartfn)(m*) = nullptr;
+  void (Runtime::*mstartfn)() = nullptr;
   Atomic<g*> curg;               // current running goroutine; read by stealing Ps
   puintptr p = nullptr;          // attached p for executing Go code (nil if not executing Go code)
   puintptr nextp = nullptr;
@@ -147,8 +152,9 @@ struct m {
   uint64_t cheaprand64 = 0;
   // Not in Go: mcall's function and argument, handed from the goroutine's stack to g0's (Go passes
   // them in registers).
-  void (*mcallfn)(g*) = nullptr;
+  void (Runtime::*mcallfn)(g*) = nullptr;
   g* mcallg = nullptr;
+  int64_t ncgocall = 0;
 };
 
 constexpr uint32_t kRunqSize = 256;  // len(p.runq)

@@ -1,0 +1,96 @@
+#include "sim/cli/commands.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "sim/scenario/error.h"
+#include "sim/scenario/scenario.h"
+
+namespace gmp::cli {
+
+bool parse_common_flag(Args& a, RunOptions& o) {
+  const std::string& f = a.flag();
+  if (f == "--procs") {
+    o.procs = parse_list(f, a.value(), 1, 1024);
+  } else if (f == "--cores") {
+    o.cores = parse_list(f, a.value(), 1, 4096);
+  } else if (f == "--profile") {
+    o.profile = a.value();
+  } else if (f == "--seed") {
+    o.seed = parse_uint(f, a.value(), 0, UINT64_MAX);
+  } else if (f == "--seeds") {
+    o.seeds = parse_uint(f, a.value(), 1, 10000);
+  } else if (f == "--trace") {
+    o.trace_path = a.value();
+    if (o.trace_path.empty()) usage_error("--trace: expected a file name");
+  } else if (f == "--schedtrace") {
+    o.schedtrace_ns = parse_duration(f, a.value());
+    if (o.schedtrace_ns <= 0) usage_error("--schedtrace: expected a positive duration");
+  } else if (f == "--asyncpreemptoff") {
+    o.asyncpreemptoff = true;
+  } else if (f == "--max-time") {
+    o.max_time = parse_duration(f, a.value());
+  } else if (f == "--max-events") {
+    o.max_events = parse_uint(f, a.value(), 1, UINT64_MAX);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Loaded load_inputs(const RunOptions& o) {
+  Loaded l;
+  try {
+    l.scenario = scenario::load_scenario(o.scenario_path);
+  } catch (const scenario::ScenarioError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(1);
+  }
+  try {
+    if (o.profile.empty()) {
+      l.profile = cost::default_profile();
+    } else if (auto b = cost::builtin_profile(o.profile)) {
+      l.profile = *b;
+    } else {
+      l.profile = cost::load_profile(o.profile);
+    }
+  } catch (const cost::ProfileError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(1);
+  }
+  return l;
+}
+
+engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed) {
+  engine::SimConfig c;
+  c.procs = static_cast<int32_t>(procs);
+  c.cores = static_cast<int32_t>(cores);
+  c.seed = seed;
+  c.time_limit = o.max_time;
+  c.event_limit = o.max_events;
+  c.schedtrace_ns = o.schedtrace_ns;
+  c.asyncpreemptoff = o.asyncpreemptoff;
+  c.trace_path = o.trace_path;
+  return c;
+}
+
+int exit_status(const engine::SimResult& r) {
+  switch (r.stop) {
+    case engine::Engine::Stop::AllExited:
+    case engine::Engine::Stop::Exit:
+      return r.exit_code;
+    default:
+      return 2;
+  }
+}
+
+bool files_equal(const std::string& a, const std::string& b) {
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  if (!fa || !fb) return false;
+  return std::equal(std::istreambuf_iterator<char>(fa), std::istreambuf_iterator<char>(),
+                    std::istreambuf_iterator<char>(fb), std::istreambuf_iterator<char>());
+}
+
+}  // namespace gmp::cli

@@ -1,0 +1,52 @@
+// gmpsim's commands and what they share: the options every simulation takes, and loading the
+// scenario and profile they name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/cli/flags.h"
+#include "sim/cost/profile.h"
+#include "sim/engine/simulation.h"
+#include "sim/scenario/program.h"
+
+namespace gmp::cli {
+
+int cmd_run(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
+int cmd_steal(int argc, char** argv);
+
+struct RunOptions {
+  std::string scenario_path;
+  std::string profile;          // a path, or a builtin name; empty: the default profile
+  std::vector<int64_t> procs{1};
+  std::vector<int64_t> cores{0};  // 0: the profile machine's
+  uint64_t seed = 1;
+  uint64_t seeds = 1;           // sweep: seeds per point
+  int64_t schedtrace_ns = 0;
+  std::string trace_path;
+  bool asyncpreemptoff = false;
+  int64_t max_time = 60LL * 1000 * 1000 * 1000;
+  uint64_t max_events = 2'000'000'000;
+};
+
+// Handles a flag every simulating command takes; false if `a` holds another one. --procs and
+// --cores take a single value or a comma-separated list (a list only makes sense to sweep).
+bool parse_common_flag(Args& a, RunOptions& o);
+
+struct Loaded {
+  scenario::Scenario scenario;
+  cost::Profile profile;
+};
+// Loads the scenario and the profile; on bad input prints the error (file:line:column) and exits 1.
+Loaded load_inputs(const RunOptions& o);
+
+engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed);
+
+// 0 for a program that ended normally; 2 for a fatal error or a limit, as Go exits 2 on a throw.
+int exit_status(const engine::SimResult& r);
+
+bool files_equal(const std::string& a, const std::string& b);
+
+}  // namespace gmp::cli

@@ -1,0 +1,39 @@
+// Command-line flag parsing shared by gmpsim's commands: every bad flag or value ends the program
+// with a message naming the flag and what was expected, and exit status 2.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gmp::cli {
+
+[[noreturn]] void usage_error(const std::string& msg);
+
+uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
+// A duration with Go's units ("1ms", "500us", "2s") or plain nanoseconds.
+int64_t parse_duration(const std::string& flag, const std::string& text);
+// A comma-separated list of integers in [lo, hi]: "1,2,4,8".
+std::vector<int64_t> parse_list(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+
+// Walks argv: positional arguments and --flag value pairs (also --flag=value).
+class Args {
+ public:
+  Args(int argc, char** argv) : argv_(argv, argv + argc) {}
+  bool done() const { return i_ >= argv_.size(); }
+  // The next argument; sets flag() if it is a flag.
+  const std::string& next();
+  bool is_flag() const { return is_flag_; }
+  const std::string& flag() const { return flag_; }
+  // The current flag's value (from --flag=value or the next argument).
+  std::string value();
+  bool has_inline_value() const { return has_inline_; }
+
+ private:
+  std::vector<std::string> argv_;
+  size_t i_ = 0;
+  std::string cur_, flag_, inline_;
+  bool is_flag_ = false, has_inline_ = false;
+};
+
+}  // namespace gmp::cli

@@ -1,0 +1,233 @@
+#include "sim/cli/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace gmp::cli {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string dur(int64_t ns) {
+  if (ns < 10000) return std::to_string(ns) + "ns";
+  if (ns < 10000000) return fmt("%.3fus", static_cast<double>(ns) / 1e3);
+  if (ns < 10000000000LL) return fmt("%.3fms", static_cast<double>(ns) / 1e6);
+  return fmt("%.3fs", static_cast<double>(ns) / 1e9);
+}
+
+// testing.prettyPrint: Go's precision rule for ns/op.
+std::string pretty_ns(double x) {
+  const double y = std::fabs(x);
+  if (y == 0 || y >= 999.95) return fmt("%10.0f ns/op", x);
+  if (y >= 99.995) return fmt("%12.1f ns/op", x);
+  if (y >= 9.9995) return fmt("%13.2f ns/op", x);
+  if (y >= 0.99995) return fmt("%14.3f ns/op", x);
+  return fmt("%15.4f ns/op", x);
+}
+
+// testing.benchmarkName: the -N suffix appears unless GOMAXPROCS is 1.
+std::string bench_name(const std::string& name, int32_t procs) {
+  return procs == 1 ? name : name + "-" + std::to_string(procs);
+}
+
+const char* stop_name(engine::Engine::Stop s) {
+  switch (s) {
+    case engine::Engine::Stop::AllExited: return "all threads exited";
+    case engine::Engine::Stop::Exit: return "program exited";
+    case engine::Engine::Stop::Deadlock: return "every thread blocked";
+    case engine::Engine::Stop::TimeLimit: return "virtual-time limit";
+    case engine::Engine::Stop::EventLimit: return "event limit";
+    case engine::Engine::Stop::Fatal: return "fatal error";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string format_run(const engine::SimResult& r, bool all_events) {
+  std::string s;
+  s += "GOMAXPROCS=" + std::to_string(r.procs) + " cores=" + std::to_string(r.cores) + " seed=" + std::to_string(r.seed) + "\n";
+  s += "ended: " + std::string(stop_name(r.stop));
+  if (r.stop == engine::Engine::Stop::Exit || r.stop == engine::Engine::Stop::AllExited) s += " (status " + std::to_string(r.exit_code) + ")";
+  s += " at " + dur(r.end_time) + " virtual, " + std::to_string(r.events) + " scheduler events\n";
+  if (!r.message.empty()) s += r.message + "\n";
+  if (r.measured) {
+    s += bench_name(r.bench_name, r.procs) + "\t" + fmt("%8.0f", static_cast<double>(r.ops)) + "\t" + pretty_ns(r.ns_per_op) + "\n";
+  } else if (!r.bench_name.empty()) {
+    s += r.bench_name + ": the measured loop did not finish\n";
+  }
+  s += "scheduling latency (runnable to running): p50 " + dur(r.lat_p50) + "  p90 " + dur(r.lat_p90) + "  p99 " +
+       dur(r.lat_p99) + "  max " + dur(r.lat_max) + "  (" + std::to_string(r.lat_samples) + " starts)\n";
+  s += "P utilisation:";
+  for (size_t i = 0; i < r.utilisation.size(); i++) s += " P" + std::to_string(i) + " " + fmt("%.1f%%", 100 * r.utilisation[i]);
+  s += "\n";
+  s += "counts: goroutines " + std::to_string(r.goroutines) + ", Ms created " + std::to_string(r.ms_created) +
+       ", steals " + std::to_string(r.steals) + ", wakeps " + std::to_string(r.wakeps) + ", handoffs " +
+       std::to_string(r.handoffs) + ", preemption requests " + std::to_string(r.preempt_requests) +
+       ", preemption signals " + std::to_string(r.preempt_signals) + ", global-queue puts " +
+       std::to_string(r.global_puts) + ", OS preemptions " + std::to_string(r.os_preemptions) + "\n";
+  if (all_events) {
+    s += "events:";
+    for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
+    s += "\n";
+  }
+  for (const auto& line : r.schedtrace) s += line + "\n";
+  return s;
+}
+
+namespace {
+
+struct Metric {
+  const char* name;
+  double (*get)(const engine::SimResult&);
+  const char* fmt;
+};
+
+const Metric kMetrics[] = {
+    {"ns/op", [](const engine::SimResult& r) { return r.measured ? r.ns_per_op : NAN; }, "%.1f"},
+    {"virtual time (ms)", [](const engine::SimResult& r) { return static_cast<double>(r.end_time) / 1e6; }, "%.3f"},
+    {"sched latency p50 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p50); }, "%.0f"},
+    {"sched latency p99 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p99); }, "%.0f"},
+    {"mean P utilisation (%)",
+     [](const engine::SimResult& r) {
+       double s = 0;
+       for (double u : r.utilisation) s += u;
+       return r.utilisation.empty() ? 0.0 : 100 * s / static_cast<double>(r.utilisation.size());
+     },
+     "%.1f"},
+    {"steals", [](const engine::SimResult& r) { return static_cast<double>(r.steals); }, "%.0f"},
+    {"wakeps", [](const engine::SimResult& r) { return static_cast<double>(r.wakeps); }, "%.0f"},
+    {"handoffs", [](const engine::SimResult& r) { return static_cast<double>(r.handoffs); }, "%.0f"},
+    {"preemption signals", [](const engine::SimResult& r) { return static_cast<double>(r.preempt_signals); }, "%.0f"},
+    {"Ms created", [](const engine::SimResult& r) { return static_cast<double>(r.ms_created); }, "%.0f"},
+};
+
+double mean(const std::vector<engine::SimResult>& runs, double (*get)(const engine::SimResult&)) {
+  double s = 0;
+  for (const auto& r : runs) s += get(r);
+  return s / static_cast<double>(runs.size());
+}
+
+}  // namespace
+
+std::string format_sweep_tables(const std::vector<SweepPoint>& pts) {
+  std::set<int64_t> procs, cores;
+  std::map<std::pair<int64_t, int64_t>, const SweepPoint*> at;
+  for (const auto& p : pts) {
+    procs.insert(p.procs);
+    cores.insert(p.cores);
+    at[{p.procs, p.cores}] = &p;
+  }
+  const size_t seeds = pts.empty() ? 0 : pts.front().runs.size();
+  auto cell = [](const std::string& text) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%14s", text.c_str());
+    return std::string(buf);
+  };
+  std::string s;
+  for (const Metric& m : kMetrics) {
+    s += "\n" + std::string(m.name) + (seeds > 1 ? " (mean of " + std::to_string(seeds) + " seeds)" : "") + "\n";
+    s += cell("GOMAXPROCS");
+    for (int64_t c : cores) s += cell(std::to_string(c) + " cores");
+    s += "\n";
+    for (int64_t p : procs) {
+      s += cell(std::to_string(p));
+      for (int64_t c : cores) {
+        auto it = at.find({p, c});
+        const double v = it == at.end() ? NAN : mean(it->second->runs, m.get);
+        s += cell(std::isnan(v) ? "-" : fmt(m.fmt, v));
+      }
+      s += "\n";
+    }
+  }
+  return s;
+}
+
+std::string format_bench_lines(const std::vector<SweepPoint>& pts) {
+  std::string s;
+  for (const auto& p : pts) {
+    for (const auto& r : p.runs) {
+      if (!r.measured) continue;
+      s += bench_name(r.bench_name, r.procs) + "\t" + fmt("%8.0f", static_cast<double>(r.ops)) + "\t" + pretty_ns(r.ns_per_op) + "\n";
+    }
+  }
+  return s;
+}
+
+std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title) {
+  const bool bench = !pts.empty() && !pts.front().runs.empty() && pts.front().runs.front().measured;
+  auto value = [bench](const SweepPoint& p) {
+    return mean(p.runs, bench ? kMetrics[0].get : kMetrics[1].get);
+  };
+  std::set<int64_t> procs, cores;
+  double ymax = 0;
+  for (const auto& p : pts) {
+    procs.insert(p.procs);
+    cores.insert(p.cores);
+    const double v = value(p);
+    if (!std::isnan(v)) ymax = std::max(ymax, v);
+  }
+  if (ymax <= 0) ymax = 1;
+  const double W = 720, H = 440, L = 80, R = 160, T = 50, B = 60;
+  const double pw = W - L - R, ph = H - T - B;
+  const std::vector<int64_t> xs(procs.begin(), procs.end());
+  auto xpos = [&](int64_t p) {
+    const auto i = static_cast<double>(std::find(xs.begin(), xs.end(), p) - xs.begin());
+    return L + (xs.size() == 1 ? pw / 2 : pw * i / static_cast<double>(xs.size() - 1));
+  };
+  auto ypos = [&](double v) { return T + ph - ph * v / (ymax * 1.1); };
+  std::string s;
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", W) + "\" height=\"" + fmt("%.0f", H) +
+       "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s += "<text x=\"" + fmt("%.0f", W / 2) + "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">" + title + "</text>\n";
+  s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.0f", T + ph) + "\" x2=\"" + fmt("%.0f", L + pw) + "\" y2=\"" +
+       fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
+  s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.0f", T) + "\" x2=\"" + fmt("%.0f", L) + "\" y2=\"" +
+       fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
+  for (int k = 0; k <= 5; k++) {
+    const double v = ymax * 1.1 * k / 5;
+    s += "<text x=\"" + fmt("%.0f", L - 6) + "\" y=\"" + fmt("%.1f", ypos(v) + 4) + "\" text-anchor=\"end\">" +
+         fmt(v >= 100 ? "%.0f" : "%.2f", v) + "</text>\n";
+    s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.1f", ypos(v)) + "\" x2=\"" + fmt("%.0f", L + pw) + "\" y2=\"" +
+         fmt("%.1f", ypos(v)) + "\" stroke=\"#ddd\"/>\n";
+  }
+  for (int64_t p : xs) {
+    s += "<text x=\"" + fmt("%.1f", xpos(p)) + "\" y=\"" + fmt("%.0f", T + ph + 18) + "\" text-anchor=\"middle\">" +
+         std::to_string(p) + "</text>\n";
+  }
+  s += "<text x=\"" + fmt("%.0f", L + pw / 2) + "\" y=\"" + fmt("%.0f", H - 16) + "\" text-anchor=\"middle\">GOMAXPROCS</text>\n";
+  s += "<text transform=\"rotate(-90)\" x=\"" + fmt("%.0f", -(T + ph / 2)) + "\" y=\"20\" text-anchor=\"middle\">" +
+       std::string(bench ? "ns/op" : "virtual time (ms)") + "</text>\n";
+  static const char* const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+  size_t ci = 0;
+  for (int64_t c : cores) {
+    const char* col = colors[ci % 6];
+    std::string path;
+    for (const auto& p : pts) {
+      if (p.cores != c) continue;
+      const double v = value(p);
+      if (std::isnan(v)) continue;
+      path += (path.empty() ? "M" : " L") + fmt("%.1f", xpos(p.procs)) + "," + fmt("%.1f", ypos(v));
+      s += "<circle cx=\"" + fmt("%.1f", xpos(p.procs)) + "\" cy=\"" + fmt("%.1f", ypos(v)) + "\" r=\"3.5\" fill=\"" + col + "\"/>\n";
+    }
+    s += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + col + "\" stroke-width=\"2\"/>\n";
+    const double ly = T + 20 + 18 * static_cast<double>(ci);
+    s += "<line x1=\"" + fmt("%.0f", L + pw + 15) + "\" y1=\"" + fmt("%.0f", ly) + "\" x2=\"" + fmt("%.0f", L + pw + 35) +
+         "\" y2=\"" + fmt("%.0f", ly) + "\" stroke=\"" + col + "\" stroke-width=\"2\"/>\n";
+    s += "<text x=\"" + fmt("%.0f", L + pw + 40) + "\" y=\"" + fmt("%.0f", ly + 4) + "\">" + std::to_string(c) + " cores</text>\n";
+    ci++;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace gmp::cli

@@ -1,0 +1,60 @@
+#include "sim/engine/costs_from_profile.h"
+
+#include <cmath>
+
+namespace gmp::engine {
+
+namespace {
+int64_t ns(const cost::Profile& prof, cost::Param p) { return static_cast<int64_t>(std::llround(prof[p])); }
+}  // namespace
+
+Costs costs_from_profile(const cost::Profile& prof) {
+  using cost::Param;
+  using plat::Cost;
+  using plat::Op;
+  Costs c;
+  auto op = [&c](Op o) -> int64_t& { return c.op[static_cast<size_t>(o)]; };
+  op(Op::Load) = ns(prof, Param::AtomicLoad);
+  op(Op::LoadAcquire) = ns(prof, Param::AtomicLoad);
+  op(Op::Store) = ns(prof, Param::AtomicStore);
+  op(Op::StoreRelease) = ns(prof, Param::AtomicStoreRelease);
+  op(Op::Cas) = ns(prof, Param::AtomicCas);
+  op(Op::CasRelease) = ns(prof, Param::AtomicCas);
+  op(Op::Add) = ns(prof, Param::AtomicXadd);
+  op(Op::Swap) = ns(prof, Param::AtomicXchg);
+  op(Op::Or) = ns(prof, Param::AtomicAndOr);
+  op(Op::And) = ns(prof, Param::AtomicAndOr);
+  op(Op::PlainLoad) = ns(prof, Param::PlainAccess);
+  op(Op::PlainStore) = ns(prof, Param::PlainAccess);
+  c.cacheline_transfer = ns(prof, Param::CachelineTransfer);
+  auto path = [&c](Cost k) -> int64_t& { return c.path[static_cast<size_t>(k)]; };
+  path(Cost::SchedulePass) = ns(prof, Param::SchedulePass);
+  path(Cost::Gogo) = ns(prof, Param::Gogo);
+  path(Cost::Mcall) = ns(prof, Param::Mcall);
+  path(Cost::NewProc) = ns(prof, Param::Newproc);
+  path(Cost::ProcYield) = ns(prof, Param::Procyield);
+  path(Cost::SignalHandler) = ns(prof, Param::AsyncPreemptHandler);
+  path(Cost::GoExit) = ns(prof, Param::Goexit);
+  path(Cost::ChanOp) = ns(prof, Param::ChanOp);
+  path(Cost::SelectOp) = ns(prof, Param::SelectOp);
+  path(Cost::MutexFastPath) = ns(prof, Param::MutexFastPath);
+  path(Cost::TimerAdd) = ns(prof, Param::TimerAdd);
+  path(Cost::SyscallEnterExit) = ns(prof, Param::SyscallEnterExit);
+  path(Cost::NetpollCheck) = ns(prof, Param::NetpollCheck);
+  c.lock_uncontended = ns(prof, Param::LockUncontended);
+  c.lock_contended_handoff = ns(prof, Param::LockContendedHandoff);
+  c.futex_wake = ns(prof, Param::FutexWake);
+  c.futex_wake_latency = ns(prof, Param::FutexWakeLatency);
+  c.futex_sleep = ns(prof, Param::FutexSleep);
+  c.osyield = ns(prof, Param::Osyield);
+  c.usleep_min_latency = ns(prof, Param::UsleepMinLatency);
+  c.nanotime = ns(prof, Param::Nanotime);
+  c.thread_create = ns(prof, Param::ThreadCreate);
+  c.context_switch = ns(prof, Param::OsContextSwitch);
+  c.os_quantum = static_cast<int64_t>(std::llround(prof.machine.os_time_slice.value));
+  c.signal_send = ns(prof, Param::SignalSend);
+  c.signal_delivery_latency = ns(prof, Param::SignalDeliveryLatency);
+  return c;
+}
+
+}  // namespace gmp::engine

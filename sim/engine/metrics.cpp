@@ -1,0 +1,81 @@
+#include "sim/engine/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/runtime/runtime2.h"
+
+namespace gmp::engine {
+
+using rt::Ev;
+
+Metrics::Metrics(int32_t procs)
+    : busy_(static_cast<size_t>(procs), 0), since_(static_cast<size_t>(procs), -1),
+      running_on_(static_cast<size_t>(procs), nullptr) {}
+
+void Metrics::stop_running(rt::g* gp, int64_t now) {
+  for (size_t i = 0; i < running_on_.size(); i++) {
+    if (running_on_[i] == gp) {
+      busy_[i] += now - since_[i];
+      since_[i] = -1;
+      running_on_[i] = nullptr;
+    }
+  }
+}
+
+void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
+  counts_[static_cast<size_t>(e)]++;
+  switch (e) {
+    case Ev::GoStart:
+      latency_.push_back(now - gp->runnableSince);
+      sorted_ = false;
+      if (pp != nullptr) {
+        const auto i = static_cast<size_t>(pp->id);
+        if (running_on_[i] != nullptr) stop_running(running_on_[i], now);
+        running_on_[i] = gp;
+        since_[i] = now;
+      }
+      break;
+    case Ev::GoSysExit:
+      if (arg != 2 && pp != nullptr) {  // back on a P, running
+        const auto i = static_cast<size_t>(pp->id);
+        running_on_[i] = gp;
+        since_[i] = now;
+      }
+      break;
+    case Ev::GoPark:
+    case Ev::GoSched:
+    case Ev::GoPreempt:
+    case Ev::GoEnd:
+    case Ev::GoSyscall:
+      stop_running(gp, now);
+      break;
+    default:
+      break;
+  }
+}
+
+void Metrics::finish(int64_t now) {
+  for (size_t i = 0; i < running_on_.size(); i++) {
+    if (running_on_[i] != nullptr) stop_running(running_on_[i], now);
+  }
+  end_ = now;
+}
+
+int64_t Metrics::latency_quantile(double q) {
+  if (latency_.empty()) return 0;
+  if (!sorted_) {
+    std::sort(latency_.begin(), latency_.end());
+    sorted_ = true;
+  }
+  const auto idx = static_cast<size_t>(std::ceil(q * static_cast<double>(latency_.size()))) ;
+  return latency_[std::min(latency_.size() - 1, idx == 0 ? 0 : idx - 1)];
+}
+
+std::vector<double> Metrics::utilisation() const {
+  std::vector<double> u;
+  for (int64_t b : busy_) u.push_back(end_ > 0 ? static_cast<double>(b) / static_cast<double>(end_) : 0.0);
+  return u;
+}
+
+}  // namespace gmp::engine

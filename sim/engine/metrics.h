@@ -1,0 +1,45 @@
+// What a run measures from the scheduler's events: counts, scheduling latency (runnable to
+// running) and per-P utilisation (time running goroutines).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/runtime/events.h"
+
+namespace gmp::rt {
+struct g;
+struct p;
+}  // namespace gmp::rt
+
+namespace gmp::engine {
+
+class Metrics {
+ public:
+  explicit Metrics(int32_t procs);
+
+  void on_event(rt::Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now);
+  void finish(int64_t now);
+
+  uint64_t count(rt::Ev e) const { return counts_[static_cast<size_t>(e)]; }
+  // The q-quantile (0..1) of scheduling latency in ns; 0 with no samples.
+  int64_t latency_quantile(double q);
+  size_t latency_samples() const { return latency_.size(); }
+  // Fraction of [0, end] each P spent running goroutines.
+  std::vector<double> utilisation() const;
+
+ private:
+  void stop_running(rt::g* gp, int64_t now);
+
+  std::array<uint64_t, static_cast<size_t>(rt::Ev::Count_)> counts_{};
+  std::vector<int64_t> latency_;
+  bool sorted_ = false;
+  std::vector<int64_t> busy_;
+  std::vector<int64_t> since_;          // when the P's current goroutine started; -1: none
+  std::vector<rt::g*> running_on_;      // the goroutine each P runs
+  int64_t end_ = 0;
+};
+
+}  // namespace gmp::engine

@@ -1,0 +1,324 @@
+#include "sim/engine/simulation.h"
+
+#include <memory>
+#include <optional>
+
+#include "sim/engine/costs_from_profile.h"
+#include "sim/engine/metrics.h"
+#include "sim/platform/platform.h"
+#include "sim/platform/throw.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+#include "sim/workload/interpreter.h"
+#include "traces/trace_writer.h"
+
+namespace gmp::engine {
+
+using rt::Ev;
+
+std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores) {
+  std::vector<Core> out;
+  const int32_t want = cores > 0 ? cores : static_cast<int32_t>(prof.machine.cores());
+  double last = 1.0;
+  for (const auto& grp : prof.machine.core_groups) {
+    for (uint32_t i = 0; i < grp.count && static_cast<int32_t>(out.size()) < want; i++) out.push_back(Core{grp.speed});
+    last = grp.speed;
+  }
+  while (static_cast<int32_t>(out.size()) < want) out.push_back(Core{last});
+  return out;
+}
+
+namespace {
+
+// The preemption signal's handler (signal_unix.go's sighandler, the sigPreempt case).
+void sighandler(int sig) {
+  rt::Runtime* r = rt::Runtime::current();
+  rt::g* gp = plat::getg();
+  if (r != nullptr && gp != nullptr && sig == rt::sigPreempt && !r->asyncpreemptoff) r->doSigPreempt(gp);
+}
+
+trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
+  trace::Event ev;
+  ev.set_ts(now);
+  if (gp != nullptr) ev.set_g(gp->goid);
+  if (rt::g* cur = plat::getg(); cur != nullptr && cur->m != nullptr) ev.set_m(cur->m->id);
+  if (pp != nullptr) ev.set_p(pp->id);
+  switch (e) {
+    case Ev::GoCreate:
+      ev.set_kind(trace::KIND_GO_CREATE);
+      ev.set_reason(trace::REASON_NEWPROC);
+      ev.set_peer_g(arg);
+      break;
+    case Ev::GoStart:
+      ev.set_kind(trace::KIND_GO_START);
+      ev.set_reason(arg != 0 ? trace::REASON_INHERIT_TIME : trace::REASON_SCHEDULE);
+      break;
+    case Ev::GoEnd:
+      ev.set_kind(trace::KIND_GO_EXIT);
+      ev.set_reason(trace::REASON_GOEXIT);
+      break;
+    case Ev::GoPark:
+      ev.set_kind(trace::KIND_GO_PARK);
+      ev.set_reason(trace::REASON_PARK);
+      ev.set_label(rt::waitReasonString(static_cast<rt::waitReason>(arg)));
+      break;
+    case Ev::GoUnpark:
+      ev.set_kind(trace::KIND_GO_UNPARK);
+      ev.set_reason(trace::REASON_READY);
+      if (rt::g* cur = plat::getg(); cur != nullptr && cur->m != nullptr && cur->m->curg.peek() != nullptr) {
+        ev.set_peer_g(cur->m->curg.peek()->goid);
+      }
+      break;
+    case Ev::GoSched:
+      ev.set_kind(trace::KIND_GO_STOP);
+      ev.set_reason(trace::REASON_GOSCHED);
+      break;
+    case Ev::GoPreempt:
+      ev.set_kind(trace::KIND_GO_STOP);
+      ev.set_reason(arg != 0 ? trace::REASON_PREEMPT_ASYNC : trace::REASON_PREEMPT_COOPERATIVE);
+      break;
+    case Ev::GoSyscall:
+      ev.set_kind(trace::KIND_GO_SYSCALL_ENTER);
+      ev.set_reason(trace::REASON_SYSCALL);
+      break;
+    case Ev::GoSysExit:
+      ev.set_kind(trace::KIND_GO_SYSCALL_EXIT);
+      ev.set_reason(arg == 0 ? trace::REASON_EXITSYSCALL_FAST
+                             : arg == 1 ? trace::REASON_EXITSYSCALL_IDLE_P : trace::REASON_EXITSYSCALL_NO_P);
+      break;
+    case Ev::PutRunnext:
+      ev.set_kind(trace::KIND_RUNQ_PUT);
+      ev.set_queue(trace::QUEUE_RUNNEXT);
+      break;
+    case Ev::PutLocal:
+      ev.set_kind(trace::KIND_RUNQ_PUT);
+      ev.set_queue(trace::QUEUE_LOCAL);
+      if (arg != 0) ev.set_reason(trace::REASON_KICKED_FROM_RUNNEXT);
+      break;
+    case Ev::PutGlobal:
+      ev.set_kind(trace::KIND_RUNQ_PUT);
+      ev.set_queue(trace::QUEUE_GLOBAL);
+      ev.set_count(arg);
+      break;
+    case Ev::GetGlobal:
+      ev.set_kind(trace::KIND_RUNQ_GET);
+      ev.set_queue(trace::QUEUE_GLOBAL);
+      ev.set_count(arg);
+      break;
+    case Ev::Steal:
+      ev.set_kind(trace::KIND_STEAL);
+      ev.set_reason(trace::REASON_STEAL_WORK);
+      ev.clear_p();
+      if (rt::g* cur = plat::getg(); cur != nullptr && cur->m != nullptr && cur->m->p != nullptr) ev.set_p(cur->m->p->id);
+      if (pp != nullptr) ev.set_peer_p(pp->id);
+      ev.set_count(arg);
+      break;
+    case Ev::ProcStart:
+      ev.set_kind(trace::KIND_P_ACQUIRE);
+      break;
+    case Ev::ProcStop:
+      ev.set_kind(trace::KIND_P_RELEASE);
+      break;
+    case Ev::ProcSteal:
+      ev.set_kind(trace::KIND_P_RELEASE);
+      ev.set_reason(trace::REASON_RETAKE);
+      ev.set_peer_m(arg);
+      break;
+    case Ev::Wakep:
+      ev.set_kind(trace::KIND_M_WAKEUP);
+      ev.set_reason(trace::REASON_WAKEP);
+      break;
+    case Ev::StartM:
+      ev.set_kind(trace::KIND_M_WAKEUP);
+      ev.set_reason(trace::REASON_STARTM);
+      ev.set_count(arg);
+      break;
+    case Ev::StopM:
+      ev.set_kind(trace::KIND_M_SLEEP);
+      ev.set_reason(trace::REASON_STOPM);
+      break;
+    case Ev::HandoffP:
+      ev.set_kind(trace::KIND_P_RELEASE);
+      ev.set_reason(trace::REASON_HANDOFFP);
+      break;
+    case Ev::SpinStart:
+      ev.set_kind(trace::KIND_M_SPIN_START);
+      break;
+    case Ev::SpinStop:
+      ev.set_kind(trace::KIND_M_SPIN_STOP);
+      break;
+    case Ev::PreemptRequest:
+      ev.set_kind(trace::KIND_PREEMPT_REQUEST);
+      ev.set_reason(trace::REASON_SYSMON);
+      ev.set_peer_m(arg);
+      break;
+    case Ev::PreemptSignal:
+      ev.set_kind(trace::KIND_SIGNAL_SEND);
+      ev.set_peer_m(arg);
+      ev.set_signal(rt::sigPreempt);
+      break;
+    case Ev::SigPreempt:
+      ev.set_kind(trace::KIND_SIGNAL_RECEIVE);
+      ev.set_signal(rt::sigPreempt);
+      ev.set_reason(arg != 0 ? trace::REASON_PREEMPT_ASYNC : trace::REASON_PREEMPT_ASYNC_UNSAFE);
+      break;
+    case Ev::MCreate:
+      ev.set_kind(trace::KIND_M_CREATE);
+      ev.set_peer_m(arg);
+      break;
+    case Ev::Count_:
+      break;
+  }
+  return ev;
+}
+
+class Sim final : public rt::Host {
+ public:
+  Sim(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg)
+      : cfg_(cfg), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
+        interp_(sc, runtime_, engine_, prof.machine.speed_ns_per_iteration.value) {
+    runtime_.host = this;
+    thread_create_ = costs_from_profile(prof).thread_create;
+    runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
+    runtime_.schedtracePeriod = cfg.schedtrace_ns;
+    runtime_.ncpu = static_cast<int32_t>(machine_cores(prof, cfg.cores).size());
+    if (!cfg.trace_path.empty()) {
+      trace::Header h;
+      h.set_producer("gmpsim run");
+      h.set_num_ps(cfg.procs);
+      auto meta = [&h](const std::string& k, const std::string& v) {
+        auto* m = h.add_metadata();
+        m->set_key(k);
+        m->set_value(v);
+      };
+      meta("scenario", sc.source);
+      meta("profile", prof.origin);
+      meta("seed", std::to_string(cfg.seed));
+      meta("GOMAXPROCS", std::to_string(cfg.procs));
+      meta("cores", std::to_string(runtime_.ncpu));
+      trace_ = std::make_unique<trace::TraceWriter>(cfg.trace_path, h);
+    }
+  }
+
+  SimResult run(const scenario::Scenario& sc) {
+    rt::Runtime::setCurrent(&runtime_);
+    plat::set_signal_handler(rt::sigPreempt, &sighandler);
+    runtime_.boot(cfg_.seed);
+    const Engine::Result er = engine_.run();
+    rt::Runtime::setCurrent(nullptr);
+    metrics_.finish(er.end_time);
+
+    SimResult res;
+    res.stop = er.stop;
+    res.exit_code = er.exit_code;
+    res.message = er.message;
+    res.end_time = er.end_time;
+    res.procs = cfg_.procs;
+    res.cores = runtime_.ncpu;
+    res.seed = cfg_.seed;
+    if (er.stop == Engine::Stop::Fatal) res.message += goroutine_dump();
+    const workload::Measurement& m = interp_.measurement();
+    if (sc.benchmark) res.bench_name = sc.benchmark->name;
+    if (m.finished && m.ops > 0) {
+      res.measured = true;
+      res.ops = m.ops;
+      res.ns_per_op = static_cast<double>(m.end - m.begin) / static_cast<double>(m.ops);
+    }
+    res.lat_samples = metrics_.latency_samples();
+    res.lat_p50 = metrics_.latency_quantile(0.50);
+    res.lat_p90 = metrics_.latency_quantile(0.90);
+    res.lat_p99 = metrics_.latency_quantile(0.99);
+    res.lat_max = metrics_.latency_quantile(1.0);
+    res.utilisation = metrics_.utilisation();
+    res.steals = metrics_.count(Ev::Steal);
+    res.wakeps = metrics_.count(Ev::Wakep);
+    res.handoffs = metrics_.count(Ev::HandoffP);
+    res.preempt_signals = metrics_.count(Ev::PreemptSignal);
+    res.preempt_requests = metrics_.count(Ev::PreemptRequest);
+    res.ms_created = metrics_.count(Ev::MCreate) + 1;  // and m0
+    res.goroutines = metrics_.count(Ev::GoCreate);
+    res.global_puts = metrics_.count(Ev::PutGlobal);
+    res.os_preemptions = engine_.stats().os_preemptions;
+    res.events = engine_.stats().events;
+    res.schedtrace = runtime_.schedtraceLines;
+    for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {
+      res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), metrics_.count(static_cast<Ev>(k)));
+    }
+    if (trace_) {
+      if (er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit) {
+        trace_->close();
+      } else {
+        trace_.reset();  // a failed run leaves no trace behind
+      }
+    }
+    return res;
+  }
+
+  // Host.
+  void newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) override {
+    const std::string name = "M" + std::to_string(mp->id) + (mp->mstartfn == &rt::Runtime::sysmon ? " (sysmon)" : "");
+    const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0);
+    mp->g0->stack = engine_.thread_context(tid);
+    mp->procid = tid;
+    if (plat::current_driver() != nullptr) engine_.spend(thread_create_);
+  }
+  void exitThread() override { engine_.exit_thread(); }
+  void exit(int code) override { engine_.exit(code); }
+  void runGoroutine(rt::g* gp) override { interp_.run(gp); }
+  void event(int kind, rt::g* gp, rt::p* pp, int64_t arg) override {
+    const auto e = static_cast<Ev>(kind);
+    const int64_t now = engine_.now();
+    // The moment a goroutine becomes runnable, for scheduling latency; read off the engine's clock
+    // so that measuring costs the simulated program nothing.
+    if (gp != nullptr && (e == Ev::GoCreate || e == Ev::GoUnpark || e == Ev::GoSched || e == Ev::GoPreempt ||
+                          (e == Ev::GoSysExit && arg == 2))) {
+      gp->runnableSince = now;
+    }
+    metrics_.on_event(e, gp, pp, arg, now);
+    if (trace_) trace_->write(to_trace(e, gp, pp, arg, now));
+  }
+
+ private:
+  static EngineConfig make_engine_config(const cost::Profile& prof, const SimConfig& cfg) {
+    EngineConfig ec;
+    ec.cores = machine_cores(prof, cfg.cores);
+    ec.costs = costs_from_profile(prof);
+    ec.seed = cfg.seed;
+    ec.time_limit = cfg.time_limit;
+    ec.event_limit = cfg.event_limit;
+    return ec;
+  }
+
+  // Like Go's traceback after a fatal error: each goroutine that is not dead, with its status.
+  std::string goroutine_dump() const {
+    std::string out;
+    for (rt::g* gp : runtime_.allgs) {
+      const uint32_t s = gp->atomicstatus.peek() & ~rt::_Gscan;
+      if (s == rt::_Gdead || s == rt::_Gidle) continue;
+      std::string what = s == rt::_Gwaiting ? rt::waitReasonString(gp->waitreason)
+                         : s == rt::_Grunnable ? "runnable"
+                         : s == rt::_Grunning ? "running"
+                         : s == rt::_Gsyscall ? "syscall"
+                                              : "status " + std::to_string(s);
+      out += "\n\ngoroutine " + std::to_string(gp->goid) + " [" + what + "]:";
+    }
+    return out;
+  }
+
+  SimConfig cfg_;
+  int64_t thread_create_ = 0;
+  Engine engine_;
+  rt::Runtime runtime_;
+  Metrics metrics_;
+  workload::Interpreter interp_;
+  std::unique_ptr<trace::TraceWriter> trace_;
+};
+
+}  // namespace
+
+SimResult simulate(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg) {
+  Sim s(sc, prof, cfg);
+  return s.run(sc);
+}
+
+}  // namespace gmp::engine

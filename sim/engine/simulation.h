@@ -1,0 +1,62 @@
+// A simulation: a scenario's goroutine program run on the ported scheduler under the virtual-time
+// engine, on a machine and costs from a profile. Simulation is the runtime's Host: it starts the
+// Ms' threads in the engine, runs goroutines' code through the interpreter, and turns the
+// scheduler's events into metrics and, optionally, a trace.
+//
+// A run is a pure function of (scenario, profile, config): the engine breaks every tie with the
+// seed, the Ms' cheaprand states come from the seed, and nothing depends on addresses or the
+// wall clock.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/cost/profile.h"
+#include "sim/engine/engine.h"
+#include "sim/scenario/program.h"
+
+namespace gmp::engine {
+
+struct SimConfig {
+  int32_t procs = 1;              // GOMAXPROCS
+  int32_t cores = 0;              // 0: the profile machine's core count
+  uint64_t seed = 1;
+  int64_t time_limit = 60LL * 1000 * 1000 * 1000;  // virtual ns
+  uint64_t event_limit = 2'000'000'000;
+  int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
+  bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
+  std::string trace_path;         // write a trace here; empty: none
+};
+
+struct SimResult {
+  Engine::Stop stop = Engine::Stop::AllExited;
+  int exit_code = 0;
+  std::string message;            // for a fatal error: Go's text and the goroutine list
+  int64_t end_time = 0;           // virtual ns
+  // The benchmark loop.
+  std::string bench_name;
+  int64_t ops = 0;
+  double ns_per_op = 0;
+  bool measured = false;
+  // Scheduling latency, runnable to running, ns.
+  int64_t lat_p50 = 0, lat_p90 = 0, lat_p99 = 0, lat_max = 0;
+  uint64_t lat_samples = 0;
+  std::vector<double> utilisation;  // per P
+  // Counts.
+  uint64_t steals = 0, wakeps = 0, handoffs = 0, preempt_signals = 0, preempt_requests = 0,
+           async_preempts = 0, ms_created = 0, goroutines = 0, global_puts = 0, os_preemptions = 0;
+  uint64_t events = 0;             // engine events (platform operations)
+  std::vector<std::string> schedtrace;
+  std::vector<std::pair<std::string, uint64_t>> event_counts;  // every scheduler event kind
+  int32_t procs = 0, cores = 0;
+  uint64_t seed = 0;
+};
+
+// The machine for `cores` cores: the profile's core groups in order, the last group's speed
+// repeated if more cores are asked for than it describes.
+std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores);
+
+SimResult simulate(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg);
+
+}  // namespace gmp::engine

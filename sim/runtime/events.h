@@ -1,0 +1,40 @@
+// The scheduler events the port reports to its Host (for traces and counters). Reporting is not a
+// shared-memory operation and never changes a schedule.
+#pragma once
+
+namespace gmp::rt {
+
+enum class Ev : int {
+  GoCreate,        // newproc1: gp created; arg = parent goid
+  GoStart,         // execute: gp starts running on the current M and P
+  GoEnd,           // goexit1
+  GoPark,          // park_m: gp blocks; arg = waitReason
+  GoUnpark,        // ready: gp becomes runnable; arg = 1 if put in runnext
+  GoSched,         // goschedImpl, voluntary
+  GoPreempt,       // goschedImpl after a preemption; arg = 1 if asynchronous
+  GoSyscall,       // entersyscall
+  GoSysExit,       // exitsyscall; arg = 0 kept its P, 1 got another P, 2 no P (runnable)
+  PutRunnext,      // runqput with next
+  PutLocal,        // runqput to the ring
+  PutGlobal,       // to the global queue; arg = how many
+  GetGlobal,       // from the global queue; arg = how many
+  Steal,           // runqsteal succeeded; pp = victim; arg = how many
+  ProcStart,       // acquirep
+  ProcStop,        // releasep
+  ProcSteal,       // retake took a P from a syscalling M; pp = that P
+  Wakep,           // wakep found an idle P for a spinning M
+  StartM,          // startm: arg = 1 if a new M was created
+  StopM,           // stopm: the M parks
+  HandoffP,        // handoffp
+  SpinStart,       // an M starts spinning
+  SpinStop,        // an M stops spinning
+  PreemptRequest,  // preemptone: arg = target M id
+  PreemptSignal,   // preemptM sent a signal; arg = target M id
+  SigPreempt,      // a preemption signal handled; arg = 1 if at an async safe point
+  MCreate,         // newm; arg = new M id
+  Count_,
+};
+
+const char* evName(Ev e);
+
+}  // namespace gmp::rt

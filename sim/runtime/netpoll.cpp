@@ -1,0 +1,50 @@
+// The network poller, as far as timers need it (netpoll.go, netpoll_epoll.go). Programs here do no
+// network I/O, so the poller never returns goroutines; what remains is its role as the place an
+// idle M sleeps until the next timer: findRunnable's blocking netpoll(delay), and netpollBreak
+// (Go writes an eventfd; here a note) to wake it early when an earlier timer appears.
+#include "sim/platform/platform.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::rt {
+
+// netpoll (netpoll_epoll.go): delay < 0 blocks until broken, 0 polls, > 0 blocks up to delay ns.
+gList Runtime::netpoll(int64_t delay) {
+  if (delay == 0) return gList{};
+  if (delay < 0) {
+    plat::notesleep(netpollNote_);
+  } else {
+    plat::notetsleep(netpollNote_, delay);
+  }
+  // Like reading the eventfd: consume a break, if one came.
+  if (netpollWakeSig_.Load() != 0) {
+    plat::noteclear(netpollNote_);
+    netpollWakeSig_.Store(0);
+  }
+  return gList{};
+}
+
+// netpollBreak (netpoll_epoll.go): interrupts a blocking netpoll.
+void Runtime::netpollBreak() {
+  // Failing to cas indicates there is an in-flight wakeup, so we're done here.
+  if (!netpollWakeSig_.CompareAndSwap(0, 1)) return;
+  plat::notewakeup(netpollNote_);
+}
+
+// wakeNetPoller (proc.go): wakes the thread sleeping in the poller if it sleeps past `when`, or
+// wakes an idle P to take care of the new timer if none is polling. The first timer also
+// initialises the poller (netpollGenericInit).
+void Runtime::wakeNetPoller(int64_t when) {
+  netpollInited_ = true;
+  if (sched.lastpoll.Load() == 0) {
+    // In findRunnable we ensure that when polling the pollUntil field is either zero or the time
+    // to which the current poll is expected to run.
+    const int64_t pollerPollUntil = sched.pollUntil.Load();
+    if (pollerPollUntil == 0 || pollerPollUntil > when) netpollBreak();
+  } else {
+    // There are no threads in the network poller, try to get one there so it can handle new
+    // timers.
+    wakep();
+  }
+}
+
+}  // namespace gmp::rt

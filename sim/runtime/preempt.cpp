@@ -1,0 +1,139 @@
+// Preemption (proc.go, preempt.go, signal_unix.go, stack.go).
+//
+// A goroutine that runs too long is asked to stop in two ways at once. Cooperatively: preemptone
+// sets gp.preempt and poisons gp.stackguard0 with stackPreempt, so the next function-call safe
+// point enters newstack, which yields (gopreempt_m). Asynchronously: preemptM sends the M a
+// signal (SIGURG); the handler (doSigPreempt) checks that the goroutine still wants preempting and
+// is stopped at an asynchronous safe point (user code, not runtime code or a cgo call), and if so
+// injects a call to asyncPreempt, which yields the same way. A loop with no calls and no safe
+// point (a tight loop in cgo, say) gets the signals but cannot be stopped by them.
+#include <csignal>
+
+#include "sim/platform/context.h"
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::rt {
+
+// preemptone (proc.go): asks the goroutine running on pp to stop.
+bool Runtime::preemptone(p* pp) {
+  m* mp = pp->m.get();
+  if (mp == nullptr || mp == plat::getg()->m) return false;
+  g* gp = mp->curg.get();
+  if (gp == nullptr || gp == mp->g0) return false;
+  if ((readgstatus(gp) & ~_Gscan) == _Gsyscall) return false;  // no point
+  gp->setPreempt(true);
+  // Every call in a goroutine checks for stack overflow by comparing the current stack pointer
+  // to gp->stackguard0. Setting gp->stackguard0 to stackPreempt folds preemption into the normal
+  // stack overflow check.
+  gp->stackguard0.set(stackPreempt);
+  if (host) host->event(static_cast<int>(Ev::PreemptRequest), gp, pp, mp->id);
+  // Request an async preemption of this P.
+  if (!asyncpreemptoff) {
+    pp->preempt.set(1);
+    preemptM(mp);
+  }
+  return true;
+}
+
+// preemptall (proc.go)
+bool Runtime::preemptall() {
+  bool res = false;
+  for (p* pp : allp) {
+    if (pp->status.get() != _Prunning) continue;
+    if (preemptone(pp)) res = true;
+  }
+  return res;
+}
+
+// preemptM (signal_unix.go): sends a preemption request to mp, unless one is already pending.
+void Runtime::preemptM(m* mp) {
+  if (mp->signalPending.CompareAndSwap(0, 1)) {
+    if (host) host->event(static_cast<int>(Ev::PreemptSignal), mp->curg.peek(), mp->p, mp->id);
+    plat::tgkill(mp->procid, sigPreempt);  // signalM (os_linux.go)
+  }
+}
+
+// canPreemptM (preempt.go), without the allocator and preemptoff conditions (not modelled).
+bool Runtime::canPreemptM(m* mp) {
+  g* curg = mp->curg.get();
+  return mp->locks == 0 && mp->p != nullptr && mp->p->status.get() == _Prunning && curg != nullptr &&
+         (readgstatus(curg) & ~_Gscan) != _Gsyscall;
+}
+
+// isAsyncSafePoint (preempt.go): Go inspects the interrupted PC; here the goroutine's context says
+// whether it was interrupted in preemptible user code (not runtime code, not a cgo call).
+bool Runtime::isAsyncSafePoint(g* gp) {
+  m* mp = gp->m;
+  if (mp->curg.get() != gp) return false;
+  if (mp->p == nullptr || !canPreemptM(mp)) return false;
+  const plat::Context* c = plat::current_context();
+  return c != nullptr && c->g == gp && c->async_safe && !mp->incgo;
+}
+
+// wantAsyncPreempt (preempt.go)
+bool Runtime::wantAsyncPreempt(g* gp) {
+  // Check both the G and the P.
+  return (gp->preempt() || (gp->m->p != nullptr && gp->m->p->preempt.get() != 0)) &&
+         (readgstatus(gp) & ~_Gscan) == _Grunning;
+}
+
+// doSigPreempt (signal_unix.go): handles a preemption signal on gp.
+void Runtime::doSigPreempt(g* gp) {
+  bool injected = false;
+  // Check if this G wants to be preempted and is safe to preempt.
+  if (gp != gp->m->g0 && wantAsyncPreempt(gp) && isAsyncSafePoint(gp)) {
+    gp->asyncPreemptInjected = true;  // ctxt.pushCall(asyncPreempt, newpc)
+    injected = true;
+  }
+  plat::charge(plat::Cost::SignalHandler);
+  if (host) host->event(static_cast<int>(Ev::SigPreempt), gp, gp->m->p, injected ? 1 : 0);
+  // Acknowledge the preemption.
+  gp->m->preemptGen.Add(1);
+  gp->m->signalPending.Store(0);
+}
+
+// asyncPreempt2 (preempt.go): what the injected asyncPreempt call does.
+void Runtime::asyncPreempt2() {
+  mcall(&Runtime::asyncPreempt2_m);
+  plat::getg()->asyncSafePoint = false;
+}
+
+void Runtime::asyncPreempt2_m(g* gp) {
+  gp->asyncSafePoint = true;
+  if (gp->preemptStop) {
+    preemptPark(gp);
+  } else {
+    gopreempt_m(gp);
+  }
+}
+
+// morestack's check (stack.go's function prologue): a call with stackguard0 poisoned enters
+// newstack on g0.
+void Runtime::morestackPreemptCheck() {
+  g* gp = plat::getg();
+  if (gp->stackguard0.get() == stackPreempt) mcall(&Runtime::newstack);
+}
+
+// newstack (stack.go), the preemption path: stacks never need growing here.
+void Runtime::newstack(g* gp) {
+  m* thism = plat::getg()->m;
+  if (!canPreemptM(thism)) {
+    // Let the goroutine keep running for now. gp->preempt is set, so it will be preempted next
+    // time.
+    gp->stackguard0.set(stackGuardNormal);
+    gogo(gp);
+    return;
+  }
+  if (gp == thism->g0) plat::throw_("runtime: preempt g0");
+  if (thism->p == nullptr && thism->locks == 0) plat::throw_("runtime: g is running but p is not");
+  if (gp->preemptStop) {
+    preemptPark(gp);
+    return;
+  }
+  // Act like goroutine called runtime.Gosched.
+  gopreempt_m(gp);
+}
+
+}  // namespace gmp::rt

@@ -1,0 +1,312 @@
+// Goroutine state changes (proc.go): creation, blocking, readying, yielding, preemption, exit.
+//
+// A goroutine's status moves between _Grunnable (on a run queue), _Grunning (an M runs it),
+// _Gwaiting (parked in the runtime, e.g. on a channel), _Gsyscall and _Gdead, always by CAS on
+// atomicstatus. A goroutine leaves _Grunning only on its own M: gopark, Gosched and preemption all
+// mcall to g0 first, so that the goroutine's stack is no longer in use when another M may pick it
+// up. The _Gscan bit is held briefly by another thread (sysmon's retake) to freeze a syscalling
+// goroutine's state; casgstatus waits for it to clear.
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::rt {
+
+namespace {
+void goroutine_entry(void* arg);
+}
+
+// casgstatus (proc.go): moves gp from oldval to newval, waiting while another thread holds the
+// _Gscan bit. Returns newval.
+uint32_t Runtime::casgstatus(g* gp, uint32_t oldval, uint32_t newval) {
+  if ((oldval & _Gscan) != 0 || (newval & _Gscan) != 0 || oldval == newval) {
+    plat::throw_("casgstatus: bad incoming values");
+  }
+  constexpr int64_t yieldDelay = 5 * 1000;
+  int64_t nextYield = 0;
+  for (int i = 0; !gp->atomicstatus.CompareAndSwap(oldval, newval); i++) {
+    if (oldval == _Gwaiting && gp->atomicstatus.Load() == _Grunnable) {
+      plat::throw_("casgstatus: waiting for Gwaiting but is Grunnable");
+    }
+    if (i == 0) nextYield = plat::nanotime() + yieldDelay;
+    if (plat::nanotime() < nextYield) {
+      for (int x = 0; x < 10 && gp->atomicstatus.Load() != oldval; x++) plat::charge(plat::Cost::ProcYield);
+    } else {
+      plat::osyield();
+      nextYield = plat::nanotime() + yieldDelay / 2;
+    }
+  }
+  return newval;
+}
+
+// dropg (proc.go): disassociates the M from its current goroutine.
+void Runtime::dropg() {
+  g* gp = plat::getg();
+  gp->m->curg.get()->m = nullptr;
+  gp->m->curg.set(nullptr);
+}
+
+namespace {
+// parkunlock_c (proc.go)
+bool parkunlock_c(g*, void* lock) {
+  plat::unlock(*static_cast<plat::Mutex*>(lock));
+  return true;
+}
+}  // namespace
+
+// gopark (proc.go): puts the current goroutine into a waiting state and calls unlockf(gp, lock)
+// on g0; if unlockf returns false the goroutine is resumed at once.
+void Runtime::gopark(bool (*unlockf)(g*, void*), void* lock, waitReason reason, int traceskip) {
+  (void)traceskip;
+  m* mp = acquirem();
+  g* gp = mp->curg.get();
+  const uint32_t status = readgstatus(gp);
+  if (status != _Grunning && status != (_Gscan | _Grunning)) plat::throw_("gopark: bad g status");
+  mp->waitlock = lock;
+  mp->waitunlockf = unlockf;
+  gp->waitreason = reason;
+  releasem(mp);
+  mcall(&Runtime::park_m);
+}
+
+// goparkunlock (proc.go)
+void Runtime::goparkunlock(plat::Mutex* lock, waitReason reason, int traceskip) {
+  gopark(&parkunlock_c, lock, reason, traceskip);
+}
+
+// park_m (proc.go): gopark's continuation on g0.
+void Runtime::park_m(g* gp) {
+  m* mp = plat::getg()->m;
+  if (host) host->event(static_cast<int>(Ev::GoPark), gp, mp->p, static_cast<int64_t>(gp->waitreason));
+  casgstatus(gp, _Grunning, _Gwaiting);
+  dropg();
+  if (auto fn = mp->waitunlockf; fn != nullptr) {
+    const bool ok = fn(gp, mp->waitlock);
+    mp->waitunlockf = nullptr;
+    mp->waitlock = nullptr;
+    if (!ok) {
+      casgstatus(gp, _Gwaiting, _Grunnable);
+      execute(gp, true);  // schedule it back
+      return;
+    }
+  }
+  schedule();
+}
+
+// goready (proc.go)
+void Runtime::goready(g* gp, int traceskip) { ready(gp, traceskip, true); }
+
+// ready (proc.go): marks gp runnable and puts it in the current P's runnext (next) or run queue.
+void Runtime::ready(g* gp, int traceskip, bool next) {
+  (void)traceskip;
+  const uint32_t status = readgstatus(gp);
+  m* mp = acquirem();  // the P is held in a local variable
+  if ((status & ~_Gscan) != _Gwaiting) plat::throw_("bad g->status in ready");
+  casgstatus(gp, _Gwaiting, _Grunnable);
+  if (host) host->event(static_cast<int>(Ev::GoUnpark), gp, mp->p, next ? 1 : 0);
+  runqput(mp->p, gp, next);
+  wakep();
+  releasem(mp);
+}
+
+// Gosched (proc.go)
+void Runtime::Gosched() { mcall(&Runtime::gosched_m); }
+
+// gosched_m (proc.go)
+void Runtime::gosched_m(g* gp) { goschedImpl(gp, false); }
+
+// goschedImpl (proc.go): puts gp on the global queue and schedules.
+void Runtime::goschedImpl(g* gp, bool preempted) {
+  p* pp = gp->m->p;
+  const uint32_t status = readgstatus(gp);
+  if ((status & ~_Gscan) != _Grunning) plat::throw_("bad g status");
+  if (host) {
+    host->event(static_cast<int>(preempted ? Ev::GoPreempt : Ev::GoSched), gp, pp, gp->asyncSafePoint ? 1 : 0);
+  }
+  casgstatus(gp, _Grunning, _Grunnable);
+  dropg();
+  (void)pp;  // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
+  plat::lock(sched.lock);
+  globrunqput(gp);
+  plat::unlock(sched.lock);
+  if (host) host->event(static_cast<int>(Ev::PutGlobal), gp, pp, 1);
+  if (mainStarted) wakep();
+  schedule();
+}
+
+// gopreempt_m (proc.go)
+void Runtime::gopreempt_m(g* gp) { goschedImpl(gp, true); }
+
+// preemptPark (proc.go): parks gp in _Gpreempted for a suspendG. Nothing here suspends
+// goroutines (no GC), so preemptStop is never set; kept for the shape of asyncPreempt2.
+void Runtime::preemptPark(g* gp) {
+  const uint32_t status = readgstatus(gp);
+  if ((status & ~_Gscan) != _Grunning) plat::throw_("bad g status");
+  if (!gp->atomicstatus.CompareAndSwap(_Grunning, _Gscan | _Gpreempted)) plat::throw_("preemptPark: bad status");
+  dropg();
+  if (!gp->atomicstatus.CompareAndSwap(_Gscan | _Gpreempted, _Gpreempted)) plat::throw_("preemptPark: bad status");
+  schedule();
+}
+
+// newproc (proc.go): creates a goroutine running fn and puts it in the current P's runnext.
+g* Runtime::newproc(uintptr_t fn, void* task) {
+  g* gp = plat::getg();
+  g* newg = newproc1(fn, task, gp, false, waitReason::waitReasonZero);
+  p* pp = plat::getg()->m->p;
+  runqput(pp, newg, true);
+  if (mainStarted) wakep();
+  return newg;
+}
+
+// newproc1 (proc.go): allocates (or reuses) a G in state _Grunnable (or _Gwaiting if parked).
+g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitReason reason) {
+  m* mp = acquirem();  // M and P are held in local variables
+  p* pp = mp->p;
+  g* newg = gfget(pp);
+  if (newg == nullptr) {
+    newg = malg();
+    casgstatus(newg, _Gidle, _Gdead);
+    allgs.push_back(newg);
+  }
+  if (newg->stack == nullptr) plat::throw_("newproc1: newg missing stack");
+  if (readgstatus(newg) != _Gdead) plat::throw_("newproc1: new g is not Gdead");
+  plat::charge(plat::Cost::NewProc);
+  newg->stack->reset(&goroutine_entry, newg);
+  newg->parentGoid = callergp->goid;
+  newg->startpc = fn;
+  newg->task = task;
+  uint32_t status = _Grunnable;
+  if (parked) {
+    status = _Gwaiting;
+    newg->waitreason = reason;
+  }
+  if (pp->goidcache == pp->goidcacheend) {
+    pp->goidcache = sched.goidgen.Add(_GoidCacheBatch);
+    pp->goidcache -= _GoidCacheBatch - 1;
+    pp->goidcacheend = pp->goidcache + _GoidCacheBatch;
+  }
+  newg->goid = static_cast<int64_t>(pp->goidcache);
+  casgstatus(newg, _Gdead, status);
+  pp->goidcache++;
+  if (host) host->event(static_cast<int>(Ev::GoCreate), newg, pp, callergp->goid);
+  releasem(mp);
+  return newg;
+}
+
+// gfget (proc.go): a dead G from pp's free list, refilled from the global one.
+g* Runtime::gfget(p* pp) {
+  for (;;) {  // retry
+    if (pp->gFree.empty() && (!sched.gFree.stack.empty() || !sched.gFree.noStack.empty())) {
+      plat::lock(sched.gFree.lock);
+      while (pp->gFree.size < 32) {
+        g* gp = sched.gFree.stack.pop();
+        if (gp == nullptr) {
+          gp = sched.gFree.noStack.pop();
+          if (gp == nullptr) break;
+        }
+        pp->gFree.push(gp);
+      }
+      plat::unlock(sched.gFree.lock);
+      continue;
+    }
+    return pp->gFree.pop();  // stacks are never freed here, so every free G keeps its stack
+  }
+}
+
+// gfput (proc.go): puts a dead G on pp's free list, moving half to the global list when long.
+void Runtime::gfput(p* pp, g* gp) {
+  if (readgstatus(gp) != _Gdead) plat::throw_("gfput: bad status (not Gdead)");
+  pp->gFree.push(gp);
+  if (pp->gFree.size >= 64) {
+    gQueue stackQ;
+    while (pp->gFree.size >= 32) stackQ.push(pp->gFree.pop());
+    plat::lock(sched.gFree.lock);
+    sched.gFree.stack.pushAll(stackQ);
+    plat::unlock(sched.gFree.lock);
+  }
+}
+
+// goexit1 (proc.go): finishes the current goroutine.
+void Runtime::goexit1() {
+  g* gp = plat::getg();
+  if (host) host->event(static_cast<int>(Ev::GoEnd), gp, gp->m->p, 0);
+  mcall(&Runtime::goexit0);
+  plat::throw_("goexit1: a dead goroutine was resumed");
+}
+
+// goexit0 (proc.go)
+void Runtime::goexit0(g* gp) {
+  m* mp = plat::getg()->m;
+  const bool locked = gp->lockedm != nullptr;
+  gdestroy(gp);
+  // A goroutine that exits locked to its thread takes the thread with it (Go jumps to g0's
+  // saved context, returning from mstart into mexit).
+  if (locked && mp->lockedExt != 0) {
+    mp->lockedExt = 0;
+    mexit();
+  }
+  schedule();
+}
+
+// gdestroy (proc.go)
+void Runtime::gdestroy(g* gp) {
+  m* mp = plat::getg()->m;
+  p* pp = mp->p;
+  casgstatus(gp, _Grunning, _Gdead);
+  gp->m = nullptr;
+  const bool locked = gp->lockedm != nullptr;
+  gp->lockedm = nullptr;
+  mp->lockedg = nullptr;
+  gp->preemptStop = false;
+  gp->paniconfault = false;
+  gp->waitreason = waitReason::waitReasonZero;
+  gp->param = nullptr;
+  gp->task = nullptr;
+  dropg();
+  if (locked && mp->lockedInt != 0) plat::throw_("exited a goroutine internally locked to the OS thread");
+  gfput(pp, gp);
+}
+
+// LockOSThread (proc.go), without the template thread (newm from a locked thread is direct here).
+void Runtime::LockOSThread() {
+  g* gp = plat::getg();
+  gp->m->lockedExt++;
+  gp->m->lockedg = gp;  // dolockOSThread
+  gp->lockedm = gp->m;
+}
+
+// UnlockOSThread (proc.go)
+void Runtime::UnlockOSThread() {
+  g* gp = plat::getg();
+  if (gp->m->lockedExt == 0) return;
+  gp->m->lockedExt--;
+  if (gp->m->lockedInt != 0 || gp->m->lockedExt != 0) return;  // dounlockOSThread
+  gp->m->lockedg = nullptr;
+  gp->lockedm = nullptr;
+}
+
+// malg (proc.go): a new G with its own stack.
+g* Runtime::malg() {
+  gstore_.push_back(std::make_unique<g>());
+  g* newg = gstore_.back().get();
+  ctxstore_.push_back(std::make_unique<plat::Context>(&goroutine_entry, newg, newg));
+  newg->stack = ctxstore_.back().get();
+  return newg;
+}
+
+namespace {
+// The bottom frame of every goroutine's stack (Go's goexit frame below the function): runs the
+// goroutine's code, then goexit1. The main goroutine runs runtime.main instead.
+void goroutine_entry(void* arg) {
+  auto* gp = static_cast<g*>(arg);
+  Runtime& r = *Runtime::current();
+  if (gp->startpc == 0) {
+    r.runtime_main();
+  } else {
+    r.host->runGoroutine(gp);
+  }
+  r.goexit1();
+}
+}  // namespace
+
+}  // namespace gmp::rt

@@ -1,0 +1,280 @@
+// Ms and Ps (proc.go): parking and waking Ms, handing Ps between them, and the spinning protocol.
+//
+// The spinning protocol. An M is "spinning" when it has a P but no work and is looking for some
+// (stealing from other Ps, checking the global queue and timers). sched.nmspinning counts them.
+// Whoever makes work available (ready, newproc, injectglist) calls wakep, which starts a new
+// spinning M only if none is spinning: the spinning M, once it finds work, calls resetspinning,
+// which calls wakep again, so the chain of wake-ups continues as long as there is work, yet at
+// most one M at a time is woken speculatively. The race to avoid: a spinning M gives up and drops
+// its P just as work is submitted, and the submitter, seeing nmspinning > 0, does not wake anyone.
+// Each side therefore re-checks after publishing its own state: the submitter publishes the work
+// and then reads nmspinning; a spinning M first decrements nmspinning, then re-checks all queues
+// (findRunnable's "delicate dance"). When a spinning M finds work but no idle P is left
+// (pidlegetSpinning), it sets sched.needspinning so that an M about to drop its P becomes
+// spinning instead.
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/time.h"
+
+namespace gmp::rt {
+
+// stopm (proc.go): parks the current M on the idle list until startm hands it a P.
+void Runtime::stopm() {
+  g* gp = plat::getg();
+  if (gp->m->locks != 0) plat::throw_("stopm holding locks");
+  if (gp->m->p != nullptr) plat::throw_("stopm holding p");
+  if (gp->m->spinning) plat::throw_("stopm spinning");
+  if (host) host->event(static_cast<int>(Ev::StopM), nullptr, nullptr, gp->m->id);
+  plat::lock(sched.lock);
+  mput(gp->m);
+  plat::unlock(sched.lock);
+  mPark();
+  acquirep(gp->m->nextp);
+  gp->m->nextp = nullptr;
+}
+
+// mspinning (proc.go)
+void Runtime::mspinning() { plat::getg()->m->spinning = true; }
+
+// startm (proc.go): runs pp (an idle P, or any idle P if nil) on an idle M, or a new one.
+void Runtime::startm(p* pp, bool spinning, bool lockheld) {
+  m* mp = acquirem();
+  if (!lockheld) plat::lock(sched.lock);
+  if (pp == nullptr) {
+    if (spinning) plat::throw_("startm: P required for spinning=true");
+    pp = pidleget(0).first;
+    if (pp == nullptr) {
+      if (!lockheld) plat::unlock(sched.lock);
+      releasem(mp);
+      return;
+    }
+  }
+  m* nmp = mget();
+  if (nmp == nullptr) {
+    const int64_t id = mReserveID();
+    plat::unlock(sched.lock);
+    void (Runtime::*fn)() = nullptr;
+    if (spinning) fn = &Runtime::mspinning;
+    if (host) host->event(static_cast<int>(Ev::StartM), nullptr, pp, 1);
+    newm(fn, pp, id);
+    if (lockheld) plat::lock(sched.lock);
+    releasem(mp);
+    return;
+  }
+  if (!lockheld) plat::unlock(sched.lock);
+  if (nmp->spinning) plat::throw_("startm: m is spinning");
+  if (nmp->nextp != nullptr) plat::throw_("startm: m has p");
+  if (spinning && !runqempty(pp)) plat::throw_("startm: p has runnable gs");
+  if (host) host->event(static_cast<int>(Ev::StartM), nullptr, pp, 0);
+  nmp->spinning = spinning;
+  nmp->nextp = pp;
+  plat::notewakeup(nmp->park);
+  releasem(mp);
+}
+
+// handoffp (proc.go): hands off pp from a syscall or locked M: to an M if there is work for it,
+// else to the idle list.
+void Runtime::handoffp(p* pp) {
+  if (host) host->event(static_cast<int>(Ev::HandoffP), nullptr, pp, 0);
+  // If it has local work, start it straight away.
+  if (!runqempty(pp) || !sched.runq.emptyRacy()) {
+    startm(pp, false, false);
+    return;
+  }
+  // No local work: if there are no spinning or idle Ps, this P must start spinning.
+  if (sched.nmspinning.Load() + sched.npidle.Load() == 0 && sched.nmspinning.CompareAndSwap(0, 1)) {
+    sched.needspinning.Store(0);
+    startm(pp, true, false);
+    return;
+  }
+  plat::lock(sched.lock);
+  if (!sched.runq.empty()) {
+    plat::unlock(sched.lock);
+    startm(pp, false, false);
+    return;
+  }
+  // If this is the last running P and nobody is polling the network, someone must, for timers.
+  if (sched.npidle.Load() == gomaxprocs - 1 && sched.lastpoll.Load() != 0) {
+    plat::unlock(sched.lock);
+    startm(pp, false, false);
+    return;
+  }
+  const int64_t when = timersWakeTime(pp);
+  pidleput(pp, 0);
+  plat::unlock(sched.lock);
+  if (when != 0) wakeNetPoller(when);
+}
+
+// wakep (proc.go): tries to add one more spinning M with an idle P.
+void Runtime::wakep() {
+  // Be conservative about spinning threads: only one at a time.
+  if (sched.nmspinning.Load() != 0 || !sched.nmspinning.CompareAndSwap(0, 1)) return;
+  m* mp = acquirem();
+  plat::lock(sched.lock);
+  p* pp = pidlegetSpinning(0).first;
+  if (pp == nullptr) {
+    if (sched.nmspinning.Add(-1) < 0) plat::throw_("wakep: negative nmspinning");
+    plat::unlock(sched.lock);
+    releasem(mp);
+    return;
+  }
+  plat::unlock(sched.lock);
+  if (host) host->event(static_cast<int>(Ev::Wakep), nullptr, pp, 0);
+  startm(pp, true, false);
+  releasem(mp);
+}
+
+// stoplockedm (proc.go): parks an M locked to a goroutine until that goroutine is runnable.
+void Runtime::stoplockedm() {
+  g* gp = plat::getg();
+  if (gp->m->lockedg == nullptr || gp->m->lockedg->lockedm != gp->m) {
+    plat::throw_("stoplockedm: inconsistent locking");
+  }
+  if (gp->m->p != nullptr) {
+    p* pp = releasep();
+    handoffp(pp);
+  }
+  incidlelocked(1);
+  mPark();
+  const uint32_t status = readgstatus(gp->m->lockedg);
+  if ((status & ~_Gscan) != _Grunnable) plat::throw_("stoplockedm: not runnable");
+  acquirep(gp->m->nextp);
+  gp->m->nextp = nullptr;
+}
+
+// startlockedm (proc.go): hands the current P to gp's locked M and parks this one.
+void Runtime::startlockedm(g* gp) {
+  m* mp = gp->lockedm;
+  if (mp == plat::getg()->m) plat::throw_("startlockedm: locked to me");
+  if (mp->nextp != nullptr) plat::throw_("startlockedm: m has p");
+  incidlelocked(-1);
+  p* pp = releasep();
+  mp->nextp = pp;
+  plat::notewakeup(mp->park);
+  stopm();
+}
+
+// mPark (proc.go)
+void Runtime::mPark() {
+  g* gp = plat::getg();
+  plat::notesleep(gp->m->park);
+  plat::noteclear(gp->m->park);
+}
+
+// acquirep (proc.go)
+void Runtime::acquirep(p* pp) {
+  wirep(pp);
+  if (host) host->event(static_cast<int>(Ev::ProcStart), nullptr, pp, 0);
+}
+
+// wirep (proc.go)
+void Runtime::wirep(p* pp) {
+  g* gp = plat::getg();
+  if (gp->m->p != nullptr) plat::throw_("wirep: already in go");
+  if (pp->m.get() != nullptr || pp->status.get() != _Pidle) plat::throw_("wirep: invalid p state");
+  gp->m->p = pp;
+  pp->m.set(gp->m);
+  pp->status.set(_Prunning);
+}
+
+// releasep (proc.go)
+p* Runtime::releasep() {
+  g* gp = plat::getg();
+  if (gp->m->p == nullptr) plat::throw_("releasep: invalid arg");
+  p* pp = gp->m->p;
+  if (host) host->event(static_cast<int>(Ev::ProcStop), nullptr, pp, 0);
+  if (pp->m.get() != gp->m || pp->status.get() != _Prunning) plat::throw_("releasep: invalid p state");
+  gp->m->p = nullptr;
+  pp->m.set(nullptr);
+  pp->status.set(_Pidle);
+  return pp;
+}
+
+// m.becomeSpinning (proc.go)
+void Runtime::becomeSpinning(m* mp) {
+  mp->spinning = true;
+  sched.nmspinning.Add(1);
+  sched.needspinning.Store(0);
+  if (host) host->event(static_cast<int>(Ev::SpinStart), nullptr, mp->p, mp->id);
+}
+
+// resetspinning (proc.go): the current M found work; stop spinning and maybe wake another.
+void Runtime::resetspinning() {
+  g* gp = plat::getg();
+  if (!gp->m->spinning) plat::throw_("resetspinning: not a spinning m");
+  gp->m->spinning = false;
+  if (host) host->event(static_cast<int>(Ev::SpinStop), nullptr, gp->m->p, gp->m->id);
+  const int32_t nmspinning = sched.nmspinning.Add(-1);
+  if (nmspinning < 0) plat::throw_("findRunnable: negative nmspinning");
+  // M wakeup policy is deliberately somewhat conservative, so check if we need to wakeup another
+  // P here. See the spinning protocol above.
+  wakep();
+}
+
+// injectglist (proc.go): makes every G of glist runnable: onto the global queue for as many idle
+// Ps as there are (starting Ms for them), the rest onto the current P.
+void Runtime::injectglist(gList* glist) {
+  if (glist->empty()) return;
+  g* tail = nullptr;
+  for (g* gp = glist->head; gp != nullptr; gp = gp->schedlink) {
+    tail = gp;
+    casgstatus(gp, _Gwaiting, _Grunnable);
+  }
+  gQueue q{glist->head, tail, glist->size};
+  *glist = gList{};
+
+  auto startIdle = [this](int32_t n) {
+    for (; n > 0; n--) {
+      m* mp = acquirem();
+      plat::lock(sched.lock);
+      p* pp = pidlegetSpinning(0).first;
+      if (pp == nullptr) {
+        plat::unlock(sched.lock);
+        releasem(mp);
+        break;
+      }
+      startm(pp, false, true);
+      plat::unlock(sched.lock);
+      releasem(mp);
+    }
+  };
+
+  p* pp = plat::getg()->m->p;
+  if (pp == nullptr) {
+    const int32_t n = q.size;
+    plat::lock(sched.lock);
+    globrunqputbatch(&q);
+    plat::unlock(sched.lock);
+    startIdle(n);
+    return;
+  }
+
+  gQueue globq;
+  int32_t npidle = sched.npidle.Load();
+  for (; npidle > 0 && !q.empty(); npidle--) globq.pushBack(q.pop());
+  if (!globq.empty()) {
+    const int32_t n = globq.size;
+    plat::lock(sched.lock);
+    globrunqputbatch(&globq);
+    plat::unlock(sched.lock);
+    startIdle(n);
+  }
+  runqputbatch(pp, &q);
+  if (!q.empty()) {
+    plat::lock(sched.lock);
+    globrunqputbatch(&q);
+    plat::unlock(sched.lock);
+  }
+  wakep();
+}
+
+// incidlelocked (proc.go)
+void Runtime::incidlelocked(int32_t v) {
+  plat::lock(sched.lock);
+  sched.nmidlelocked += v;
+  if (v > 0) checkdead();
+  plat::unlock(sched.lock);
+}
+
+}  // namespace gmp::rt

@@ -1,0 +1,345 @@
+// The scheduling loop (proc.go): schedule finds a runnable goroutine with findRunnable and runs it
+// with execute.
+//
+// findRunnable looks, in order: the global queue every 61st schedtick (so that a P busy with its
+// own queue cannot starve the global one), the local queue, the global queue, the (emulated)
+// network poller, then, if fewer than half the busy Ps already have a spinning M, it becomes
+// spinning and steals (stealWork: four passes over the Ps in a random coprime order, timers and
+// runnext only on the last). Failing all that it drops its P: under sched.lock it re-checks the
+// global queue and sched.needspinning, releases the P to the idle list, and only then, if it was
+// spinning, decrements nmspinning and re-checks every queue once more (the "delicate dance" that
+// closes the race with wakep, see proc_mp.cpp). Finally it blocks in netpoll until the next timer,
+// or parks the M with stopm until another M hands it a P.
+#include <algorithm>
+
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/time.h"
+
+namespace gmp::rt {
+
+// schedule (proc.go): one round of the scheduler: find a runnable goroutine and execute it.
+void Runtime::schedule() {
+  m* mp = plat::getg()->m;
+  if (mp->locks != 0) plat::throw_("schedule: holding locks");
+  if (mp->lockedg != nullptr) {
+    stoplockedm();
+    execute(mp->lockedg, false);
+    return;
+  }
+  if (mp->incgo) plat::throw_("schedule: in cgo");
+  plat::charge(plat::Cost::SchedulePass);
+  for (;;) {  // top
+    p* pp = mp->p;
+    pp->preempt.set(0);
+    // Safety check: if we are spinning, the run queue should be empty.
+    if (mp->spinning && (pp->runnext.get() != nullptr || pp->runqhead.get() != pp->runqtail.get())) {
+      plat::throw_("schedule: spinning with local work");
+    }
+    const Found f = findRunnable();  // blocks until work is available
+    // findRunnable may have collected an allp snapshot; dropping it is implicit here.
+    // This thread is going to run a goroutine and is not spinning anymore, so if it was marked as
+    // spinning we need to reset it now and potentially start a new spinning M.
+    if (mp->spinning) resetspinning();
+    if (f.tryWakeP) wakep();
+    if (f.gp->lockedm != nullptr) {
+      // Hands off own p to the locked m, then blocks waiting for a new p.
+      startlockedm(f.gp);
+      continue;
+    }
+    execute(f.gp, f.inheritTime);
+    return;
+  }
+}
+
+// execute (proc.go): runs gp on the current M. Unless inheritTime, it starts a new time slice
+// (schedtick++), which is what sysmon watches to detect a goroutine running too long.
+void Runtime::execute(g* gp, bool inheritTime) {
+  m* mp = plat::getg()->m;
+  // Assign gp.m before entering _Grunning so running Gs have an M.
+  mp->curg.set(gp);
+  gp->m = mp;
+  casgstatus(gp, _Grunnable, _Grunning);
+  gp->waitsince = 0;
+  gp->setPreempt(false);
+  gp->stackguard0.set(stackGuardNormal);
+  if (!inheritTime) mp->p->schedtick.set(mp->p->schedtick.get() + 1);
+  if (host) host->event(static_cast<int>(Ev::GoStart), gp, mp->p, inheritTime ? 1 : 0);
+  gogo(gp);
+}
+
+// findRunnable (proc.go): finds a runnable goroutine to execute, trying other Ps' queues, the
+// global queue, timers and the poller. Blocks (parks the M) until there is one.
+Runtime::Found Runtime::findRunnable() {
+  m* mp = plat::getg()->m;
+top:
+  p* pp = mp->p;
+  auto [now, pollUntil, ran] = timersCheck(pp, 0);
+  (void)ran;
+
+  // Check the global runnable queue once in a while to ensure fairness. Otherwise two goroutines
+  // can completely occupy the local runqueue by constantly respawning each other.
+  if (pp->schedtick.get() % 61 == 0 && !sched.runq.emptyRacy()) {
+    plat::lock(sched.lock);
+    g* gp = globrunqget();
+    plat::unlock(sched.lock);
+    if (gp != nullptr) {
+      if (host) host->event(static_cast<int>(Ev::GetGlobal), gp, pp, 1);
+      return {gp, false, false};
+    }
+  }
+
+  // local runq
+  if (auto [gp, inheritTime] = runqget(pp); gp != nullptr) return {gp, inheritTime, false};
+
+  // global runq
+  if (!sched.runq.emptyRacy()) {
+    plat::lock(sched.lock);
+    auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
+    plat::unlock(sched.lock);
+    if (gp != nullptr) {
+      if (host) host->event(static_cast<int>(Ev::GetGlobal), gp, pp, q.size + 1);
+      runqputbatch(pp, &q);
+      if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
+      return {gp, false, false};
+    }
+  }
+
+  // Poll network: an optimization before stealing; here the poller only ever has timers'
+  // wake-ups, never goroutines (see netpoll.cpp), so the non-blocking poll returns nothing.
+
+  // Spinning Ms: steal work from other Ps. Limit the number of spinning Ms to half the number of
+  // busy Ps, to prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism
+  // is low.
+  if (mp->spinning || 2 * sched.nmspinning.Load() < gomaxprocs - sched.npidle.Load()) {
+    if (!mp->spinning) becomeSpinning(mp);
+    Stolen s = stealWork(now);
+    if (s.gp != nullptr) return {s.gp, s.inheritTime, false};  // successfully stole
+    if (s.newWork) goto top;  // there may be new timer or GC work; restart to discover
+    now = s.rnow;
+    if (s.pollUntil != 0 && (pollUntil == 0 || s.pollUntil < pollUntil)) pollUntil = s.pollUntil;
+  }
+
+  {
+    // Before we drop our P, make a snapshot of the allp slice, which can change underfoot once we
+    // no longer block safe-points, and of the masks.
+    std::vector<p*> allpSnapshot = allp;
+    std::vector<bool> idlepMaskSnapshot(allp.size()), timerpMaskSnapshot(allp.size());
+    for (size_t i = 0; i < allp.size(); i++) {
+      idlepMaskSnapshot[i] = idlepMask.read(static_cast<uint32_t>(i));
+      timerpMaskSnapshot[i] = timerpMask.read(static_cast<uint32_t>(i));
+    }
+
+    // Return P and block.
+    plat::lock(sched.lock);
+    if (!sched.runq.empty()) {
+      auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
+      plat::unlock(sched.lock);
+      if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
+      if (host) host->event(static_cast<int>(Ev::GetGlobal), gp, pp, q.size + 1);
+      runqputbatch(pp, &q);
+      if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
+      return {gp, false, false};
+    }
+    if (!mp->spinning && sched.needspinning.Load() == 1) {
+      // See "Delicate dance" above.
+      becomeSpinning(mp);
+      plat::unlock(sched.lock);
+      goto top;
+    }
+    if (releasep() != pp) plat::throw_("findRunnable: wrong p");
+    now = pidleput(pp, now);
+    plat::unlock(sched.lock);
+
+    // Delicate dance: thread transitions from spinning to non-spinning state, potentially
+    // concurrently with submission of new work. We must drop nmspinning first and then check all
+    // sources again (with #StoreLoad memory barrier in between). If we do it the other way
+    // around, another thread can submit work after we've checked all sources but before we drop
+    // nmspinning; as a result nobody will unpark a thread to run the work.
+    const bool wasSpinning = mp->spinning;
+    if (mp->spinning) {
+      mp->spinning = false;
+      if (host) host->event(static_cast<int>(Ev::SpinStop), nullptr, pp, mp->id);
+      if (sched.nmspinning.Add(-1) < 0) plat::throw_("findRunnable: negative nmspinning");
+
+      // Check the global and P runqueues again.
+      plat::lock(sched.lock);
+      if (!sched.runq.empty()) {
+        p* pp2 = pidlegetSpinning(0).first;
+        if (pp2 != nullptr) {
+          auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
+          plat::unlock(sched.lock);
+          if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
+          runqputbatch(pp2, &q);
+          if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
+          acquirep(pp2);
+          becomeSpinning(mp);
+          return {gp, false, false};
+        }
+      }
+      plat::unlock(sched.lock);
+
+      if (p* pp2 = checkRunqsNoP(allpSnapshot, idlepMaskSnapshot); pp2 != nullptr) {
+        acquirep(pp2);
+        becomeSpinning(mp);
+        goto top;
+      }
+
+      // Finally, check for timer creation or expiry concurrently with transitioning from spinning
+      // to non-spinning.
+      pollUntil = checkTimersNoP(allpSnapshot, timerpMaskSnapshot, pollUntil);
+    }
+
+    // Poll network until next timer.
+    if (netpollinited() && pollUntil != 0 && sched.lastpoll.Swap(0) != 0) {
+      sched.pollUntil.Store(pollUntil);
+      if (mp->p != nullptr) plat::throw_("findRunnable: netpoll with p");
+      if (mp->spinning) plat::throw_("findRunnable: netpoll with spinning");
+      int64_t delay = -1;
+      if (pollUntil != 0) {
+        if (now == 0) now = plat::nanotime();
+        delay = std::max<int64_t>(pollUntil - now, 0);
+      }
+      gList list = netpoll(delay);  // block until new work is available
+      now = plat::nanotime();
+      sched.pollUntil.Store(0);
+      sched.lastpoll.Store(now);
+      plat::lock(sched.lock);
+      p* pp2 = pidleget(now).first;
+      plat::unlock(sched.lock);
+      if (pp2 == nullptr) {
+        injectglist(&list);
+      } else {
+        acquirep(pp2);
+        if (!list.empty()) {
+          g* gp = list.pop();
+          injectglist(&list);
+          casgstatus(gp, _Gwaiting, _Grunnable);
+          return {gp, false, false};
+        }
+        if (wasSpinning) becomeSpinning(mp);
+        goto top;
+      }
+    } else if (pollUntil != 0 && netpollinited()) {
+      const int64_t pollerPollUntil = sched.pollUntil.Load();
+      if (pollerPollUntil == 0 || pollerPollUntil > pollUntil) netpollBreak();
+    }
+    stopm();
+  }
+  goto top;
+}
+
+// pollWork (proc.go): reports whether there is non-background work this P could be doing.
+bool Runtime::pollWork() {
+  if (!sched.runq.emptyRacy()) return true;
+  p* pp = plat::getg()->m->p;
+  return !runqempty(pp);
+}
+
+// stealWork (proc.go): attempts to steal a runnable goroutine or timer from any P.
+Runtime::Stolen Runtime::stealWork(int64_t now) {
+  p* pp = plat::getg()->m->p;
+  bool ranTimer = false;
+  int64_t pollUntil = 0;
+  constexpr int stealTries = 4;
+  for (int i = 0; i < stealTries; i++) {
+    const bool stealTimersOrRunNextG = i == stealTries - 1;
+    for (randomEnum e = stealOrder.start(cheaprand()); !e.done(); e.next()) {
+      p* p2 = allp[e.position()];
+      if (pp == p2) continue;
+
+      // Steal timers from p2. This call to check is the only place where we might hold a lock on
+      // a different P's timers.
+      if (stealTimersOrRunNextG && timerpMask.read(e.position())) {
+        const TimersCheck c = timersCheck(p2, now);
+        now = c.now;
+        if (c.pollUntil != 0 && (pollUntil == 0 || c.pollUntil < pollUntil)) pollUntil = c.pollUntil;
+        if (c.ran) {
+          // Running the timers may have made an arbitrary number of goroutines ready and added
+          // them to this P's local run queue.
+          if (auto [gp, inheritTime] = runqget(pp); gp != nullptr) return {gp, inheritTime, now, pollUntil, ranTimer};
+          ranTimer = true;
+        }
+      }
+
+      // Don't bother to attempt to steal if p2 is idle.
+      if (!idlepMask.read(e.position())) {
+        const uint32_t before = pp->runqtail.peek();
+        if (g* gp = runqsteal(pp, p2, stealTimersOrRunNextG); gp != nullptr) {
+          if (host) host->event(static_cast<int>(Ev::Steal), gp, p2, 1 + (pp->runqtail.peek() - before));
+          return {gp, false, now, pollUntil, ranTimer};
+        }
+      }
+    }
+  }
+  // No goroutines found to steal. Regardless, running a timer may have made some goroutine ready
+  // that we missed. Indicate the next timer to wait for.
+  return {nullptr, false, now, pollUntil, ranTimer};
+}
+
+// checkRunqsNoP (proc.go): after dropping the P, looks for any P with work; takes an idle P to
+// run it if one is left.
+p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& idlepMaskSnapshot) {
+  for (size_t id = 0; id < allpSnapshot.size(); id++) {
+    p* p2 = allpSnapshot[id];
+    if (!idlepMaskSnapshot[id] && !runqempty(p2)) {
+      plat::lock(sched.lock);
+      p* pp = pidlegetSpinning(0).first;
+      if (pp == nullptr) {
+        // Can't get a P, don't bother checking remaining Ps.
+        plat::unlock(sched.lock);
+        return nullptr;
+      }
+      plat::unlock(sched.lock);
+      return pp;
+    }
+  }
+  return nullptr;
+}
+
+// checkTimersNoP (proc.go): the earliest timer of any P that may have one.
+int64_t Runtime::checkTimersNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& timerpMaskSnapshot,
+                                int64_t pollUntil) {
+  for (size_t id = 0; id < allpSnapshot.size(); id++) {
+    if (timerpMaskSnapshot[id]) {
+      const int64_t w = timersWakeTime(allpSnapshot[id]);
+      if (w != 0 && (pollUntil == 0 || w < pollUntil)) pollUntil = w;
+    }
+  }
+  return pollUntil;
+}
+
+// checkdead (proc.go): with no M left running, a program whose goroutines are all blocked (and
+// with no timer to wake one) can never make progress: throw or fatal with Go's messages.
+void Runtime::checkdead() {
+  assertLockHeld(sched.lock);
+  const int32_t run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
+  if (run > 0) return;
+  if (run < 0) {
+    plat::unlock(sched.lock);
+    plat::throw_("checkdead: inconsistent counts");
+  }
+  int grunning = 0;
+  for (g* gp : allgs) {
+    const uint32_t s = readgstatus(gp) & ~_Gscan;
+    if (s == _Gwaiting || s == _Gpreempted) {
+      grunning++;
+    } else if (s == _Grunnable || s == _Grunning || s == _Gsyscall) {
+      plat::unlock(sched.lock);
+      plat::throw_("checkdead: runnable g");
+    }
+  }
+  if (grunning == 0) {  // possible if main goroutine calls runtime·Goexit()
+    plat::unlock(sched.lock);
+    plat::fatal("no goroutines (main called runtime.Goexit) - deadlock!");
+  }
+  // There are no goroutines running, so we can look at the P's.
+  for (p* pp : allp) {
+    if (pp->timersLen.Load() > 0) return;
+  }
+  plat::unlock(sched.lock);
+  plat::fatal("all goroutines are asleep - deadlock!");
+}
+
+}  // namespace gmp::rt

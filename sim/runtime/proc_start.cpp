@@ -1,0 +1,217 @@
+// Program start and M creation (proc.go, asm_amd64.s's rt0_go): schedinit, procresize at start,
+// runtime.main, mstart, newm/allocm, mexit.
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/time.h"
+
+namespace gmp::rt {
+
+namespace {
+thread_local Runtime* tls_runtime = nullptr;
+
+void mstart_entry(void* arg) {
+  (void)arg;
+  Runtime::current()->mstart0();
+}
+
+// SplitMix64: turns the run seed into the Ms' cheaprand states (Go uses its ChaCha8 rand()).
+uint64_t seedStep(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+Runtime* Runtime::current() { return tls_runtime; }
+void Runtime::setCurrent(Runtime* r) { tls_runtime = r; }
+
+// acquirem (runtime1.go)
+m* Runtime::acquirem() {
+  g* gp = plat::getg();
+  gp->m->locks++;
+  return gp->m;
+}
+
+// releasem (runtime1.go)
+void Runtime::releasem(m* mp) {
+  g* gp = plat::getg();
+  mp->locks--;
+  if (mp->locks == 0 && gp->preempt()) {
+    // Restore the preemption request in case we've cleared it in newstack.
+    gp->stackguard0.set(stackPreempt);
+  }
+}
+
+// mReserveID (proc.go)
+int64_t Runtime::mReserveID() {
+  assertLockHeld(sched.lock);
+  if (sched.mnext + 1 < sched.mnext) plat::throw_("runtime: thread ID overflow");
+  const int64_t id = sched.mnext;
+  sched.mnext++;
+  if (mcount() > sched.maxmcount) plat::fatal("thread exhaustion");  // checkmcount
+  return id;
+}
+
+// mcommoninit (proc.go)
+void Runtime::mcommoninit(m* mp, int64_t id) {
+  plat::lock(sched.lock);
+  mp->id = id >= 0 ? id : mReserveID();
+  // mrandinit: cheaprand state from the run seed (see docs/fidelity.md).
+  mp->cheaprand = static_cast<uint32_t>(seedStep(seed_));
+  mp->cheaprand64 = seedStep(seed_);
+  mp->alllink = allm;
+  allm = mp;
+  plat::unlock(sched.lock);
+}
+
+// allocm (proc.go), without borrowing pp for allocation (no allocator is modelled).
+m* Runtime::allocm(p* pp, void (Runtime::*fn)(), int64_t id) {
+  (void)pp;
+  acquirem();
+  mstore_.push_back(std::make_unique<m>());
+  m* mp = mstore_.back().get();
+  mp->mstartfn = fn;
+  mcommoninit(mp, id);
+  gstore_.push_back(std::make_unique<g>());
+  mp->g0 = gstore_.back().get();  // its stack is the new thread's own (newosproc)
+  mp->g0->m = mp;
+  releasem(plat::getg()->m);
+  return mp;
+}
+
+// newm (proc.go): creates a new M that starts with fn (if any) and then pp.
+void Runtime::newm(void (Runtime::*fn)(), p* pp, int64_t id) {
+  acquirem();
+  m* mp = allocm(pp, fn, id);
+  mp->nextp = pp;
+  if (host) host->event(static_cast<int>(Ev::MCreate), nullptr, pp, mp->id);
+  newm1(mp);
+  releasem(plat::getg()->m);
+}
+
+// newm1 (proc.go)
+void Runtime::newm1(m* mp) { host->newosproc(mp, &mstart_entry, mp); }
+
+// mstart0 (proc.go): the entry of every new M, on its g0.
+void Runtime::mstart0() {
+  mstart1();
+  g0loop();  // never returns: see proc_stack.cpp
+}
+
+// mstart1 (proc.go)
+void Runtime::mstart1() {
+  g* gp = plat::getg();
+  if (gp != gp->m->g0) plat::throw_("bad runtime·mstart");
+  gp->m->procid = plat::gettid();  // minit
+  if (auto fn = gp->m->mstartfn; fn != nullptr) (this->*fn)();
+  if (gp->m != m0) {
+    acquirep(gp->m->nextp);
+    gp->m->nextp = nullptr;
+  }
+  schedule();
+}
+
+// mexit (proc.go): tears down and exits the current thread.
+void Runtime::mexit() {
+  m* mp = plat::getg()->m;
+  if (mp == m0) {
+    // m0 never exits: it hands off its P and parks for good.
+    handoffp(releasep());
+    plat::lock(sched.lock);
+    sched.nmfreed++;
+    checkdead();
+    plat::unlock(sched.lock);
+    mPark();
+    plat::throw_("locked m0 woke up");
+  }
+  plat::lock(sched.lock);
+  bool found = false;
+  for (m** pprev = &allm; *pprev != nullptr; pprev = &(*pprev)->alllink) {
+    if (*pprev == mp) {
+      *pprev = mp->alllink;
+      found = true;
+      break;
+    }
+  }
+  if (!found) plat::throw_("m not found in allm");
+  plat::unlock(sched.lock);
+  // Release the P for others.
+  handoffp(releasep());
+  plat::lock(sched.lock);
+  sched.nmfreed++;
+  checkdead();
+  plat::unlock(sched.lock);
+  host->exitThread();
+}
+
+// procresize (proc.go), for program start: Ps 1..n-1 go idle, P 0 runs on m0.
+void Runtime::procresize(int32_t nprocs) {
+  assertLockHeld(sched.lock);
+  if (nprocs <= 0 || nprocs != static_cast<int32_t>(allp.size())) plat::throw_("procresize: invalid arg");
+  const int64_t now = plat::nanotime();
+  g* gp = plat::getg();
+  if (gp->m->p == nullptr) {
+    p* pp = allp[0];
+    pp->m.set(nullptr);
+    pp->status.set(_Pidle);
+    acquirep(pp);
+  }
+  p* idlePs = nullptr;
+  for (int32_t i = nprocs - 1; i >= 0; i--) {
+    p* pp = allp[static_cast<size_t>(i)];
+    if (gp->m->p == pp) continue;
+    pp->status.set(_Pidle);
+    pp->link = idlePs;
+    idlePs = pp;
+  }
+  while (idlePs != nullptr) {
+    p* pp = idlePs;
+    idlePs = pp->link;
+    pidleput(pp, now);
+  }
+  stealOrder.reset(static_cast<uint32_t>(nprocs));
+}
+
+// schedinit (proc.go), the scheduler's part, run on m0.
+void Runtime::schedinit(int64_t seed) {
+  seed_ = static_cast<uint64_t>(seed);
+  g* gp = plat::getg();
+  sched.maxmcount = 10000;
+  mcommoninit(gp->m, -1);
+  plat::lock(sched.lock);
+  sched.lastpoll.Store(plat::nanotime());
+  procresize(gomaxprocs);
+  plat::unlock(sched.lock);
+}
+
+namespace {
+void rt0_entry(void* arg) { static_cast<Runtime*>(arg)->rt0_go(0, nullptr); }
+}  // namespace
+
+void Runtime::boot(uint64_t seed) {
+  seed_ = seed;
+  host->newosproc(m0, &rt0_entry, this);
+}
+
+// rt0_go (asm_amd64.s): the body of m0's thread: schedinit, the main goroutine, mstart.
+void Runtime::rt0_go(uintptr_t mainpc, void* maintask) {
+  (void)mainpc;
+  m0->procid = plat::gettid();
+  schedinit(static_cast<int64_t>(seed_));
+  starttime = plat::nanotime();
+  g* maing = newproc(0, maintask);  // startpc 0: runtime.main
+  (void)maing;
+  mstart0();
+}
+
+// runtime.main (proc.go), the scheduler's part: start sysmon, run main.main, exit.
+void Runtime::runtime_main() {
+  mainStarted = true;
+  if (haveSysmon) newm(&Runtime::sysmon, nullptr, -1);
+  host->runGoroutine(plat::getg());
+  host->exit(0);
+}
+
+}  // namespace gmp::rt

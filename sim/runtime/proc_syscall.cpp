@@ -1,0 +1,186 @@
+// System calls (proc.go), Go 1.26+ style: a goroutine entering a syscall keeps its P (status
+// _Gsyscall on the G, the P stays _Prunning). sysmon's retake may take the P from it (freezing the
+// goroutine with the _Gscan bit while it does, see syscall_thread.h); on exit the M keeps its P if
+// it still has it, else tries to get one back (its old P, or an idle P), else queues the goroutine
+// globally and parks.
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/syscall_thread.h"
+
+namespace gmp::rt {
+
+// castogscanstatus (proc.go), for the syscall state (the only one frozen here).
+static bool castogscanstatus(g* gp, uint32_t oldval, uint32_t newval) {
+  if (oldval == _Gsyscall && newval == (oldval | _Gscan)) return gp->atomicstatus.CompareAndSwap(oldval, newval);
+  plat::throw_("bad oldval passed to castogscanstatus");
+}
+
+// casfrom_Gscanstatus (proc.go)
+static void casfrom_Gscanstatus(g* gp, uint32_t oldval, uint32_t newval) {
+  bool success = false;
+  if ((oldval & _Gscan) != 0 && newval == (oldval & ~_Gscan)) success = gp->atomicstatus.CompareAndSwap(oldval, newval);
+  if (!success) plat::throw_("casfrom_Gscanstatus: gp->status is not in scan state");
+}
+
+bool setBlockOnExitSyscall(p* pp, syscallingThread& out) {
+  if (pp->status.get() != _Prunning) return false;
+  m* mp = pp->m.get();
+  if (mp == nullptr) return false;
+  g* gp = mp->curg.get();
+  if (gp == nullptr) return false;
+  const uint32_t status = readgstatus(gp) & ~_Gscan;
+  if (status != _Gsyscall) return false;
+  if (!castogscanstatus(gp, status, status | _Gscan)) return false;
+  if (gp->m != mp || gp->m->p != pp) {
+    casfrom_Gscanstatus(gp, status | _Gscan, status);
+    return false;
+  }
+  out = syscallingThread{gp, mp, pp, status};
+  return true;
+}
+
+// syscallingThread.takeP / releaseP (proc.go)
+void syscallingThread::takeP() {
+  pp->m.set(nullptr);
+  mp->p = nullptr;
+  pp->status.Store(_Pidle);
+  pp->syscalltick.set(pp->syscalltick.get() + 1);
+}
+
+// syscallingThread.resume (proc.go)
+void syscallingThread::resume() { casfrom_Gscanstatus(gp, status | _Gscan, status); }
+
+// entersyscall / reentersyscall (proc.go): the goroutine is about to enter a system call; its M
+// keeps the P, and sysmon may take it.
+void Runtime::entersyscall() {
+  g* gp = plat::getg();
+  // Disable preemption because during this function g is in Gsyscall status, but can have
+  // inconsistent g->sched; do not let GC observe it.
+  gp->m->locks++;
+  // Entersyscall must not call any function that might split/grow the stack.
+  gp->stackguard0.set(stackPreempt);
+  gp->m->syscalltick = gp->m->p->syscalltick.get();
+  p* pp = gp->m->p;
+  gp->m->oldp = pp;
+  gp->syscallsp = 1;
+  if (host) host->event(static_cast<int>(Ev::GoSyscall), gp, pp, 0);
+  if (!gp->atomicstatus.CompareAndSwap(_Grunning, _Gsyscall)) casgstatus(gp, _Grunning, _Gsyscall);
+  if (sched.sysmonwait.Load() != 0) {
+    // entersyscallWakeSysmon
+    plat::lock(sched.lock);
+    if (sched.sysmonwait.Load() != 0) {
+      sched.sysmonwait.Store(0);
+      plat::notewakeup(sched.sysmonnote);
+    }
+    plat::unlock(sched.lock);
+  }
+  gp->m->locks--;
+}
+
+// exitsyscall (proc.go): the goroutine returned from the system call.
+void Runtime::exitsyscall() {
+  g* gp = plat::getg();
+  gp->m->locks++;  // see comment in entersyscall
+  gp->waitsince = 0;
+  if (!gp->atomicstatus.CompareAndSwap(_Gsyscall, _Grunning)) casgstatus(gp, _Gsyscall, _Grunning);
+  p* oldp = gp->m->oldp;
+  gp->m->oldp = nullptr;
+  p* pp = gp->m->p;
+  int64_t how = 0;
+  if (pp == nullptr) {
+    if (p* pp2 = exitsyscallTryGetP(oldp); pp2 != nullptr) {
+      wirep(pp2);  // acquirepNoTrace
+      how = 1;
+    }
+    pp = gp->m->p;
+  }
+  if (pp != nullptr) {
+    if (host) host->event(static_cast<int>(Ev::GoSysExit), gp, pp, how);
+    pp->syscalltick.set(pp->syscalltick.get() + 1);
+    gp->syscallsp = 0;
+    gp->m->locks--;
+    gp->stackguard0.set(gp->preempt() ? stackPreempt : stackGuardNormal);
+    return;
+  }
+  gp->m->locks--;
+  // Call the scheduler.
+  mcall(&Runtime::exitsyscallNoP);
+  // Scheduler returned, so we're allowed to run now.
+  gp->syscallsp = 0;
+  gp->m->p->syscalltick.set(gp->m->p->syscalltick.get() + 1);
+}
+
+// exitsyscallTryGetP (proc.go): the old P if it can be taken back, else an idle P, else nil.
+p* Runtime::exitsyscallTryGetP(p* oldp) {
+  if (oldp != nullptr) {
+    syscallingThread thread;
+    if (setBlockOnExitSyscall(oldp, thread)) {
+      thread.takeP();
+      thread.resume();
+      return oldp;
+    }
+  }
+  if (sched.pidle != nullptr) {
+    plat::lock(sched.lock);
+    p* pp = pidleget(0).first;
+    if (pp != nullptr && sched.sysmonwait.Load() != 0) {
+      sched.sysmonwait.Store(0);
+      plat::notewakeup(sched.sysmonnote);
+    }
+    plat::unlock(sched.lock);
+    if (pp != nullptr) return pp;
+  }
+  return nullptr;
+}
+
+// exitsyscallNoP (proc.go): on g0, after a syscall that lost its P: run gp if an idle P is
+// available, else queue it globally and park.
+void Runtime::exitsyscallNoP(g* gp) {
+  if (host) host->event(static_cast<int>(Ev::GoSysExit), gp, nullptr, 2);
+  casgstatus(gp, _Grunning, _Grunnable);
+  dropg();
+  plat::lock(sched.lock);
+  p* pp = pidleget(0).first;
+  bool locked = false;
+  if (pp == nullptr) {
+    globrunqput(gp);
+    // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so we must
+    // check if gp is locked prior to committing the release by unlocking sched.lock, otherwise we
+    // could race with another M transitioning gp from unlocked to locked.
+    locked = gp->lockedm != nullptr;
+  } else if (sched.sysmonwait.Load() != 0) {
+    sched.sysmonwait.Store(0);
+    plat::notewakeup(sched.sysmonnote);
+  }
+  plat::unlock(sched.lock);
+  if (pp != nullptr) {
+    acquirep(pp);
+    execute(gp, false);
+    return;
+  }
+  if (locked) {
+    // Wait until another thread schedules gp and so m again.
+    stoplockedm();
+    execute(gp, false);
+    return;
+  }
+  stopm();
+  schedule();
+}
+
+// entersyscallblock (proc.go): a syscall known to block: hand the P off at once.
+void Runtime::entersyscallblock() {
+  g* gp = plat::getg();
+  gp->m->locks++;
+  gp->stackguard0.set(stackPreempt);
+  gp->m->syscalltick = gp->m->p->syscalltick.get();
+  gp->m->p->syscalltick.set(gp->m->p->syscalltick.get() + 1);
+  gp->syscallsp = 1;
+  if (host) host->event(static_cast<int>(Ev::GoSyscall), gp, gp->m->p, 1);
+  handoffp(releasep());
+  casgstatus(gp, _Grunning, _Gsyscall);
+  gp->m->locks--;
+}
+
+}  // namespace gmp::rt

@@ -1,0 +1,331 @@
+// Semaphores (sema.go). The protocol and the determinism rule are stated in sema.h.
+//
+// The block and mutex profiles are off (blockprofilerate = mutexprofilerate = 0), so the
+// acquiretime/releasetime bookkeeping is never armed and the profile events are not ported.
+#include "sim/runtime/sema.h"
+
+#include "sim/runtime/runtime.h"
+
+namespace gmp::rt {
+
+semTable& semtableOf(Runtime& r) {
+  SyncState& st = syncState(r);
+  std::call_once(st.semtableOnce, [&] { st.semtable = std::make_shared<semTable>(); });
+  return *st.semtable;
+}
+
+// sync_runtime_Semacquire (sema.go)
+void sync_runtime_Semacquire(Sema* addr) {
+  semacquire1(addr, false, 0, waitReason::waitReasonSemacquire);
+}
+
+// internal_sync_runtime_SemacquireMutex (sema.go)
+void internal_sync_runtime_SemacquireMutex(Sema* addr, bool lifo, int skipframes) {
+  semacquire1(addr, lifo, skipframes, waitReason::waitReasonSyncMutexLock);
+}
+
+// sync_runtime_SemacquireWaitGroup (sema.go), outside any synctest bubble.
+void sync_runtime_SemacquireWaitGroup(Sema* addr) {
+  semacquire1(addr, false, 0, waitReason::waitReasonSyncWaitGroupWait);
+}
+
+// sync_runtime_Semrelease (sema.go)
+void sync_runtime_Semrelease(Sema* addr, bool handoff, int skipframes) {
+  semrelease1(addr, handoff, skipframes);
+}
+
+// internal_sync_runtime_Semrelease (sema.go)
+void internal_sync_runtime_Semrelease(Sema* addr, bool handoff, int skipframes) {
+  semrelease1(addr, handoff, skipframes);
+}
+
+namespace {
+
+// readyWithTime (sema.go)
+void readyWithTime(Runtime& r, sudog* s, int traceskip) {
+  if (s->releasetime != 0) s->releasetime = plat::nanotime();
+  r.goready(s->g, traceskip);
+}
+
+}  // namespace
+
+// semacquire (sema.go)
+void semacquire(Sema* addr) { semacquire1(addr, false, 0, waitReason::waitReasonSemacquire); }
+
+// semacquire1 (sema.go)
+void semacquire1(Sema* addr, bool lifo, int skipframes, waitReason reason) {
+  g* gp = plat::getg();
+  if (gp != gp->m->curg.get()) plat::throw_("semacquire not on the G stack");
+
+  // Easy case.
+  if (cansemacquire(addr)) return;
+
+  // Harder case: count ourselves as a waiter, try once more, then queue and sleep. The waker
+  // dequeues our sudog.
+  Runtime& r = *Runtime::current();
+  sudog* s = acquireSudog();
+  semaRoot* root = semtableOf(r).rootFor(addr);
+  s->releasetime = 0;
+  s->acquiretime = 0;
+  s->ticket = 0;
+  for (;;) {
+    plat::lock(root->lock);
+    // Add ourselves to nwait to disable "easy case" in semrelease.
+    root->nwait.Add(1);
+    // Check cansemacquire to avoid missed wakeup.
+    if (cansemacquire(addr)) {
+      root->nwait.Add(static_cast<uint32_t>(-1));
+      plat::unlock(root->lock);
+      break;
+    }
+    // Any semrelease after the cansemacquire knows we're waiting (nwait), so go to sleep.
+    root->queue(addr, s, lifo);
+    r.goparkunlock(&root->lock, reason, 4 + skipframes);
+    if (s->ticket != 0 || cansemacquire(addr)) break;
+  }
+  releaseSudog(s);
+}
+
+// semrelease (sema.go)
+void semrelease(Sema* addr) { semrelease1(addr, false, 0); }
+
+// semrelease1 (sema.go)
+void semrelease1(Sema* addr, bool handoff, int skipframes) {
+  Runtime& r = *Runtime::current();
+  semaRoot* root = semtableOf(r).rootFor(addr);
+  addr->word.Add(1);
+
+  // Easy case: no waiters? This check must happen after the add, to avoid a missed wakeup (see
+  // the loop in semacquire1).
+  if (root->nwait.Load() == 0) return;
+
+  // Harder case: search for a waiter and wake it.
+  plat::lock(root->lock);
+  if (root->nwait.Load() == 0) {
+    // The count is already consumed by another goroutine.
+    plat::unlock(root->lock);
+    return;
+  }
+  sudog* s = root->dequeue(addr).found;
+  if (s != nullptr) root->nwait.Add(static_cast<uint32_t>(-1));
+  plat::unlock(root->lock);
+  if (s != nullptr) {  // may be slow or even yield, so unlock first
+    if (s->ticket != 0) plat::throw_("corrupted semaphore ticket");
+    if (handoff && cansemacquire(addr)) s->ticket = 1;
+    readyWithTime(r, s, 5 + skipframes);
+    g* gp = plat::getg();
+    if (s->ticket == 1 && gp->m->locks == 0 && gp != gp->m->g0) {
+      // Direct G handoff: readyWithTime put the waiter in runnext; yield so that it runs now and
+      // inherits our time slice. Only when starving (handoff), and never holding locks or on g0.
+      //
+      // TODO(lead): Go calls goyield() here (mcall(goyield_m): the current G goes to the tail of
+      // the *local* run queue). Runtime has no goyield yet; Gosched (global queue) stands in.
+      r.Gosched();
+    }
+  }
+}
+
+// cansemacquire (sema.go)
+bool cansemacquire(Sema* addr) {
+  for (;;) {
+    const uint32_t v = addr->word.Load();
+    if (v == 0) return false;
+    if (addr->word.CompareAndSwap(v, v - 1)) return true;
+  }
+}
+
+// semaRoot.queue (sema.go): adds s to the waiters on addr.
+void semaRoot::queue(Sema* addr, sudog* s, bool lifo) {
+  s->g = plat::getg();
+  s->elem = addr;
+  // Lets the blocked goroutine's semaphore be found from the goroutine.
+  s->g->waiting = s;
+  s->next = nullptr;
+  s->prev = nullptr;
+  s->waiters = 0;
+
+  const uint64_t key = addr->id;
+  sudog* last = nullptr;
+  sudog** pt = &treap;
+  for (sudog* t = *pt; t != nullptr; t = *pt) {
+    if (key == semaKey(t)) {
+      // Already have addr in list.
+      if (lifo) {
+        // Substitute s in t's place in treap.
+        *pt = s;
+        s->ticket = t->ticket;
+        s->acquiretime = t->acquiretime;  // preserve head acquiretime as oldest time
+        s->parent = t->parent;
+        s->prev = t->prev;
+        s->next = t->next;
+        if (s->prev != nullptr) s->prev->parent = s;
+        if (s->next != nullptr) s->next->parent = s;
+        // Add t first in s's wait list.
+        s->waitlink = t;
+        s->waittail = t->waittail;
+        if (s->waittail == nullptr) s->waittail = t;
+        s->waiters = t->waiters;
+        if (static_cast<uint16_t>(s->waiters + 1) != 0) s->waiters++;
+        t->parent = nullptr;
+        t->prev = nullptr;
+        t->next = nullptr;
+        t->waittail = nullptr;
+      } else {
+        // Add s to end of t's wait list.
+        if (t->waittail == nullptr) {
+          t->waitlink = s;
+        } else {
+          t->waittail->waitlink = s;
+        }
+        t->waittail = s;
+        s->waitlink = nullptr;
+        if (static_cast<uint16_t>(t->waiters + 1) != 0) t->waiters++;
+      }
+      return;
+    }
+    last = t;
+    if (key < semaKey(t)) {
+      pt = &t->prev;
+    } else {
+      pt = &t->next;
+    }
+  }
+
+  // Add s as a new leaf in the tree of unique keys, then rotate it up while its ticket (the random
+  // heap priority) is smaller than its parent's. The lowest ticket bit is set because ticket 0
+  // means "no ticket" elsewhere.
+  s->ticket = cheaprand() | 1;
+  s->parent = last;
+  *pt = s;
+
+  // Rotate up into tree according to ticket (priority).
+  while (s->parent != nullptr && s->parent->ticket > s->ticket) {
+    if (s->parent->prev == s) {
+      rotateRight(s->parent);
+    } else {
+      if (s->parent->next != s) plat::throw_("semaRoot queue");
+      rotateLeft(s->parent);
+    }
+  }
+}
+
+// semaRoot.dequeue (sema.go): finds and removes the first goroutine blocked on addr. now is the
+// time it was found if it was being profiled (else 0); tailtime is the last waiter's acquiretime.
+semaRoot::Dequeued semaRoot::dequeue(Sema* addr) {
+  const uint64_t key = addr->id;
+  sudog** ps = &treap;
+  sudog* s = *ps;
+  for (; s != nullptr; s = *ps) {
+    if (key == semaKey(s)) break;
+    if (key < semaKey(s)) {
+      ps = &s->prev;
+    } else {
+      ps = &s->next;
+    }
+  }
+  if (s == nullptr) return {nullptr, 0, 0};
+
+  // Found.
+  int64_t now = 0;
+  int64_t tailtime = 0;
+  if (s->acquiretime != 0) now = plat::nanotime();
+  if (sudog* t = s->waitlink; t != nullptr) {
+    // Substitute t, also waiting on addr, for s in root tree of unique keys.
+    *ps = t;
+    t->ticket = s->ticket;
+    t->parent = s->parent;
+    t->prev = s->prev;
+    if (t->prev != nullptr) t->prev->parent = t;
+    t->next = s->next;
+    if (t->next != nullptr) t->next->parent = t;
+    if (t->waitlink != nullptr) {
+      t->waittail = s->waittail;
+    } else {
+      t->waittail = nullptr;
+    }
+    t->waiters = s->waiters;
+    if (t->waiters > 1) t->waiters--;
+    // Set head and tail acquire time to now: the caller charges the delays before now.
+    t->acquiretime = now;
+    tailtime = s->waittail->acquiretime;
+    s->waittail->acquiretime = now;
+    s->waitlink = nullptr;
+    s->waittail = nullptr;
+  } else {
+    // Rotate s down to be leaf of tree for removal, respecting priorities.
+    while (s->next != nullptr || s->prev != nullptr) {
+      if (s->next == nullptr || (s->prev != nullptr && s->prev->ticket < s->next->ticket)) {
+        rotateRight(s);
+      } else {
+        rotateLeft(s);
+      }
+    }
+    // Remove s, now a leaf.
+    if (s->parent != nullptr) {
+      if (s->parent->prev == s) {
+        s->parent->prev = nullptr;
+      } else {
+        s->parent->next = nullptr;
+      }
+    } else {
+      treap = nullptr;
+    }
+    tailtime = s->acquiretime;
+  }
+  // Goroutine is no longer blocked. Clear the waiting pointer.
+  s->g->waiting = nullptr;
+  s->parent = nullptr;
+  s->elem = nullptr;
+  s->next = nullptr;
+  s->prev = nullptr;
+  s->ticket = 0;
+  return {s, now, tailtime};
+}
+
+// semaRoot.rotateLeft (sema.go): turns (x a (y b c)) into (y (x a b) c).
+void semaRoot::rotateLeft(sudog* x) {
+  // p -> (x a (y b c))
+  sudog* p = x->parent;
+  sudog* y = x->next;
+  sudog* b = y->prev;
+
+  y->prev = x;
+  x->parent = y;
+  x->next = b;
+  if (b != nullptr) b->parent = x;
+
+  y->parent = p;
+  if (p == nullptr) {
+    treap = y;
+  } else if (p->prev == x) {
+    p->prev = y;
+  } else {
+    if (p->next != x) plat::throw_("semaRoot rotateLeft");
+    p->next = y;
+  }
+}
+
+// semaRoot.rotateRight (sema.go): turns (y (x a b) c) into (x a (y b c)).
+void semaRoot::rotateRight(sudog* y) {
+  // p -> (y (x a b) c)
+  sudog* p = y->parent;
+  sudog* x = y->prev;
+  sudog* b = x->next;
+
+  x->next = y;
+  y->parent = x;
+  y->prev = b;
+  if (b != nullptr) b->parent = y;
+
+  x->parent = p;
+  if (p == nullptr) {
+    treap = x;
+  } else if (p->prev == y) {
+    p->prev = x;
+  } else {
+    if (p->next != y) plat::throw_("semaRoot rotateRight");
+    p->next = x;
+  }
+}
+
+}  // namespace gmp::rt

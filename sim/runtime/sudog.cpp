@@ -1,0 +1,120 @@
+// The sudog caches (proc.go) and the sync ports' per-Runtime state.
+//
+// acquireSudog takes from the P-local cache, refilling it with up to half its capacity from the
+// central cache under sched.sudoglock, and allocates when both are empty. releaseSudog returns a
+// sudog to the P-local cache, first moving half of a full cache to the central one. Both pin the
+// M with acquirem so the P cannot change underneath.
+#include "sim/runtime/sudog.h"
+
+#include <unordered_map>
+
+#include "sim/platform/platform.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::rt {
+
+namespace {
+
+std::mutex registryMu;
+std::unordered_map<const Runtime*, std::unique_ptr<SyncState>>& registry() {
+  static std::unordered_map<const Runtime*, std::unique_ptr<SyncState>> m;
+  return m;
+}
+
+}  // namespace
+
+SyncState& syncState(Runtime& r) {
+  std::lock_guard<std::mutex> l(registryMu);
+  auto& slot = registry()[&r];
+  if (!slot) slot = std::make_unique<SyncState>();
+  return *slot;
+}
+
+void syncStateFree(Runtime& r) {
+  std::unique_ptr<SyncState> st;
+  {
+    std::lock_guard<std::mutex> l(registryMu);
+    auto it = registry().find(&r);
+    if (it == registry().end()) return;
+    st = std::move(it->second);
+    registry().erase(it);
+  }
+  // Destroyed here, outside the registry lock.
+}
+
+void rtown(Runtime& r, std::shared_ptr<void> obj) {
+  SyncState& st = syncState(r);
+  std::lock_guard<std::mutex> l(st.mu);
+  st.objects.push_back(std::move(obj));
+}
+
+uint64_t newSyncId(Runtime& r) {
+  SyncState& st = syncState(r);
+  std::lock_guard<std::mutex> l(st.mu);
+  return st.nextId++;
+}
+
+void panicPlain(const char* msg) { plat::fatal(msg); }
+
+// acquireSudog (proc.go)
+sudog* acquireSudog() {
+  Runtime& r = *Runtime::current();
+  m* mp = r.acquirem();
+  p* pp = mp->p;
+  if (pp->sudogcache.empty()) {
+    plat::lock(r.sched.sudoglock);
+    // First, try to grab a batch from central cache.
+    while (pp->sudogcache.size() < kSudogBufLen / 2 && r.sched.sudogcache != nullptr) {
+      sudog* s = r.sched.sudogcache;
+      r.sched.sudogcache = s->next;
+      s->next = nullptr;
+      pp->sudogcache.push_back(s);
+    }
+    plat::unlock(r.sched.sudoglock);
+    // If the central cache is empty, allocate a new one.
+    if (pp->sudogcache.empty()) pp->sudogcache.push_back(rtnew<sudog>(r));
+  }
+  sudog* s = pp->sudogcache.back();
+  pp->sudogcache.pop_back();
+  if (s->elem != nullptr) plat::throw_("acquireSudog: found s.elem != nil in cache");
+  r.releasem(mp);
+  return s;
+}
+
+// releaseSudog (proc.go)
+void releaseSudog(sudog* s) {
+  if (s->elem != nullptr) plat::throw_("runtime: sudog with non-nil elem");
+  if (s->isSelect) plat::throw_("runtime: sudog with non-false isSelect");
+  if (s->next != nullptr) plat::throw_("runtime: sudog with non-nil next");
+  if (s->prev != nullptr) plat::throw_("runtime: sudog with non-nil prev");
+  if (s->waitlink != nullptr) plat::throw_("runtime: sudog with non-nil waitlink");
+  if (s->c != nullptr) plat::throw_("runtime: sudog with non-nil c");
+  g* gp = plat::getg();
+  if (gp->param != nullptr) plat::throw_("runtime: releaseSudog with non-nil gp.param");
+  Runtime& r = *Runtime::current();
+  m* mp = r.acquirem();  // avoid rescheduling to another P
+  p* pp = mp->p;
+  if (pp->sudogcache.size() == kSudogBufLen) {
+    // Transfer half of local cache to the central cache.
+    sudog* first = nullptr;
+    sudog* last = nullptr;
+    while (pp->sudogcache.size() > kSudogBufLen / 2) {
+      sudog* q = pp->sudogcache.back();
+      pp->sudogcache.pop_back();
+      if (first == nullptr) {
+        first = q;
+      } else {
+        last->next = q;
+      }
+      last = q;
+    }
+    plat::lock(r.sched.sudoglock);
+    last->next = r.sched.sudogcache;
+    r.sched.sudogcache = first;
+    plat::unlock(r.sched.sudoglock);
+  }
+  pp->sudogcache.push_back(s);
+  r.releasem(mp);
+}
+
+}  // namespace gmp::rt

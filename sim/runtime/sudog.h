@@ -1,0 +1,91 @@
+// sudog (runtime2.go): a goroutine waiting on a channel, in a select, or on a semaphore; and its
+// two-level cache, acquireSudog/releaseSudog (proc.go).
+//
+// Protocol. A sudog is owned by the goroutine that acquired it. While it is queued on a channel
+// (hchan.sendq/recvq) its g, next, prev, elem, c, isSelect and success are guarded by that
+// channel's lock; while it is queued on a semaphore every field is guarded by the semaRoot's lock.
+// waitlink links g.waiting (touched only by the goroutine itself) or, for semaphores, the waiters
+// on one word. The P-local cache p.sudogcache is touched only by the P's owner (acquirem pins it);
+// the central cache sched.sudogcache is guarded by sched.sudoglock.
+//
+// Also here: the per-Runtime state of the sync ports that Go keeps in package variables (semtable)
+// or leaves to its garbage collector (the sudogs, channels and sleep timers made with new), and
+// Go's panic for the sync ports.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "sim/runtime/runtime2.h"
+
+namespace gmp::rt {
+
+class Runtime;
+struct hchan;
+struct semTable;
+
+struct sudog {
+  // Guarded by the lock of the channel this sudog is blocked on.
+  guintptr g = nullptr;
+  sudog* next = nullptr;
+  sudog* prev = nullptr;
+  void* elem = nullptr;  // data element (a token: values are not simulated); for a semaphore, its Sema
+
+  // Never accessed concurrently (see the protocol above).
+  int64_t acquiretime = 0;
+  int64_t releasetime = 0;
+  uint32_t ticket = 0;
+  bool isSelect = false;    // g is in a select: g.selectDone must be CAS'd to win the wake-up race
+  bool success = false;     // woken by a delivered value (true) or by a close (false)
+  uint16_t waiters = 0;     // semaRoot: waiters behind the head of this list, clamped
+  sudog* parent = nullptr;  // semaRoot binary tree
+  sudog* waitlink = nullptr;  // g.waiting list or semaRoot
+  sudog* waittail = nullptr;  // semaRoot
+  hchan* c = nullptr;         // channel
+};
+
+// len(p.sudogbuf) (runtime2.go): the capacity of the P-local sudog cache.
+inline constexpr size_t kSudogBufLen = 128;
+
+sudog* acquireSudog();
+void releaseSudog(sudog* s);
+
+// Go's panic(plainError(msg)) on a goroutine. There is no recover in the simulator, so an
+// unrecovered panic ends the program: it is raised as a fatal error carrying Go's message.
+[[noreturn]] void panicPlain(const char* msg);
+
+// The sync ports' per-Runtime state. Not a Runtime member, so that runtime.h stays untouched: it is
+// found through a registry keyed by the Runtime's identity (used only to find it, never to order or
+// hash anything the simulation does). Its own mutex is a host lock outside the simulation, as Go's
+// allocator is: taking it is not a scheduling point.
+struct SyncState {
+  std::mutex mu;                               // guards objects and nextId
+  std::vector<std::shared_ptr<void>> objects;  // what the port allocated with Go's new()
+  uint64_t nextId = 1;                         // the next id newSyncId hands out
+  std::once_flag semtableOnce;
+  std::shared_ptr<semTable> semtable;          // sema.go's semtable, made on first use
+};
+SyncState& syncState(Runtime& r);
+// Frees everything r's sync ports allocated (sudogs, channels, sleep timers, the semtable). Call it
+// when r is destroyed; pointers into those objects (g.timer_, channels) dangle afterwards.
+void syncStateFree(Runtime& r);
+
+// Keeps obj alive until syncStateFree(r).
+void rtown(Runtime& r, std::shared_ptr<void> obj);
+
+// Go's new(T) for objects the garbage collector would free: owned by r until syncStateFree(r).
+template <class T, class... Args>
+T* rtnew(Runtime& r, Args&&... args) {
+  auto sp = std::make_shared<T>(std::forward<Args>(args)...);
+  T* raw = sp.get();
+  rtown(r, std::move(sp));
+  return raw;
+}
+
+// A fresh id, unique within r: the stable identity that orders and hashes channels and semaphores
+// where Go uses their address. Ids follow allocation order, so a deterministic run gets the same ids.
+uint64_t newSyncId(Runtime& r);
+
+}  // namespace gmp::rt

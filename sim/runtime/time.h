@@ -1,0 +1,128 @@
+// Timers (time.go), as far as time.Sleep needs them: the per-P timer heap, the timer state
+// machine of a goroutine's sleep timer, running expired timers, and timeSleep.
+//
+// Protocol. Each P has a timers set: a 4-ary min-heap of (timer, when) guarded by ts.mu, plus
+// atomics that other Ps read without the lock: len (here the P's p.timersLen, stored only at
+// unlock so it never shows an ephemeral length), zombies, minWhenHeap (= heap[0].when) and
+// minWhenModified (a lower bound of the when of timers modified since they were heaped).
+// wakeTime() = the smaller non-zero of the two mins. A timer's fields are guarded by t.mu, with
+// a snapshot of its state bits published in t.astate at unlock for lock-free fast paths. Lock
+// order: ts.mu before t.mu; a timer is added to a heap only without holding its own lock
+// (maybeAdd). A timer modified while heaped is only marked (timerModified, or timerZombie when
+// stopped); the heap's owner fixes heap[i].when when it next cleans or adjusts the heap.
+//
+// timeSleep parks the goroutine with resetForSleep as gopark's unlock function, so the timer is
+// armed (on the current P's heap) only once the goroutine is parked; when it fires, its function
+// goroutineReady readies the goroutine. Adding a timer earlier than the P's wake time wakes the
+// netpoller (wakeNetPoller), so a sleeping M notices the new deadline.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/platform/atomic.h"
+#include "sim/platform/platform.h"
+#include "sim/runtime/runtime2.h"
+
+namespace gmp::rt {
+
+// Timer state bits (time.go).
+inline constexpr uint8_t timerHeaped = 1;    // stored in some P's heap
+inline constexpr uint8_t timerModified = 2;  // t.when changed; the heap's copy is stale
+inline constexpr uint8_t timerZombie = 4;    // stopped, still in some P's heap
+
+inline constexpr int64_t maxWhen = INT64_MAX;
+inline constexpr int timerHeapN = 4;
+
+using timerFunc = void (*)(void* arg, uintptr_t seq, int64_t delay);
+
+// timer (time.go), without the channel (isChan) and synctest (isFake) parts.
+struct timer {
+  plat::Mutex mu;          // protects the fields below, except as noted
+  Atomic<uint32_t> astate;  // atomic copy of state bits at last unlock (Go: atomic.Uint8)
+  uint8_t state = 0;        // state bits
+  uint32_t rand = 0;        // orders timers at the same instant; only set for fake time (never here)
+
+  // Wakes at when, then when+period, ... (period > 0 only), each time calling f(arg, seq, delay)
+  // on the P that runs it; f must not block.
+  int64_t when = 0;
+  int64_t period = 0;
+  timerFunc f = nullptr;
+  void* arg = nullptr;
+  uintptr_t seq = 0;
+
+  struct timers* ts = nullptr;  // the timers containing t, if any
+
+  void init(timerFunc f_, void* arg_);
+  void lock();
+  void unlock();
+  bool updateHeap();
+  bool modify(int64_t when_, int64_t period_, timerFunc f_, void* arg_, uintptr_t seq_);
+  bool needsAdd();
+  void maybeAdd();
+  bool reset(int64_t when_, int64_t period_);
+  void unlockAndRun(int64_t now);
+};
+
+// timerWhen (time.go)
+struct timerWhen {
+  timer* t = nullptr;  // Go's timerWhen.timer
+  int64_t when = 0;
+  bool less(const timerWhen& other) const;
+};
+
+// timers (time.go): a per-P set of timers.
+struct timers {
+  plat::Mutex mu;
+  std::vector<timerWhen> heap;  // ordered by heap[i].when; guarded by mu
+  // Go's ts.len: the owning P's p.timersLen (runtime2.h), or ownLen for a set without a P.
+  Atomic<uint32_t>* len = &ownLen;
+  Atomic<int32_t> zombies;           // timers in the heap marked for removal
+  Atomic<int64_t> minWhenHeap;       // heap[0].when; 0: empty heap
+  Atomic<int64_t> minWhenModified;   // lower bound of when of timerModified timers; 0: none
+  Atomic<uint32_t> ownLen;
+
+  timers() = default;
+  timers(const timers&) = delete;
+  timers& operator=(const timers&) = delete;
+
+  void lock();
+  void unlock();
+  void addHeap(timer* t);
+  void deleteMin();
+  void cleanHead();
+  void adjust(int64_t now, bool force);
+  int64_t wakeTime();
+  struct Checked {
+    int64_t rnow;
+    int64_t pollUntil;
+    bool ran;
+  };
+  Checked check(int64_t now);
+  int64_t run(int64_t now);
+  void updateMinWhenHeap();
+  void updateMinWhenModified(int64_t when);
+  void siftUp(int i);
+  void siftDown(int i);
+  void initHeap();
+};
+
+// The lead's interface.
+void timersInit(p* pp);  // allocates pp->timers_ (owned by a registry here; freed by timersFree)
+void timersFree(p* pp);
+struct TimersCheck {
+  int64_t now;
+  int64_t pollUntil;
+  bool ran;
+};
+TimersCheck timersCheck(p* pp, int64_t now);  // pp.timers.check(now, nil)
+int64_t timersWakeTime(p* pp);                // pp.timers.wakeTime()
+int64_t timeSleepUntil();
+void timeSleep(int64_t ns);
+
+// Used by timeSleep; exposed for tests.
+bool resetForSleep(g* gp, void* unused);
+void goroutineReady(void* arg, uintptr_t seq, int64_t delay);
+[[noreturn]] void badTimer();
+
+}  // namespace gmp::rt

@@ -1,0 +1,246 @@
+#include "sim/workload/interpreter.h"
+
+#include <cmath>
+
+#include "sim/platform/context.h"
+#include "sim/platform/platform.h"
+#include "sim/runtime/chan.h"
+#include "sim/runtime/select.h"
+#include "sim/runtime/sync_mutex.h"
+#include "sim/runtime/time.h"
+#include "sim/runtime/waitgroup.h"
+
+namespace gmp::workload {
+
+using scenario::Instr;
+using scenario::Opcode;
+
+// b.RunParallel's shared state: the iterations left and the goroutines still running.
+struct Interpreter::Parallel {
+  Atomic<int64_t> taken;
+  int64_t count = 0;
+  std::unique_ptr<rt::WaitGroup> wg;
+};
+
+Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, engine::Engine& e, double ns_per_iteration)
+    : sc_(sc), r_(r), e_(e), ns_per_iteration_(ns_per_iteration) {
+  uint64_t id = 1;
+  for (const auto& c : sc.chans) chans_.push_back(rt::makechan(r, c.capacity));
+  for (size_t i = 0; i < sc.mutexes.size(); i++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
+  for (size_t i = 0; i < sc.waitgroups.size(); i++) wgs_.push_back(std::make_unique<rt::WaitGroup>(id++));
+  parallel_id_base_ = id;
+}
+
+Interpreter::~Interpreter() = default;
+
+Task* Interpreter::new_task(int32_t func) {
+  tasks_.push_back(std::make_unique<Task>());
+  Task* t = tasks_.back().get();
+  t->func = func;
+  t->counters.assign(static_cast<size_t>(sc_.funcs[static_cast<size_t>(func)].num_counters), 0);
+  return t;
+}
+
+Task* Interpreter::main_task() { return new_task(sc_.entry); }
+
+int64_t Interpreter::work_of(const Instr& in) const {
+  return in.ns + static_cast<int64_t>(std::llround(static_cast<double>(in.iterations) * ns_per_iteration_));
+}
+
+// User computation: async-preemptible, unless it is a cgo call (entersyscall, C code, exitsyscall).
+void Interpreter::compute(rt::g* gp, const Instr& in) {
+  int64_t left = work_of(in);
+  if (in.cgo) {
+    r_.entersyscall();
+    rt::m* mp = plat::getg()->m;
+    mp->incgo = true;
+    mp->ncgocall++;
+    while (left > 0) left = e_.compute(left);
+    mp->incgo = false;
+    r_.exitsyscall();
+    return;
+  }
+  while (left > 0) {
+    gp->stack->async_safe = true;
+    left = e_.compute(left);
+    gp->stack->async_safe = false;
+    if (gp->asyncPreemptInjected) {
+      // The signal handler pushed a call to asyncPreempt: make it.
+      gp->asyncPreemptInjected = false;
+      r_.asyncPreempt2();
+    }
+  }
+}
+
+void Interpreter::run(rt::g* gp) {
+  Task* t = static_cast<Task*>(gp->task);
+  if (t == nullptr) {
+    t = main_task();
+    gp->task = t;
+  }
+  const scenario::Loop* bench = sc_.benchmark ? &sc_.loops[static_cast<size_t>(sc_.benchmark->loop)] : nullptr;
+  for (;;) {
+    const scenario::Function& fn = sc_.funcs[static_cast<size_t>(t->func)];
+    if (bench != nullptr && meas_.started && !meas_.finished && t->func == bench->func && t->pc == bench->end &&
+        bench->kind != scenario::LoopKind::Parallel) {
+      meas_.finished = true;
+      meas_.end = e_.now();
+    }
+    if (t->pc >= static_cast<int32_t>(fn.code.size())) break;  // the function returns
+    const Instr& in = fn.code[static_cast<size_t>(t->pc)];
+    t->pc++;
+    if (in.op != Opcode::Jump && in.op != Opcode::LoopNext) r_.morestackPreemptCheck();
+    switch (in.op) {
+      case Opcode::Compute:
+        compute(gp, in);
+        break;
+      case Opcode::Go:
+        r_.newproc(static_cast<uintptr_t>(in.obj) + 1, new_task(in.obj));
+        break;
+      case Opcode::Exit:
+        t->pc = static_cast<int32_t>(fn.code.size());
+        break;
+      case Opcode::Jump:
+        t->pc = in.target;
+        break;
+      case Opcode::LoopStart:
+        if (bench != nullptr && !meas_.started && t->func == bench->func && t->pc - 1 == bench->begin) {
+          meas_.started = true;
+          meas_.begin = e_.now();
+          meas_.ops = in.count;
+        }
+        t->counters[static_cast<size_t>(in.obj)] = in.count;
+        if (in.count <= 0) t->pc = in.target;
+        break;
+      case Opcode::LoopNext:
+        if (--t->counters[static_cast<size_t>(in.obj)] > 0) t->pc = in.target;
+        break;
+      case Opcode::RangeRecv: {
+        auto [selected, received] = rt::chanrecv(chans_[static_cast<size_t>(in.obj)], nullptr, true);
+        (void)selected;
+        if (!received) t->pc = in.target;
+        break;
+      }
+      case Opcode::Gosched:
+        r_.Gosched();
+        break;
+      case Opcode::Send:
+        rt::chansend(chans_[static_cast<size_t>(in.obj)], nullptr, true);
+        break;
+      case Opcode::Recv:
+        rt::chanrecv(chans_[static_cast<size_t>(in.obj)], nullptr, true);
+        break;
+      case Opcode::Close:
+        rt::closechan(chans_[static_cast<size_t>(in.obj)]);
+        break;
+      case Opcode::Select: {
+        // Sends first, then receives, as the compiler lays out scases for selectgo.
+        std::vector<rt::scase>& cases = t->sel_cases;
+        std::vector<int32_t>& targets = t->sel_targets;
+        cases.clear();
+        targets.clear();
+        for (int pass = 0; pass < 2; pass++) {
+          for (int32_t k = 0; k < in.num_cases; k++) {
+            const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
+            if (sc.send != (pass == 0)) continue;
+            rt::scase c{};
+            c.c = chans_[static_cast<size_t>(sc.chan)];
+            c.elem = nullptr;
+            cases.push_back(c);
+            targets.push_back(sc.target);
+          }
+        }
+        int nsends = 0;
+        for (int32_t k = 0; k < in.num_cases; k++) nsends += fn.cases[static_cast<size_t>(in.first_case + k)].send ? 1 : 0;
+        std::vector<uint16_t>& order = t->sel_order;
+        order.assign(2 * cases.size(), 0);
+        auto [chosen, recvOK] = rt::selectgo(cases.data(), order.data(), nsends,
+                                             static_cast<int>(cases.size()) - nsends, !in.has_default);
+        (void)recvOK;
+        t->pc = chosen < 0 ? in.target : targets[static_cast<size_t>(chosen)];
+        break;
+      }
+      case Opcode::Lock:
+        mutexes_[static_cast<size_t>(in.obj)]->Lock();
+        break;
+      case Opcode::Unlock:
+        mutexes_[static_cast<size_t>(in.obj)]->Unlock();
+        break;
+      case Opcode::WgAdd:
+        wgs_[static_cast<size_t>(in.obj)]->Add(static_cast<int>(in.count));
+        break;
+      case Opcode::WgDone:
+        wgs_[static_cast<size_t>(in.obj)]->Done();
+        break;
+      case Opcode::WgWait:
+        wgs_[static_cast<size_t>(in.obj)]->Wait();
+        break;
+      case Opcode::Sleep:
+        rt::timeSleep(in.ns);
+        break;
+      case Opcode::Syscall:
+        r_.entersyscall();
+        plat::charge(plat::Cost::SyscallEnterExit);
+        e_.sleep_exact(in.ns);
+        r_.exitsyscall();
+        break;
+      case Opcode::BusyPoll: {
+        // A poll loop: compute, then check. The check is a non-blocking receive standing for a
+        // flag or completion-queue read; it is a safe point only if the scenario says the body
+        // makes a call (safe_point).
+        for (int64_t polls = 0;;) {
+          if (in.safe_point) r_.morestackPreemptCheck();
+          compute(gp, in);
+          polls++;
+          if (in.obj >= 0) {
+            auto [selected, received] = rt::chanrecv(chans_[static_cast<size_t>(in.obj)], nullptr, false);
+            (void)received;
+            if (selected) break;
+          }
+          if (in.count >= 0 && polls >= in.count) break;
+        }
+        break;
+      }
+      case Opcode::LockOSThread:
+        r_.LockOSThread();
+        break;
+      case Opcode::UnlockOSThread:
+        r_.UnlockOSThread();
+        break;
+      case Opcode::Parallel: {
+        // b.RunParallel: GOMAXPROCS goroutines share in.count iterations; wait for all.
+        parallels_.push_back(std::make_unique<Parallel>());
+        Parallel& par = *parallels_.back();
+        par.count = in.count;
+        par.wg = std::make_unique<rt::WaitGroup>(parallel_id_base_ + parallels_.size());
+        const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
+        if (measured) {
+          meas_.started = true;
+          meas_.begin = e_.now();
+          meas_.ops = in.count;
+        }
+        const int32_t procs = r_.gomaxprocs;
+        par.wg->Add(procs);
+        for (int32_t k = 0; k < procs; k++) {
+          Task* child = new_task(in.obj);
+          child->parallel = static_cast<int32_t>(parallels_.size() - 1);
+          r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
+        }
+        par.wg->Wait();
+        if (measured) {
+          meas_.finished = true;
+          meas_.end = e_.now();
+        }
+        break;
+      }
+      case Opcode::ParallelNext: {
+        Parallel& par = *parallels_[static_cast<size_t>(t->parallel)];
+        if (par.taken.Add(1) > par.count) t->pc = in.target;
+        break;
+      }
+    }
+  }
+  if (t->parallel >= 0) parallels_[static_cast<size_t>(t->parallel)]->wg->Done();
+}
+
+}  // namespace gmp::workload

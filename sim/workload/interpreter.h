@@ -1,0 +1,83 @@
+// The interpreter of scenario programs: runs a goroutine's compiled code (sim/scenario/program.h)
+// on that goroutine's own stack, calling the ported runtime for everything that is not plain
+// computation: channels, select, sync.Mutex, WaitGroup, time.Sleep, system calls, Gosched,
+// LockOSThread, and `go`.
+//
+// A goroutine's interpreter state (function, pc, loop counters) lives in a Task owned here, never
+// on the goroutine's stack, so a stack abandoned at the end of a run holds nothing to free.
+//
+// Safe points: every operation starts with a function call in Go (a runtime call, or the
+// scenario's own function), so each checks for a cooperative preemption request first. Compute is
+// user code: an asynchronous preemption may stop it, unless it runs inside a cgo call, which is
+// modelled as Go does it: entersyscall, the C code, exitsyscall.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/engine/engine.h"
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/select.h"
+#include "sim/scenario/program.h"
+
+namespace gmp::rt {
+struct hchan;
+struct syncMutex;
+struct WaitGroup;
+}  // namespace gmp::rt
+
+namespace gmp::workload {
+
+struct Task {
+  int32_t func = -1;
+  int32_t pc = 0;
+  std::vector<int64_t> counters;
+  int32_t parallel = -1;  // the Parallel group this goroutine belongs to, if any
+  // Scratch for select, kept here rather than on the goroutine's stack (see above).
+  std::vector<rt::scase> sel_cases;
+  std::vector<int32_t> sel_targets;
+  std::vector<uint16_t> sel_order;
+};
+
+// What the benchmark loop measured.
+struct Measurement {
+  bool started = false;
+  bool finished = false;
+  int64_t begin = 0;  // virtual ns
+  int64_t end = 0;
+  int64_t ops = 0;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const scenario::Scenario& sc, rt::Runtime& r, engine::Engine& e, double ns_per_iteration);
+  ~Interpreter();
+
+  // The task for the main goroutine.
+  Task* main_task();
+  // Runs gp's code until its function returns (Host::runGoroutine).
+  void run(rt::g* gp);
+
+  const Measurement& measurement() const { return meas_; }
+
+ private:
+  struct Parallel;
+  void compute(rt::g* gp, const scenario::Instr& in);
+  int64_t work_of(const scenario::Instr& in) const;
+  Task* new_task(int32_t func);
+
+  const scenario::Scenario& sc_;
+  rt::Runtime& r_;
+  engine::Engine& e_;
+  double ns_per_iteration_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<rt::hchan*> chans_;
+  std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
+  std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
+  std::vector<std::unique_ptr<Parallel>> parallels_;
+  Measurement meas_;
+  uint64_t parallel_id_base_ = 0;
+};
+
+}  // namespace gmp::workload

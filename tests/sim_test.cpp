@@ -1,0 +1,206 @@
+// Whole simulations: scenarios run on the ported scheduler under the virtual-time engine.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+
+#include "sim/cost/profile.h"
+#include "sim/engine/simulation.h"
+#include "sim/scenario/scenario.h"
+
+using namespace gmp;
+using engine::Engine;
+using engine::SimConfig;
+using engine::SimResult;
+
+namespace {
+
+SimResult run(const std::string& text, int32_t procs, uint64_t seed = 1, SimConfig cfg = {}) {
+  const scenario::Scenario sc = scenario::parse_scenario(text, "test.textproto");
+  cfg.procs = procs;
+  cfg.seed = seed;
+  if (cfg.time_limit == SimConfig{}.time_limit) cfg.time_limit = 5LL * 1000 * 1000 * 1000;
+  return engine::simulate(sc, cost::default_profile(), cfg);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+const char kPingPong[] = R"(
+chan { name: "ping" }
+chan { name: "pong" }
+func { name: "main"
+  op { go { func: "echo" } }
+  op { loop { name: "rt" count: 2000 op { send { chan: "ping" } } op { recv { chan: "pong" } } } }
+  op { close { chan: "ping" } }
+}
+func { name: "echo" op { loop { range: "ping" op { send { chan: "pong" } } } } }
+benchmark { name: "BenchmarkPingPong" loop: "rt" }
+)";
+
+}  // namespace
+
+TEST_CASE("ping-pong runs to completion and measures its loop", "[sim]") {
+  const SimResult r = run(kPingPong, 1);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  CHECK(r.exit_code == 0);
+  REQUIRE(r.measured);
+  CHECK(r.ops == 2000);
+  CHECK(r.ns_per_op > 0);
+  CHECK(r.goroutines == 2);  // main and echo
+  // At GOMAXPROCS=1 there is no other P to steal from or to wake.
+  CHECK(r.steals == 0);
+  CHECK(r.wakeps == 0);
+}
+
+// Same inputs and seed: byte-identical report and trace, for 20 seeds.
+TEST_CASE("runs are deterministic for 20 seeds", "[sim][determinism]") {
+  const std::string dir = std::string(GMP_BINARY_DIR) + "/";
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    SimConfig a, b;
+    a.trace_path = dir + "det_a.trace";
+    b.trace_path = dir + "det_b.trace";
+    const SimResult ra = run(kPingPong, 4, seed, a);
+    const SimResult rb = run(kPingPong, 4, seed, b);
+    INFO("seed " << seed);
+    REQUIRE(ra.stop == Engine::Stop::Exit);
+    CHECK(ra.end_time == rb.end_time);
+    CHECK(ra.events == rb.events);
+    CHECK(ra.ns_per_op == rb.ns_per_op);
+    CHECK(ra.event_counts == rb.event_counts);
+    const std::string ta = slurp(a.trace_path), tb = slurp(b.trace_path);
+    CHECK(!ta.empty());
+    CHECK(ta == tb);
+  }
+  std::remove((dir + "det_a.trace").c_str());
+  std::remove((dir + "det_b.trace").c_str());
+}
+
+TEST_CASE("different seeds can interleave differently", "[sim][determinism]") {
+  std::set<int64_t> ends;
+  for (uint64_t seed = 1; seed <= 10; seed++) ends.insert(run(kPingPong, 4, seed).end_time);
+  CHECK(ends.size() > 1);
+}
+
+TEST_CASE("a deadlocked program ends with Go's message and the blocked goroutines", "[sim]") {
+  const SimResult r = run(R"(
+chan { name: "c" }
+func { name: "main" op { go { func: "waiter" } } op { recv { chan: "c" } } op { recv { chan: "c" } } }
+func { name: "waiter" op { send { chan: "c" } } }
+)", 2);
+  REQUIRE(r.stop == Engine::Stop::Fatal);
+  CHECK(r.message.find("fatal error: all goroutines are asleep - deadlock!") == 0);
+  CHECK(r.message.find("goroutine 1 [chan receive]") != std::string::npos);
+}
+
+TEST_CASE("a runaway program stops at the virtual-time limit", "[sim]") {
+  SimConfig cfg;
+  cfg.time_limit = 50LL * 1000 * 1000;
+  const SimResult r = run(R"(func { name: "main" op { loop { forever: true op { compute { ns: 1000 } } } } })", 1, 1, cfg);
+  CHECK(r.stop == Engine::Stop::TimeLimit);
+  CHECK(r.message.find("virtual time") != std::string::npos);
+}
+
+// A goroutine spinning with no safe point is stopped by sysmon's signal (async preemption), so the
+// other goroutine gets the single P after about forcePreemptNS; with asyncpreemptoff it waits for
+// the loop to end.
+TEST_CASE("async preemption stops a loop without safe points", "[sim][preempt]") {
+  const char* text = R"(
+chan { name: "done" }
+func { name: "main"
+  op { go { func: "spinner" } }
+  op { go { func: "other" } }
+  op { recv { chan: "done" } }
+}
+func { name: "spinner" op { busy_poll { ns: 100 count: 1000000 } } }
+func { name: "other" op { sleep { duration: "1ms" } } op { send { chan: "done" } } }
+)";
+  SimConfig on, off;
+  off.asyncpreemptoff = true;
+  const SimResult a = run(text, 1, 1, on);
+  const SimResult b = run(text, 1, 1, off);
+  REQUIRE(a.stop == Engine::Stop::Exit);
+  REQUIRE(b.stop == Engine::Stop::Exit);
+  CHECK(a.preempt_signals > 0);
+  CHECK(b.preempt_signals == 0);
+  // 1,000,000 polls of 100ns is 100ms; preemption lets main finish after ~10-20ms.
+  CHECK(a.end_time < 30LL * 1000 * 1000);
+  CHECK(b.end_time >= 100LL * 1000 * 1000);
+}
+
+TEST_CASE("goroutines sleeping in parallel finish after about one sleep", "[sim][timers]") {
+  const SimResult r = run(R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 1000 } }
+  op { loop { count: 1000 op { go { func: "sleeper" } } } }
+  op { wait { wg: "wg" } }
+}
+func { name: "sleeper" op { sleep { duration: "10ms" } } op { done { wg: "wg" } } }
+)", 4);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  CHECK(r.goroutines == 1001);
+  CHECK(r.end_time >= 10LL * 1000 * 1000);
+  CHECK(r.end_time < 15LL * 1000 * 1000);
+}
+
+TEST_CASE("a long system call's P is handed off by sysmon", "[sim][syscall]") {
+  const SimResult r = run(R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "worker" } }
+  op { go { func: "blocker" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "blocker" op { syscall { duration: "5ms" } } op { done { wg: "wg" } } }
+func { name: "worker" op { compute { ns: 3000000 } } op { done { wg: "wg" } } }
+)", 1);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  CHECK(r.handoffs > 0);
+  // The blocker runs first (it is in runnext); the worker ran on the P sysmon took from it while
+  // it was in the kernel: the run takes about max(5ms, 3ms), not their sum.
+  CHECK(r.end_time < 7LL * 1000 * 1000);
+}
+
+TEST_CASE("a mutex serialises its critical sections", "[sim][mutex]") {
+  const SimResult r = run(R"(
+mutex { name: "mu" }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 4 } }
+  op { loop { count: 4 op { go { func: "worker" } } } }
+  op { wait { wg: "wg" } }
+}
+func { name: "worker"
+  op { loop { count: 100 op { lock { mutex: "mu" } } op { compute { ns: 10000 } } op { unlock { mutex: "mu" } } } }
+  op { done { wg: "wg" } }
+}
+)", 4);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  // 400 critical sections of 10us cannot overlap: at least 4ms however many Ps.
+  CHECK(r.end_time >= 4LL * 1000 * 1000);
+}
+
+TEST_CASE("select takes a ready case and falls to default when none is", "[sim][select]") {
+  const SimResult r = run(R"(
+chan { name: "a" cap: 1 }
+chan { name: "b" }
+chan { name: "done" }
+func { name: "main"
+  op { send { chan: "a" } }
+  op { select { case { recv { chan: "b" } } case { recv { chan: "a" } op { go { func: "second" } } } } }
+  op { recv { chan: "done" } }
+}
+func { name: "second"
+  op { select { case { recv { chan: "b" } op { exit {} } } default { op { send { chan: "done" } } } } }
+}
+)", 2);
+  CHECK(r.stop == Engine::Stop::Exit);
+  CHECK(r.goroutines == 2);
+}
