@@ -247,7 +247,7 @@ void Explorer::deliver_signals() {
 
 void Explorer::charge(plat::Cost) {}
 
-void Explorer::crash(const std::string& msg) { abort_run(RunResult::Outcome::Failed, msg); }
+void Explorer::crash(const char* msg) { abort_run(RunResult::Outcome::Failed, msg); }
 
 void Explorer::switchto(plat::Context&) {
   plat::throw_("switchto: the explorer runs threads, not goroutine stacks");

@@ -62,7 +62,7 @@ class Explorer final : public plat::Driver {
   void tgkill(uint64_t tid, int sig) override;
   void charge(plat::Cost c) override;
   void switchto(plat::Context& to) override;
-  void crash(const std::string& msg) override;
+  void crash(const char* msg) override;
 
   // The index of the running thread.
   uint32_t current() const { return cur_; }

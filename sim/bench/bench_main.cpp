@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <regex>
+#include <cctype>
 #include <string>
 
 #include "sim/cost/profile.h"
@@ -39,8 +39,14 @@ double go_ns_per_op(const std::string& go, int cpu, long n) {
   char buf[512];
   while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
   pclose(p);
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex(R"(BenchmarkPingPong\S*\s+\d+\s+([\d.]+) ns/op)"))) return std::stod(m[1]);
+  // The result line: "BenchmarkPingPong[-N] <tab> iterations <tab> X ns/op".
+  const size_t at = out.find("BenchmarkPingPong");
+  const size_t unit = out.find(" ns/op", at == std::string::npos ? 0 : at);
+  if (at != std::string::npos && unit != std::string::npos) {
+    size_t b = unit;
+    while (b > at && (std::isdigit(static_cast<unsigned char>(out[b - 1])) || out[b - 1] == '.')) b--;
+    if (b < unit) return std::stod(out.substr(b, unit - b));
+  }
   std::fprintf(stderr, "go benchmark failed:\n%s\n", out.c_str());
   return -1;
 }

@@ -15,6 +15,7 @@ const char kHelp[] =
     "                      [--check-determinism] [--events]\n"
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n"
+    "  gmpsim trace FILE          print a trace, one event a line\n"
     "PROFILE is a file or a builtin name (default, m1pro).\n";
 
 }  // namespace
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return gmp::cli::cmd_run(argc - 2, argv + 2);
   if (cmd == "sweep") return gmp::cli::cmd_sweep(argc - 2, argv + 2);
   if (cmd == "steal") return gmp::cli::cmd_steal(argc - 2, argv + 2);
+  if (cmd == "trace") return gmp::cli::cmd_trace(argc - 2, argv + 2);
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::fputs(kHelp, stdout);
     return 0;

@@ -176,6 +176,11 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
     if (!std::isnan(v)) ymax = std::max(ymax, v);
   }
   if (ymax <= 0) ymax = 1;
+  // A 1-2-5 tick step giving about five gridlines, and an axis top on a tick.
+  const double raw = ymax / 5;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double step = raw / mag <= 1 ? mag : raw / mag <= 2 ? 2 * mag : raw / mag <= 5 ? 5 * mag : 10 * mag;
+  const double ytop = std::ceil(ymax / step) * step;
   const double W = 720, H = 440, L = 80, R = 160, T = 50, B = 60;
   const double pw = W - L - R, ph = H - T - B;
   const std::vector<int64_t> xs(procs.begin(), procs.end());
@@ -183,7 +188,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
     const auto i = static_cast<double>(std::find(xs.begin(), xs.end(), p) - xs.begin());
     return L + (xs.size() == 1 ? pw / 2 : pw * i / static_cast<double>(xs.size() - 1));
   };
-  auto ypos = [&](double v) { return T + ph - ph * v / (ymax * 1.1); };
+  auto ypos = [&](double v) { return T + ph - ph * v / ytop; };
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", W) + "\" height=\"" + fmt("%.0f", H) +
        "\" font-family=\"sans-serif\" font-size=\"12\">\n";
@@ -193,10 +198,9 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
        fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
   s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.0f", T) + "\" x2=\"" + fmt("%.0f", L) + "\" y2=\"" +
        fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
-  for (int k = 0; k <= 5; k++) {
-    const double v = ymax * 1.1 * k / 5;
+  for (double v = 0; v <= ytop + step / 2; v += step) {
     s += "<text x=\"" + fmt("%.0f", L - 6) + "\" y=\"" + fmt("%.1f", ypos(v) + 4) + "\" text-anchor=\"end\">" +
-         fmt(v >= 100 ? "%.0f" : "%.2f", v) + "</text>\n";
+         fmt(step >= 1 ? "%.0f" : "%.2f", v) + "</text>\n";
     s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.1f", ypos(v)) + "\" x2=\"" + fmt("%.0f", L + pw) + "\" y2=\"" +
          fmt("%.1f", ypos(v)) + "\" stroke=\"#ddd\"/>\n";
   }

@@ -8,7 +8,7 @@
 namespace gmp::engine {
 
 namespace {
-constexpr int kSignals = 65;
+constexpr int kSignals = 64;  // signals 1..63, one bit each in Thread::pending
 constexpr int64_t kNever = INT64_MAX;
 }  // namespace
 
@@ -84,7 +84,7 @@ void Engine::thread_main(void* arg) {
   t->eng->exit_thread();
 }
 
-void Engine::crash(const std::string& msg) { stop_run(Stop::Fatal, 2, msg); }
+void Engine::crash(const char* msg) { stop_run(Stop::Fatal, 2, msg); }
 
 Engine::Result Engine::run() {
   plat::DriverScope scope(this);

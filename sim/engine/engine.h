@@ -111,7 +111,7 @@ class Engine final : public plat::Driver {
   void tgkill(uint64_t tid, int sig) override;
   void charge(plat::Cost c) override;
   void switchto(plat::Context& to) override;
-  void crash(const std::string& msg) override;
+  void crash(const char* msg) override;
 
  private:
   struct Thread;

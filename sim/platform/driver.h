@@ -90,7 +90,7 @@ class Driver {
   virtual void charge(Cost c) = 0;
   virtual void switchto(Context& to) = 0;  // gogo / mcall stack switch
   // Ends the run after a Go throw on a stack with no driver frame below it. Must not return.
-  virtual void crash(const std::string& msg) = 0;
+  virtual void crash(const char* msg) = 0;
 };
 
 namespace detail {

@@ -148,19 +148,25 @@ namespace {
 thread_local Context* tls_context = nullptr;
 }
 
+// A context's bottom frame. This stack is abandoned after crash(), never unwound, so nothing
+// that owns heap memory may be alive on it then: the message is copied out of the exception into
+// a buffer here and the exception is released before the crash.
 void Context::main(void* self) {
   auto* c = static_cast<Context*>(self);
+  char msg[1024] = "fatal error: execution context returned";
   try {
     c->entry_(c->arg_);
   } catch (const GoFatal& f) {
-    crash(f);
+    std::snprintf(msg, sizeof msg, "%s", f.what());
   }
-  crash(GoFatal(GoFatal::Kind::Throw, "execution context returned"));
+  crash_message(msg);
 }
 
-void crash(const GoFatal& f) {
-  if (Driver* d = current_driver()) d->crash(f.what());
-  std::fprintf(stderr, "%s\n", f.what());
+void crash(const GoFatal& f) { crash_message(f.what()); }
+
+void crash_message(const char* msg) {
+  if (Driver* d = current_driver()) d->crash(msg);
+  std::fprintf(stderr, "%s\n", msg);
   std::abort();
 }
 

@@ -134,6 +134,19 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   schedule();
 }
 
+// goyield (proc.go): like Gosched, but puts the goroutine on the local run queue's tail and
+// does not emit a trace event. (Go's checkTimeouts is a no-op off wasm.)
+void Runtime::goyield() { mcall(&Runtime::goyield_m); }
+
+// goyield_m (proc.go)
+void Runtime::goyield_m(g* gp) {
+  p* pp = gp->m->p;
+  casgstatus(gp, _Grunning, _Grunnable);
+  dropg();
+  runqput(pp, gp, false);
+  schedule();
+}
+
 // gopreempt_m (proc.go)
 void Runtime::gopreempt_m(g* gp) { goschedImpl(gp, true); }
 

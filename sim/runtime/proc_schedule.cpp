@@ -124,8 +124,12 @@ top:
   {
     // Before we drop our P, make a snapshot of the allp slice, which can change underfoot once we
     // no longer block safe-points, and of the masks.
-    std::vector<p*> allpSnapshot = allp;
-    std::vector<bool> idlepMaskSnapshot(allp.size()), timerpMaskSnapshot(allp.size());
+    std::vector<p*>& allpSnapshot = mp->allpSnapshot;
+    std::vector<bool>& idlepMaskSnapshot = mp->idlepMaskSnapshot;
+    std::vector<bool>& timerpMaskSnapshot = mp->timerpMaskSnapshot;
+    allpSnapshot = allp;  // snapshotAllp
+    idlepMaskSnapshot.resize(allp.size());
+    timerpMaskSnapshot.resize(allp.size());
     for (size_t i = 0; i < allp.size(); i++) {
       idlepMaskSnapshot[i] = idlepMask.read(static_cast<uint32_t>(i));
       timerpMaskSnapshot[i] = timerpMask.read(static_cast<uint32_t>(i));

@@ -2,6 +2,7 @@
 #include "sim/runtime/runtime.h"
 
 #include "sim/platform/throw.h"
+#include "sim/runtime/sudog.h"
 #include "sim/runtime/time.h"
 
 namespace gmp::rt {
@@ -63,6 +64,7 @@ Runtime::Runtime(int32_t nprocs) {
 
 Runtime::~Runtime() {
   for (p* pp : allp) timersFree(pp);
+  syncStateFree(*this);
 }
 
 }  // namespace gmp::rt

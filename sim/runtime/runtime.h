@@ -192,6 +192,8 @@ class Runtime {
   void gosched_m(g* gp);
   void goschedImpl(g* gp, bool preempted);
   void gopreempt_m(g* gp);
+  void goyield();
+  void goyield_m(g* gp);
   void preemptPark(g* gp);
   g* newproc(uintptr_t fn, void* task);
   g* newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitReason reason);

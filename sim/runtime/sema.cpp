@@ -117,10 +117,7 @@ void semrelease1(Sema* addr, bool handoff, int skipframes) {
     if (s->ticket == 1 && gp->m->locks == 0 && gp != gp->m->g0) {
       // Direct G handoff: readyWithTime put the waiter in runnext; yield so that it runs now and
       // inherits our time slice. Only when starving (handoff), and never holding locks or on g0.
-      //
-      // TODO(lead): Go calls goyield() here (mcall(goyield_m): the current G goes to the tail of
-      // the *local* run queue). Runtime has no goyield yet; Gosched (global queue) stands in.
-      r.Gosched();
+      r.goyield();
     }
   }
 }

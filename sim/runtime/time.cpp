@@ -11,7 +11,6 @@
 #include <memory>
 #include <mutex>
 
-#include "sim/runtime/rand.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/sudog.h"
 

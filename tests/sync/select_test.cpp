@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/runtime/select.h"
 #include "sim/runtime/rand.h"
+#include "sim/runtime/select.h"
 #include "tests/sync/fake_g.h"
 
 using namespace gmp;

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/runtime/sema.h"
 #include "sim/runtime/rand.h"
+#include "sim/runtime/sema.h"
 #include "tests/sync/fake_g.h"
 
 using namespace gmp;

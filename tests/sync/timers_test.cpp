@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/runtime/time.h"
 #include "sim/runtime/rand.h"
+#include "sim/runtime/time.h"
 #include "tests/sync/fake_g.h"
 
 using namespace gmp;
