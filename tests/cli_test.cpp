@@ -1,0 +1,123 @@
+// gmpsim end to end: the binary's output, exit status and files for good and bad input.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace {
+
+struct Out {
+  int status = -1;
+  std::string text;  // stdout and stderr together
+};
+
+Out gmpsim(const std::string& args) {
+  const std::string cmd = std::string(GMPSIM) + " " + args + " 2>&1";
+  Out o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.text.append(buf, n);
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+std::string tmp(const std::string& name) { return std::string(GMP_BINARY_DIR) + "/cli_test_" + name; }
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+const std::string kScenarios = std::string(GMP_SOURCE_DIR) + "/sim/scenarios/";
+
+}  // namespace
+
+TEST_CASE("gmpsim run prints a benchmark line and the counts", "[cli]") {
+  const Out o = gmpsim("run " + kScenarios + "pingpong.textproto --procs 2");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("BenchmarkPingPong-2\t") != std::string::npos);
+  CHECK(o.text.find("ns/op") != std::string::npos);
+  CHECK(o.text.find("scheduling latency") != std::string::npos);
+  CHECK(o.text.find("steals ") != std::string::npos);
+}
+
+TEST_CASE("gmpsim run --check-determinism compares output and traces", "[cli][determinism]") {
+  const std::string tr = tmp("det.trace");
+  const Out o = gmpsim("run " + kScenarios + "pingpong.textproto --procs 4 --seed 3 --trace " + tr + " --check-determinism");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("byte-identical output and traces") != std::string::npos);
+  CHECK(exists(tr));
+  CHECK_FALSE(exists(tr + ".check"));
+  const Out dump = gmpsim("trace " + tr);
+  CHECK(dump.status == 0);
+  CHECK(dump.text.find("KIND_GO_CREATE") != std::string::npos);
+  std::remove(tr.c_str());
+}
+
+TEST_CASE("bad flags exit 2 naming the flag", "[cli][errors]") {
+  Out o = gmpsim("run " + kScenarios + "pingpong.textproto --procs 0");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("--procs: expected an integer in [1, 1024], got '0'") != std::string::npos);
+  o = gmpsim("run " + kScenarios + "pingpong.textproto --schedtrace 10parsecs");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("--schedtrace") != std::string::npos);
+  o = gmpsim("run " + kScenarios + "pingpong.textproto --frobnicate");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("unknown flag '--frobnicate'") != std::string::npos);
+  o = gmpsim("frobnicate");
+  CHECK(o.status == 2);
+}
+
+TEST_CASE("a bad scenario exits 1 with file:line:column", "[cli][errors]") {
+  const std::string path = tmp("bad.textproto");
+  write(path, "func { name: \"main\"\n  op { recv { chan: \"nope\" } }\n}\n");
+  const Out o = gmpsim("run " + path);
+  CHECK(o.status == 1);
+  CHECK(o.text.find(path + ":2:") != std::string::npos);
+  CHECK(o.text.find("nope") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a deadlock exits 2 with Go's message and leaves no trace", "[cli][errors]") {
+  const std::string path = tmp("deadlock.textproto");
+  const std::string tr = tmp("deadlock.trace");
+  write(path, "chan { name: \"c\" }\nfunc { name: \"main\" op { recv { chan: \"c\" } } }\n");
+  const Out o = gmpsim("run " + path + " --trace " + tr);
+  CHECK(o.status == 2);
+  CHECK(o.text.find("fatal error: all goroutines are asleep - deadlock!") != std::string::npos);
+  CHECK(o.text.find("goroutine 1 [chan receive]") != std::string::npos);
+  CHECK_FALSE(exists(tr));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a runaway program stops at --max-time with a clear message", "[cli][errors]") {
+  const std::string path = tmp("runaway.textproto");
+  write(path, "func { name: \"main\" op { loop { forever: true op { compute { ns: 500 } } } } }\n");
+  const Out o = gmpsim("run " + path + " --max-time 20ms");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("stopped at virtual time 20000000 ns (--max-time)") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("gmpsim sweep prints tables and bench lines and writes a chart", "[cli][sweep]") {
+  const std::string svg = tmp("sweep.svg");
+  const Out o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2,4 --cores 2,4 --svg " + svg);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("ns/op") != std::string::npos);
+  CHECK(o.text.find("BenchmarkCPU\t") != std::string::npos);
+  CHECK(o.text.find("BenchmarkCPU-4\t") != std::string::npos);
+  std::ifstream in(svg);
+  const std::string chart((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(chart.rfind("<svg", 0) == 0);
+  CHECK(chart.find("2 cores") != std::string::npos);
+  CHECK(chart.find("4 cores") != std::string::npos);
+  std::remove(svg.c_str());
+}
