@@ -14,26 +14,11 @@ int cmd_run(int argc, char** argv) {
   RunOptions o;
   bool check = false;
   bool all_events = false;
-  Args a(argc, argv);
-  while (!a.done()) {
-    const std::string arg = a.next();
-    if (!a.is_flag()) {
-      if (!o.scenario_path.empty()) usage_error("run: one scenario only, got '" + o.scenario_path + "' and '" + arg + "'");
-      o.scenario_path = arg;
-      continue;
-    }
-    if (parse_common_flag(a, o)) continue;
-    if (a.flag() == "--events") {
-      all_events = true;
-      continue;
-    }
-    if (a.flag() == "--check-determinism") {
-      check = true;
-      continue;
-    }
-    usage_error("run: unknown flag '" + a.flag() + "'");
-  }
-  if (o.scenario_path.empty()) usage_error("run: missing SCENARIO");
+  parse_sim_args("run", argc, argv, o, [&](Args& a) {
+    if (a.flag() == "--events") return all_events = true;
+    if (a.flag() == "--check-determinism") return check = true;
+    return false;
+  });
   const Loaded in = load_inputs(o);
   engine::SimConfig cfg = sim_config(o, o.procs.front(), o.cores.front(), o.seed);
   const engine::SimResult r = engine::simulate(in.scenario, in.profile, cfg);

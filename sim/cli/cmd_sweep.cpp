@@ -17,22 +17,11 @@ namespace gmp::cli {
 int cmd_sweep(int argc, char** argv) {
   RunOptions o;
   std::string svg_path;
-  Args a(argc, argv);
-  while (!a.done()) {
-    const std::string arg = a.next();
-    if (!a.is_flag()) {
-      if (!o.scenario_path.empty()) usage_error("sweep: one scenario only, got '" + o.scenario_path + "' and '" + arg + "'");
-      o.scenario_path = arg;
-      continue;
-    }
-    if (parse_common_flag(a, o)) continue;
-    if (a.flag() == "--svg") {
-      svg_path = a.value();
-      continue;
-    }
-    usage_error("sweep: unknown flag '" + a.flag() + "'");
-  }
-  if (o.scenario_path.empty()) usage_error("sweep: missing SCENARIO");
+  parse_sim_args("sweep", argc, argv, o, [&](Args& a) {
+    if (a.flag() != "--svg") return false;
+    svg_path = a.value();
+    return true;
+  });
   if (!o.trace_path.empty()) usage_error("sweep: --trace is for gmpsim run");
   if (svg_path.empty()) {
     const size_t slash = o.scenario_path.find_last_of('/');

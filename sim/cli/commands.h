@@ -36,6 +36,25 @@ struct RunOptions {
 // --cores take a single value or a comma-separated list (a list only makes sense to sweep).
 bool parse_common_flag(Args& a, RunOptions& o);
 
+// Walks a simulating command's arguments: the one SCENARIO, the common flags, and the command's
+// own flags, which `own` handles (returning false for a flag it does not know).
+template <class OwnFlag>
+void parse_sim_args(const char* cmd, int argc, char** argv, RunOptions& o, OwnFlag own) {
+  Args a(argc, argv);
+  while (!a.done()) {
+    const std::string arg = a.next();
+    if (!a.is_flag()) {
+      if (!o.scenario_path.empty()) {
+        usage_error(std::string(cmd) + ": one scenario only, got '" + o.scenario_path + "' and '" + arg + "'");
+      }
+      o.scenario_path = arg;
+    } else if (!parse_common_flag(a, o) && !own(a)) {
+      usage_error(std::string(cmd) + ": unknown flag '" + a.flag() + "'");
+    }
+  }
+  if (o.scenario_path.empty()) usage_error(std::string(cmd) + ": missing SCENARIO");
+}
+
 struct Loaded {
   scenario::Scenario scenario;
   cost::Profile profile;

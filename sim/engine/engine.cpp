@@ -231,6 +231,13 @@ void Engine::check_slice() {
   if (os_runq_.empty() || self.t < self.slice_end || self.in_handler) return;
   // Time slice over and someone waits for a core: go to the back of the run queue.
   stats_.os_preemptions++;
+  yield_core();
+}
+
+// The current thread gives its core to the head of the OS run queue (which must not be empty)
+// and waits at the queue's tail.
+void Engine::yield_core() {
+  Thread& self = cur();
   const int core = self.core;
   stats_.core_busy[static_cast<size_t>(core)] += self.t - self.core_since;
   core_thread_[static_cast<size_t>(core)] = -1;
@@ -448,19 +455,7 @@ void Engine::usleep(uint32_t usec) {
 
 void Engine::osyield() {
   advance(cfg_.costs.osyield);
-  Thread& self = cur();
-  if (os_runq_.empty()) return;
-  const int core = self.core;
-  stats_.core_busy[static_cast<size_t>(core)] += self.t - self.core_since;
-  core_thread_[static_cast<size_t>(core)] = -1;
-  self.core = -1;
-  self.state = State::Ready;
-  self.gen++;
-  const uint32_t next = os_runq_.front();
-  os_runq_.pop();
-  os_runq_.push(self.id);
-  give_core(*threads_[next], core, self.t);
-  reschedule();
+  if (!os_runq_.empty()) yield_core();
 }
 
 int64_t Engine::nanotime() {

@@ -130,6 +130,7 @@ class Engine final : public plat::Driver {
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   void check_slice();
+  void yield_core();
   void check_limits();
   void switch_thread(Thread& to);
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
