@@ -383,21 +383,21 @@ int64_t Engine::compute(int64_t work) {
 }
 
 // Coherence: an access to a cell that another thread wrote since this thread last saw it pays a
-// cache-line transfer. Cells are tracked by address for identity only (never ordered), and one
-// cell stands for its line: objects sharing a line by accident of layout do not interfere, which
-// keeps runs independent of where the allocator put things.
+// cache-line transfer. Each cell stands for its own line (its Access::holders word records which
+// threads hold a copy): objects sharing a line by accident of layout do not interfere, which keeps
+// runs independent of where the allocator put things.
 void Engine::access(const plat::Access& a) {
   int64_t cost = cfg_.costs.op[static_cast<size_t>(a.op)];
-  if (cfg_.costs.cacheline_transfer != 0) {
+  if (cfg_.costs.cacheline_transfer != 0 && a.holders != nullptr) {
     const uint64_t me = uint64_t{1} << (cur_ % 64);
-    Line& line = lines_[a.addr];
+    uint64_t& holders = *a.holders;
     const bool write = a.op != plat::Op::Load && a.op != plat::Op::LoadAcquire && a.op != plat::Op::PlainLoad;
     if (write) {
-      if (line.holders != 0 && line.holders != me) cost += cfg_.costs.cacheline_transfer;
-      line.holders = me;
-    } else if ((line.holders & me) == 0) {
-      if (line.holders != 0) cost += cfg_.costs.cacheline_transfer;
-      line.holders |= me;
+      if (holders != 0 && holders != me) cost += cfg_.costs.cacheline_transfer;
+      holders = me;
+    } else if ((holders & me) == 0) {
+      if (holders != 0) cost += cfg_.costs.cacheline_transfer;
+      holders |= me;
     }
   }
   advance(cost);

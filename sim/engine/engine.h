@@ -29,7 +29,6 @@
 #include <memory>
 #include <queue>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/costs.h"
@@ -156,10 +155,6 @@ class Engine final : public plat::Driver {
   bool running_ = false;
   bool stopping_ = false;
   Result result_;
-  struct Line {
-    uint64_t holders = 0;  // threads (bit i: thread i mod 64) with a valid copy
-  };
-  std::unordered_map<const void*, Line> lines_;  // looked up, never iterated
   uint64_t rng_;
   uint64_t wait_seq_ = 0;
 };

@@ -114,11 +114,12 @@ class Atomic {
   }
   void offer(plat::Op op, uint64_t value, uint64_t expected) const {
     if (plat::Driver* d = plat::current_driver()) {
-      d->access(plat::Access{op, sizeof(T), &v_, value, expected});
+      d->access(plat::Access{op, sizeof(T), &v_, value, expected, &holders_});
     }
   }
 
   mutable std::atomic<T> v_;
+  mutable uint64_t holders_ = 0;  // driver scratch, see plat::Access::holders
 };
 
 }  // namespace gmp

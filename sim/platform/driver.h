@@ -48,6 +48,9 @@ struct Access {
   const void* addr;    // the cell; identifies it, never used for ordering decisions
   uint64_t value;      // stored value, CAS new value, Add delta, Or/And mask; 0 for loads
   uint64_t expected;   // CAS expected value; 0 otherwise
+  // Per-cell scratch a driver may use to model cache coherence (which threads hold a copy of the
+  // cell's line); nullptr for cells that have none. The real platform never touches it.
+  uint64_t* holders;
 };
 
 struct Note;

@@ -7,6 +7,7 @@
 #include <new>
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define GMP_ASAN 1
 #else
@@ -20,6 +21,15 @@ namespace bctx = boost::context::detail;
 namespace {
 // The fiber being switched to; read by a newly started fiber to find itself.
 thread_local Fiber* tls_starting = nullptr;
+
+// A stack whose frames were abandoned (never unwound) keeps their redzone poison in ASan's shadow
+// memory, and munmap does not clear it: a stack reused or remapped at the same address would see
+// stale poison. Unpoison a stack whenever it starts afresh or goes away.
+void unpoison_stack([[maybe_unused]] const void* bottom, [[maybe_unused]] size_t size) {
+#if GMP_ASAN
+  __asan_unpoison_memory_region(bottom, size);
+#endif
+}
 }  // namespace
 
 struct FiberAccess {
@@ -72,6 +82,7 @@ Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size)
   mprotect(map_, page, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
   stack_bottom_ = static_cast<char*>(map_) + page;
   stack_size_ = stack_size;
+  unpoison_stack(stack_bottom_, stack_size_);
   void* top = static_cast<char*>(map_) + map_size_;
   ctx_ = bctx::make_fcontext(top, stack_size, &FiberAccess::run);
 }
@@ -82,11 +93,14 @@ void Fiber::reset(Entry entry, void* arg) {
   finished_ = false;
   error_ = nullptr;
   fake_stack_ = nullptr;
+  unpoison_stack(stack_bottom_, stack_size_);
   ctx_ = bctx::make_fcontext(static_cast<char*>(map_) + map_size_, stack_size_, &FiberAccess::run);
 }
 
 Fiber::~Fiber() {
-  if (map_ != nullptr) munmap(map_, map_size_);
+  if (map_ == nullptr) return;
+  unpoison_stack(stack_bottom_, stack_size_);
+  munmap(map_, map_size_);
 }
 
 void Fiber::switch_to(Fiber& from, Fiber& to) {

@@ -8,7 +8,7 @@ namespace gmp::rt {
 
 bool gQueue::emptyRacy() const {
   if (plat::Driver* d = plat::current_driver()) {
-    d->access(plat::Access{plat::Op::PlainLoad, sizeof(guintptr), &head_, 0, 0});
+    d->access(plat::Access{plat::Op::PlainLoad, sizeof(guintptr), &head_, 0, 0, nullptr});
   }
   return empty();
 }
