@@ -134,7 +134,7 @@ class Engine final : public plat::Driver {
   void switch_thread(Thread& to);
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
   static void thread_main(void* arg);
-  Thread& cur() { return *threads_[cur_]; }
+  Thread& cur() { return *curp_; }
 
   struct QItem {
     int64_t time;
@@ -152,6 +152,9 @@ class Engine final : public plat::Driver {
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
   plat::Fiber main_;
   uint32_t cur_ = 0;
+  Thread* curp_ = nullptr;     // threads_[cur_]
+  uint64_t event_limit_ = UINT64_MAX;  // cfg_ limits, with 0 (none) as the maximum
+  int64_t time_limit_ = INT64_MAX;
   bool running_ = false;
   bool stopping_ = false;
   Result result_;
