@@ -14,13 +14,11 @@ namespace {
 // The work loop of one P: puts its Gs, runs some, steals when idle, until no work is left.
 class PWorker {
  public:
-  PWorker(rt::Runtime& r, rt::p* pp, rt::m* mp, std::vector<rt::g*> own, const QueueCheckConfig& cfg,
+  PWorker(rt::Runtime& r, rt::p* pp, std::vector<rt::g*> own, const QueueCheckConfig& cfg,
           QueueCheckPStats& st, std::vector<uint32_t>& taken, const std::vector<rt::g>& gs,
           Atomic<uint32_t>& taken_total)
       : rt_(r), pp_(pp), own_(std::move(own)), cfg_(cfg), st_(st), taken_(taken), gs_(gs),
-        taken_total_(taken_total) {
-    (void)mp;
-  }
+        taken_total_(taken_total) {}
 
   void operator()() {
     for (size_t i = 0; i < own_.size(); i++) {
@@ -155,7 +153,7 @@ class World {
         gp->atomicstatus.set(rt::_Grunnable);
         own.push_back(gp);
       }
-      workers_.push_back(std::make_unique<PWorker>(r_, pp, mp.get(), std::move(own), cfg,
+      workers_.push_back(std::make_unique<PWorker>(r_, pp, std::move(own), cfg,
                                                    res.per_p[static_cast<size_t>(i)], res.taken, gs_,
                                                    taken_total_));
       ms_.push_back(std::move(mp));

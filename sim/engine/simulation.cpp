@@ -265,8 +265,7 @@ class Sim final : public rt::Host {
   void exitThread() override { engine_.exit_thread(); }
   void exit(int code) override { engine_.exit(code); }
   void runGoroutine(rt::g* gp) override { interp_.run(gp); }
-  void event(int kind, rt::g* gp, rt::p* pp, int64_t arg) override {
-    const auto e = static_cast<Ev>(kind);
+  void event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) override {
     const int64_t now = engine_.now();
     // The moment a goroutine becomes runnable, for scheduling latency; read off the engine's clock
     // so that measuring costs the simulated program nothing.

@@ -28,7 +28,7 @@ bool Runtime::preemptone(p* pp) {
   // to gp->stackguard0. Setting gp->stackguard0 to stackPreempt folds preemption into the normal
   // stack overflow check.
   gp->stackguard0.set(stackPreempt);
-  if (host) host->event(static_cast<int>(Ev::PreemptRequest), gp, pp, mp->id);
+  ev(Ev::PreemptRequest, gp, pp, mp->id);
   // Request an async preemption of this P.
   if (!asyncpreemptoff) {
     pp->preempt.set(1);
@@ -50,7 +50,7 @@ bool Runtime::preemptall() {
 // preemptM (signal_unix.go): sends a preemption request to mp, unless one is already pending.
 void Runtime::preemptM(m* mp) {
   if (mp->signalPending.CompareAndSwap(0, 1)) {
-    if (host) host->event(static_cast<int>(Ev::PreemptSignal), mp->curg.peek(), mp->p, mp->id);
+    ev(Ev::PreemptSignal, mp->curg.peek(), mp->p, mp->id);
     plat::tgkill(mp->procid, sigPreempt);  // signalM (os_linux.go)
   }
 }
@@ -88,7 +88,7 @@ void Runtime::doSigPreempt(g* gp) {
     injected = true;
   }
   plat::charge(plat::Cost::SignalHandler);
-  if (host) host->event(static_cast<int>(Ev::SigPreempt), gp, gp->m->p, injected ? 1 : 0);
+  ev(Ev::SigPreempt, gp, gp->m->p, injected ? 1 : 0);
   // Acknowledge the preemption.
   gp->m->preemptGen.Add(1);
   gp->m->signalPending.Store(0);

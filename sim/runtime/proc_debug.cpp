@@ -38,9 +38,8 @@ const char* evName(Ev e) {
 }
 
 // schedtrace (proc.go), the summary form, returned instead of printed.
-std::string Runtime::schedtrace(int64_t now) const {
-  auto& self = const_cast<Runtime&>(*this);
-  plat::lock(self.sched.lock);
+std::string Runtime::schedtrace(int64_t now) {
+  plat::lock(sched.lock);
   std::string s = "SCHED " + std::to_string((now - starttime) / 1000000) + "ms: gomaxprocs=" +
                   std::to_string(gomaxprocs) + " idleprocs=" + std::to_string(sched.npidle.Load()) +
                   " threads=" + std::to_string(mcount()) + " spinningthreads=" +
@@ -58,7 +57,7 @@ std::string Runtime::schedtrace(int64_t now) const {
   s += " schedticks=[ ";
   for (p* pp : allp) s += std::to_string(pp->schedtick.Load()) + " ";
   s += "]";
-  plat::unlock(self.sched.lock);
+  plat::unlock(sched.lock);
   return s;
 }
 

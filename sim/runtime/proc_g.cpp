@@ -77,7 +77,7 @@ void Runtime::goparkunlock(plat::Mutex* lock, waitReason reason, int traceskip) 
 // park_m (proc.go): gopark's continuation on g0.
 void Runtime::park_m(g* gp) {
   m* mp = plat::getg()->m;
-  if (host) host->event(static_cast<int>(Ev::GoPark), gp, mp->p, static_cast<int64_t>(gp->waitreason));
+  ev(Ev::GoPark, gp, mp->p, static_cast<int64_t>(gp->waitreason));
   casgstatus(gp, _Grunning, _Gwaiting);
   dropg();
   if (auto fn = mp->waitunlockf; fn != nullptr) {
@@ -103,7 +103,7 @@ void Runtime::ready(g* gp, int traceskip, bool next) {
   m* mp = acquirem();  // the P is held in a local variable
   if ((status & ~_Gscan) != _Gwaiting) plat::throw_("bad g->status in ready");
   casgstatus(gp, _Gwaiting, _Grunnable);
-  if (host) host->event(static_cast<int>(Ev::GoUnpark), gp, mp->p, next ? 1 : 0);
+  ev(Ev::GoUnpark, gp, mp->p, next ? 1 : 0);
   runqput(mp->p, gp, next);
   wakep();
   releasem(mp);
@@ -120,16 +120,14 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   p* pp = gp->m->p;
   const uint32_t status = readgstatus(gp);
   if ((status & ~_Gscan) != _Grunning) plat::throw_("bad g status");
-  if (host) {
-    host->event(static_cast<int>(preempted ? Ev::GoPreempt : Ev::GoSched), gp, pp, gp->asyncSafePoint ? 1 : 0);
-  }
+  ev(preempted ? Ev::GoPreempt : Ev::GoSched, gp, pp, gp->asyncSafePoint ? 1 : 0);
   casgstatus(gp, _Grunning, _Grunnable);
   dropg();
   (void)pp;  // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
   plat::lock(sched.lock);
   globrunqput(gp);
   plat::unlock(sched.lock);
-  if (host) host->event(static_cast<int>(Ev::PutGlobal), gp, pp, 1);
+  ev(Ev::PutGlobal, gp, pp, 1);
   if (mainStarted) wakep();
   schedule();
 }
@@ -201,7 +199,7 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
   newg->goid = static_cast<int64_t>(pp->goidcache);
   casgstatus(newg, _Gdead, status);
   pp->goidcache++;
-  if (host) host->event(static_cast<int>(Ev::GoCreate), newg, pp, callergp->goid);
+  ev(Ev::GoCreate, newg, pp, callergp->goid);
   releasem(mp);
   return newg;
 }
@@ -242,7 +240,7 @@ void Runtime::gfput(p* pp, g* gp) {
 // goexit1 (proc.go): finishes the current goroutine.
 void Runtime::goexit1() {
   g* gp = plat::getg();
-  if (host) host->event(static_cast<int>(Ev::GoEnd), gp, gp->m->p, 0);
+  ev(Ev::GoEnd, gp, gp->m->p, 0);
   mcall(&Runtime::goexit0);
   plat::throw_("goexit1: a dead goroutine was resumed");
 }

@@ -25,7 +25,7 @@ void Runtime::stopm() {
   if (gp->m->locks != 0) plat::throw_("stopm holding locks");
   if (gp->m->p != nullptr) plat::throw_("stopm holding p");
   if (gp->m->spinning) plat::throw_("stopm spinning");
-  if (host) host->event(static_cast<int>(Ev::StopM), nullptr, nullptr, gp->m->id);
+  ev(Ev::StopM, nullptr, nullptr, gp->m->id);
   plat::lock(sched.lock);
   mput(gp->m);
   plat::unlock(sched.lock);
@@ -56,7 +56,7 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
     plat::unlock(sched.lock);
     void (Runtime::*fn)() = nullptr;
     if (spinning) fn = &Runtime::mspinning;
-    if (host) host->event(static_cast<int>(Ev::StartM), nullptr, pp, 1);
+    ev(Ev::StartM, nullptr, pp, 1);
     newm(fn, pp, id);
     if (lockheld) plat::lock(sched.lock);
     releasem(mp);
@@ -66,7 +66,7 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
   if (nmp->spinning) plat::throw_("startm: m is spinning");
   if (nmp->nextp != nullptr) plat::throw_("startm: m has p");
   if (spinning && !runqempty(pp)) plat::throw_("startm: p has runnable gs");
-  if (host) host->event(static_cast<int>(Ev::StartM), nullptr, pp, 0);
+  ev(Ev::StartM, nullptr, pp, 0);
   nmp->spinning = spinning;
   nmp->nextp = pp;
   plat::notewakeup(nmp->park);
@@ -76,7 +76,7 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
 // handoffp (proc.go): hands off pp from a syscall or locked M: to an M if there is work for it,
 // else to the idle list.
 void Runtime::handoffp(p* pp) {
-  if (host) host->event(static_cast<int>(Ev::HandoffP), nullptr, pp, 0);
+  ev(Ev::HandoffP, nullptr, pp, 0);
   // If it has local work, start it straight away.
   if (!runqempty(pp) || !sched.runq.emptyRacy()) {
     startm(pp, false, false);
@@ -120,7 +120,7 @@ void Runtime::wakep() {
     return;
   }
   plat::unlock(sched.lock);
-  if (host) host->event(static_cast<int>(Ev::Wakep), nullptr, pp, 0);
+  ev(Ev::Wakep, nullptr, pp, 0);
   startm(pp, true, false);
   releasem(mp);
 }
@@ -165,7 +165,7 @@ void Runtime::mPark() {
 // acquirep (proc.go)
 void Runtime::acquirep(p* pp) {
   wirep(pp);
-  if (host) host->event(static_cast<int>(Ev::ProcStart), nullptr, pp, 0);
+  ev(Ev::ProcStart, nullptr, pp, 0);
 }
 
 // wirep (proc.go)
@@ -183,7 +183,7 @@ p* Runtime::releasep() {
   g* gp = plat::getg();
   if (gp->m->p == nullptr) plat::throw_("releasep: invalid arg");
   p* pp = gp->m->p;
-  if (host) host->event(static_cast<int>(Ev::ProcStop), nullptr, pp, 0);
+  ev(Ev::ProcStop, nullptr, pp, 0);
   if (pp->m.get() != gp->m || pp->status.get() != _Prunning) plat::throw_("releasep: invalid p state");
   gp->m->p = nullptr;
   pp->m.set(nullptr);
@@ -196,7 +196,7 @@ void Runtime::becomeSpinning(m* mp) {
   mp->spinning = true;
   sched.nmspinning.Add(1);
   sched.needspinning.Store(0);
-  if (host) host->event(static_cast<int>(Ev::SpinStart), nullptr, mp->p, mp->id);
+  ev(Ev::SpinStart, nullptr, mp->p, mp->id);
 }
 
 // resetspinning (proc.go): the current M found work; stop spinning and maybe wake another.
@@ -204,7 +204,7 @@ void Runtime::resetspinning() {
   g* gp = plat::getg();
   if (!gp->m->spinning) plat::throw_("resetspinning: not a spinning m");
   gp->m->spinning = false;
-  if (host) host->event(static_cast<int>(Ev::SpinStop), nullptr, gp->m->p, gp->m->id);
+  ev(Ev::SpinStop, nullptr, gp->m->p, gp->m->id);
   const int32_t nmspinning = sched.nmspinning.Add(-1);
   if (nmspinning < 0) plat::throw_("findRunnable: negative nmspinning");
   // M wakeup policy is deliberately somewhat conservative, so check if we need to wakeup another

@@ -65,7 +65,7 @@ void Runtime::execute(g* gp, bool inheritTime) {
   gp->setPreempt(false);
   gp->stackguard0.set(stackGuardNormal);
   if (!inheritTime) mp->p->schedtick.set(mp->p->schedtick.get() + 1);
-  if (host) host->event(static_cast<int>(Ev::GoStart), gp, mp->p, inheritTime ? 1 : 0);
+  ev(Ev::GoStart, gp, mp->p, inheritTime ? 1 : 0);
   gogo(gp);
 }
 
@@ -85,7 +85,7 @@ top:
     g* gp = globrunqget();
     plat::unlock(sched.lock);
     if (gp != nullptr) {
-      if (host) host->event(static_cast<int>(Ev::GetGlobal), gp, pp, 1);
+      ev(Ev::GetGlobal, gp, pp, 1);
       return {gp, false, false};
     }
   }
@@ -99,7 +99,7 @@ top:
     auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
     plat::unlock(sched.lock);
     if (gp != nullptr) {
-      if (host) host->event(static_cast<int>(Ev::GetGlobal), gp, pp, q.size + 1);
+      ev(Ev::GetGlobal, gp, pp, q.size + 1);
       runqputbatch(pp, &q);
       if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
       return {gp, false, false};
@@ -141,7 +141,7 @@ top:
       auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
       plat::unlock(sched.lock);
       if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
-      if (host) host->event(static_cast<int>(Ev::GetGlobal), gp, pp, q.size + 1);
+      ev(Ev::GetGlobal, gp, pp, q.size + 1);
       runqputbatch(pp, &q);
       if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
       return {gp, false, false};
@@ -164,7 +164,7 @@ top:
     const bool wasSpinning = mp->spinning;
     if (mp->spinning) {
       mp->spinning = false;
-      if (host) host->event(static_cast<int>(Ev::SpinStop), nullptr, pp, mp->id);
+      ev(Ev::SpinStop, nullptr, pp, mp->id);
       if (sched.nmspinning.Add(-1) < 0) plat::throw_("findRunnable: negative nmspinning");
 
       // Check the global and P runqueues again.
@@ -271,7 +271,7 @@ Runtime::Stolen Runtime::stealWork(int64_t now) {
       if (!idlepMask.read(e.position())) {
         const uint32_t before = pp->runqtail.peek();
         if (g* gp = runqsteal(pp, p2, stealTimersOrRunNextG); gp != nullptr) {
-          if (host) host->event(static_cast<int>(Ev::Steal), gp, p2, 1 + (pp->runqtail.peek() - before));
+          ev(Ev::Steal, gp, p2, 1 + (pp->runqtail.peek() - before));
           return {gp, false, now, pollUntil, ranTimer};
         }
       }

@@ -86,7 +86,7 @@ void Runtime::newm(void (Runtime::*fn)(), p* pp, int64_t id) {
   acquirem();
   m* mp = allocm(pp, fn, id);
   mp->nextp = pp;
-  if (host) host->event(static_cast<int>(Ev::MCreate), nullptr, pp, mp->id);
+  ev(Ev::MCreate, nullptr, pp, mp->id);
   newm1(mp);
   releasem(plat::getg()->m);
 }
@@ -175,8 +175,7 @@ void Runtime::procresize(int32_t nprocs) {
 }
 
 // schedinit (proc.go), the scheduler's part, run on m0.
-void Runtime::schedinit(int64_t seed) {
-  seed_ = static_cast<uint64_t>(seed);
+void Runtime::schedinit() {
   g* gp = plat::getg();
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
@@ -199,7 +198,7 @@ void Runtime::boot(uint64_t seed) {
 void Runtime::rt0_go(uintptr_t mainpc, void* maintask) {
   (void)mainpc;
   m0->procid = plat::gettid();
-  schedinit(static_cast<int64_t>(seed_));
+  schedinit();
   starttime = plat::nanotime();
   g* maing = newproc(0, maintask);  // startpc 0: runtime.main
   (void)maing;

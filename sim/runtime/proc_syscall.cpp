@@ -64,7 +64,7 @@ void Runtime::entersyscall() {
   p* pp = gp->m->p;
   gp->m->oldp = pp;
   gp->syscallsp = 1;
-  if (host) host->event(static_cast<int>(Ev::GoSyscall), gp, pp, 0);
+  ev(Ev::GoSyscall, gp, pp, 0);
   if (!gp->atomicstatus.CompareAndSwap(_Grunning, _Gsyscall)) casgstatus(gp, _Grunning, _Gsyscall);
   if (sched.sysmonwait.Load() != 0) {
     // entersyscallWakeSysmon
@@ -96,7 +96,7 @@ void Runtime::exitsyscall() {
     pp = gp->m->p;
   }
   if (pp != nullptr) {
-    if (host) host->event(static_cast<int>(Ev::GoSysExit), gp, pp, how);
+    ev(Ev::GoSysExit, gp, pp, how);
     pp->syscalltick.set(pp->syscalltick.get() + 1);
     gp->syscallsp = 0;
     gp->m->locks--;
@@ -137,7 +137,7 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
 // exitsyscallNoP (proc.go): on g0, after a syscall that lost its P: run gp if an idle P is
 // available, else queue it globally and park.
 void Runtime::exitsyscallNoP(g* gp) {
-  if (host) host->event(static_cast<int>(Ev::GoSysExit), gp, nullptr, 2);
+  ev(Ev::GoSysExit, gp, nullptr, 2);
   casgstatus(gp, _Grunning, _Grunnable);
   dropg();
   plat::lock(sched.lock);
@@ -177,7 +177,7 @@ void Runtime::entersyscallblock() {
   gp->m->syscalltick = gp->m->p->syscalltick.get();
   gp->m->p->syscalltick.set(gp->m->p->syscalltick.get() + 1);
   gp->syscallsp = 1;
-  if (host) host->event(static_cast<int>(Ev::GoSyscall), gp, gp->m->p, 1);
+  ev(Ev::GoSyscall, gp, gp->m->p, 1);
   handoffp(releasep());
   casgstatus(gp, _Grunning, _Gsyscall);
   gp->m->locks--;

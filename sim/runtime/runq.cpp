@@ -44,7 +44,7 @@ void Runtime::runqput(p* pp, g* gp, bool next) {
     for (;;) {  // retryNext
       g* oldnext = pp->runnext.get();
       if (!pp->runnext.CompareAndSwap(oldnext, gp)) continue;
-      if (host) host->event(static_cast<int>(Ev::PutRunnext), gp, pp, 0);
+      ev(Ev::PutRunnext, gp, pp, 0);
       if (oldnext == nullptr) return;
       gp = oldnext;  // kick the old runnext out to the regular run queue
       kicked = true;
@@ -58,7 +58,7 @@ void Runtime::runqput(p* pp, g* gp, bool next) {
     if (t - h < kQ) {
       pp->runq[t % kQ].set(gp);
       pp->runqtail.StoreRelease(t + 1);  // makes the item available for consumption
-      if (host) host->event(static_cast<int>(Ev::PutLocal), gp, pp, kicked ? 1 : 0);
+      ev(Ev::PutLocal, gp, pp, kicked ? 1 : 0);
       return;
     }
     if (runqputslow(pp, gp, h, t)) return;
@@ -94,7 +94,7 @@ bool Runtime::runqputslow(p* pp, g* gp, uint32_t h, uint32_t t) {
   plat::lock(sched.lock);
   globrunqputbatch(&q);
   plat::unlock(sched.lock);
-  if (host) host->event(static_cast<int>(Ev::PutGlobal), gp, pp, n + 1);
+  ev(Ev::PutGlobal, gp, pp, n + 1);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/rand.h"
 #include "sim/runtime/runtime2.h"
@@ -50,9 +51,9 @@ class Host {
   [[noreturn]] virtual void exit(int code) = 0;
   // Runs goroutine gp's code (gp->startpc, gp->task) on its own stack; returns when the code ends.
   virtual void runGoroutine(g* gp) = 0;
-  // Scheduler events worth recording (trace, counters). kind names the event; the ids are the
-  // current ones unless given.
-  virtual void event(int kind, g* gp, p* pp, int64_t arg) = 0;
+  // Scheduler events worth recording (trace, counters); see events.h for what gp, pp and arg mean
+  // for each.
+  virtual void event(Ev e, g* gp, p* pp, int64_t arg) = 0;
 };
 
 // Go constants.
@@ -117,7 +118,7 @@ class Runtime {
   int32_t mcount() const;
 
   // Program start (proc_start.cpp): schedinit and the main goroutine, mstart.
-  void schedinit(int64_t seed);
+  void schedinit();
   void procresize(int32_t nprocs);
   // Starts the program: m0's thread, which runs rt0_go. The host must be set.
   void boot(uint64_t seed);
@@ -237,11 +238,16 @@ class Runtime {
   void wakeNetPoller(int64_t when);
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
-  std::string schedtrace(int64_t now) const;
+  std::string schedtrace(int64_t now);
   int64_t schedtracePeriod = 0;  // ns; 0 off
   std::vector<std::string> schedtraceLines;
 
  private:
+  // Reports a scheduler event to the host, if there is one (tests run the port without).
+  void ev(Ev e, g* gp, p* pp, int64_t arg) {
+    if (host != nullptr) host->event(e, gp, pp, arg);
+  }
+
   std::vector<std::unique_ptr<p>> pstore_;
   std::vector<std::unique_ptr<m>> mstore_;
   std::vector<std::unique_ptr<g>> gstore_;

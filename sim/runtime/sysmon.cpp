@@ -131,7 +131,7 @@ uint32_t Runtime::retake(int64_t now) {
         // thread from deep sleep.
         thread.resume();
       } else {
-        if (host) host->event(static_cast<int>(Ev::ProcSteal), thread.gp, pp, thread.mp->id);
+        ev(Ev::ProcSteal, thread.gp, pp, thread.mp->id);
         thread.takeP();
         thread.resume();
         n++;
