@@ -43,6 +43,7 @@ bool pMask::any() const {
 Runtime::Runtime(int32_t nprocs) {
   gomaxprocs = nprocs;
   ncpu = nprocs;
+  syncstate = std::make_unique<SyncState>();
   // m0 and its g0 exist before any code runs, as in Go (statically allocated there).
   mstore_.push_back(std::make_unique<m>());
   m0 = mstore_.back().get();
@@ -64,7 +65,6 @@ Runtime::Runtime(int32_t nprocs) {
 
 Runtime::~Runtime() {
   for (p* pp : allp) timersFree(pp);
-  syncStateFree(*this);
 }
 
 }  // namespace gmp::rt

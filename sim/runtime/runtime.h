@@ -20,6 +20,8 @@
 
 namespace gmp::rt {
 
+struct SyncState;
+
 // pMask (proc.go): an atomic bitstring with one bit per P.
 class pMask {
  public:
@@ -79,6 +81,7 @@ class Runtime {
   bool asyncpreemptoff = false;  // GODEBUG=asyncpreemptoff=1
   int64_t starttime = 0;
   Host* host = nullptr;
+  std::unique_ptr<SyncState> syncstate;  // what the chan/sema/sync ports allocate (sudog.h)
 
   // Creates nprocs Ps, all idle, owned by this Runtime.
   explicit Runtime(int32_t nprocs);

@@ -6,41 +6,12 @@
 // M with acquirem so the P cannot change underneath.
 #include "sim/runtime/sudog.h"
 
-#include <unordered_map>
-
 #include "sim/platform/platform.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
 
-namespace {
-
-std::mutex registryMu;
-std::unordered_map<const Runtime*, std::unique_ptr<SyncState>>& registry() {
-  static std::unordered_map<const Runtime*, std::unique_ptr<SyncState>> m;
-  return m;
-}
-
-}  // namespace
-
-SyncState& syncState(Runtime& r) {
-  std::lock_guard<std::mutex> l(registryMu);
-  auto& slot = registry()[&r];
-  if (!slot) slot = std::make_unique<SyncState>();
-  return *slot;
-}
-
-void syncStateFree(Runtime& r) {
-  std::unique_ptr<SyncState> st;
-  {
-    std::lock_guard<std::mutex> l(registryMu);
-    auto it = registry().find(&r);
-    if (it == registry().end()) return;
-    st = std::move(it->second);
-    registry().erase(it);
-  }
-  // Destroyed here, outside the registry lock.
-}
+SyncState& syncState(Runtime& r) { return *r.syncstate; }
 
 void rtown(Runtime& r, std::shared_ptr<void> obj) {
   SyncState& st = syncState(r);

@@ -56,10 +56,9 @@ void releaseSudog(sudog* s);
 // unrecovered panic ends the program: it is raised as a fatal error carrying Go's message.
 [[noreturn]] void panicPlain(const char* msg);
 
-// The sync ports' per-Runtime state. Not a Runtime member, so that runtime.h stays untouched: it is
-// found through a registry keyed by the Runtime's identity (used only to find it, never to order or
-// hash anything the simulation does). Its own mutex is a host lock outside the simulation, as Go's
-// allocator is: taking it is not a scheduling point.
+// The sync ports' per-Runtime state (Runtime::syncstate). Its mutex is a host lock outside the
+// simulation, as Go's allocator is: taking it is not a scheduling point; it matters only on the
+// real-thread platform.
 struct SyncState {
   std::mutex mu;                               // guards objects and nextId
   std::vector<std::shared_ptr<void>> objects;  // what the port allocated with Go's new()
@@ -68,14 +67,11 @@ struct SyncState {
   std::shared_ptr<semTable> semtable;          // sema.go's semtable, made on first use
 };
 SyncState& syncState(Runtime& r);
-// Frees everything r's sync ports allocated (sudogs, channels, sleep timers, the semtable). Call it
-// when r is destroyed; pointers into those objects (g.timer_, channels) dangle afterwards.
-void syncStateFree(Runtime& r);
 
-// Keeps obj alive until syncStateFree(r).
+// Keeps obj alive as long as r.
 void rtown(Runtime& r, std::shared_ptr<void> obj);
 
-// Go's new(T) for objects the garbage collector would free: owned by r until syncStateFree(r).
+// Go's new(T) for objects the garbage collector would free: owned by r.
 template <class T, class... Args>
 T* rtnew(Runtime& r, Args&&... args) {
   auto sp = std::make_shared<T>(std::forward<Args>(args)...);

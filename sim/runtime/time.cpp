@@ -7,45 +7,22 @@
 #include "sim/runtime/time.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/sudog.h"
 
 namespace gmp::rt {
 
-namespace {
-
-// The timers of every P, owned here from timersInit to timersFree. Keyed by the P only to find
-// its entry; the key never orders anything the simulation does.
-std::mutex timersRegistryMu;
-std::map<const p*, std::unique_ptr<timers>>& timersRegistry() {
-  static std::map<const p*, std::unique_ptr<timers>> m;
-  return m;
-}
-
-}  // namespace
-
+// timersInit and timersFree bracket a P's life: the P owns its heap from one to the other.
 void timersInit(p* pp) {
-  auto ts = std::make_unique<timers>();
+  auto* ts = new timers();
   ts->len = &pp->timersLen;
-  pp->timers_ = ts.get();
-  std::lock_guard<std::mutex> l(timersRegistryMu);
-  timersRegistry()[pp] = std::move(ts);
+  pp->timers_ = ts;
 }
 
 void timersFree(p* pp) {
-  std::unique_ptr<timers> ts;
-  {
-    std::lock_guard<std::mutex> l(timersRegistryMu);
-    auto it = timersRegistry().find(pp);
-    if (it != timersRegistry().end()) {
-      ts = std::move(it->second);
-      timersRegistry().erase(it);
-    }
-  }
+  delete pp->timers_;
   pp->timers_ = nullptr;
 }
 

@@ -108,7 +108,7 @@ struct timers {
 };
 
 // The lead's interface.
-void timersInit(p* pp);  // allocates pp->timers_ (owned by a registry here; freed by timersFree)
+void timersInit(p* pp);  // allocates pp->timers_, which pp owns until timersFree(pp)
 void timersFree(p* pp);
 struct TimersCheck {
   int64_t now;
