@@ -47,7 +47,7 @@ void Runtime::sysmon() {
           plat::unlock(sched.lock);
           // Make wake-up period small enough for the sampling to be correct.
           int64_t sleep = forcegcperiod / 2;
-          if (next != maxWhen && next - now < sleep) sleep = next - now;
+          if (next - now < sleep) sleep = next - now;
           syscallWake = plat::notetsleep(sched.sysmonnote, sleep);
           plat::lock(sched.lock);
           sched.sysmonwait.Store(0);
