@@ -25,7 +25,6 @@ struct Engine::Thread {
   Wait wait = Wait::None;
   const void* wait_on = nullptr;
   uint64_t wait_seq = 0;      // order of arrival among waiters
-  bool timed_out = false;
 
   int64_t t = 0;              // this thread's clock
   uint64_t gen = 0;           // queue entries with another gen are stale
@@ -92,29 +91,15 @@ Engine::Result Engine::run() {
   plat::DriverScope scope(this);
   running_ = true;
   for (;;) {
-    // Find the next thread to run, firing timers on the way.
-    bool resumed = false;
-    while (!queue_.empty() && !stopping_) {
-      const QItem it = queue_.top();
-      queue_.pop();
-      Thread& n = *threads_[it.tid];
-      if (it.gen != n.gen) continue;
-      if (n.state == State::Running) {
-        cur_ = n.id;
-        curp_ = &n;
-        plat::set_current_context(n.ctx);
-        stats_.thread_switches++;
-        plat::Fiber::switch_to(main_, n.ctx->fiber);
-        resumed = true;
-        break;
-      }
-      if (n.state == State::Blocked) {
-        n.timed_out = true;
-        wake(n, it.time);
-      }
-    }
     if (stopping_) break;
-    if (resumed) continue;  // control came back: a thread found nothing to run next
+    if (Thread* n = next_running()) {
+      cur_ = n->id;
+      curp_ = n;
+      plat::set_current_context(n->ctx);
+      stats_.thread_switches++;
+      plat::Fiber::switch_to(main_, n->ctx->fiber);
+      continue;  // control came back: a thread found nothing to run next, or the run stopped
+    }
     // Nothing is queued: every thread has exited, or the rest can never run again.
     bool alive = false;
     std::string who;
@@ -186,21 +171,25 @@ void Engine::switch_thread(Thread& to) {
 // The current thread has been queued or blocked: run whoever is earliest. Timers that come due
 // first are fired on the way. With nothing queued, control goes back to run().
 void Engine::reschedule() {
+  if (Thread* n = next_running()) {
+    switch_thread(*n);
+  } else {
+    plat::Fiber::switch_to(cur().ctx->fiber, main_);
+  }
+}
+
+// Pops the earliest running thread, firing the timers of blocked threads that come due first
+// (which may make them running); nullptr when nothing is queued.
+Engine::Thread* Engine::next_running() {
   while (!queue_.empty()) {
     const QItem it = queue_.top();
     queue_.pop();
     Thread& n = *threads_[it.tid];
     if (it.gen != n.gen) continue;
-    if (n.state == State::Running) {
-      switch_thread(n);
-      return;
-    }
-    if (n.state == State::Blocked) {
-      n.timed_out = true;
-      wake(n, it.time);
-    }
+    if (n.state == State::Running) return &n;
+    if (n.state == State::Blocked) wake(n, it.time);  // its timeout
   }
-  plat::Fiber::switch_to(cur().ctx->fiber, main_);
+  return nullptr;
 }
 
 void Engine::yield_if_late() {
@@ -334,7 +323,6 @@ void Engine::block(Wait w, const void* on, int64_t deadline) {
   self.wait = w;
   self.wait_on = on;
   self.wait_seq = ++wait_seq_;
-  self.timed_out = false;
   release_core(self, self.t);
   self.gen++;
   if (deadline != kNever) {

@@ -120,6 +120,7 @@ class Engine final : public plat::Driver {
   void advance(int64_t ns);              // charge ns of the current thread's time, then maybe yield
   void yield_if_late();                  // switch away if another thread is due earlier
   void reschedule();                     // the current thread stops; run the earliest one
+  Thread* next_running();
   void block(Wait w, const void* on, int64_t deadline);
   void wake(Thread& t, int64_t at);      // a blocked thread becomes ready at `at`
   void make_ready(Thread& t, int64_t at);
