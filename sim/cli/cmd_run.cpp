@@ -21,12 +21,16 @@ int cmd_run(int argc, char** argv) {
   });
   const Loaded in = load_inputs(o);
   engine::SimConfig cfg = sim_config(o, o.procs.front(), o.cores.front(), o.seed);
+  cfg.progress = terminal_progress("run");
   const engine::SimResult r = engine::simulate(in.scenario, in.profile, cfg);
+  end_progress();
   const std::string text = format_run(r, all_events);
   if (check) {
     engine::SimConfig again = cfg;
+    again.progress = terminal_progress("check");
     if (!again.trace_path.empty()) again.trace_path += ".check";
     const engine::SimResult r2 = engine::simulate(in.scenario, in.profile, again);
+    end_progress();
     const std::string text2 = format_run(r2, all_events);
     bool same = text == text2;
     std::string why = same ? "" : "the reports differ";

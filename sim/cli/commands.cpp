@@ -1,5 +1,7 @@
 #include "sim/cli/commands.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -84,6 +86,18 @@ int exit_status(const engine::SimResult& r) {
     default:
       return 2;
   }
+}
+
+std::function<void(int64_t, uint64_t)> terminal_progress(const std::string& what) {
+  if (isatty(STDERR_FILENO) == 0) return nullptr;
+  return [what](int64_t now, uint64_t events) {
+    std::fprintf(stderr, "\r%s: %.3f ms virtual, %llu M events   ", what.c_str(), static_cast<double>(now) / 1e6,
+                 static_cast<unsigned long long>(events >> 20));
+  };
+}
+
+void end_progress() {
+  if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%70s\r", "");
 }
 
 bool files_equal(const std::string& a, const std::string& b) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,10 @@ engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, 
 int exit_status(const engine::SimResult& r);
 
 bool files_equal(const std::string& a, const std::string& b);
+
+// A progress callback that redraws one line on stderr when it is a terminal (and does nothing
+// otherwise); the line is erased when the run ends.
+std::function<void(int64_t, uint64_t)> terminal_progress(const std::string& what);
+void end_progress();
 
 }  // namespace gmp::cli

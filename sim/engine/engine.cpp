@@ -10,6 +10,7 @@ namespace gmp::engine {
 namespace {
 constexpr int kSignals = 64;  // signals 1..63, one bit each in Thread::pending
 constexpr int64_t kNever = INT64_MAX;
+constexpr uint64_t kProgressMask = (uint64_t{1} << 22) - 1;
 }  // namespace
 
 struct Engine::Thread {
@@ -209,6 +210,7 @@ void Engine::yield_if_late() {
 }
 
 void Engine::check_limits() {
+  if ((stats_.events & kProgressMask) == 0 && cfg_.progress) cfg_.progress(cur().t, stats_.events);
   if (stats_.events > event_limit_) {
     stop_run(Stop::EventLimit, 2,
              "stopped after " + std::to_string(cfg_.event_limit) + " scheduler events (--max-events)");
@@ -249,7 +251,7 @@ void Engine::yield_core() {
 void Engine::advance(int64_t ns) {
   Thread& self = cur();
   self.t += ns;
-  if (++stats_.events > event_limit_ || self.t > time_limit_) check_limits();
+  if (++stats_.events > event_limit_ || self.t > time_limit_ || (stats_.events & kProgressMask) == 0) check_limits();
   if (self.pending != 0) deliver_signals();
   if (!os_runq_.empty()) check_slice();
   // Someone may be due no later than this thread: look closer (the top may be stale).

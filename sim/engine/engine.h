@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <string>
@@ -48,6 +49,9 @@ struct EngineConfig {
   uint64_t seed = 1;
   int64_t time_limit = 0;     // virtual ns; 0: none
   uint64_t event_limit = 0;   // platform operations; 0: none
+  // Called every 2^22 events with the virtual time and the event count, for progress displays.
+  // It must not touch the simulation: it only observes.
+  std::function<void(int64_t now, uint64_t events)> progress;
 };
 
 struct EngineStats {

@@ -285,6 +285,7 @@ class Sim final : public rt::Host {
     ec.seed = cfg.seed;
     ec.time_limit = cfg.time_limit;
     ec.event_limit = cfg.event_limit;
+    ec.progress = cfg.progress;
     return ec;
   }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct SimConfig {
   int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
   std::string trace_path;         // write a trace here; empty: none
+  std::function<void(int64_t now, uint64_t events)> progress;  // see EngineConfig::progress
 };
 
 struct SimResult {
