@@ -419,9 +419,15 @@ void Engine::unlock(plat::Mutex& l) {
   advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)]);
 }
 
+// A note sleep is Go's futexsleep loop: the key is checked first (an atomic load) and the futex is
+// entered only if it is clear; the kernel checks the key again on entry, so a wake-up that lands
+// before the sleeper blocks is never lost. The syscall's cost (futex_sleep) is paid when the
+// sleeper comes back; the wake-up's latency is the waker's futex_wake_latency.
 void Engine::notesleep(plat::Note& n) {
-  advance(cfg_.costs.futex_sleep);
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Load)]);
+  if (n.key.load(std::memory_order_acquire) != 0) return;
   while (n.key.load(std::memory_order_acquire) == 0) block(Wait::Note, &n, kNever);
+  advance(cfg_.costs.futex_sleep);
 }
 
 bool Engine::notetsleep(plat::Note& n, int64_t ns) {
@@ -429,9 +435,10 @@ bool Engine::notetsleep(plat::Note& n, int64_t ns) {
     notesleep(n);
     return true;
   }
-  advance(cfg_.costs.futex_sleep);
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Load)]);
   if (n.key.load(std::memory_order_acquire) != 0) return true;
   block(Wait::Note, &n, cur().t + ns);
+  advance(cfg_.costs.futex_sleep);
   return n.key.load(std::memory_order_acquire) != 0;
 }
 
