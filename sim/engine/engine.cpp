@@ -461,9 +461,12 @@ void Engine::osyield() {
   if (!os_runq_.empty()) yield_core();
 }
 
+// The simulated program's monotonic clock. It reads kNanotimeEpoch at the start of the run, not 0:
+// a real monotonic clock counts from boot, and Go takes 0 to mean "unset" in places
+// (sched.lastpoll, pidleput's now). Everything the engine reports is relative to the start.
 int64_t Engine::nanotime() {
   advance(cfg_.costs.nanotime);
-  return cur().t;
+  return kNanotimeEpoch + cur().t;
 }
 
 uint64_t Engine::gettid() { return cur_; }

@@ -39,6 +39,9 @@
 
 namespace gmp::engine {
 
+// What nanotime reads when a run starts (virtual ns).
+inline constexpr int64_t kNanotimeEpoch = 1'000'000'000;
+
 struct Core {
   double speed = 1.0;  // relative to the reference core of the cost profile
 };
