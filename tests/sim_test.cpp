@@ -204,3 +204,57 @@ func { name: "second"
   CHECK(r.stop == Engine::Stop::Exit);
   CHECK(r.goroutines == 2);
 }
+
+namespace {
+const char kCpu[] = R"(
+func { name: "main" op { parallel { name: "work" count: 2000 op { compute { iterations: 20000 } } } } }
+benchmark { name: "BenchmarkCPU" loop: "work" }
+)";
+
+SimResult run_profile(const char* text, int32_t procs, const cost::Profile& prof, int32_t cores = 0) {
+  SimConfig cfg;
+  cfg.procs = procs;
+  cfg.cores = cores;
+  return engine::simulate(scenario::parse_scenario(text, "cpu.textproto"), prof, cfg);
+}
+}  // namespace
+
+// Figure A's shape: on 8 performance + 2 efficiency cores, 8 Ps scale almost linearly and the
+// last two Ps, on slower cores, add less than two cores' worth.
+TEST_CASE("CPU throughput scales sub-linearly onto efficiency cores", "[sim][figures]") {
+  const auto prof = cost::builtin_profile("m1pro");
+  REQUIRE(prof.has_value());
+  const double t1 = run_profile(kCpu, 1, *prof).ns_per_op;
+  const double t8 = run_profile(kCpu, 8, *prof).ns_per_op;
+  const double t10 = run_profile(kCpu, 10, *prof).ns_per_op;
+  CHECK(t1 / t8 > 7.5);
+  CHECK(t1 / t10 > t1 / t8);
+  CHECK(t1 / t10 < 9.5);  // two efficiency cores are worth less than two performance cores
+}
+
+// More Ps than cores: the OS time-slices the Ms, so CPU-bound work gains nothing and goroutines
+// wait far longer to run.
+TEST_CASE("GOMAXPROCS above the core count buys nothing for CPU-bound work", "[sim][cores]") {
+  const cost::Profile& prof = cost::default_profile();
+  const SimResult at4 = run_profile(kCpu, 4, prof, 4);
+  const SimResult at16 = run_profile(kCpu, 16, prof, 4);
+  REQUIRE(at4.measured);
+  REQUIRE(at16.measured);
+  CHECK(at16.ns_per_op > 0.95 * at4.ns_per_op);
+  CHECK(at16.lat_p99 > 10 * at4.lat_p99);
+}
+
+TEST_CASE("LockOSThread keeps a goroutine on its M and an exiting locked goroutine takes it along", "[sim][lockosthread]") {
+  const SimResult r = run(R"(
+chan { name: "done" }
+func { name: "main" op { go { func: "locked" } } op { recv { chan: "done" } } }
+func { name: "locked"
+  op { lock_os_thread {} }
+  op { loop { count: 10 op { compute { ns: 1000 } } op { gosched {} } } }
+  op { send { chan: "done" } }
+}
+)", 2);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  // The locked goroutine exits still locked, so its M exits with it, and another M is made.
+  CHECK(r.ms_created >= 3);
+}
