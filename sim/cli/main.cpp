@@ -16,7 +16,8 @@ const char kHelp[] =
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n"
     "  gmpsim trace FILE          print a trace, one event a line\n"
-    "PROFILE is a file or a builtin name (default, m1pro).\n";
+    "PROFILE is a file or a builtin name (default, m1pro). Runs stop at --max-time (default 60s of\n"
+    "virtual time) or --max-events (default 2000000000) with exit status 2.\n";
 
 }  // namespace
 
