@@ -114,6 +114,7 @@ TEST_CASE("gmpsim sweep prints tables and bench lines and writes a chart", "[cli
   CHECK(o.text.find("ns/op") != std::string::npos);
   CHECK(o.text.find("BenchmarkCPU\t") != std::string::npos);
   CHECK(o.text.find("BenchmarkCPU-4\t") != std::string::npos);
+  CHECK(o.text.find("cores: 2\n") < o.text.find("cores: 4\n"));
   std::ifstream in(svg);
   const std::string chart((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(chart.rfind("<svg", 0) == 0);

@@ -152,8 +152,15 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts) {
 }
 
 std::string format_bench_lines(const std::vector<SweepPoint>& pts) {
+  // Configuration lines ("key: value", Go's benchmark data format) tell benchstat which machine
+  // each block of results ran on.
   std::string s;
+  int64_t cores = -1;
   for (const auto& p : pts) {
+    if (p.cores != cores) {
+      cores = p.cores;
+      s += "cores: " + std::to_string(cores) + "\n";
+    }
     for (const auto& r : p.runs) {
       if (!r.measured) continue;
       s += bench_name(r.bench_name, r.procs) + "\t" + fmt("%8.0f", static_cast<double>(r.ops)) + "\t" + pretty_ns(r.ns_per_op) + "\n";

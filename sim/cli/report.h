@@ -18,7 +18,8 @@ struct SweepPoint {
 };
 
 std::string format_sweep_tables(const std::vector<SweepPoint>& pts);
-// `go test -bench` lines: BenchmarkName-N  iterations  ns/op, one per run, for benchstat.
+// `go test -bench` lines: BenchmarkName-N  iterations  ns/op, one per run, for benchstat, with a
+// "cores: N" configuration line before each machine's block.
 std::string format_bench_lines(const std::vector<SweepPoint>& pts);
 // A line chart of ns/op (or the run's virtual time without a benchmark) against GOMAXPROCS.
 std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title);
