@@ -360,7 +360,7 @@ int64_t Engine::compute(int64_t work) {
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
   // signal's delivery time.
   if (!os_runq_.empty() && self.slice_end > self.t && self.slice_end < self.compute_end) self.compute_end = self.slice_end;
-  for (int sig = 0; sig < kSignals; sig++) {
+  for (int sig = 0; self.pending != 0 && sig < kSignals; sig++) {
     if ((self.pending >> sig & 1) != 0) {
       self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[static_cast<size_t>(sig)]));
     }
