@@ -73,7 +73,8 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
        ", steals " + std::to_string(r.steals) + ", wakeps " + std::to_string(r.wakeps) + ", handoffs " +
        std::to_string(r.handoffs) + ", preemption requests " + std::to_string(r.preempt_requests) +
        ", preemption signals " + std::to_string(r.preempt_signals) + ", global-queue puts " +
-       std::to_string(r.global_puts) + ", OS preemptions " + std::to_string(r.os_preemptions) + "\n";
+       std::to_string(r.global_puts) + ", OS preemptions " + std::to_string(r.os_preemptions) +
+       ", cache-line transfers " + std::to_string(r.line_transfers) + "\n";
   if (all_events) {
     s += "events:";
     for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
@@ -108,6 +109,7 @@ const Metric kMetrics[] = {
     {"handoffs", [](const engine::SimResult& r) { return static_cast<double>(r.handoffs); }, "%.0f"},
     {"preemption signals", [](const engine::SimResult& r) { return static_cast<double>(r.preempt_signals); }, "%.0f"},
     {"Ms created", [](const engine::SimResult& r) { return static_cast<double>(r.ms_created); }, "%.0f"},
+    {"cache-line transfers", [](const engine::SimResult& r) { return static_cast<double>(r.line_transfers); }, "%.0f"},
 };
 
 double mean(const std::vector<engine::SimResult>& runs, double (*get)(const engine::SimResult&)) {

@@ -388,12 +388,17 @@ void Engine::access(const plat::Access& a) {
     const uint64_t me = uint64_t{1} << (cur_ % 64);
     uint64_t& holders = *a.holders;
     const bool write = a.op != plat::Op::Load && a.op != plat::Op::LoadAcquire && a.op != plat::Op::PlainLoad;
+    bool transfer = false;
     if (write) {
-      if (holders != 0 && holders != me) cost += cfg_.costs.cacheline_transfer;
+      transfer = holders != 0 && holders != me;
       holders = me;
     } else if ((holders & me) == 0) {
-      if (holders != 0) cost += cfg_.costs.cacheline_transfer;
+      transfer = holders != 0;
       holders |= me;
+    }
+    if (transfer) {
+      cost += cfg_.costs.cacheline_transfer;
+      stats_.line_transfers++;
     }
   }
   advance(cost);

@@ -239,6 +239,7 @@ class Sim final : public rt::Host {
     res.goroutines = metrics_.count(Ev::GoCreate);
     res.global_puts = metrics_.count(Ev::PutGlobal);
     res.os_preemptions = engine_.stats().os_preemptions;
+    res.line_transfers = engine_.stats().line_transfers;
     res.events = engine_.stats().events;
     res.schedtrace = runtime_.schedtraceLines;
     for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {

@@ -47,7 +47,8 @@ struct SimResult {
   std::vector<double> utilisation;  // per P
   // Counts.
   uint64_t steals = 0, wakeps = 0, handoffs = 0, preempt_signals = 0, preempt_requests = 0,
-           async_preempts = 0, ms_created = 0, goroutines = 0, global_puts = 0, os_preemptions = 0;
+           async_preempts = 0, ms_created = 0, goroutines = 0, global_puts = 0, os_preemptions = 0,
+           line_transfers = 0;
   uint64_t events = 0;             // engine events (platform operations)
   std::vector<std::string> schedtrace;
   std::vector<std::pair<std::string, uint64_t>> event_counts;  // every scheduler event kind
