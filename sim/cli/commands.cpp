@@ -30,6 +30,8 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   } else if (f == "--schedtrace") {
     o.schedtrace_ns = parse_duration(f, a.value());
     if (o.schedtrace_ns <= 0) usage_error("--schedtrace: expected a positive duration");
+  } else if (f == "--jitter") {
+    o.jitter = parse_duration(f, a.value());
   } else if (f == "--asyncpreemptoff") {
     o.asyncpreemptoff = true;
   } else if (f == "--max-time") {
@@ -74,6 +76,7 @@ engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, 
   c.event_limit = o.max_events;
   c.schedtrace_ns = o.schedtrace_ns;
   c.asyncpreemptoff = o.asyncpreemptoff;
+  c.jitter = o.jitter;
   c.trace_path = o.trace_path;
   return c;
 }

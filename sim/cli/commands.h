@@ -29,6 +29,7 @@ struct RunOptions {
   int64_t schedtrace_ns = 0;
   std::string trace_path;
   bool asyncpreemptoff = false;
+  int64_t jitter = 0;
   int64_t max_time = 60LL * 1000 * 1000 * 1000;
   uint64_t max_events = 2'000'000'000;
 };

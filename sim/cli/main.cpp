@@ -12,12 +12,13 @@ const char kHelp[] =
     "usage:\n"
     "  gmpsim run SCENARIO [--procs N] [--cores N] [--profile F] [--seed S] [--trace OUT]\n"
     "                      [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]\n"
-    "                      [--check-determinism] [--events]\n"
+    "                      [--check-determinism] [--events] [--jitter DUR]\n"
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n"
     "  gmpsim trace FILE          print a trace, one event a line\n"
     "PROFILE is a file or a builtin name (default, m1pro). Runs stop at --max-time (default 60s of\n"
-    "virtual time) or --max-events (default 2000000000) with exit status 2.\n";
+    "virtual time) or --max-events (default 2000000000) with exit status 2. --jitter adds up to DUR\n"
+    "to every operation's cost, drawn from the seed, to stress the port under varied interleavings.\n";
 
 }  // namespace
 

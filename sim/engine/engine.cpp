@@ -250,6 +250,7 @@ void Engine::yield_core() {
 // common case; the work is in the functions it calls when one fires.
 void Engine::advance(int64_t ns) {
   Thread& self = cur();
+  if (cfg_.jitter != 0) ns += static_cast<int64_t>(next_rand(rng_) % static_cast<uint64_t>(cfg_.jitter));
   self.t += ns;
   if (++stats_.events > event_limit_ || self.t > time_limit_ || (stats_.events & kProgressMask) == 0) check_limits();
   if (self.pending != 0) deliver_signals();

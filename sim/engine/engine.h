@@ -52,6 +52,9 @@ struct EngineConfig {
   uint64_t seed = 1;
   int64_t time_limit = 0;     // virtual ns; 0: none
   uint64_t event_limit = 0;   // platform operations; 0: none
+  // Stress mode: each operation costs up to this many ns more, drawn from the seed, so that
+  // different seeds explore different interleavings of the same program. 0: off.
+  int64_t jitter = 0;
   // Called every 2^22 events with the virtual time and the event count, for progress displays.
   // It must not touch the simulation: it only observes.
   std::function<void(int64_t now, uint64_t events)> progress;

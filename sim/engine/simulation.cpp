@@ -287,6 +287,7 @@ class Sim final : public rt::Host {
     ec.time_limit = cfg.time_limit;
     ec.event_limit = cfg.event_limit;
     ec.progress = cfg.progress;
+    ec.jitter = cfg.jitter;
     return ec;
   }
 

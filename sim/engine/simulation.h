@@ -27,6 +27,7 @@ struct SimConfig {
   uint64_t event_limit = 2'000'000'000;
   int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
+  int64_t jitter = 0;             // see EngineConfig::jitter
   std::string trace_path;         // write a trace here; empty: none
   std::function<void(int64_t now, uint64_t events)> progress;  // see EngineConfig::progress
 };
