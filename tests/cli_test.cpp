@@ -122,3 +122,13 @@ TEST_CASE("gmpsim sweep prints tables and bench lines and writes a chart", "[cli
   CHECK(chart.find("4 cores") != std::string::npos);
   std::remove(svg.c_str());
 }
+
+TEST_CASE("gmpsim trace rejects a file that is not a trace and names the offset", "[cli][errors]") {
+  const std::string path = tmp("not.trace");
+  write(path, "gmptracX\x01\x00\x00\x00");
+  const Out o = gmpsim("trace " + path);
+  CHECK(o.status == 1);
+  CHECK(o.text.find(path) != std::string::npos);
+  CHECK(o.text.find("offset 0") != std::string::npos);
+  std::remove(path.c_str());
+}
