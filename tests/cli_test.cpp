@@ -132,3 +132,15 @@ TEST_CASE("gmpsim trace rejects a file that is not a trace and names the offset"
   CHECK(o.text.find("offset 0") != std::string::npos);
   std::remove(path.c_str());
 }
+
+// Sweeps run simulations on several threads; the output must not depend on how many.
+TEST_CASE("a parallel sweep prints exactly what a sequential one does", "[cli][sweep][determinism]") {
+  const std::string svg = tmp("par.svg");
+  const std::string args = "sweep " + kScenarios + "pingpong.textproto --procs 1,2,3,4 --seeds 2 --svg " + svg;
+  const Out seq = gmpsim(args + " --jobs 1");
+  const Out par = gmpsim(args + " --jobs 3");
+  CHECK(seq.status == 0);
+  CHECK(par.status == 0);
+  CHECK(seq.text == par.text);
+  std::remove(svg.c_str());
+}

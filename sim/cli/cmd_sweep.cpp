@@ -1,10 +1,15 @@
 // gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F]
-//                       [--svg OUT] [--seed S]
+//                       [--svg OUT] [--seed S] [--jobs N]
 // Runs the scenario at every (procs, cores) point under K seeds; prints a table per metric, then
 // `go test -bench` lines for benchstat, and writes an SVG chart.
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 #include <fstream>
 #include <string>
 
@@ -17,7 +22,12 @@ namespace gmp::cli {
 int cmd_sweep(int argc, char** argv) {
   RunOptions o;
   std::string svg_path;
+  size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   parse_sim_args("sweep", argc, argv, o, [&](Args& a) {
+    if (a.flag() == "--jobs") {
+      jobs = static_cast<size_t>(parse_uint("--jobs", a.value(), 1, 256));
+      return true;
+    }
     if (a.flag() != "--svg") return false;
     svg_path = a.value();
     return true;
@@ -35,31 +45,49 @@ int cmd_sweep(int argc, char** argv) {
   for (int64_t c : o.cores) {
     for (int64_t p : o.procs) pts.push_back(SweepPoint{p, c, {}});
   }
+  // Every (point, seed) run is independent and deterministic on its own, so they run on worker
+  // threads, one simulation per thread at a time; results land in fixed slots, so the output does
+  // not depend on which thread finished first.
   const size_t total = pts.size() * o.seeds;
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  for (auto& pt : pts) pt.runs.resize(o.seeds);
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::condition_variable cv;
   size_t done = 0;
-  int status = 0;
-  for (auto& pt : pts) {
-    for (uint64_t k = 0; k < o.seeds; k++) {
-      if (tty) {
-        std::fprintf(stderr, "\r[%zu/%zu] GOMAXPROCS=%lld cores=%lld seed=%llu   ", done + 1, total,
-                     static_cast<long long>(pt.procs), static_cast<long long>(pt.cores),
-                     static_cast<unsigned long long>(o.seed + k));
-      }
-      engine::SimConfig cfg = sim_config(o, pt.procs, pt.cores, o.seed + k);
-      pt.runs.push_back(engine::simulate(in.scenario, in.profile, cfg));
-      if (pt.cores == 0) pt.cores = pt.runs.back().cores;
-      const engine::SimResult& r = pt.runs.back();
-      if (exit_status(r) != 0) {
-        status = 2;
-        if (tty) std::fputc('\n', stderr);
-        std::fprintf(stderr, "gmpsim: GOMAXPROCS=%lld seed=%llu: %s\n", static_cast<long long>(pt.procs),
-                     static_cast<unsigned long long>(r.seed), r.message.c_str());
-      }
+  auto worker = [&] {
+    for (size_t j = next.fetch_add(1); j < total; j = next.fetch_add(1)) {
+      SweepPoint& pt = pts[j / o.seeds];
+      const uint64_t k = j % o.seeds;
+      pt.runs[k] = engine::simulate(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed + k));
+      std::lock_guard<std::mutex> l(mu);
       done++;
+      cv.notify_one();
+    }
+  };
+  const size_t nthreads = std::min<size_t>(total, jobs);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < nthreads; t++) threads.emplace_back(worker);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  {
+    std::unique_lock<std::mutex> l(mu);
+    for (size_t shown = 0; done < total || shown < total;) {
+      cv.wait(l, [&] { return done > shown; });
+      shown = done;
+      if (tty) std::fprintf(stderr, "\r[%zu/%zu] runs done   ", shown, total);
     }
   }
+  for (auto& t : threads) t.join();
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  int status = 0;
+  for (auto& pt : pts) {
+    if (pt.cores == 0) pt.cores = pt.runs.front().cores;
+    for (const engine::SimResult& r : pt.runs) {
+      if (exit_status(r) == 0) continue;
+      status = 2;
+      std::fprintf(stderr, "gmpsim: GOMAXPROCS=%lld seed=%llu: %s\n", static_cast<long long>(pt.procs),
+                   static_cast<unsigned long long>(r.seed), r.message.c_str());
+    }
+  }
 
   std::printf("sweep of %s (profile %s)\n", in.scenario.source.c_str(), in.profile.origin.c_str());
   std::fputs(format_sweep_tables(pts).c_str(), stdout);

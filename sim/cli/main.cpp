@@ -14,6 +14,7 @@ const char kHelp[] =
     "                      [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]\n"
     "                      [--check-determinism] [--events] [--jitter DUR]\n"
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
+    "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n"
     "  gmpsim trace FILE          print a trace, one event a line\n"
     "PROFILE is a file or a builtin name (default, m1pro). Runs stop at --max-time (default 60s of\n"
