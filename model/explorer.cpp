@@ -247,6 +247,14 @@ void Explorer::deliver_signals() {
 
 void Explorer::charge(plat::Cost) {}
 
+// Time-free: a computation or a system call is one scheduling point.
+int64_t Explorer::compute(int64_t) {
+  point();
+  return 0;
+}
+
+void Explorer::block_for(int64_t) { point(); }
+
 void Explorer::crash(const char* msg) { abort_run(RunResult::Outcome::Failed, msg); }
 
 void Explorer::switchto(plat::Context&) {

@@ -62,6 +62,8 @@ class Explorer final : public plat::Driver {
   void tgkill(uint64_t tid, int sig) override;
   void charge(plat::Cost c) override;
   void switchto(plat::Context& to) override;
+  int64_t compute(int64_t work) override;
+  void block_for(int64_t ns) override;
   void crash(const char* msg) override;
 
   // The index of the running thread.

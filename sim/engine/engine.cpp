@@ -147,7 +147,7 @@ void Engine::exit_thread() {
   __builtin_unreachable();  // an exited thread is never resumed
 }
 
-void Engine::sleep_exact(int64_t ns) { block(Wait::Timer, nullptr, cur().t + std::max<int64_t>(ns, 0)); }
+void Engine::block_for(int64_t ns) { block(Wait::Timer, nullptr, cur().t + std::max<int64_t>(ns, 0)); }
 
 plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 

@@ -96,9 +96,9 @@ class Engine final : public plat::Driver {
 
   // CPU work on the calling thread: `work` ns on a reference core. Returns the work left undone
   // when the compute was cut short (by a signal or the end of a time slice), 0 when completed.
-  int64_t compute(int64_t work);
+  int64_t compute(int64_t work) override;
   // The calling thread blocks in the kernel for ns (a blocking system call), off its core.
-  void sleep_exact(int64_t ns);
+  void block_for(int64_t ns) override;
   // Charges ns of the calling thread's time as one event.
   void spend(int64_t ns) { advance(ns); }
   // The stack a thread started on (its g0's).

@@ -176,7 +176,7 @@ class Sim final : public rt::Host {
  public:
   Sim(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg)
       : cfg_(cfg), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
-        interp_(sc, runtime_, engine_, prof.machine.speed_ns_per_iteration.value) {
+        interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value) {
     runtime_.host = this;
     thread_create_ = costs_from_profile(prof).thread_create;
     runtime_.asyncpreemptoff = cfg.asyncpreemptoff;

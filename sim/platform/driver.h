@@ -91,6 +91,11 @@ class Driver {
   virtual uint64_t gettid() = 0;                      // the calling thread's id
   virtual void tgkill(uint64_t tid, int sig) = 0;     // send sig to thread tid
   virtual void charge(Cost c) = 0;
+  // CPU work of `work` ns on a reference core; returns the work left if it was cut short (by a
+  // signal or the end of a time slice), 0 when done.
+  virtual int64_t compute(int64_t work) = 0;
+  // The calling thread blocks in the kernel for ns (a blocking system call).
+  virtual void block_for(int64_t ns) = 0;
   virtual void switchto(Context& to) = 0;  // gogo / mcall stack switch
   // Ends the run after a Go throw on a stack with no driver frame below it. Must not return.
   virtual void crash(const char* msg) = 0;

@@ -132,6 +132,22 @@ SignalHandler signal_handler(int sig) {
   return handlers[sig].load(std::memory_order_acquire);
 }
 
+int64_t compute(int64_t work) {
+  if (Driver* d = current_driver()) return d->compute(work);
+  // Real hardware: burn the CPU for that long.
+  const int64_t end = nanotime() + work;
+  while (nanotime() < end) {
+  }
+  return 0;
+}
+
+void block_for(int64_t ns) {
+  if (Driver* d = current_driver()) return d->block_for(ns);
+  if (ns <= 0) return;
+  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  nanosleep(&ts, nullptr);
+}
+
 void charge(Cost c) {
   if (Driver* d = current_driver()) d->charge(c);
   // Real hardware charges itself.

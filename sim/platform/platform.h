@@ -43,6 +43,9 @@ using SignalHandler = void (*)(int sig);
 void set_signal_handler(int sig, SignalHandler h);
 SignalHandler signal_handler(int sig);
 void charge(Cost c);
+// User computation and blocking system calls, for the workload (see Driver).
+int64_t compute(int64_t work);
+void block_for(int64_t ns);
 
 class GoFatal;
 // The end of the program after a Go throw that no driver frame can catch (one raised on a

@@ -22,8 +22,9 @@ struct Interpreter::Parallel {
   std::unique_ptr<rt::WaitGroup> wg;
 };
 
-Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, engine::Engine& e, double ns_per_iteration)
-    : sc_(sc), r_(r), e_(e), ns_per_iteration_(ns_per_iteration) {
+Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::function<int64_t()> clock,
+                         double ns_per_iteration)
+    : sc_(sc), r_(r), clock_(std::move(clock)), ns_per_iteration_(ns_per_iteration) {
   uint64_t id = 1;
   for (const auto& c : sc.chans) chans_.push_back(rt::makechan(r, c.capacity));
   for (size_t i = 0; i < sc.mutexes.size(); i++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
@@ -55,14 +56,14 @@ void Interpreter::compute(rt::g* gp, const Instr& in) {
     rt::m* mp = plat::getg()->m;
     mp->incgo = true;
     mp->ncgocall++;
-    while (left > 0) left = e_.compute(left);
+    while (left > 0) left = plat::compute(left);
     mp->incgo = false;
     r_.exitsyscall();
     return;
   }
   while (left > 0) {
     gp->stack->async_safe = true;
-    left = e_.compute(left);
+    left = plat::compute(left);
     gp->stack->async_safe = false;
     if (gp->asyncPreemptInjected) {
       // The signal handler pushed a call to asyncPreempt: make it.
@@ -84,7 +85,7 @@ void Interpreter::run(rt::g* gp) {
     if (bench != nullptr && meas_.started && !meas_.finished && t->func == bench->func && t->pc == bench->end &&
         bench->kind != scenario::LoopKind::Parallel) {
       meas_.finished = true;
-      meas_.end = e_.now();
+      meas_.end = clock_();
     }
     if (t->pc >= static_cast<int32_t>(fn.code.size())) break;  // the function returns
     const Instr& in = fn.code[static_cast<size_t>(t->pc)];
@@ -106,7 +107,7 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::LoopStart:
         if (bench != nullptr && !meas_.started && t->func == bench->func && t->pc - 1 == bench->begin) {
           meas_.started = true;
-          meas_.begin = e_.now();
+          meas_.begin = clock_();
           meas_.ops = in.count;
         }
         t->counters[static_cast<size_t>(in.obj)] = in.count;
@@ -181,7 +182,7 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::Syscall:
         r_.entersyscall();
         plat::charge(plat::Cost::SyscallEnterExit);
-        e_.sleep_exact(in.ns);
+        plat::block_for(in.ns);
         r_.exitsyscall();
         break;
       case Opcode::BusyPoll: {
@@ -216,7 +217,7 @@ void Interpreter::run(rt::g* gp) {
         const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
         if (measured) {
           meas_.started = true;
-          meas_.begin = e_.now();
+          meas_.begin = clock_();
           meas_.ops = in.count;
         }
         const int32_t procs = r_.gomaxprocs;
@@ -229,7 +230,7 @@ void Interpreter::run(rt::g* gp) {
         par.wg->Wait();
         if (measured) {
           meas_.finished = true;
-          meas_.end = e_.now();
+          meas_.end = clock_();
         }
         break;
       }

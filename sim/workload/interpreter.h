@@ -16,7 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/engine/engine.h"
+#include <functional>
+
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/select.h"
 #include "sim/scenario/program.h"
@@ -51,7 +52,8 @@ struct Measurement {
 
 class Interpreter {
  public:
-  Interpreter(const scenario::Scenario& sc, rt::Runtime& r, engine::Engine& e, double ns_per_iteration);
+  // clock reads the driver's time without taking part in the run (for measurements).
+  Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::function<int64_t()> clock, double ns_per_iteration);
   ~Interpreter();
 
   // The task for the main goroutine.
@@ -69,7 +71,7 @@ class Interpreter {
 
   const scenario::Scenario& sc_;
   rt::Runtime& r_;
-  engine::Engine& e_;
+  std::function<int64_t()> clock_;
   double ns_per_iteration_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<rt::hchan*> chans_;
