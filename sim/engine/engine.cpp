@@ -32,7 +32,6 @@ struct Engine::Thread {
   uint64_t tie = 0;           // tie-break of its newest queue entry
 
   int core = -1;
-  int64_t core_since = 0;
   int64_t slice_end = 0;
 
   bool computing = false;
@@ -49,7 +48,6 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   core_thread_.assign(cfg_.cores.size(), -1);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
   if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
-  stats_.core_busy.assign(cfg_.cores.size(), 0);
 }
 
 Engine::~Engine() = default;
@@ -74,7 +72,6 @@ uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg
   const int64_t at = running_ ? cur().t : 0;
   Thread& ref = *t;
   threads_.push_back(std::move(t));
-  stats_.threads_created++;
   // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
   make_ready(ref, at);
   return ref.id;
@@ -97,7 +94,6 @@ Engine::Result Engine::run() {
       cur_ = n->id;
       curp_ = n;
       plat::set_current_context(n->ctx);
-      stats_.thread_switches++;
       plat::Fiber::switch_to(main_, n->ctx->fiber);
       continue;  // control came back: a thread found nothing to run next, or the run stopped
     }
@@ -116,9 +112,6 @@ Engine::Result Engine::run() {
   int64_t end = 0;
   for (auto& t : threads_) end = std::max(end, t->t);
   if (result_.end_time == 0) result_.end_time = end;
-  for (auto& t : threads_) {
-    if (t->core >= 0) stats_.core_busy[static_cast<size_t>(t->core)] += std::max<int64_t>(0, result_.end_time - t->core_since);
-  }
   plat::set_current_context(nullptr);
   running_ = false;
   return result_;
@@ -165,7 +158,6 @@ void Engine::switch_thread(Thread& to) {
   cur_ = to.id;
   curp_ = &to;
   plat::set_current_context(to.ctx);
-  stats_.thread_switches++;
   plat::Fiber::switch_to(from->fiber, to.ctx->fiber);
 }
 
@@ -234,7 +226,6 @@ void Engine::check_slice() {
 void Engine::yield_core() {
   Thread& self = cur();
   const int core = self.core;
-  stats_.core_busy[static_cast<size_t>(core)] += self.t - self.core_since;
   core_thread_[static_cast<size_t>(core)] = -1;
   self.core = -1;
   self.state = State::Ready;
@@ -302,7 +293,6 @@ void Engine::give_core(Thread& t, int core, int64_t at) {
   t.core = core;
   t.state = State::Running;
   t.t = std::max(t.t, at) + cfg_.costs.context_switch;
-  t.core_since = t.t;
   t.slice_end = t.t + cfg_.costs.os_quantum;
   push(t);
 }
@@ -310,7 +300,6 @@ void Engine::give_core(Thread& t, int core, int64_t at) {
 void Engine::release_core(Thread& t, int64_t at) {
   if (t.core < 0) return;
   const int core = t.core;
-  stats_.core_busy[static_cast<size_t>(core)] += at - t.core_since;
   core_thread_[static_cast<size_t>(core)] = -1;
   t.core = -1;
   if (!os_runq_.empty()) {

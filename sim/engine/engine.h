@@ -62,11 +62,8 @@ struct EngineConfig {
 
 struct EngineStats {
   uint64_t events = 0;            // platform operations handled
-  uint64_t thread_switches = 0;   // fiber switches between simulated threads
   uint64_t os_preemptions = 0;    // time-slice expiries that moved a thread off its core
   uint64_t line_transfers = 0;    // accesses that paid a cache-line transfer
-  uint64_t threads_created = 0;
-  std::vector<int64_t> core_busy;  // ns each core spent running a thread
 };
 
 class Engine final : public plat::Driver {

@@ -47,8 +47,7 @@ struct SimResult {
   uint64_t lat_samples = 0;
   std::vector<double> utilisation;  // per P
   // Counts.
-  uint64_t steals = 0, wakeps = 0, handoffs = 0, preempt_signals = 0, preempt_requests = 0,
-           async_preempts = 0, ms_created = 0, goroutines = 0, global_puts = 0, os_preemptions = 0,
+  uint64_t steals = 0, wakeps = 0, handoffs = 0, preempt_signals = 0, preempt_requests = 0, ms_created = 0, goroutines = 0, global_puts = 0, os_preemptions = 0,
            line_transfers = 0;
   uint64_t events = 0;             // engine events (platform operations)
   std::vector<std::string> schedtrace;

@@ -37,16 +37,6 @@ bool Runtime::preemptone(p* pp) {
   return true;
 }
 
-// preemptall (proc.go)
-bool Runtime::preemptall() {
-  bool res = false;
-  for (p* pp : allp) {
-    if (pp->status.get() != _Prunning) continue;
-    if (preemptone(pp)) res = true;
-  }
-  return res;
-}
-
 // preemptM (signal_unix.go): sends a preemption request to mp, unless one is already pending.
 void Runtime::preemptM(m* mp) {
   if (mp->signalPending.CompareAndSwap(0, 1)) {

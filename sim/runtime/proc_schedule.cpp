@@ -234,13 +234,6 @@ top:
   goto top;
 }
 
-// pollWork (proc.go): reports whether there is non-background work this P could be doing.
-bool Runtime::pollWork() {
-  if (!sched.runq.emptyRacy()) return true;
-  p* pp = plat::getg()->m->p;
-  return !runqempty(pp);
-}
-
 // stealWork (proc.go): attempts to steal a runnable goroutine or timer from any P.
 Runtime::Stolen Runtime::stealWork(int64_t now) {
   p* pp = plat::getg()->m->p;

@@ -169,18 +169,4 @@ void Runtime::exitsyscallNoP(g* gp) {
   schedule();
 }
 
-// entersyscallblock (proc.go): a syscall known to block: hand the P off at once.
-void Runtime::entersyscallblock() {
-  g* gp = plat::getg();
-  gp->m->locks++;
-  gp->stackguard0.set(stackPreempt);
-  gp->m->syscalltick = gp->m->p->syscalltick.get();
-  gp->m->p->syscalltick.set(gp->m->p->syscalltick.get() + 1);
-  gp->syscallsp = 1;
-  ev(Ev::GoSyscall, gp, gp->m->p, 1);
-  handoffp(releasep());
-  casgstatus(gp, _Grunning, _Gsyscall);
-  gp->m->locks--;
-}
-
 }  // namespace gmp::rt

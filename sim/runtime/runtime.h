@@ -181,7 +181,6 @@ class Runtime {
   p* checkRunqsNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& idlepMaskSnapshot);
   int64_t checkTimersNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& timerpMaskSnapshot,
                          int64_t pollUntil);
-  bool pollWork();
   void checkdead();
 
   // Goroutine state changes (proc_g.cpp).
@@ -214,14 +213,12 @@ class Runtime {
   void exitsyscall();
   p* exitsyscallTryGetP(p* oldp);
   void exitsyscallNoP(g* gp);
-  void entersyscallblock();
 
   // Preemption (preempt.cpp, signal handling): sysmon's retake, preemptone, preemptM, the
   // signal handler and the safe-point checks the goroutine code makes.
   void sysmon();
   uint32_t retake(int64_t now);
   bool preemptone(p* pp);
-  bool preemptall();
   void preemptM(m* mp);
   void doSigPreempt(g* gp);
   bool wantAsyncPreempt(g* gp);
