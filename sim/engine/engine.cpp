@@ -394,23 +394,36 @@ void Engine::access(const plat::Access& a) {
   advance(cost);
 }
 
+// Runtime locks keep the real platform's three key states: 0 free, 1 held, 2 held with waiters
+// (Drepper's futex mutex). A waiter marks 2 before it blocks and takes the lock with 2 after it
+// wakes (others may still wait), so unlock looks for a waiter to wake only when the key says one
+// may exist: uncontended unlocks, nearly all of them, do no search.
 void Engine::lock(plat::Mutex& l) {
   advance(cfg_.costs.lock_uncontended);
-  while (l.key.load(std::memory_order_relaxed) != 0) block(Wait::Lock, &l, kNever);
-  l.key.store(1, std::memory_order_relaxed);
+  if (l.key.load(std::memory_order_relaxed) == 0) {
+    l.key.store(1, std::memory_order_relaxed);
+    return;
+  }
+  do {
+    l.key.store(2, std::memory_order_relaxed);
+    block(Wait::Lock, &l, kNever);
+  } while (l.key.load(std::memory_order_relaxed) != 0);
+  l.key.store(2, std::memory_order_relaxed);
 }
 
 void Engine::unlock(plat::Mutex& l) {
-  l.key.store(0, std::memory_order_relaxed);
-  // Wake the longest waiter; it takes the lock unless someone else gets there first.
-  Thread* first = nullptr;
-  for (auto& t : threads_) {
-    if (t->state == State::Blocked && t->wait == Wait::Lock && t->wait_on == &l &&
-        (first == nullptr || t->wait_seq < first->wait_seq)) {
-      first = t.get();
+  const bool waiters = l.key.exchange(0, std::memory_order_relaxed) == 2;
+  if (waiters) {
+    // Wake the longest waiter; it takes the lock unless someone else gets there first.
+    Thread* first = nullptr;
+    for (auto& t : threads_) {
+      if (t->state == State::Blocked && t->wait == Wait::Lock && t->wait_on == &l &&
+          (first == nullptr || t->wait_seq < first->wait_seq)) {
+        first = t.get();
+      }
     }
+    if (first != nullptr) wake(*first, cur().t + cfg_.costs.lock_contended_handoff);
   }
-  if (first != nullptr) wake(*first, cur().t + cfg_.costs.lock_contended_handoff);
   advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)]);
 }
 
