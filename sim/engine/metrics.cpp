@@ -10,17 +10,14 @@ namespace gmp::engine {
 using rt::Ev;
 
 Metrics::Metrics(int32_t procs)
-    : busy_(static_cast<size_t>(procs), 0), since_(static_cast<size_t>(procs), -1),
+    : busy_(static_cast<size_t>(procs), 0), since_(static_cast<size_t>(procs), 0),
       running_on_(static_cast<size_t>(procs), nullptr) {}
 
-void Metrics::stop_running(rt::g* gp, int64_t now) {
-  for (size_t i = 0; i < running_on_.size(); i++) {
-    if (running_on_[i] == gp) {
-      busy_[i] += now - since_[i];
-      since_[i] = -1;
-      running_on_[i] = nullptr;
-    }
-  }
+// P i stops running a goroutine.
+void Metrics::stop_running(size_t i, int64_t now) {
+  if (running_on_[i] == nullptr) return;
+  busy_[i] += now - since_[i];
+  running_on_[i] = nullptr;
 }
 
 void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
@@ -31,7 +28,7 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       sorted_ = false;
       if (pp != nullptr) {
         const auto i = static_cast<size_t>(pp->id);
-        if (running_on_[i] != nullptr) stop_running(running_on_[i], now);
+        stop_running(i, now);
         running_on_[i] = gp;
         since_[i] = now;
       }
@@ -48,7 +45,8 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     case Ev::GoPreempt:
     case Ev::GoEnd:
     case Ev::GoSyscall:
-      stop_running(gp, now);
+      // These events carry the P the goroutine was running on.
+      if (pp != nullptr && running_on_[static_cast<size_t>(pp->id)] == gp) stop_running(static_cast<size_t>(pp->id), now);
       break;
     default:
       break;
@@ -57,7 +55,7 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
 
 void Metrics::finish(int64_t now) {
   for (size_t i = 0; i < running_on_.size(); i++) {
-    if (running_on_[i] != nullptr) stop_running(running_on_[i], now);
+    stop_running(i, now);
   }
   end_ = now;
 }

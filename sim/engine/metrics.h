@@ -31,13 +31,13 @@ class Metrics {
   std::vector<double> utilisation() const;
 
  private:
-  void stop_running(rt::g* gp, int64_t now);
+  void stop_running(size_t p, int64_t now);
 
   std::array<uint64_t, static_cast<size_t>(rt::Ev::Count_)> counts_{};
   std::vector<int64_t> latency_;
   bool sorted_ = false;
   std::vector<int64_t> busy_;
-  std::vector<int64_t> since_;          // when the P's current goroutine started; -1: none
+  std::vector<int64_t> since_;          // when the P's current goroutine started
   std::vector<rt::g*> running_on_;      // the goroutine each P runs
   int64_t end_ = 0;
 };
