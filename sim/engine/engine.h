@@ -102,6 +102,7 @@ class Engine final : public plat::Driver {
   plat::Context* thread_context(uint64_t tid) const;
 
   int64_t now() const;
+  const EngineConfig& config() const { return cfg_; }
   const EngineStats& stats() const { return stats_; }
 
   // Driver interface.

@@ -178,10 +178,9 @@ class Sim final : public rt::Host {
       : cfg_(cfg), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
         interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value) {
     runtime_.host = this;
-    thread_create_ = costs_from_profile(prof).thread_create;
     runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
     runtime_.schedtracePeriod = cfg.schedtrace_ns;
-    runtime_.ncpu = static_cast<int32_t>(machine_cores(prof, cfg.cores).size());
+    runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
     if (!cfg.trace_path.empty()) {
       trace::Header h;
       h.set_producer("gmpsim run");
@@ -261,7 +260,7 @@ class Sim final : public rt::Host {
     const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0);
     mp->g0->stack = engine_.thread_context(tid);
     mp->procid = tid;
-    if (plat::current_driver() != nullptr) engine_.spend(thread_create_);
+    if (plat::current_driver() != nullptr) engine_.spend(engine_.config().costs.thread_create);
   }
   void exitThread() override { engine_.exit_thread(); }
   void exit(int code) override { engine_.exit(code); }
@@ -308,7 +307,6 @@ class Sim final : public rt::Host {
   }
 
   SimConfig cfg_;
-  int64_t thread_create_ = 0;
   Engine engine_;
   rt::Runtime runtime_;
   Metrics metrics_;
