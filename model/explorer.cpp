@@ -79,15 +79,11 @@ RunResult Explorer::run() {
   // The main fiber drives: it resumes the thread the strategy picked until all are done. Threads
   // switch among themselves directly; control returns here only when a thread finishes.
   for (;;) {
-    runnable_.clear();
     bool any_left = false;
-    for (auto& t : threads_) {
-      if (t->done) continue;
-      any_left = true;
-      if (t->wait == Wait::None) runnable_.push_back(t->index);
-    }
+    for (auto& t : threads_) any_left = any_left || !t->done;
     if (!any_left) break;
-    if (runnable_.empty()) {
+    uint32_t next;
+    if (!pick(next)) {
       result_.outcome = RunResult::Outcome::Deadlock;
       std::string who;
       for (auto& t : threads_) {
@@ -95,11 +91,6 @@ RunResult Explorer::run() {
       }
       result_.message = "all threads blocked: " + who;
       break;
-    }
-    uint32_t next = runnable_.front();
-    if (runnable_.size() > 1) {
-      next = strategy_.choose(runnable_, cur_);
-      result_.schedule.push_back(next);
     }
     if (next != cur_) result_.switches++;
     cur_ = next;
@@ -158,20 +149,26 @@ void Explorer::point() {
     abort_run(RunResult::Outcome::StepLimit,
               "no completion within " + std::to_string(max_steps_) + " scheduling points");
   }
+  uint32_t next;
+  if (!pick(next)) abort_run(RunResult::Outcome::Deadlock, "all threads blocked");
+  switch_to(next);
+  deliver_signals();
+}
+
+// Chooses the thread to run next among the runnable ones, recording the choice when there was one
+// to make; false if no thread can run.
+bool Explorer::pick(uint32_t& next) {
   runnable_.clear();
   for (auto& t : threads_) {
     if (!t->done && t->wait == Wait::None) runnable_.push_back(t->index);
   }
-  if (runnable_.empty()) {
-    abort_run(RunResult::Outcome::Deadlock, "all threads blocked");
-  }
-  uint32_t next = runnable_.front();
+  if (runnable_.empty()) return false;
+  next = runnable_.front();
   if (runnable_.size() > 1) {
     next = strategy_.choose(runnable_, cur_);
     result_.schedule.push_back(next);
   }
-  switch_to(next);
-  deliver_signals();
+  return true;
 }
 
 void Explorer::block(Wait w, const void* on) {

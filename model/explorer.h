@@ -74,6 +74,7 @@ class Explorer final : public plat::Driver {
   enum class Wait { None, Lock, Note };
 
   void point();                                  // a scheduling point for the running thread
+  bool pick(uint32_t& next);                     // the strategy's choice of the next thread
   void block(Wait w, const void* on);            // park the running thread until woken
   void wake_all(Wait w, const void* on);
   void switch_to(uint32_t next);
