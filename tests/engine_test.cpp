@@ -223,3 +223,50 @@ TEST_CASE("the same seed gives the same interleaving", "[engine][determinism]") 
   for (uint64_t s = 2; s < 20 && !differs; s++) differs = order(s) != a;
   CHECK(differs);
 }
+
+// OS wake-ups land late by a seeded amount in [0, wakeup_jitter): without it, fixed costs make a
+// run periodic and races that follow a sleep (runqgrab's usleep(3)) resolve the same way each time.
+TEST_CASE("wake-ups are late by a seeded jitter within wakeup_jitter", "[engine][determinism]") {
+  auto lengths = [](uint64_t seed) {
+    EngineConfig cfg = config(2, seed);
+    cfg.costs.wakeup_jitter = 40;
+    Engine e(cfg);
+    std::vector<int64_t> out;
+    plat::Note n;
+    int64_t waked_at = 0;
+    Fns f;
+    f.fns.emplace_back([&] {
+      for (int i = 0; i < 50; i++) {
+        const int64_t t0 = e.now();
+        plat::usleep(0);
+        out.push_back(e.now() - t0);
+      }
+      plat::notesleep(n);
+      out.push_back(e.now() - waked_at);
+    });
+    f.fns.emplace_back([&] {
+      e.compute(100000);
+      waked_at = e.now();
+      plat::notewakeup(n);
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    return out;
+  };
+  const std::vector<int64_t> a = lengths(1);
+  REQUIRE(a.size() == 51);
+  int64_t lo = INT64_MAX, hi = 0;
+  for (size_t i = 0; i < 50; i++) {
+    lo = std::min(lo, a[i]);
+    hi = std::max(hi, a[i]);
+  }
+  // usleep(0) lasts the slack (50) plus the jitter, never more; over 50 sleeps the jitter shows.
+  CHECK(lo >= 50);
+  CHECK(hi < 50 + 40 + 10);  // slack + jitter + at most one context switch back onto a core
+  CHECK(hi - lo >= 20);
+  // A futex wake-up: latency (100) plus jitter, plus the context switch onto a core.
+  CHECK(a[50] >= 100 + 10);
+  CHECK(a[50] < 100 + 40 + 10);
+  CHECK(lengths(1) == a);
+  CHECK(lengths(2) != a);
+}

@@ -33,7 +33,7 @@ constexpr std::array<std::string_view, kNumParams> kNames = {
     "usleep_min_latency", "nanotime", "thread_create", "gogo", "mcall", "schedule_pass", "newproc",
     "goexit", "chan_op", "select_op", "mutex_fast_path", "signal_send", "signal_delivery_latency",
     "async_preempt_handler", "syscall_enter_exit", "timer_add", "netpoll_check", "procyield",
-    "os_context_switch",
+    "os_context_switch", "wakeup_jitter",
 };
 
 // The 0-based display column (tabs to the next multiple of 8, as protoc's tokenizer counts) of

@@ -60,6 +60,7 @@ enum class Param : uint8_t {
   NetpollCheck,
   Procyield,
   OsContextSwitch,
+  WakeupJitter,
   Count_,
 };
 inline constexpr size_t kNumParams = static_cast<size_t>(Param::Count_);

@@ -23,6 +23,7 @@ struct Costs {
   int64_t futex_sleep = 0;             // notesleep entry, paid by the sleeper
   int64_t osyield = 0;
   int64_t usleep_min_latency = 0;      // the shortest real usleep (timer slack)
+  int64_t wakeup_jitter = 0;           // futex wake-ups and usleeps end up to this much later
   int64_t nanotime = 0;
   int64_t thread_create = 0;           // newosproc
   int64_t context_switch = 0;          // the OS putting another thread on a core

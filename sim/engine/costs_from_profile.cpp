@@ -48,6 +48,7 @@ Costs costs_from_profile(const cost::Profile& prof) {
   c.futex_sleep = ns(prof, Param::FutexSleep);
   c.osyield = ns(prof, Param::Osyield);
   c.usleep_min_latency = ns(prof, Param::UsleepMinLatency);
+  c.wakeup_jitter = ns(prof, Param::WakeupJitter);
   c.nanotime = ns(prof, Param::Nanotime);
   c.thread_create = ns(prof, Param::ThreadCreate);
   c.context_switch = ns(prof, Param::OsContextSwitch);

@@ -430,7 +430,7 @@ void Engine::unlock(plat::Mutex& l) {
 // A note sleep is Go's futexsleep loop: the key is checked first (an atomic load) and the futex is
 // entered only if it is clear; the kernel checks the key again on entry, so a wake-up that lands
 // before the sleeper blocks is never lost. The syscall's cost (futex_sleep) is paid when the
-// sleeper comes back; the wake-up's latency is the waker's futex_wake_latency.
+// sleeper comes back; the wake-up's latency is futex_wake_latency plus os_jitter().
 void Engine::notesleep(plat::Note& n) {
   advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Load)]);
   if (n.key.load(std::memory_order_acquire) != 0) return;
@@ -453,15 +453,24 @@ bool Engine::notetsleep(plat::Note& n, int64_t ns) {
 void Engine::notewakeup(plat::Note& n) {
   for (auto& t : threads_) {
     if (t->state == State::Blocked && t->wait == Wait::Note && t->wait_on == &n) {
-      wake(*t, cur().t + cfg_.costs.futex_wake_latency);
+      wake(*t, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
     }
   }
   advance(cfg_.costs.futex_wake);
 }
 
+// A real OS wake-up is late by a varying amount (timer slack, idle-state exit, the wakee's run
+// queue). Without this, fixed costs make a simulation periodic, and a thread that sleeps and then
+// races another (runqgrab's usleep(3) before its runnext CAS) would meet it at the same phase
+// every time: the outcome of each race would be a resonance of the cost table, not a chance.
+int64_t Engine::os_jitter() {
+  const int64_t j = cfg_.costs.wakeup_jitter;
+  return j > 0 ? static_cast<int64_t>(next_rand(rng_) % static_cast<uint64_t>(j)) : 0;
+}
+
 void Engine::usleep(uint32_t usec) {
   const int64_t d = std::max<int64_t>(static_cast<int64_t>(usec) * 1000, cfg_.costs.usleep_min_latency);
-  block(Wait::Timer, nullptr, cur().t + d);
+  block(Wait::Timer, nullptr, cur().t + d + os_jitter());
 }
 
 void Engine::osyield() {

@@ -138,6 +138,7 @@ class Engine final : public plat::Driver {
   void push(Thread& t);                  // (re)queue a running thread at its clock
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
+  int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
   void check_slice();
   void yield_core();
   void check_limits();
