@@ -17,9 +17,9 @@ const char kHelp[] =
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n"
     "  gmpsim trace FILE          print a trace, one event a line\n"
-    "PROFILE is a file or a builtin name (default, m1pro). Runs stop at --max-time (default 60s of\n"
-    "virtual time) or --max-events (default 2000000000) with exit status 2. --jitter adds up to DUR\n"
-    "to every operation's cost, drawn from the seed, to stress the port under varied interleavings.\n";
+    "PROFILE is a file or a builtin name (default, m1pro, epyc-vm). Runs stop at --max-time (default\n"
+    "60s of virtual time) or --max-events (default 2000000000) with exit status 2. --jitter adds up to\n"
+    "DUR to every operation's cost, drawn from the seed, to stress the port under varied interleavings.\n";
 
 }  // namespace
 

@@ -122,7 +122,7 @@ TEST_CASE("Param names are the fields of the Costs message, in order") {
 }
 
 TEST_CASE("the shipped profiles load and every number has a source") {
-  for (const std::string name : {"default", "m1pro"}) {
+  for (const std::string name : {"default", "m1pro", "epyc-vm"}) {
     INFO(name);
     const Profile p = load_profile(kDir + "/" + name + ".textproto");
     check_profile(p);
@@ -145,7 +145,7 @@ TEST_CASE("the default profile is embedded in the library") {
   CHECK(&default_profile() == &embedded);  // parsed once
 
   const std::vector<std::string> names = builtin_profile_names();
-  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"default", "m1pro"});
+  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"default", "epyc-vm", "m1pro"});
   REQUIRE(builtin_profile("m1pro").has_value());
   CHECK(builtin_profile("m1pro")->ns == load_profile(kDir + "/m1pro.textproto").ns);
   CHECK_FALSE(builtin_profile("nosuch").has_value());
