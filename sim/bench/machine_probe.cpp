@@ -10,6 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -70,6 +74,9 @@ int main() {
               }));
   std::printf("  fetch-add          %.2f ns\n", per_op(kIters, [](int64_t) { cell.fetch_add(1); }));
   std::printf("  exchange           %.2f ns\n", per_op(kIters, [](int64_t i) { cell.exchange(static_cast<uint64_t>(i)); }));
+#if defined(__x86_64__)
+  std::printf("  PAUSE              %.2f ns  (procyield, per instruction)\n", per_op(kIters / 10, [](int64_t) { _mm_pause(); }));
+#endif
   std::printf("  clock_gettime      %.2f ns  (nanotime)\n", per_op(kIters / 10, [](int64_t) { (void)now_ns(); }));
   std::printf("  sched_yield        %.2f ns  (osyield, nothing else runnable)\n\n",
               per_op(kIters / 100, [](int64_t) { sched_yield(); }));
