@@ -1,10 +1,9 @@
 // Measures, on the machine it runs on, the operating-system and hardware costs a cost profile
-// names (sim/cost/profiles): locked read-modify-writes, a cache line moving between cores, the
-// futex wake-up path, usleep(3)'s real length and spread, clock reads and sched_yield. It prints
-// figures for a person to copy into a profile with this program named as the source; it is not a
-// test and asserts nothing.
+// names (sim/cost/profiles): locked read-modify-writes, PAUSE, a cache line moving between cores,
+// the futex wake-up path, usleep(3)'s real length and spread, clock reads and sched_yield. It
+// prints figures for a person to copy into a profile with this program named as the source; it is
+// not a test and asserts nothing.
 #include <linux/futex.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
