@@ -58,6 +58,16 @@ TEST_CASE("ping-pong runs to completion and measures its loop", "[sim]") {
   CHECK(r.wakeps == 0);
 }
 
+// At 1 P every goroutine of a ping-pong runs from runnext and inherits its time slice, so
+// schedtick stands still; sysmon must still wait forcePreemptNS (10 ms) from its first look before
+// it asks for a preemption, as in Go, where the runtime's init goroutines have moved schedtick.
+TEST_CASE("sysmon's first forced preemption comes 10 ms after its first look", "[sim][preempt]") {
+  const SimResult r = run(kPingPong, 1);  // 2,000 round trips: about 1 ms
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.end_time < 10LL * 1000 * 1000);
+  CHECK(r.preempt_requests == 0);
+}
+
 // Same inputs and seed: byte-identical report and trace, for 20 seeds.
 TEST_CASE("runs are deterministic for 20 seeds", "[sim][determinism]") {
   const std::string dir = std::string(GMP_BINARY_DIR) + "/";
