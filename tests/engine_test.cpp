@@ -270,3 +270,40 @@ TEST_CASE("wake-ups are late by a seeded jitter within wakeup_jitter", "[engine]
   CHECK(lengths(1) == a);
   CHECK(lengths(2) != a);
 }
+
+// A runtime lock's word is a cache line like any cell: taking or releasing a lock another thread
+// used last moves the line first.
+TEST_CASE("a lock last used by another thread costs a cache-line transfer", "[engine]") {
+  EngineConfig cfg = config(2);
+  cfg.costs.lock_uncontended = 5;
+  cfg.costs.cacheline_transfer = 30;
+  Engine e(cfg);
+  plat::Mutex mu;
+  int64_t a_again = 0, b_lock = 0, a_return = 0;
+  Fns f;
+  f.fns.emplace_back([&] {
+    plat::lock(mu);
+    plat::unlock(mu);
+    int64_t t0 = e.now();
+    plat::lock(mu);  // the line is still here
+    a_again = e.now() - t0;
+    plat::unlock(mu);
+    e.compute(1000);
+    t0 = e.now();
+    plat::lock(mu);  // B used it since
+    a_return = e.now() - t0;
+    plat::unlock(mu);
+  });
+  f.fns.emplace_back([&] {
+    e.compute(500);
+    const int64_t t0 = e.now();
+    plat::lock(mu);
+    b_lock = e.now() - t0;
+    plat::unlock(mu);
+  });
+  f.spawn(e);
+  REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  CHECK(a_again == 5);
+  CHECK(b_lock == 5 + 30);
+  CHECK(a_return == 5 + 30);
+}

@@ -399,7 +399,7 @@ void Engine::access(const plat::Access& a) {
 // wakes (others may still wait), so unlock looks for a waiter to wake only when the key says one
 // may exist: uncontended unlocks, nearly all of them, do no search.
 void Engine::lock(plat::Mutex& l) {
-  advance(cfg_.costs.lock_uncontended);
+  advance(cfg_.costs.lock_uncontended + lock_word_transfer(l));
   if (l.key.load(std::memory_order_relaxed) == 0) {
     l.key.store(1, std::memory_order_relaxed);
     return;
@@ -409,6 +409,18 @@ void Engine::lock(plat::Mutex& l) {
     block(Wait::Lock, &l, kNever);
   } while (l.key.load(std::memory_order_relaxed) != 0);
   l.key.store(2, std::memory_order_relaxed);
+  l.holders = uint64_t{1} << (cur_ % 64);  // the hand-off's cost includes the line's transfer
+}
+
+// Taking or releasing a lock writes its word: if another thread touched the word last, its cache
+// line moves here first, as for any cell (see access).
+int64_t Engine::lock_word_transfer(plat::Mutex& l) {
+  const uint64_t me = uint64_t{1} << (cur_ % 64);
+  const bool transfer = l.holders != 0 && l.holders != me;
+  l.holders = me;
+  if (!transfer || cfg_.costs.cacheline_transfer == 0) return 0;
+  stats_.line_transfers++;
+  return cfg_.costs.cacheline_transfer;
 }
 
 void Engine::unlock(plat::Mutex& l) {
@@ -424,7 +436,7 @@ void Engine::unlock(plat::Mutex& l) {
     }
     if (first != nullptr) wake(*first, cur().t + cfg_.costs.lock_contended_handoff);
   }
-  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)]);
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + lock_word_transfer(l));
 }
 
 // A note sleep is Go's futexsleep loop: the key is checked first (an atomic load) and the futex is

@@ -139,6 +139,7 @@ class Engine final : public plat::Driver {
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
+  int64_t lock_word_transfer(plat::Mutex& l);  // cacheline_transfer if another thread wrote l last
   void check_slice();
   void yield_core();
   void check_limits();

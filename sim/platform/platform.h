@@ -13,6 +13,7 @@ namespace gmp::plat {
 // A runtime mutex (Go's `mutex`). key: 0 unlocked, 1 locked, 2 locked with sleepers.
 struct Mutex {
   std::atomic<uint32_t> key{0};
+  uint64_t holders = 0;  // driver scratch for the lock word's cache line, as Access::holders
 };
 
 // A one-shot wake-up (Go's `note`). key: 0 clear, 1 woken.
