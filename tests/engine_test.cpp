@@ -307,3 +307,86 @@ TEST_CASE("a lock last used by another thread costs a cache-line transfer", "[en
   CHECK(b_lock == 5 + 30);
   CHECK(a_return == 5 + 30);
 }
+
+// Go 1.27's lock2 (lock_spinbit.go): a waiter spins for 4 procyields of 30 and one osyield, taking
+// the lock by hand-off if it is released meanwhile; after that it sleeps in the kernel and the
+// unlock pays a futex wake-up, the sleeper running futex_wake_latency later.
+TEST_CASE("a runtime-lock waiter spins, then sleeps until a futex wake-up", "[engine]") {
+  auto wait_for = [](int64_t hold) {
+    EngineConfig cfg = config(2);
+    cfg.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] = 1;
+    cfg.costs.osyield = 10;  // spin budget: 4 * 30 * 1 + 10 = 130
+    cfg.costs.lock_contended_handoff = 5;
+    cfg.costs.futex_wake = 50;
+    cfg.costs.futex_sleep = 7;
+    Engine e(cfg);
+    plat::Mutex mu;
+    int64_t unlocked_at = 0, unlock_cost = 0, got_at = 0;
+    Fns f;
+    f.fns.emplace_back([&] {
+      plat::lock(mu);
+      e.compute(hold);
+      unlocked_at = e.now();
+      plat::unlock(mu);
+      unlock_cost = e.now() - unlocked_at;
+    });
+    f.fns.emplace_back([&] {
+      e.compute(10);
+      plat::lock(mu);
+      got_at = e.now();
+      plat::unlock(mu);
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    return std::array<int64_t, 2>{got_at - unlocked_at, unlock_cost};
+  };
+  // Released within the spin: the spinner takes it 5 after, the unlock costs a plain store.
+  const auto quick = wait_for(50);
+  CHECK(quick[0] == 5);
+  CHECK(quick[1] == 1);
+  // Held past the spin: the waiter sleeps; the unlock pays futex_wake (50), the sleeper wakes
+  // futex_wake_latency (100) later, is switched onto a core (10) and pays futex_sleep (7).
+  const auto slow = wait_for(1000);
+  CHECK(slow[1] == 1 + 50);
+  CHECK(slow[0] == 100 + 10 + 7);
+}
+
+// One waiter at a time spins (lock_spinbit.go's mutexSpinning); the others sleep at once. A lock
+// that prefers low latency (sched.lock) lets every waiter spin.
+TEST_CASE("only one waiter spins on a runtime lock, unless it prefers low latency", "[engine]") {
+  auto third_waits = [](bool prefer_low_latency) {
+    EngineConfig cfg = config(3);
+    cfg.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] = 1;
+    cfg.costs.osyield = 10;  // spin budget 130
+    cfg.costs.lock_contended_handoff = 5;
+    cfg.costs.futex_sleep = 7;
+    Engine e(cfg);
+    plat::Mutex mu;
+    mu.prefer_low_latency = prefer_low_latency;
+    int64_t b_unlocked = 0, c_got = 0;
+    Fns f;
+    f.fns.emplace_back([&] {
+      plat::lock(mu);
+      e.compute(50);
+      plat::unlock(mu);
+    });
+    f.fns.emplace_back([&] {
+      e.compute(10);
+      plat::lock(mu);  // spins, and gets it when the first unlocks
+      e.compute(20);
+      b_unlocked = e.now();
+      plat::unlock(mu);
+    });
+    f.fns.emplace_back([&] {
+      e.compute(20);
+      plat::lock(mu);
+      c_got = e.now();
+      plat::unlock(mu);
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    return c_got - b_unlocked;
+  };
+  CHECK(third_waits(false) == 100 + 10 + 7);  // asleep: futex wake-up, switch onto a core
+  CHECK(third_waits(true) == 5);              // still spinning: hand-off
+}

@@ -41,6 +41,8 @@ struct Engine::Thread {
   std::array<int64_t, kSignals> sig_at{};  // 0: not pending; else deliverable from this time
   uint64_t pending = 0;
   bool in_handler = false;
+
+  bool lock_sleeping = false;  // waiting for a runtime lock asleep in the kernel, not spinning
 };
 
 Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
@@ -309,13 +311,13 @@ void Engine::release_core(Thread& t, int64_t at) {
   }
 }
 
-void Engine::block(Wait w, const void* on, int64_t deadline) {
+void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   Thread& self = cur();
   self.state = State::Blocked;
   self.wait = w;
   self.wait_on = on;
   self.wait_seq = ++wait_seq_;
-  release_core(self, self.t);
+  if (!keep_core) release_core(self, self.t);
   self.gen++;
   if (deadline != kNever) {
     self.tie = next_rand(rng_);
@@ -328,6 +330,12 @@ void Engine::wake(Thread& t, int64_t at) {
   if (t.state != State::Blocked) return;
   t.wait = Wait::None;
   t.wait_on = nullptr;
+  if (t.core >= 0) {  // it waited busy on its core (a spinning lock waiter): no switch back
+    t.state = State::Running;
+    t.t = std::max(t.t, at);
+    push(t);
+    return;
+  }
   make_ready(t, at);
 }
 
@@ -394,22 +402,51 @@ void Engine::access(const plat::Access& a) {
   advance(cost);
 }
 
-// Runtime locks keep the real platform's three key states: 0 free, 1 held, 2 held with waiters
-// (Drepper's futex mutex). A waiter marks 2 before it blocks and takes the lock with 2 after it
-// wakes (others may still wait), so unlock looks for a waiter to wake only when the key says one
-// may exist: uncontended unlocks, nearly all of them, do no search.
+// Runtime locks follow Go 1.27's lock_spinbit.go. The key keeps the real platform's three states:
+// 0 free, 1 held, 2 held and perhaps waited for (Drepper's futex mutex), so an uncontended unlock,
+// nearly every one, searches no waiters. A contended lock2 lets one waiter at a time spin (every
+// waiter, for a prefer_low_latency lock such as sched.lock): for mutexActiveSpinCount procyields
+// of mutexActiveSpinSize and one osyield, and it takes the lock if an unlock comes meanwhile
+// (lock_contended_handoff after it). The other waiters, and a spinner whose budget runs out,
+// sleep in the kernel. unlock2 wakes a sleeper only when nobody spins (always, for a
+// prefer_low_latency lock): the most recent sleeper, or one time in mutexTailWakePeriod the
+// oldest; the unlocker pays futex_wake and the sleeper runs futex_wake_latency later, then tries
+// again. A spinner keeps its core busy; a sleeper gives it up.
 void Engine::lock(plat::Mutex& l) {
   advance(cfg_.costs.lock_uncontended + lock_word_transfer(l));
   if (l.key.load(std::memory_order_relaxed) == 0) {
     l.key.store(1, std::memory_order_relaxed);
     return;
   }
-  do {
+  bool spin = l.prefer_low_latency || l.spinners == 0;
+  for (;;) {
+    if (spin) {
+      l.spinners++;
+      const int64_t deadline = cur().t + spin_budget();
+      do {
+        l.key.store(2, std::memory_order_relaxed);
+        block(Wait::Lock, &l, deadline, /*keep_core=*/true);
+      } while (l.key.load(std::memory_order_relaxed) != 0 && cur().t < deadline);
+      l.spinners--;
+      if (l.key.load(std::memory_order_relaxed) == 0) break;
+    }
+    cur().lock_sleeping = true;
     l.key.store(2, std::memory_order_relaxed);
     block(Wait::Lock, &l, kNever);
-  } while (l.key.load(std::memory_order_relaxed) != 0);
+    cur().lock_sleeping = false;
+    advance(cfg_.costs.futex_sleep);
+    if (l.key.load(std::memory_order_relaxed) == 0) break;
+    spin = l.prefer_low_latency || l.spinners == 0;
+  }
   l.key.store(2, std::memory_order_relaxed);
   l.holders = uint64_t{1} << (cur_ % 64);  // the hand-off's cost includes the line's transfer
+}
+
+// lock_spinbit.go's spin before sleeping: mutexActiveSpinCount (4) procyields of
+// mutexActiveSpinSize (30), then mutexPassiveSpinCount (1) osyield; none on a single core.
+int64_t Engine::spin_budget() const {
+  if (cfg_.cores.size() <= 1) return 0;
+  return 4 * 30 * cfg_.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] + cfg_.costs.osyield;
 }
 
 // Taking or releasing a lock writes its word: if another thread touched the word last, its cache
@@ -424,19 +461,28 @@ int64_t Engine::lock_word_transfer(plat::Mutex& l) {
 }
 
 void Engine::unlock(plat::Mutex& l) {
-  const bool waiters = l.key.exchange(0, std::memory_order_relaxed) == 2;
-  if (waiters) {
-    // Wake the longest waiter; it takes the lock unless someone else gets there first.
-    Thread* first = nullptr;
+  int64_t cost = cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + lock_word_transfer(l);
+  if (l.key.exchange(0, std::memory_order_relaxed) == 2) {
+    Thread* spinner = nullptr;  // the longest-waiting spinner
+    Thread* newest = nullptr;   // sleepers: Go keeps them on a stack
+    Thread* oldest = nullptr;
     for (auto& t : threads_) {
-      if (t->state == State::Blocked && t->wait == Wait::Lock && t->wait_on == &l &&
-          (first == nullptr || t->wait_seq < first->wait_seq)) {
-        first = t.get();
+      if (t->state != State::Blocked || t->wait != Wait::Lock || t->wait_on != &l) continue;
+      if (!t->lock_sleeping) {
+        if (spinner == nullptr || t->wait_seq < spinner->wait_seq) spinner = t.get();
+      } else {
+        if (newest == nullptr || t->wait_seq > newest->wait_seq) newest = t.get();
+        if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t.get();
       }
     }
-    if (first != nullptr) wake(*first, cur().t + cfg_.costs.lock_contended_handoff);
+    if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
+    if (newest != nullptr && (spinner == nullptr || l.prefer_low_latency)) {
+      Thread* sleeper = next_rand(rng_) % 16 == 0 ? oldest : newest;  // mutexTailWakePeriod
+      wake(*sleeper, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+      cost += cfg_.costs.futex_wake;
+    }
   }
-  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + lock_word_transfer(l));
+  advance(cost);
 }
 
 // A note sleep is Go's futexsleep loop: the key is checked first (an atomic load) and the futex is

@@ -130,7 +130,7 @@ class Engine final : public plat::Driver {
   void yield_if_late();                  // switch away if another thread is due earlier
   void reschedule();                     // the current thread stops; run the earliest one
   Thread* next_running();
-  void block(Wait w, const void* on, int64_t deadline);
+  void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
   void wake(Thread& t, int64_t at);      // a blocked thread becomes ready at `at`
   void make_ready(Thread& t, int64_t at);
   void give_core(Thread& t, int core, int64_t at);
@@ -140,6 +140,7 @@ class Engine final : public plat::Driver {
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
   int64_t lock_word_transfer(plat::Mutex& l);  // cacheline_transfer if another thread wrote l last
+  int64_t spin_budget() const;                 // how long a runtime-lock waiter spins before sleeping
   void check_slice();
   void yield_core();
   void check_limits();

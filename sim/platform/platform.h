@@ -13,7 +13,11 @@ namespace gmp::plat {
 // A runtime mutex (Go's `mutex`). key: 0 unlocked, 1 locked, 2 locked with sleepers.
 struct Mutex {
   std::atomic<uint32_t> key{0};
-  uint64_t holders = 0;  // driver scratch for the lock word's cache line, as Access::holders
+  // lock_spinbit.go's mutexPreferLowLatency: every waiter may spin (Go: sched.lock only).
+  bool prefer_low_latency = false;
+  // Driver scratch: the lock word's cache line (as Access::holders) and how many waiters spin.
+  uint64_t holders = 0;
+  uint32_t spinners = 0;
 };
 
 // A one-shot wake-up (Go's `note`). key: 0 clear, 1 woken.

@@ -214,7 +214,9 @@ struct schedt {
   Atomic<int64_t> pollUntil;  // time to which current poll is sleeping
   Atomic<int32_t> pollingNet; // 1 if some P doing non-blocking network poll
 
-  plat::Mutex lock;
+  // mutexPreferLowLatency (lock_spinbit.go): sched.lock passes quickly between Ms, so all its
+  // waiters may spin.
+  plat::Mutex lock{.prefer_low_latency = true};
 
   mList midle;                // idle m's waiting for work
   int32_t nmidle = 0;         // number of idle m's waiting for work
