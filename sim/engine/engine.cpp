@@ -408,10 +408,10 @@ void Engine::access(const plat::Access& a) {
 // waiter, for a prefer_low_latency lock such as sched.lock): for mutexActiveSpinCount procyields
 // of mutexActiveSpinSize and one osyield, and it takes the lock if an unlock comes meanwhile
 // (lock_contended_handoff after it). The other waiters, and a spinner whose budget runs out,
-// sleep in the kernel. unlock2 wakes a sleeper only when nobody spins (always, for a
-// prefer_low_latency lock): the most recent sleeper, or one time in mutexTailWakePeriod the
-// oldest; the unlocker pays futex_wake and the sleeper runs futex_wake_latency later, then tries
-// again. A spinner keeps its core busy; a sleeper gives it up.
+// sleep in the kernel. unlock2 wakes the most recent sleeper when nobody spins (always, for a
+// prefer_low_latency lock), and one time in mutexTailWakePeriod the oldest in any case; the
+// unlocker pays futex_wake and the sleeper runs futex_wake_latency later, then tries again. A
+// spinner keeps its core busy; a sleeper gives it up.
 void Engine::lock(plat::Mutex& l) {
   advance(cfg_.costs.lock_uncontended + lock_word_transfer(l));
   if (l.key.load(std::memory_order_relaxed) == 0) {
@@ -476,10 +476,12 @@ void Engine::unlock(plat::Mutex& l) {
       }
     }
     if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
-    if (newest != nullptr && (spinner == nullptr || l.prefer_low_latency)) {
-      Thread* sleeper = next_rand(rng_) % 16 == 0 ? oldest : newest;  // mutexTailWakePeriod
-      wake(*sleeper, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
-      cost += cfg_.costs.futex_wake;
+    if (newest != nullptr) {
+      const bool anti_starve = next_rand(rng_) % 16 == 0;  // mutexTailWakePeriod
+      if (anti_starve || spinner == nullptr || l.prefer_low_latency) {
+        wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+        cost += cfg_.costs.futex_wake;
+      }
     }
   }
   advance(cost);
