@@ -166,6 +166,10 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       ev.set_kind(trace::KIND_M_CREATE);
       ev.set_peer_m(arg);
       break;
+    case Ev::WakepSpinning:
+    case Ev::WakepNoP:
+    case Ev::RunnextBackoff:
+    case Ev::RunnextCasFail:
     case Ev::Count_:
       break;
   }
@@ -274,7 +278,7 @@ class Sim final : public rt::Host {
       gp->runnableSince = now;
     }
     metrics_.on_event(e, gp, pp, arg, now);
-    if (trace_) trace_->write(to_trace(e, gp, pp, arg, now));
+    if (trace_ && e < Ev::WakepSpinning) trace_->write(to_trace(e, gp, pp, arg, now));  // the rest are counts
   }
 
  private:

@@ -32,6 +32,12 @@ enum class Ev : int {
   PreemptSignal,   // preemptM sent a signal; arg = target M id
   SigPreempt,      // a preemption signal handled; arg = 1 if at an async safe point
   MCreate,         // newm; arg = new M id
+  // Counted, not traced (see Host::event): frequent outcomes that set a run beside the real
+  // runtime's counts (sim/bench/realcounts).
+  WakepSpinning,   // wakep returned at once: an M already spins
+  WakepNoP,        // wakep found no idle P
+  RunnextBackoff,  // runqgrab's usleep(3) before taking a running P's runnext
+  RunnextCasFail,  // runqgrab lost the race for that runnext
   Count_,
 };
 

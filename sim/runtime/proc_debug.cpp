@@ -31,7 +31,8 @@ const char* evName(Ev e) {
       "GoCreate", "GoStart", "GoEnd", "GoPark", "GoUnpark", "GoSched", "GoPreempt", "GoSyscall",
       "GoSysExit", "PutRunnext", "PutLocal", "PutGlobal", "GetGlobal", "Steal", "ProcStart",
       "ProcStop", "ProcSteal", "Wakep", "StartM", "StopM", "HandoffP", "SpinStart", "SpinStop",
-      "PreemptRequest", "PreemptSignal", "SigPreempt", "MCreate",
+      "PreemptRequest", "PreemptSignal", "SigPreempt", "MCreate", "WakepSpinning", "WakepNoP",
+      "RunnextBackoff", "RunnextCasFail",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::Count_));
   return names[static_cast<int>(e)];

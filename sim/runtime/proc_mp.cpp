@@ -109,11 +109,15 @@ void Runtime::handoffp(p* pp) {
 // wakep (proc.go): tries to add one more spinning M with an idle P.
 void Runtime::wakep() {
   // Be conservative about spinning threads: only one at a time.
-  if (sched.nmspinning.Load() != 0 || !sched.nmspinning.CompareAndSwap(0, 1)) return;
+  if (sched.nmspinning.Load() != 0 || !sched.nmspinning.CompareAndSwap(0, 1)) {
+    ev(Ev::WakepSpinning, nullptr, nullptr, 0);
+    return;
+  }
   m* mp = acquirem();
   plat::lock(sched.lock);
   p* pp = pidlegetSpinning(0).first;
   if (pp == nullptr) {
+    ev(Ev::WakepNoP, nullptr, nullptr, 0);
     if (sched.nmspinning.Add(-1) < 0) plat::throw_("wakep: negative nmspinning");
     plat::unlock(sched.lock);
     releasem(mp);

@@ -183,11 +183,15 @@ uint32_t Runtime::runqgrab(p* pp, std::array<Atomic<g*>, kRunqSize>& batch, uint
               if (g* gp = mp->curg.get(); gp == nullptr || (readgstatus(gp) & ~_Gscan) != _Gsyscall) {
                 // pp's G likely just readied `next` and is about to block or yield, so pp will
                 // run it very soon: give it the chance instead of bouncing the G between Ps.
+                ev(Ev::RunnextBackoff, next, pp, 0);
                 plat::usleep(3);
               }
             }
           }
-          if (!pp->runnext.CompareAndSwap(next, nullptr)) continue;
+          if (!pp->runnext.CompareAndSwap(next, nullptr)) {
+            ev(Ev::RunnextCasFail, next, pp, 0);
+            continue;
+          }
           batch[batchHead % kQ].set(next);
           return 1;
         }
