@@ -68,6 +68,30 @@ TEST_CASE("sysmon's first forced preemption comes 10 ms after its first look", "
   CHECK(r.preempt_requests == 0);
 }
 
+// The counted-only events match the protocol: at 1 P every wakep finds no idle P; with
+// 4 Ps and one pair of goroutines some M is nearly always spinning, so nearly every wakep returns
+// at once, and every lost runnext CAS follows a back-off.
+TEST_CASE("wakep outcomes and runnext back-offs are counted", "[sim]") {
+  auto count = [](const SimResult& r, const std::string& name) {
+    for (const auto& [k, v] : r.event_counts) {
+      if (k == name) return v;
+    }
+    FAIL("no event " << name);
+    return uint64_t{0};
+  };
+  const SimResult one = run(kPingPong, 1);
+  REQUIRE(one.stop == Engine::Stop::Exit);
+  // ready calls wakep, and so does newproc once runtime.main has started (for echo, not main).
+  CHECK(count(one, "WakepNoP") == count(one, "GoUnpark") + count(one, "GoCreate") - 1);
+  CHECK(count(one, "WakepSpinning") == 0);
+  CHECK(count(one, "RunnextBackoff") == 0);
+  const SimResult four = run(kPingPong, 4);
+  REQUIRE(four.stop == Engine::Stop::Exit);
+  CHECK(count(four, "WakepSpinning") > 9 * count(four, "WakepNoP"));
+  CHECK(count(four, "RunnextBackoff") > 0);
+  CHECK(count(four, "RunnextCasFail") <= count(four, "RunnextBackoff"));
+}
+
 // Same inputs and seed: byte-identical report and trace, for 20 seeds.
 TEST_CASE("runs are deterministic for 20 seeds", "[sim][determinism]") {
   const std::string dir = std::string(GMP_BINARY_DIR) + "/";
