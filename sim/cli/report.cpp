@@ -75,6 +75,10 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
        ", preemption signals " + std::to_string(r.preempt_signals) + ", global-queue puts " +
        std::to_string(r.global_puts) + ", OS preemptions " + std::to_string(r.os_preemptions) +
        ", cache-line transfers " + std::to_string(r.line_transfers) + "\n";
+  s += "wakep calls: " + std::to_string(r.wakeps) + " started a spinning M, " + std::to_string(r.wakep_spinning) +
+       " found one spinning, " + std::to_string(r.wakep_no_p) + " found no idle P; runnext of a running P: " +
+       std::to_string(r.runnext_backoffs) + " usleep(3) back-offs, " + std::to_string(r.runnext_cas_fails) +
+       " lost the CAS after\n";
   if (all_events) {
     s += "events:";
     for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);

@@ -235,6 +235,10 @@ class Sim final : public rt::Host {
     res.utilisation = metrics_.utilisation();
     res.steals = metrics_.count(Ev::Steal);
     res.wakeps = metrics_.count(Ev::Wakep);
+    res.wakep_spinning = metrics_.count(Ev::WakepSpinning);
+    res.wakep_no_p = metrics_.count(Ev::WakepNoP);
+    res.runnext_backoffs = metrics_.count(Ev::RunnextBackoff);
+    res.runnext_cas_fails = metrics_.count(Ev::RunnextCasFail);
     res.handoffs = metrics_.count(Ev::HandoffP);
     res.preempt_signals = metrics_.count(Ev::PreemptSignal);
     res.preempt_requests = metrics_.count(Ev::PreemptRequest);

@@ -49,6 +49,8 @@ struct SimResult {
   // Counts.
   uint64_t steals = 0, wakeps = 0, handoffs = 0, preempt_signals = 0, preempt_requests = 0, ms_created = 0, goroutines = 0, global_puts = 0, os_preemptions = 0,
            line_transfers = 0;
+  // What each wakep call found, and runqgrab's attempts on a running P's runnext.
+  uint64_t wakep_spinning = 0, wakep_no_p = 0, runnext_backoffs = 0, runnext_cas_fails = 0;
   uint64_t events = 0;             // engine events (platform operations)
   std::vector<std::string> schedtrace;
   std::vector<std::pair<std::string, uint64_t>> event_counts;  // every scheduler event kind
