@@ -130,6 +130,24 @@ func { name: "waiter" op { send { chan: "c" } } }
   REQUIRE(r.stop == Engine::Stop::Fatal);
   CHECK(r.message.find("fatal error: all goroutines are asleep - deadlock!") == 0);
   CHECK(r.message.find("goroutine 1 [chan receive]") != std::string::npos);
+  // The runtime's own goroutines (parked since init) are not part of the program's deadlock.
+  CHECK(r.message.find("GC sweep wait") == std::string::npos);
+  CHECK(r.message.find("force gc") == std::string::npos);
+}
+
+// runtime.main runs the runtime's init with the main goroutine locked to m0: forcegchelper,
+// bgsweep and bgscavenge start and park, and each time gcenable's receive blocks, m0's P is handed
+// to another M (handoffp), as in Go, which starts a program with m0, sysmon and two more Ms on
+// the VM measured in docs/figures.md (GODEBUG=schedtrace: threads=4).
+TEST_CASE("the runtime's init starts its goroutines and Ms before main.main", "[sim]") {
+  const SimResult r = run(kPingPong, 1);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  CHECK(r.handoffs == 2);     // one per receive in gcenable; the ping-pong itself hands off none
+  CHECK(r.ms_created >= 3);   // m0, sysmon, and at least one M for m0's P
+  CHECK(r.goroutines == 2);   // main and echo: the runtime's goroutines are not the program's
+  for (const auto& [name, n] : r.event_counts) {
+    if (name == "GoCreate") CHECK(n == 5);  // and forcegchelper, bgsweep, bgscavenge
+  }
 }
 
 TEST_CASE("a runaway program stops at the virtual-time limit", "[sim]") {

@@ -23,6 +23,9 @@ void Metrics::stop_running(size_t i, int64_t now) {
 void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
   counts_[static_cast<size_t>(e)]++;
   switch (e) {
+    case Ev::GoCreate:
+      if (!rt::isSystemGoroutine(gp)) user_goroutines_++;
+      break;
     case Ev::GoStart:
       latency_.push_back(now - gp->runnableSince);
       sorted_ = false;

@@ -24,6 +24,8 @@ class Metrics {
   void finish(int64_t now);
 
   uint64_t count(rt::Ev e) const { return counts_[static_cast<size_t>(e)]; }
+  // Goroutines the program created (runtime.NumGoroutine's kind: not the runtime's own).
+  uint64_t user_goroutines() const { return user_goroutines_; }
   // The q-quantile (0..1) of scheduling latency in ns; 0 with no samples.
   int64_t latency_quantile(double q);
   size_t latency_samples() const { return latency_.size(); }
@@ -34,6 +36,7 @@ class Metrics {
   void stop_running(size_t p, int64_t now);
 
   std::array<uint64_t, static_cast<size_t>(rt::Ev::Count_)> counts_{};
+  uint64_t user_goroutines_ = 0;
   std::vector<int64_t> latency_;
   bool sorted_ = false;
   std::vector<int64_t> busy_;

@@ -243,7 +243,7 @@ class Sim final : public rt::Host {
     res.preempt_signals = metrics_.count(Ev::PreemptSignal);
     res.preempt_requests = metrics_.count(Ev::PreemptRequest);
     res.ms_created = metrics_.count(Ev::MCreate) + 1;  // and m0
-    res.goroutines = metrics_.count(Ev::GoCreate);
+    res.goroutines = metrics_.user_goroutines();
     res.global_puts = metrics_.count(Ev::PutGlobal);
     res.os_preemptions = engine_.stats().os_preemptions;
     res.line_transfers = engine_.stats().line_transfers;
@@ -303,7 +303,7 @@ class Sim final : public rt::Host {
     std::string out;
     for (rt::g* gp : runtime_.allgs) {
       const uint32_t s = gp->atomicstatus.peek() & ~rt::_Gscan;
-      if (s == rt::_Gdead || s == rt::_Gidle) continue;
+      if (s == rt::_Gdead || s == rt::_Gidle || rt::isSystemGoroutine(gp)) continue;
       std::string what = s == rt::_Gwaiting ? rt::waitReasonString(gp->waitreason)
                          : s == rt::_Grunnable ? "runnable"
                          : s == rt::_Grunning ? "running"

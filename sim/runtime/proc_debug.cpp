@@ -22,6 +22,9 @@ const char* waitReasonString(waitReason r) {
     case waitReason::waitReasonSyncMutexLock: return "sync.Mutex.Lock";
     case waitReason::waitReasonSyncWaitGroupWait: return "sync.WaitGroup.Wait";
     case waitReason::waitReasonPreempted: return "preempted";
+    case waitReason::waitReasonForceGCIdle: return "force gc (idle)";
+    case waitReason::waitReasonGCSweepWait: return "GC sweep wait";
+    case waitReason::waitReasonGCScavengeWait: return "GC scavenge wait";
   }
   return "?";
 }

@@ -286,6 +286,24 @@ void Runtime::LockOSThread() {
   gp->lockedm = gp->m;
 }
 
+// lockOSThread (proc.go): the runtime's own, counted apart from the program's LockOSThread.
+void Runtime::lockOSThread() {
+  g* gp = plat::getg();
+  gp->m->lockedInt++;
+  gp->m->lockedg = gp;  // dolockOSThread
+  gp->lockedm = gp->m;
+}
+
+// unlockOSThread (proc.go)
+void Runtime::unlockOSThread() {
+  g* gp = plat::getg();
+  if (gp->m->lockedInt == 0) plat::throw_("runtime: internal error: misuse of lockOSThread/unlockOSThread");
+  gp->m->lockedInt--;
+  if (gp->m->lockedInt != 0 || gp->m->lockedExt != 0) return;  // dounlockOSThread
+  gp->m->lockedg = nullptr;
+  gp->lockedm = nullptr;
+}
+
 // UnlockOSThread (proc.go)
 void Runtime::UnlockOSThread() {
   g* gp = plat::getg();
@@ -313,6 +331,8 @@ void goroutine_entry(void* arg) {
   Runtime& r = *Runtime::current();
   if (gp->startpc == 0) {
     r.runtime_main();
+  } else if (gp->startpc >= kRuntimeFuncBase) {
+    r.runSystemGoroutine(gp);
   } else {
     r.host->runGoroutine(gp);
   }

@@ -319,6 +319,7 @@ void Runtime::checkdead() {
   }
   int grunning = 0;
   for (g* gp : allgs) {
+    if (isSystemGoroutine(gp)) continue;
     const uint32_t s = readgstatus(gp) & ~_Gscan;
     if (s == _Gwaiting || s == _Gpreempted) {
       grunning++;

@@ -205,17 +205,16 @@ void Runtime::rt0_go(uintptr_t mainpc, void* maintask) {
   mstart0();
 }
 
-// runtime.main (proc.go), the scheduler's part: start sysmon, run main.main, exit.
+// runtime.main (proc.go), the scheduler's part: start sysmon, run the runtime's init with the main
+// goroutine locked to m0 (proc_init.cpp), then main.main, then exit.
 void Runtime::runtime_main() {
   mainStarted = true;
   if (haveSysmon) newm(&Runtime::sysmon, nullptr, -1);
-  // Go's runtime.main runs the runtime's init goroutines (forcegchelper, and gcenable's bgsweep
-  // and bgscavenge) before main.main, and some of them are taken from the local run queue, not
-  // runnext, so this P's schedtick has moved by the time sysmon first looks. gmpsim runs none of
-  // them (docs/fidelity.md, 16) but keeps that one effect: otherwise, when every later execute
-  // inherits its time slice (a ping-pong at 1 P), sysmon would see schedtick 0, equal to its own
-  // record, and preempt at its first look instead of 10 ms after it.
-  plat::getg()->m->p->schedtick.set(plat::getg()->m->p->schedtick.get() + 1);
+  // The main goroutine stays on the main OS thread during initialization.
+  lockOSThread();
+  runtimeInit();
+  gcenable();
+  unlockOSThread();
   host->runGoroutine(plat::getg());
   host->exit(0);
 }

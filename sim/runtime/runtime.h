@@ -21,6 +21,7 @@
 namespace gmp::rt {
 
 struct SyncState;
+struct hchan;
 
 // pMask (proc.go): an atomic bitstring with one bit per P.
 class pMask {
@@ -207,6 +208,22 @@ class Runtime {
   void gdestroy(g* gp);
   void LockOSThread();
   void UnlockOSThread();
+  void lockOSThread();    // the runtime's internal lock (m.lockedInt)
+  void unlockOSThread();
+
+  // The runtime's init goroutines (proc_init.cpp): they start, park and, with no GC, stay parked.
+  struct BgState {
+    plat::Mutex lock;
+    g* gp = nullptr;
+    bool parked = false;
+  };
+  BgState forcegc, sweep, scavenger;  // forcegc.parked stands for forcegc.idle
+  void runtimeInit();                 // runtime_inittasks: proc.go's init starts forcegchelper
+  void gcenable();
+  void forcegchelper();
+  void bgsweep(hchan* c);
+  void bgscavenge(hchan* c);
+  void runSystemGoroutine(g* gp);     // goroutine_entry for a runtime function's startpc
 
   // System calls (proc_syscall.cpp).
   void entersyscall();

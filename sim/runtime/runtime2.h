@@ -61,7 +61,17 @@ enum class waitReason : uint8_t {
   waitReasonSyncMutexLock,
   waitReasonSyncWaitGroupWait,
   waitReasonPreempted,
+  waitReasonForceGCIdle,
+  waitReasonGCSweepWait,
+  waitReasonGCScavengeWait,
 };
+
+// The runtime's own goroutines, by the startpc they get instead of a scenario function's id
+// (isSystemGoroutine tells them apart, as Go does by function).
+inline constexpr uintptr_t kRuntimeFuncBase = uintptr_t{1} << 48;
+inline constexpr uintptr_t funcForcegchelper = kRuntimeFuncBase + 1;
+inline constexpr uintptr_t funcBgsweep = kRuntimeFuncBase + 2;
+inline constexpr uintptr_t funcBgscavenge = kRuntimeFuncBase + 3;
 const char* waitReasonString(waitReason r);
 
 // stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
@@ -112,6 +122,10 @@ struct g {
   bool preempt() const { return preempt_.get() != 0; }
   void setPreempt(bool v) { preempt_.set(v ? 1 : 0); }
 };
+
+// isSystemGoroutine (traceback.go): the runtime's own goroutines, which Go leaves out of
+// deadlock detection, goroutine counts and default tracebacks. runtime.main is not one.
+inline bool isSystemGoroutine(const g* gp) { return gp->startpc >= kRuntimeFuncBase; }
 
 // readgstatus (proc.go)
 inline uint32_t readgstatus(const g* gp) { return gp->atomicstatus.Load(); }

@@ -1,0 +1,71 @@
+// The runtime's own start-up goroutines: proc.go's init (forcegchelper) and mgc.go's gcenable
+// (bgsweep, bgscavenge). With no garbage collector they park once and stay parked, but starting
+// them is scheduling work Go does before main.main: three newprocs and wakeps, and, because
+// runtime.main holds lockOSThread during init, a hand-off of m0's P to a new M while gcenable
+// waits. Running them keeps the simulated program's Ms and schedtick where Go's are.
+#include "sim/runtime/chan.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::rt {
+
+// doInit(runtime_inittasks), the part that schedules: proc.go's `func init() { go forcegchelper() }`.
+void Runtime::runtimeInit() { newproc(funcForcegchelper, nullptr); }
+
+// gcenable (mgc.go): starts the background sweeper and scavenger and waits until both run.
+void Runtime::gcenable() {
+  hchan* c = makechan(*this, 2);
+  newproc(funcBgsweep, c);
+  newproc(funcBgscavenge, c);
+  chanrecv1(c, nullptr);
+  chanrecv1(c, nullptr);
+}
+
+// forcegchelper (proc.go): sysmon would resume it to force a GC; gmpsim has no GC, so it never
+// does.
+void Runtime::forcegchelper() {
+  forcegc.gp = plat::getg();
+  for (;;) {
+    plat::lock(forcegc.lock);
+    if (forcegc.parked) plat::throw_("forcegc: phase error");
+    forcegc.parked = true;
+    goparkunlock(&forcegc.lock, waitReason::waitReasonForceGCIdle, 1);
+  }
+}
+
+// bgsweep (mgcsweep.go), up to its first park: the sweeper waits for a GC cycle.
+void Runtime::bgsweep(hchan* c) {
+  sweep.gp = plat::getg();
+  plat::lock(sweep.lock);
+  sweep.parked = true;
+  chansend1(c, nullptr);
+  for (;;) goparkunlock(&sweep.lock, waitReason::waitReasonGCSweepWait, 1);
+}
+
+// bgscavenge (mgcscavenge.go), up to scavenger.park: the scavenger waits for work.
+void Runtime::bgscavenge(hchan* c) {
+  scavenger.gp = plat::getg();  // scavenger.init
+  chansend1(c, nullptr);
+  for (;;) {
+    plat::lock(scavenger.lock);  // scavengerState.park
+    scavenger.parked = true;
+    goparkunlock(&scavenger.lock, waitReason::waitReasonGCScavengeWait, 2);
+  }
+}
+
+void Runtime::runSystemGoroutine(g* gp) {
+  switch (gp->startpc) {
+    case funcForcegchelper:
+      forcegchelper();
+      break;
+    case funcBgsweep:
+      bgsweep(static_cast<hchan*>(gp->task));
+      break;
+    case funcBgscavenge:
+      bgscavenge(static_cast<hchan*>(gp->task));
+      break;
+    default:
+      plat::throw_("runtime: unknown runtime function");
+  }
+}
+
+}  // namespace gmp::rt
