@@ -2,8 +2,8 @@
 """Adds event counters to a copy of Go's runtime (GOROOT/src/runtime), so that the real scheduler
 reports the counts gmpsim reports: usage: instrument.py GOROOT. Each edit is anchored on a line of
 proc.go, matched whatever its indentation, and fails loudly if that line is missing or appears
-more than once (a Go version whose code differs). Checked against Go 1.23 and Go 1.27; tests/bench/instrument_check.py keeps it applying to the Go
-that CI installs."""
+more than once (a Go version whose code differs). Checked against Go 1.23 and Go 1.27;
+tests/bench/instrument_check.py keeps it applying to the Go that CI installs."""
 import re
 import sys
 
