@@ -11,7 +11,7 @@ namespace gmp::engine {
 
 struct Costs {
   // Shared-memory operations, by plat::Op.
-  std::array<int64_t, 12> op{};
+  std::array<int64_t, static_cast<size_t>(plat::Op::Count_)> op{};
   // Extra cost of an access to a cache line last written by another thread.
   int64_t cacheline_transfer = 0;
   // Code paths the port names with plat::charge, by plat::Cost.

@@ -38,7 +38,7 @@ struct Engine::Thread {
   int64_t compute_start = 0;
   int64_t compute_end = 0;
 
-  std::array<int64_t, kSignals> sig_at{};  // 0: not pending; else deliverable from this time
+  std::array<int64_t, kSignals> sig_at{};  // when each pending signal (a bit of `pending`) is due
   uint64_t pending = 0;
   bool in_handler = false;
 
@@ -53,14 +53,6 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
 }
 
 Engine::~Engine() = default;
-
-// SplitMix64 step: the engine's only source of randomness, seeded by the run seed.
-static uint64_t next_rand(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0) {
   auto t = std::make_unique<Thread>();
@@ -150,7 +142,7 @@ int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
 
 void Engine::push(Thread& t) {
   t.gen++;
-  t.tie = next_rand(rng_);
+  t.tie = rng_.next();
   queue_.push(QItem{t.t, t.tie, t.id, t.gen});
 }
 
@@ -243,7 +235,7 @@ void Engine::yield_core() {
 // common case; the work is in the functions it calls when one fires.
 void Engine::advance(int64_t ns) {
   Thread& self = cur();
-  if (cfg_.jitter != 0) ns += static_cast<int64_t>(next_rand(rng_) % static_cast<uint64_t>(cfg_.jitter));
+  if (cfg_.jitter != 0) ns += static_cast<int64_t>(rng_.next() % static_cast<uint64_t>(cfg_.jitter));
   self.t += ns;
   if (++stats_.events > event_limit_ || self.t > time_limit_ || (stats_.events & kProgressMask) == 0) check_limits();
   if (self.pending != 0) deliver_signals();
@@ -256,10 +248,13 @@ void Engine::advance(int64_t ns) {
 void Engine::deliver_signals() {
   Thread& self = cur();
   if (self.in_handler) return;
-  for (int sig = 0; sig < kSignals && self.pending != 0; sig++) {
-    if ((self.pending >> sig & 1) == 0 || self.sig_at[static_cast<size_t>(sig)] > self.t) continue;
+  // Pending signals in increasing order, re-reading the mask after each (a handler may add some).
+  for (int sig = 0; sig < kSignals; sig++) {
+    const uint64_t above = self.pending >> sig;
+    if (above == 0) break;
+    sig += std::countr_zero(above);
+    if (self.sig_at[static_cast<size_t>(sig)] > self.t) continue;
     self.pending &= ~(uint64_t{1} << sig);
-    self.sig_at[static_cast<size_t>(sig)] = 0;
     if (plat::SignalHandler h = plat::signal_handler(sig)) {
       self.in_handler = true;
       h(sig);
@@ -320,7 +315,7 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   if (!keep_core) release_core(self, self.t);
   self.gen++;
   if (deadline != kNever) {
-    self.tie = next_rand(rng_);
+    self.tie = rng_.next();
     queue_.push(QItem{deadline, self.tie, self.id, self.gen});
   }
   reschedule();
@@ -358,10 +353,9 @@ int64_t Engine::compute(int64_t work) {
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
   // signal's delivery time.
   if (!os_runq_.empty() && self.slice_end > self.t && self.slice_end < self.compute_end) self.compute_end = self.slice_end;
-  for (int sig = 0; self.pending != 0 && sig < kSignals; sig++) {
-    if ((self.pending >> sig & 1) != 0) {
-      self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[static_cast<size_t>(sig)]));
-    }
+  for (uint64_t m = self.pending; m != 0; m &= m - 1) {
+    const auto sig = static_cast<size_t>(std::countr_zero(m));
+    self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[sig]));
   }
   self.t = self.compute_end;
   stats_.events++;
@@ -382,24 +376,26 @@ int64_t Engine::compute(int64_t work) {
 // runs independent of where the allocator put things.
 void Engine::access(const plat::Access& a) {
   int64_t cost = cfg_.costs.op[static_cast<size_t>(a.op)];
-  if (cfg_.costs.cacheline_transfer != 0 && a.holders != nullptr) {
-    const uint64_t me = uint64_t{1} << (cur_ % 64);
-    uint64_t& holders = *a.holders;
-    const bool write = a.op != plat::Op::Load && a.op != plat::Op::LoadAcquire && a.op != plat::Op::PlainLoad;
-    bool transfer = false;
-    if (write) {
-      transfer = holders != 0 && holders != me;
-      holders = me;
-    } else if ((holders & me) == 0) {
-      transfer = holders != 0;
-      holders |= me;
-    }
-    if (transfer) {
-      cost += cfg_.costs.cacheline_transfer;
-      stats_.line_transfers++;
-    }
-  }
+  if (a.holders != nullptr) cost += line_cost(*a.holders, !plat::is_load(a.op));
   advance(cost);
+}
+
+// What an access costs beyond its operation: cacheline_transfer if another thread holds the line
+// this one needs (for a write, any other holder; for a read, a writer since this thread's copy).
+int64_t Engine::line_cost(uint64_t& holders, bool write) {
+  if (cfg_.costs.cacheline_transfer == 0) return 0;
+  const uint64_t me = uint64_t{1} << (cur_ % 64);
+  bool transfer = false;
+  if (write) {
+    transfer = holders != 0 && holders != me;
+    holders = me;
+  } else if ((holders & me) == 0) {
+    transfer = holders != 0;
+    holders |= me;
+  }
+  if (!transfer) return 0;
+  stats_.line_transfers++;
+  return cfg_.costs.cacheline_transfer;
 }
 
 // Runtime locks follow Go 1.27's lock_spinbit.go. The key keeps the real platform's three states:
@@ -413,7 +409,7 @@ void Engine::access(const plat::Access& a) {
 // unlocker pays futex_wake and the sleeper runs futex_wake_latency later, then tries again. A
 // spinner keeps its core busy; a sleeper gives it up.
 void Engine::lock(plat::Mutex& l) {
-  advance(cfg_.costs.lock_uncontended + lock_word_transfer(l));
+  advance(cfg_.costs.lock_uncontended + line_cost(l.holders, /*write=*/true));
   if (l.key.load(std::memory_order_relaxed) == 0) {
     l.key.store(1, std::memory_order_relaxed);
     return;
@@ -445,23 +441,14 @@ void Engine::lock(plat::Mutex& l) {
 // lock_spinbit.go's spin before sleeping: mutexActiveSpinCount (4) procyields of
 // mutexActiveSpinSize (30), then mutexPassiveSpinCount (1) osyield; none on a single core.
 int64_t Engine::spin_budget() const {
+  constexpr int64_t mutexActiveSpinCount = 4, mutexActiveSpinSize = 30, mutexPassiveSpinCount = 1;  // lock_spinbit.go
   if (cfg_.cores.size() <= 1) return 0;
-  return 4 * 30 * cfg_.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] + cfg_.costs.osyield;
-}
-
-// Taking or releasing a lock writes its word: if another thread touched the word last, its cache
-// line moves here first, as for any cell (see access).
-int64_t Engine::lock_word_transfer(plat::Mutex& l) {
-  const uint64_t me = uint64_t{1} << (cur_ % 64);
-  const bool transfer = l.holders != 0 && l.holders != me;
-  l.holders = me;
-  if (!transfer || cfg_.costs.cacheline_transfer == 0) return 0;
-  stats_.line_transfers++;
-  return cfg_.costs.cacheline_transfer;
+  return mutexActiveSpinCount * mutexActiveSpinSize * cfg_.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] +
+         mutexPassiveSpinCount * cfg_.costs.osyield;
 }
 
 void Engine::unlock(plat::Mutex& l) {
-  int64_t cost = cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + lock_word_transfer(l);
+  int64_t cost = cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + line_cost(l.holders, /*write=*/true);
   if (l.key.exchange(0, std::memory_order_relaxed) == 2) {
     Thread* spinner = nullptr;  // the longest-waiting spinner
     Thread* newest = nullptr;   // sleepers: Go keeps them on a stack
@@ -477,7 +464,8 @@ void Engine::unlock(plat::Mutex& l) {
     }
     if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
     if (newest != nullptr) {
-      const bool anti_starve = next_rand(rng_) % 16 == 0;  // mutexTailWakePeriod
+      constexpr uint64_t mutexTailWakePeriod = 16;  // lock_spinbit.go
+      const bool anti_starve = rng_.next() % mutexTailWakePeriod == 0;
       if (anti_starve || spinner == nullptr || l.prefer_low_latency) {
         wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
         cost += cfg_.costs.futex_wake;
@@ -525,7 +513,7 @@ void Engine::notewakeup(plat::Note& n) {
 // every time: the outcome of each race would be a resonance of the cost table, not a chance.
 int64_t Engine::os_jitter() {
   const int64_t j = cfg_.costs.wakeup_jitter;
-  return j > 0 ? static_cast<int64_t>(next_rand(rng_) % static_cast<uint64_t>(j)) : 0;
+  return j > 0 ? static_cast<int64_t>(rng_.next() % static_cast<uint64_t>(j)) : 0;
 }
 
 void Engine::usleep(uint32_t usec) {

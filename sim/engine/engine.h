@@ -35,6 +35,7 @@
 #include "sim/engine/costs.h"
 #include "sim/platform/context.h"
 #include "sim/platform/driver.h"
+#include "sim/platform/splitmix64.h"
 #include "sim/platform/platform.h"
 
 namespace gmp::engine {
@@ -139,7 +140,7 @@ class Engine final : public plat::Driver {
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
-  int64_t lock_word_transfer(plat::Mutex& l);  // cacheline_transfer if another thread wrote l last
+  int64_t line_cost(uint64_t& holders, bool write);  // a cache-line transfer, if the access needs one
   int64_t spin_budget() const;                 // how long a runtime-lock waiter spins before sleeping
   void check_slice();
   void yield_core();
@@ -171,7 +172,7 @@ class Engine final : public plat::Driver {
   bool running_ = false;
   bool stopping_ = false;
   Result result_;
-  uint64_t rng_;
+  SplitMix64 rng_;  // the engine's only source of randomness, seeded by the run seed
   uint64_t wait_seq_ = 0;
 };
 

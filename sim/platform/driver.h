@@ -37,9 +37,12 @@ enum class Op : uint8_t {
   And,           // atomic.And
   PlainLoad,     // a Go plain read of a field that other threads access
   PlainStore,    // a Go plain write of a field that other threads access
+  Count_,
 };
 
 const char* op_name(Op op);
+// Whether op only reads its cell (every other operation writes it, or may).
+inline bool is_load(Op op) { return op == Op::Load || op == Op::LoadAcquire || op == Op::PlainLoad; }
 
 // One shared-memory operation, offered to the driver before it happens.
 struct Access {

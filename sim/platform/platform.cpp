@@ -27,6 +27,7 @@ const char* op_name(Op op) {
     case Op::And: return "And";
     case Op::PlainLoad: return "PlainLoad";
     case Op::PlainStore: return "PlainStore";
+    case Op::Count_: break;
   }
   return "?";
 }

@@ -14,14 +14,6 @@ void mstart_entry(void* arg) {
   (void)arg;
   Runtime::current()->mstart0();
 }
-
-// SplitMix64: turns the run seed into the Ms' cheaprand states (Go uses its ChaCha8 rand()).
-uint64_t seedStep(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 }  // namespace
 
 Runtime* Runtime::current() { return tls_runtime; }
@@ -59,8 +51,8 @@ void Runtime::mcommoninit(m* mp, int64_t id) {
   plat::lock(sched.lock);
   mp->id = id >= 0 ? id : mReserveID();
   // mrandinit: cheaprand state from the run seed (see docs/fidelity.md).
-  mp->cheaprand = static_cast<uint32_t>(seedStep(seed_));
-  mp->cheaprand64 = seedStep(seed_);
+  mp->cheaprand = static_cast<uint32_t>(seed_.next());
+  mp->cheaprand64 = seed_.next();
   mp->alllink = allm;
   allm = mp;
   plat::unlock(sched.lock);
@@ -190,7 +182,7 @@ void rt0_entry(void* arg) { static_cast<Runtime*>(arg)->rt0_go(0, nullptr); }
 }  // namespace
 
 void Runtime::boot(uint64_t seed) {
-  seed_ = seed;
+  seed_ = SplitMix64(seed);
   host->newosproc(m0, &rt0_entry, this);
 }
 

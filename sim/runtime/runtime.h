@@ -15,6 +15,7 @@
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/rand.h"
+#include "sim/platform/splitmix64.h"
 #include "sim/runtime/runtime2.h"
 #include "sim/runtime/steal_order.h"
 
@@ -272,7 +273,7 @@ class Runtime {
   bool netpollInited_ = false;
   plat::Note netpollNote_;
   Atomic<uint32_t> netpollWakeSig_;
-  uint64_t seed_ = 1;
+  SplitMix64 seed_{1};  // turns the run seed into the Ms' cheaprand states (Go: its ChaCha8 rand())
 };
 
 void assertLockHeld(const plat::Mutex& l);
