@@ -22,9 +22,17 @@ void Metrics::stop_running(size_t i, int64_t now) {
 
 void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
   counts_[static_cast<size_t>(e)]++;
+  // The moment a goroutine becomes runnable, for scheduling latency (GoStart reads it).
+  const auto runnable = [&] {
+    if (gp != nullptr) gp->runnableSince = now;
+  };
   switch (e) {
     case Ev::GoCreate:
+      runnable();
       if (!rt::isSystemGoroutine(gp)) user_goroutines_++;
+      break;
+    case Ev::GoUnpark:
+      runnable();
       break;
     case Ev::GoStart:
       latency_.push_back(now - gp->runnableSince);
@@ -37,15 +45,18 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       }
       break;
     case Ev::GoSysExit:
+      if (arg == 2) runnable();         // no P: runnable
       if (arg != 2 && pp != nullptr) {  // back on a P, running
         const auto i = static_cast<size_t>(pp->id);
         running_on_[i] = gp;
         since_[i] = now;
       }
       break;
-    case Ev::GoPark:
     case Ev::GoSched:
     case Ev::GoPreempt:
+      runnable();
+      [[fallthrough]];
+    case Ev::GoPark:
     case Ev::GoEnd:
     case Ev::GoSyscall:
       // These events carry the P the goroutine was running on.

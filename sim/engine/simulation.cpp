@@ -274,13 +274,7 @@ class Sim final : public rt::Host {
   void exit(int code) override { engine_.exit(code); }
   void runGoroutine(rt::g* gp) override { interp_.run(gp); }
   void event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) override {
-    const int64_t now = engine_.now();
-    // The moment a goroutine becomes runnable, for scheduling latency; read off the engine's clock
-    // so that measuring costs the simulated program nothing.
-    if (gp != nullptr && (e == Ev::GoCreate || e == Ev::GoUnpark || e == Ev::GoSched || e == Ev::GoPreempt ||
-                          (e == Ev::GoSysExit && arg == 2))) {
-      gp->runnableSince = now;
-    }
+    const int64_t now = engine_.now();  // measuring costs the simulated program nothing
     metrics_.on_event(e, gp, pp, arg, now);
     if (trace_ && e < Ev::WakepSpinning) trace_->write(to_trace(e, gp, pp, arg, now));  // the rest are counts
   }

@@ -17,7 +17,7 @@ class Context {
  public:
   // A new stack that will run entry(arg) with getg() == gp when first switched to. entry must
   // never return: a stack's code ends by switching away for good. A Go throw escaping entry ends
-  // the program through plat::crash.
+  // the program through plat::crash_message.
   Context(Fiber::Entry entry, void* arg, rt::g* gp, size_t stack_size = Fiber::kDefaultStack)
       : g(gp), fiber(&Context::main, this, nullptr, stack_size), entry_(entry), arg_(arg) {}
   // The stack the calling code is already running on (an OS thread's own stack).

@@ -179,8 +179,6 @@ void Context::main(void* self) {
   crash_message(msg);
 }
 
-void crash(const GoFatal& f) { crash_message(f.what()); }
-
 void crash_message(const char* msg) {
   if (Driver* d = current_driver()) d->crash(msg);
   std::fprintf(stderr, "%s\n", msg);

@@ -52,10 +52,8 @@ void charge(Cost c);
 int64_t compute(int64_t work);
 void block_for(int64_t ns);
 
-class GoFatal;
 // The end of the program after a Go throw that no driver frame can catch (one raised on a
 // goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.
-[[noreturn]] void crash(const GoFatal& f);
 [[noreturn]] void crash_message(const char* msg);
 
 // [[noreturn]] Go throw / fatal, raised as GoFatal.
