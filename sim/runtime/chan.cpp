@@ -180,8 +180,6 @@ bool empty(hchan* c) {
 // chanrecv1 (chan.go): <-c.
 void chanrecv1(hchan* c, void* elem) { chanrecv(c, elem, true); }
 
-// chanrecv2 (chan.go): v, ok := <-c.
-bool chanrecv2(hchan* c, void* elem) { return chanrecv(c, elem, true).second; }
 
 // chanrecv (chan.go): receives from c. With !block and nothing available: (false, false). From a
 // closed, drained channel: (true, false). Otherwise (true, true).

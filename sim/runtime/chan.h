@@ -71,7 +71,6 @@ bool chansend(hchan* c, void* ep, bool block);
 void send(hchan* c, sudog* sg, void* ep, const std::function<void()>& unlockf, int skip);
 void closechan(hchan* c);
 void chanrecv1(hchan* c, void* elem);
-bool chanrecv2(hchan* c, void* elem);
 // Returns (selected, received).
 std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block);
 void recv(hchan* c, sudog* sg, void* ep, const std::function<void()>& unlockf, int skip);

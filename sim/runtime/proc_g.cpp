@@ -123,7 +123,7 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   ev(preempted ? Ev::GoPreempt : Ev::GoSched, gp, pp, gp->asyncSafePoint ? 1 : 0);
   casgstatus(gp, _Grunning, _Grunnable);
   dropg();
-  (void)pp;  // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
+  // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
   plat::lock(sched.lock);
   globrunqput(gp);
   plat::unlock(sched.lock);
@@ -269,7 +269,6 @@ void Runtime::gdestroy(g* gp) {
   gp->lockedm = nullptr;
   mp->lockedg = nullptr;
   gp->preemptStop = false;
-  gp->paniconfault = false;
   gp->waitreason = waitReason::waitReasonZero;
   gp->param = nullptr;
   gp->task = nullptr;
@@ -278,30 +277,25 @@ void Runtime::gdestroy(g* gp) {
   gfput(pp, gp);
 }
 
-// LockOSThread (proc.go), without the template thread (newm from a locked thread is direct here).
-void Runtime::LockOSThread() {
+// dolockOSThread (proc.go): wires the goroutine and its M together.
+void Runtime::dolockOSThread() {
   g* gp = plat::getg();
-  gp->m->lockedExt++;
-  gp->m->lockedg = gp;  // dolockOSThread
+  gp->m->lockedg = gp;
   gp->lockedm = gp->m;
 }
 
-// lockOSThread (proc.go): the runtime's own, counted apart from the program's LockOSThread.
-void Runtime::lockOSThread() {
+// dounlockOSThread (proc.go): unwires them once neither count holds the lock.
+void Runtime::dounlockOSThread() {
   g* gp = plat::getg();
-  gp->m->lockedInt++;
-  gp->m->lockedg = gp;  // dolockOSThread
-  gp->lockedm = gp->m;
-}
-
-// unlockOSThread (proc.go)
-void Runtime::unlockOSThread() {
-  g* gp = plat::getg();
-  if (gp->m->lockedInt == 0) plat::throw_("runtime: internal error: misuse of lockOSThread/unlockOSThread");
-  gp->m->lockedInt--;
-  if (gp->m->lockedInt != 0 || gp->m->lockedExt != 0) return;  // dounlockOSThread
+  if (gp->m->lockedInt != 0 || gp->m->lockedExt != 0) return;
   gp->m->lockedg = nullptr;
   gp->lockedm = nullptr;
+}
+
+// LockOSThread (proc.go), without the template thread (newm from a locked thread is direct here).
+void Runtime::LockOSThread() {
+  plat::getg()->m->lockedExt++;
+  dolockOSThread();
 }
 
 // UnlockOSThread (proc.go)
@@ -309,9 +303,21 @@ void Runtime::UnlockOSThread() {
   g* gp = plat::getg();
   if (gp->m->lockedExt == 0) return;
   gp->m->lockedExt--;
-  if (gp->m->lockedInt != 0 || gp->m->lockedExt != 0) return;  // dounlockOSThread
-  gp->m->lockedg = nullptr;
-  gp->lockedm = nullptr;
+  dounlockOSThread();
+}
+
+// lockOSThread (proc.go): the runtime's own, counted apart from the program's LockOSThread.
+void Runtime::lockOSThread() {
+  plat::getg()->m->lockedInt++;
+  dolockOSThread();
+}
+
+// unlockOSThread (proc.go)
+void Runtime::unlockOSThread() {
+  g* gp = plat::getg();
+  if (gp->m->lockedInt == 0) plat::throw_("runtime: internal error: misuse of lockOSThread/unlockOSThread");
+  gp->m->lockedInt--;
+  dounlockOSThread();
 }
 
 // malg (proc.go): a new G with its own stack.

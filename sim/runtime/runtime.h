@@ -211,6 +211,8 @@ class Runtime {
   void UnlockOSThread();
   void lockOSThread();    // the runtime's internal lock (m.lockedInt)
   void unlockOSThread();
+  void dolockOSThread();
+  void dounlockOSThread();
 
   // The runtime's init goroutines (proc_init.cpp): they start, park and, with no GC, stay parked.
   struct BgState {

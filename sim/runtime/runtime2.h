@@ -100,7 +100,6 @@ struct g {
   // Not in Go: set by the preemption signal handler where Go's pushes a call to asyncPreempt
   // into the interrupted context; the goroutine's code makes that call when it resumes.
   bool asyncPreemptInjected = false;
-  bool paniconfault = false;
   waitReason waitreason = waitReason::waitReasonZero;
   int64_t waitsince = 0;            // approx time when the g became blocked
   void* param = nullptr;            // passed parameter on wakeup (chan, select, sema)
@@ -226,7 +225,6 @@ struct schedt {
   Atomic<uint64_t> goidgen;
   Atomic<int64_t> lastpoll;   // time of last network poll, 0 if currently polling
   Atomic<int64_t> pollUntil;  // time to which current poll is sleeping
-  Atomic<int32_t> pollingNet; // 1 if some P doing non-blocking network poll
 
   // mutexPreferLowLatency (lock_spinbit.go): sched.lock passes quickly between Ms, so all its
   // waiters may spin.
@@ -258,7 +256,6 @@ struct schedt {
   plat::Mutex sudoglock;
   sudog* sudogcache = nullptr;
 
-  Atomic<int32_t> ngsys;          // number of system goroutines
   Atomic<uint32_t> sysmonwait;    // sysmon is parked on sysmonnote (Go's atomic.Bool)
   plat::Note sysmonnote;
   plat::Mutex sysmonlock;

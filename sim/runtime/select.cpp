@@ -47,11 +47,6 @@ bool selparkcommit(g* gp, void* unused) {
   return true;
 }
 
-// block (select.go)
-void block() {
-  Runtime::current()->gopark(nullptr, nullptr, waitReason::waitReasonSelectNoCases, 1);  // forever
-}
-
 // selectgo (select.go)
 std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nrecvs, bool block) {
   g* gp = plat::getg();

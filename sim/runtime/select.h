@@ -29,9 +29,6 @@ struct scase {
 void sellock(std::span<scase> scases, std::span<uint16_t> lockorder);
 void selunlock(std::span<scase> scases, std::span<uint16_t> lockorder);
 bool selparkcommit(g* gp, void* unused);
-// block (select.go): select {} blocks forever.
-void block();
-
 // selectgo (select.go). cas0 holds nsends send cases followed by nrecvs receive cases; order0 has
 // room for 2*(nsends+nrecvs) entries: the poll order, then the lock order (both written here).
 // Returns the index of the chosen case (-1: none ready and !block, i.e. the default case) and,

@@ -114,7 +114,7 @@ uint32_t Runtime::retake(int64_t now) {
       sysretake = true;
     }
 
-    // Drop allpLock so we can take sched.lock.
+    // Go drops allpLock here to take sched.lock; the port takes no allpLock (docs/fidelity.md, 20).
     incidlelocked(-1);
     syscallingThread thread;
     if (setBlockOnExitSyscall(pp, thread)) {
