@@ -99,6 +99,14 @@ TEST_CASE("a deadlock exits 2 with Go's message and leaves no trace", "[cli][err
   std::remove(path.c_str());
 }
 
+TEST_CASE("a trace that cannot be written exits 1 naming the file", "[cli][errors]") {
+  const std::string dir = tmp("no-such-dir");
+  const Out o = gmpsim("run " + kScenarios + "pingpong.textproto --trace " + dir + "/t.trace");
+  CHECK(o.status == 1);
+  CHECK(o.text.find("cannot create " + dir + "/t.trace") != std::string::npos);
+  CHECK_FALSE(exists(dir));
+}
+
 TEST_CASE("a runaway program stops at --max-time with a clear message", "[cli][errors]") {
   const std::string path = tmp("runaway.textproto");
   write(path, "func { name: \"main\" op { loop { forever: true op { compute { ns: 500 } } } } }\n");

@@ -2,13 +2,29 @@
 //                     [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]
 //                     [--check-determinism] [--events]
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/cli/report.h"
+#include "traces/trace_writer.h"
 
 namespace gmp::cli {
+
+namespace {
+// A trace that cannot be written (no such folder, a full disk) ends the command with the writer's
+// message, which names the file; the writer leaves nothing half-written behind.
+engine::SimResult simulate(const Loaded& in, const engine::SimConfig& cfg) {
+  try {
+    return engine::simulate(in.scenario, in.profile, cfg);
+  } catch (const trace::TraceWriteError& e) {
+    end_progress();
+    std::fprintf(stderr, "gmpsim: %s\n", e.what());
+    std::exit(1);
+  }
+}
+}  // namespace
 
 int cmd_run(int argc, char** argv) {
   RunOptions o;
@@ -22,14 +38,14 @@ int cmd_run(int argc, char** argv) {
   const Loaded in = load_inputs(o);
   engine::SimConfig cfg = sim_config(o, o.procs.front(), o.cores.front(), o.seed);
   cfg.progress = terminal_progress("run");
-  const engine::SimResult r = engine::simulate(in.scenario, in.profile, cfg);
+  const engine::SimResult r = simulate(in, cfg);
   end_progress();
   const std::string text = format_run(r, all_events);
   if (check) {
     engine::SimConfig again = cfg;
     again.progress = terminal_progress("check");
     if (!again.trace_path.empty()) again.trace_path += ".check";
-    const engine::SimResult r2 = engine::simulate(in.scenario, in.profile, again);
+    const engine::SimResult r2 = simulate(in, again);
     end_progress();
     const std::string text2 = format_run(r2, all_events);
     bool same = text == text2;
