@@ -71,8 +71,8 @@ int cmd_steal(int argc, char** argv) {
     if (k == 0 || !r.ok()) print_run(cfg, r);
     if (!r.ok()) {
       failures++;
-      std::printf("  replay with: gmpsim steal --procs %d --gs %d --seed %llu --replay %s\n", cfg.procs,
-                  cfg.gs, static_cast<unsigned long long>(cfg.seed),
+      std::printf("  replay with: gmpsim steal --procs %d --producers %d --gs %d --seed %llu --replay %s\n",
+                  cfg.procs, cfg.producers, cfg.gs, static_cast<unsigned long long>(cfg.seed),
                   gmp::model::format_schedule(r.run.schedule).c_str());
     }
   }
