@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cctype>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "sim/cost/profile.h"
@@ -16,21 +18,26 @@
 
 namespace {
 
+const char kScenario[] = GMP_SOURCE_DIR "/sim/scenarios/pingpong.textproto";
+
+// The shipped ping-pong scenario with its round-trip count (b.N) set to n.
 std::string pingpong(long n) {
-  return "chan { name: \"ping\" }\nchan { name: \"pong\" }\n"
-         "func { name: \"main\" op { go { func: \"echo\" } }\n"
-         "  op { loop { name: \"rt\" count: " + std::to_string(n) +
-         " op { send { chan: \"ping\" } } op { recv { chan: \"pong\" } } } }\n"
-         "  op { close { chan: \"ping\" } } }\n"
-         "func { name: \"echo\" op { loop { range: \"ping\" op { send { chan: \"pong\" } } } } }\n"
-         "benchmark { name: \"BenchmarkPingPong\" loop: \"rt\" }\n";
+  std::ifstream in(kScenario);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string count = "count: 100000";
+  const size_t at = text.find(count);
+  if (at == std::string::npos) {
+    std::fprintf(stderr, "gmp_bench: %s: expected the round-trip loop's '%s'\n", kScenario, count.c_str());
+    std::exit(1);
+  }
+  return text.replace(at, count.size(), "count: " + std::to_string(n));
 }
 
 // Runs `go test -bench` on the real program; returns ns/op for each -cpu value, or -1.
 double go_ns_per_op(const std::string& go, int cpu, long n) {
   const std::string dir = std::string(GMP_SOURCE_DIR) + "/sim/bench";
   const std::string cache = std::string(GMP_BINARY_DIR) + "/go-cache";
-  const std::string cmd = "cd '" + dir + "' && GOCACHE='" + cache + "' GOFLAGS=-mod=mod GO111MODULE=off GOPATH='" +
+  const std::string cmd = "cd '" + dir + "' && GOCACHE='" + cache + "' GO111MODULE=off GOPATH='" +
                           cache + "/gopath' '" + go + "' test -run '^$' -bench PingPong -benchtime " +
                           std::to_string(n) + "x -cpu " + std::to_string(cpu) + " pingpong_test.go 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -57,7 +64,7 @@ int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 1000000;
   const char* go_env = std::getenv("GMP_GO");
   const std::string go = go_env != nullptr ? go_env : "/usr/lib/go-1.23/bin/go";
-  const gmp::scenario::Scenario sc = gmp::scenario::parse_scenario(pingpong(n), "pingpong");
+  const gmp::scenario::Scenario sc = gmp::scenario::parse_scenario(pingpong(n), kScenario);
   std::printf("%-14s %14s %14s %14s %16s %14s %12s\n", "GOMAXPROCS", "sim wall (s)", "events", "events/s",
               "sim ns/op (virt)", "go ns/op", "wall ratio");
   for (int procs : {1, 2}) {
