@@ -32,7 +32,7 @@ int cmd_sweep(int argc, char** argv) {
     svg_path = a.value();
     return true;
   });
-  if (!o.trace_path.empty()) usage_error("sweep: --trace is for gmpsim run");
+  if (!o.sim.trace_path.empty()) usage_error("sweep: --trace is for gmpsim run");
   if (svg_path.empty()) {
     const size_t slash = o.scenario_path.find_last_of('/');
     std::string base = o.scenario_path.substr(slash == std::string::npos ? 0 : slash + 1);

@@ -25,19 +25,19 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   } else if (f == "--seeds") {
     o.seeds = parse_uint(f, a.value(), 1, 10000);
   } else if (f == "--trace") {
-    o.trace_path = a.value();
-    if (o.trace_path.empty()) usage_error("--trace: expected a file name");
+    o.sim.trace_path = a.value();
+    if (o.sim.trace_path.empty()) usage_error("--trace: expected a file name");
   } else if (f == "--schedtrace") {
-    o.schedtrace_ns = parse_duration(f, a.value());
-    if (o.schedtrace_ns <= 0) usage_error("--schedtrace: expected a positive duration");
+    o.sim.schedtrace_ns = parse_duration(f, a.value());
+    if (o.sim.schedtrace_ns <= 0) usage_error("--schedtrace: expected a positive duration");
   } else if (f == "--jitter") {
-    o.jitter = parse_duration(f, a.value());
+    o.sim.jitter = parse_duration(f, a.value());
   } else if (f == "--asyncpreemptoff") {
-    o.asyncpreemptoff = true;
+    o.sim.asyncpreemptoff = true;
   } else if (f == "--max-time") {
-    o.max_time = parse_duration(f, a.value());
+    o.sim.time_limit = parse_duration(f, a.value());
   } else if (f == "--max-events") {
-    o.max_events = parse_uint(f, a.value(), 1, UINT64_MAX);
+    o.sim.event_limit = parse_uint(f, a.value(), 1, UINT64_MAX);
   } else {
     return false;
   }
@@ -68,16 +68,10 @@ Loaded load_inputs(const RunOptions& o) {
 }
 
 engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed) {
-  engine::SimConfig c;
+  engine::SimConfig c = o.sim;
   c.procs = static_cast<int32_t>(procs);
   c.cores = static_cast<int32_t>(cores);
   c.seed = seed;
-  c.time_limit = o.max_time;
-  c.event_limit = o.max_events;
-  c.schedtrace_ns = o.schedtrace_ns;
-  c.asyncpreemptoff = o.asyncpreemptoff;
-  c.jitter = o.jitter;
-  c.trace_path = o.trace_path;
   return c;
 }
 

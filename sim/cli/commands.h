@@ -26,12 +26,9 @@ struct RunOptions {
   std::vector<int64_t> cores{0};  // 0: the profile machine's
   uint64_t seed = 1;
   uint64_t seeds = 1;           // sweep: seeds per point
-  int64_t schedtrace_ns = 0;
-  std::string trace_path;
-  bool asyncpreemptoff = false;
-  int64_t jitter = 0;
-  int64_t max_time = 60LL * 1000 * 1000 * 1000;
-  uint64_t max_events = 2'000'000'000;
+  // The flags that go straight to each simulation (limits, schedtrace, jitter, trace); procs,
+  // cores and seed are set per run by sim_config.
+  engine::SimConfig sim;
 };
 
 // Handles a flag every simulating command takes; false if `a` holds another one. --procs and
