@@ -38,6 +38,23 @@ std::string bench_name(const std::string& name, int32_t procs) {
   return procs == 1 ? name : name + "-" + std::to_string(procs);
 }
 
+// One `go test -bench` result line: name[-procs], iterations, ns/op.
+std::string bench_line(const engine::SimResult& r) {
+  return bench_name(r.bench_name, r.procs) + "\t" + fmt("%8.0f", static_cast<double>(r.ops)) + "\t" + pretty_ns(r.ns_per_op) + "\n";
+}
+
+// Text for an SVG element's content.
+std::string xml_escape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
 const char* stop_name(engine::Engine::Stop s) {
   switch (s) {
     case engine::Engine::Stop::AllExited: return "all threads exited";
@@ -60,7 +77,7 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
   s += " at " + dur(r.end_time) + " virtual, " + std::to_string(r.events) + " scheduler events\n";
   if (!r.message.empty()) s += r.message + "\n";
   if (r.measured) {
-    s += bench_name(r.bench_name, r.procs) + "\t" + fmt("%8.0f", static_cast<double>(r.ops)) + "\t" + pretty_ns(r.ns_per_op) + "\n";
+    s += bench_line(r);
   } else if (!r.bench_name.empty()) {
     s += r.bench_name + ": the measured loop did not finish\n";
   }
@@ -172,7 +189,7 @@ std::string format_bench_lines(const std::vector<SweepPoint>& pts) {
     }
     for (const auto& r : p.runs) {
       if (!r.measured) continue;
-      s += bench_name(r.bench_name, r.procs) + "\t" + fmt("%8.0f", static_cast<double>(r.ops)) + "\t" + pretty_ns(r.ns_per_op) + "\n";
+      s += bench_line(r);
     }
   }
   return s;
@@ -209,7 +226,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", W) + "\" height=\"" + fmt("%.0f", H) +
        "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"" + fmt("%.0f", W / 2) + "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">" + title + "</text>\n";
+  s += "<text x=\"" + fmt("%.0f", W / 2) + "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">" + xml_escape(title) + "</text>\n";
   s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.0f", T + ph) + "\" x2=\"" + fmt("%.0f", L + pw) + "\" y2=\"" +
        fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
   s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.0f", T) + "\" x2=\"" + fmt("%.0f", L) + "\" y2=\"" +
