@@ -84,8 +84,7 @@ void Interpreter::run(rt::g* gp) {
     const scenario::Function& fn = sc_.funcs[static_cast<size_t>(t->func)];
     if (bench != nullptr && meas_.started && !meas_.finished && t->func == bench->func && t->pc == bench->end &&
         bench->kind != scenario::LoopKind::Parallel) {
-      meas_.finished = true;
-      meas_.end = clock_();
+      end_measure();
     }
     if (t->pc >= static_cast<int32_t>(fn.code.size())) break;  // the function returns
     const Instr& in = fn.code[static_cast<size_t>(t->pc)];
@@ -106,9 +105,7 @@ void Interpreter::run(rt::g* gp) {
         break;
       case Opcode::LoopStart:
         if (bench != nullptr && !meas_.started && t->func == bench->func && t->pc - 1 == bench->begin) {
-          meas_.started = true;
-          meas_.begin = clock_();
-          meas_.ops = in.count;
+          begin_measure(in.count);
         }
         t->counters[static_cast<size_t>(in.obj)] = in.count;
         if (in.count <= 0) t->pc = in.target;
@@ -140,7 +137,9 @@ void Interpreter::run(rt::g* gp) {
         std::vector<int32_t>& targets = t->sel_targets;
         cases.clear();
         targets.clear();
+        int nsends = 0;  // selectgo takes the send cases first
         for (int pass = 0; pass < 2; pass++) {
+          if (pass == 1) nsends = static_cast<int>(cases.size());
           for (int32_t k = 0; k < in.num_cases; k++) {
             const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
             if (sc.send != (pass == 0)) continue;
@@ -151,8 +150,6 @@ void Interpreter::run(rt::g* gp) {
             targets.push_back(sc.target);
           }
         }
-        int nsends = 0;
-        for (int32_t k = 0; k < in.num_cases; k++) nsends += fn.cases[static_cast<size_t>(in.first_case + k)].send ? 1 : 0;
         std::vector<uint16_t>& order = t->sel_order;
         order.assign(2 * cases.size(), 0);
         auto [chosen, recvOK] = rt::selectgo(cases.data(), order.data(), nsends,
@@ -215,11 +212,7 @@ void Interpreter::run(rt::g* gp) {
         par.count = in.count;
         par.wg = std::make_unique<rt::WaitGroup>(parallel_id_base_ + parallels_.size());
         const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
-        if (measured) {
-          meas_.started = true;
-          meas_.begin = clock_();
-          meas_.ops = in.count;
-        }
+        if (measured) begin_measure(in.count);
         const int32_t procs = r_.gomaxprocs;
         par.wg->Add(procs);
         for (int32_t k = 0; k < procs; k++) {
@@ -228,10 +221,7 @@ void Interpreter::run(rt::g* gp) {
           r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
         }
         par.wg->Wait();
-        if (measured) {
-          meas_.finished = true;
-          meas_.end = clock_();
-        }
+        if (measured) end_measure();
         break;
       }
       case Opcode::ParallelNext: {

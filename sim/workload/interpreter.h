@@ -68,6 +68,16 @@ class Interpreter {
   void compute(rt::g* gp, const scenario::Instr& in);
   int64_t work_of(const scenario::Instr& in) const;
   Task* new_task(int32_t func);
+  // The measured loop starts with `ops` iterations to go, or ends; both read the clock.
+  void begin_measure(int64_t ops) {
+    meas_.started = true;
+    meas_.begin = clock_();
+    meas_.ops = ops;
+  }
+  void end_measure() {
+    meas_.finished = true;
+    meas_.end = clock_();
+  }
 
   const scenario::Scenario& sc_;
   rt::Runtime& r_;
