@@ -70,14 +70,14 @@ int cmd_sweep(int argc, char** argv) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   {
     std::unique_lock<std::mutex> l(mu);
-    for (size_t shown = 0; done < total || shown < total;) {
+    for (size_t shown = 0; shown < total;) {
       cv.wait(l, [&] { return done > shown; });
       shown = done;
       if (tty) std::fprintf(stderr, "\r[%zu/%zu] runs done   ", shown, total);
     }
   }
   for (auto& t : threads) t.join();
-  if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  end_progress();
   int status = 0;
   for (auto& pt : pts) {
     if (pt.cores == 0) pt.cores = pt.runs.front().cores;
