@@ -311,14 +311,21 @@ TEST_CASE("a lock last used by another thread costs a cache-line transfer", "[en
 // Go 1.27's lock2 (lock_spinbit.go): a waiter spins for 4 procyields of 30 and one osyield, taking
 // the lock by hand-off if it is released meanwhile; after that it sleeps in the kernel and the
 // unlock pays a futex wake-up, the sleeper running futex_wake_latency later.
+// Round costs for the runtime-lock tests: a spin budget of 4 * 30 * 1 + 10 = 130, a hand-off of 5
+// and futex_sleep 7 (futex_wake_latency 100 and context_switch 10 come from test_costs).
+static EngineConfig lock_config(int cores) {
+  EngineConfig cfg = config(cores);
+  cfg.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] = 1;
+  cfg.costs.osyield = 10;
+  cfg.costs.lock_contended_handoff = 5;
+  cfg.costs.futex_sleep = 7;
+  return cfg;
+}
+
 TEST_CASE("a runtime-lock waiter spins, then sleeps until a futex wake-up", "[engine]") {
   auto wait_for = [](int64_t hold) {
-    EngineConfig cfg = config(2);
-    cfg.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] = 1;
-    cfg.costs.osyield = 10;  // spin budget: 4 * 30 * 1 + 10 = 130
-    cfg.costs.lock_contended_handoff = 5;
+    EngineConfig cfg = lock_config(2);
     cfg.costs.futex_wake = 50;
-    cfg.costs.futex_sleep = 7;
     Engine e(cfg);
     plat::Mutex mu;
     int64_t unlocked_at = 0, unlock_cost = 0, got_at = 0;
@@ -355,12 +362,7 @@ TEST_CASE("a runtime-lock waiter spins, then sleeps until a futex wake-up", "[en
 // that prefers low latency (sched.lock) lets every waiter spin.
 TEST_CASE("only one waiter spins on a runtime lock, unless it prefers low latency", "[engine]") {
   auto third_waits = [](bool prefer_low_latency) {
-    EngineConfig cfg = config(3);
-    cfg.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] = 1;
-    cfg.costs.osyield = 10;  // spin budget 130
-    cfg.costs.lock_contended_handoff = 5;
-    cfg.costs.futex_sleep = 7;
-    Engine e(cfg);
+    Engine e(lock_config(3));
     plat::Mutex mu;
     mu.prefer_low_latency = prefer_low_latency;
     int64_t b_unlocked = 0, c_got = 0;
