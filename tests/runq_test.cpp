@@ -255,6 +255,23 @@ TEST_CASE("pidleput and pidleget keep the idle list its count and masks", "[idle
   plat::unlock(r.sched.lock);
 }
 
+TEST_CASE("procresize at start: p.init lets P 0 hold timers though it never leaves the idle list", "[idle]") {
+  Runtime r(3);
+  g* saved = plat::getg();
+  plat::setg(r.g0);  // schedinit runs it on m0's g0
+  plat::lock(r.sched.lock);
+  r.procresize(3);
+  plat::unlock(r.sched.lock);
+  plat::setg(saved);
+  CHECK(r.m0->p == r.allp[0]);
+  CHECK(r.timerpMask.read(0));  // set by p.init: P 0 never went through pidleget
+  CHECK_FALSE(r.idlepMask.read(0));
+  for (uint32_t i : {1u, 2u}) {
+    CHECK(r.idlepMask.read(i));
+    CHECK_FALSE(r.timerpMask.read(i));  // pidleput cleared it: no timers
+  }
+}
+
 TEST_CASE("pidlegetSpinning sets needspinning when no P is idle", "[idle]") {
   Runtime r(1);
   plat::lock(r.sched.lock);

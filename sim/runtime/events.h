@@ -16,8 +16,8 @@ enum class Ev : int {
   GoSysExit,       // exitsyscall; arg = 0 kept its P, 1 got another P, 2 no P (runnable)
   PutRunnext,      // runqput with next
   PutLocal,        // runqput to the ring
-  PutGlobal,       // to the global queue; arg = how many
-  GetGlobal,       // from the global queue; arg = how many
+  PutGlobal,       // to the global queue; gp = the first G put; arg = how many
+  GetGlobal,       // from the global queue; gp = the G to run; arg = how many
   Steal,           // runqsteal succeeded; pp = victim; arg = how many
   ProcStart,       // acquirep
   ProcStop,        // releasep

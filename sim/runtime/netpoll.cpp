@@ -30,11 +30,19 @@ void Runtime::netpollBreak() {
   plat::notewakeup(netpollNote_);
 }
 
+// netpollGenericInit (netpoll.go): the first timer starts the poller. Double-checked under
+// netpollInitLock; netpollinit itself (epoll_create, the eventfd) has nothing to do here.
+void Runtime::netpollGenericInit() {
+  if (netpollInited.Load() == 0) {
+    plat::lock(netpollInitLock);
+    if (netpollInited.Load() == 0) netpollInited.Store(1);
+    plat::unlock(netpollInitLock);
+  }
+}
+
 // wakeNetPoller (proc.go): wakes the thread sleeping in the poller if it sleeps past `when`, or
-// wakes an idle P to take care of the new timer if none is polling. The first timer also
-// initialises the poller (netpollGenericInit).
+// wakes an idle P to take care of the new timer if none is polling.
 void Runtime::wakeNetPoller(int64_t when) {
-  netpollInited_ = true;
   if (sched.lastpoll.Load() == 0) {
     // In findRunnable we ensure that when polling the pollUntil field is either zero or the time
     // to which the current poll is expected to run.

@@ -123,17 +123,13 @@ top:
 
   {
     // Before we drop our P, make a snapshot of the allp slice, which can change underfoot once we
-    // no longer block safe-points, and of the masks.
+    // no longer block safe-points. Go's mask "snapshots" copy slice headers, so their bits are
+    // read live later; only their length is fixed. Ours never change length after procresize at
+    // start, so references to the masks are the same thing.
     std::vector<p*>& allpSnapshot = mp->allpSnapshot;
-    std::vector<bool>& idlepMaskSnapshot = mp->idlepMaskSnapshot;
-    std::vector<bool>& timerpMaskSnapshot = mp->timerpMaskSnapshot;
     allpSnapshot = allp;  // snapshotAllp
-    idlepMaskSnapshot.resize(allp.size());
-    timerpMaskSnapshot.resize(allp.size());
-    for (size_t i = 0; i < allp.size(); i++) {
-      idlepMaskSnapshot[i] = idlepMask.read(static_cast<uint32_t>(i));
-      timerpMaskSnapshot[i] = timerpMask.read(static_cast<uint32_t>(i));
-    }
+    const pMask& idlepMaskSnapshot = idlepMask;
+    const pMask& timerpMaskSnapshot = timerpMask;
 
     // Return P and block.
     plat::lock(sched.lock);
@@ -175,6 +171,7 @@ top:
           auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
           plat::unlock(sched.lock);
           if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
+          ev(Ev::GetGlobal, gp, pp2, q.size + 1);
           runqputbatch(pp2, &q);
           if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
           acquirep(pp2);
@@ -277,10 +274,10 @@ Runtime::Stolen Runtime::stealWork(int64_t now) {
 
 // checkRunqsNoP (proc.go): after dropping the P, looks for any P with work; takes an idle P to
 // run it if one is left.
-p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& idlepMaskSnapshot) {
+p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const pMask& idlepMaskSnapshot) {
   for (size_t id = 0; id < allpSnapshot.size(); id++) {
     p* p2 = allpSnapshot[id];
-    if (!idlepMaskSnapshot[id] && !runqempty(p2)) {
+    if (!idlepMaskSnapshot.read(static_cast<uint32_t>(id)) && !runqempty(p2)) {
       plat::lock(sched.lock);
       p* pp = pidlegetSpinning(0).first;
       if (pp == nullptr) {
@@ -296,10 +293,9 @@ p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const std::vector
 }
 
 // checkTimersNoP (proc.go): the earliest timer of any P that may have one.
-int64_t Runtime::checkTimersNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& timerpMaskSnapshot,
-                                int64_t pollUntil) {
+int64_t Runtime::checkTimersNoP(const std::vector<p*>& allpSnapshot, const pMask& timerpMaskSnapshot, int64_t pollUntil) {
   for (size_t id = 0; id < allpSnapshot.size(); id++) {
-    if (timerpMaskSnapshot[id]) {
+    if (timerpMaskSnapshot.read(static_cast<uint32_t>(id))) {
       const int64_t w = timersWakeTime(allpSnapshot[id]);
       if (w != 0 && (pollUntil == 0 || w < pollUntil)) pollUntil = w;
     }

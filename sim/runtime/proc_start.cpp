@@ -143,6 +143,7 @@ void Runtime::procresize(int32_t nprocs) {
   assertLockHeld(sched.lock);
   if (nprocs <= 0 || nprocs != static_cast<int32_t>(allp.size())) plat::throw_("procresize: invalid arg");
   const int64_t now = plat::nanotime();
+  for (p* pp : allp) pinit(pp);
   g* gp = plat::getg();
   if (gp->m->p == nullptr) {
     p* pp = allp[0];
@@ -164,6 +165,14 @@ void Runtime::procresize(int32_t nprocs) {
     pidleput(pp, now);
   }
   stealOrder.reset(static_cast<uint32_t>(nprocs));
+}
+
+// p.init (proc.go), the part that touches shared state: a P may get timers as soon as it runs, and
+// P 0 starts running without pidleget, which would otherwise set and clear these bits. The rest of
+// the P's set-up is done when the Runtime is built.
+void Runtime::pinit(p* pp) {
+  timerpMask.set(pp->id);
+  idlepMask.clear(pp->id);
 }
 
 // schedinit (proc.go), the scheduler's part, run on m0.

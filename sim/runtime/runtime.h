@@ -125,6 +125,7 @@ class Runtime {
   // Program start (proc_start.cpp): schedinit and the main goroutine, mstart.
   void schedinit();
   void procresize(int32_t nprocs);
+  void pinit(p* pp);
   // Starts the program: m0's thread, which runs rt0_go. The host must be set.
   void boot(uint64_t seed);
   void rt0_go(uintptr_t mainpc, void* maintask);  // m0's thread body
@@ -180,9 +181,8 @@ class Runtime {
     bool newWork = false;
   };
   Stolen stealWork(int64_t now);
-  p* checkRunqsNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& idlepMaskSnapshot);
-  int64_t checkTimersNoP(const std::vector<p*>& allpSnapshot, const std::vector<bool>& timerpMaskSnapshot,
-                         int64_t pollUntil);
+  p* checkRunqsNoP(const std::vector<p*>& allpSnapshot, const pMask& idlepMaskSnapshot);
+  int64_t checkTimersNoP(const std::vector<p*>& allpSnapshot, const pMask& timerpMaskSnapshot, int64_t pollUntil);
   void checkdead();
 
   // Goroutine state changes (proc_g.cpp).
@@ -250,9 +250,12 @@ class Runtime {
   // The check at a function-call safe point (morestack -> newstack's preemption path).
   void morestackPreemptCheck();
 
-  // Netpoll emulation as far as timers need it (netpoll_timers.cpp): an idle M blocks here
-  // until the next timer or a break.
-  bool netpollinited() const { return netpollInited_; }
+  // Netpoll emulation as far as timers need it (netpoll.cpp): an idle M blocks here until the
+  // next timer or a break.
+  Atomic<uint32_t> netpollInited;
+  plat::Mutex netpollInitLock;
+  void netpollGenericInit();
+  bool netpollinited() const { return netpollInited.Load() != 0; }
   gList netpoll(int64_t delay);
   void netpollBreak();
   void wakeNetPoller(int64_t when);
@@ -272,7 +275,6 @@ class Runtime {
   std::vector<std::unique_ptr<m>> mstore_;
   std::vector<std::unique_ptr<g>> gstore_;
   std::vector<std::unique_ptr<plat::Context>> ctxstore_;
-  bool netpollInited_ = false;
   plat::Note netpollNote_;
   Atomic<uint32_t> netpollWakeSig_;
   SplitMix64 seed_{1};  // turns the run seed into the Ms' cheaprand states (Go: its ChaCha8 rand())

@@ -163,12 +163,8 @@ struct m {
   Atomic<uint32_t> signalPending;  // whether a preemption signal is pending
   uint32_t cheaprand = 0;
   uint64_t cheaprand64 = 0;
-  // findRunnable's snapshots of allp and the P masks before it drops its P (Go keeps the allp
-  // snapshot in m.allpSnapshot; the masks are locals there, kept here too so that no heap memory
-  // hangs off g0's stack).
+  // findRunnable's snapshot of allp before it drops its P (m.allpSnapshot).
   std::vector<puintptr> allpSnapshot;
-  std::vector<bool> idlepMaskSnapshot;
-  std::vector<bool> timerpMaskSnapshot;
   // Not in Go: mcall's function and argument, handed from the goroutine's stack to g0's (Go passes
   // them in registers).
   void (Runtime::*mcallfn)(g*) = nullptr;

@@ -127,6 +127,9 @@ void goroutineReady(void* arg, uintptr_t seq, int64_t delay) {
 // timers.addHeap (time.go): adds t, which belongs in a heap, to ts; ts must be locked.
 void timers::addHeap(timer* t) {
   assertLockHeld(mu);
+  // Timers rely on the network poller: start it with the first one.
+  Runtime& r = *Runtime::current();
+  if (r.netpollInited.Load() == 0) r.netpollGenericInit();
   if (t->ts != nullptr) plat::throw_("ts set in timer");
   t->ts = this;
   heap.push_back(timerWhen{t, t->when});
@@ -221,8 +224,6 @@ void timer::maybeAdd() {
     const int64_t wakeTime = tsl->wakeTime();
     wake = wakeTime == 0 || whenAdded < wakeTime;
     tsl->addHeap(this);
-    // Not in Go, which relies on pidleget and p.init having set it for any running P.
-    r.timerpMask.set(mp->p->id);
   }
   unlock();
   tsl->unlock();

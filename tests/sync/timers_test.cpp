@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/runtime/rand.h"
+#include "sim/runtime/runtime.h"
 #include "sim/runtime/time.h"
 #include "tests/sync/fake_g.h"
 
@@ -17,10 +18,17 @@ using gmp::synctest::FakeG;
 namespace {
 
 struct Fixture {
+  Runtime rt{1};  // addHeap starts its poller (netpollGenericInit)
   p pp;
   std::vector<std::unique_ptr<timer>> ts;
-  Fixture() { timersInit(&pp); }
-  ~Fixture() { timersFree(&pp); }
+  Fixture() {
+    Runtime::setCurrent(&rt);
+    timersInit(&pp);
+  }
+  ~Fixture() {
+    timersFree(&pp);
+    Runtime::setCurrent(nullptr);
+  }
 
   timers& heap() { return *pp.timers_; }
 
@@ -66,9 +74,11 @@ std::vector<int64_t> whens(uint32_t seed, size_t n) {
 TEST_CASE("timers: addHeap keeps a 4-ary heap; deleteMin yields ascending when", "[timers]") {
   Fixture f;
   REQUIRE(f.heap().wakeTime() == 0);
+  REQUIRE_FALSE(f.rt.netpollinited());
   const std::vector<int64_t> w = whens(42, 200);
   for (size_t i = 0; i < w.size(); i++) {
     f.add(w[i]);
+    REQUIRE(f.rt.netpollinited());  // the first timer starts the poller
     checkHeap(f.heap());
     REQUIRE(f.pp.timersLen.peek() == i + 1);  // published at unlock
     REQUIRE(f.heap().wakeTime() == *std::min_element(w.begin(), w.begin() + static_cast<long>(i) + 1));
