@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include "sim/cost/profile.pb.h"
+#include "sim/textproto/parse_errors.h"
 
 namespace gmp::cost {
 
@@ -36,59 +36,23 @@ constexpr std::array<std::string_view, kNumParams> kNames = {
     "os_context_switch", "wakeup_jitter",
 };
 
-// The 0-based display column (tabs to the next multiple of 8, as protoc's tokenizer counts) of
-// the last `name` on 0-based `line` of `text` that starts before `column`; `column` if none.
-int name_column(const std::string& text, int line, int column, const std::string& name) {
-  size_t at = 0;
-  for (int l = 0; l < line; ++l) {
-    at = text.find('\n', at);
-    if (at == std::string::npos) return column;
-    ++at;
-  }
-  int found = column;
-  for (int col = 0; at < text.size() && text[at] != '\n' && col < column; ++at) {
-    if (!name.empty() && text.compare(at, name.size(), name) == 0) found = col;
-    col = text[at] == '\t' ? col + 8 - col % 8 : col + 1;
-  }
-  return found;
-}
-
-// Collects problems as "origin:line:column: message" lines; protoc's positions are 0-based.
-class Problems : public gpb::io::ErrorCollector {
+// Collects problems: parse errors through textproto::ParseErrors, validation problems through
+// add() at protoc's 0-based locations.
+class Problems {
  public:
-  Problems(std::string origin, const std::string& text) : origin_(std::move(origin)), text_(text) {}
+  Problems(std::string origin, const std::string& text) : parse(origin, text), origin_(std::move(origin)) {}
 
-  // protoc reports an unknown field at the token after its name; point at the name instead.
-  void AddError(int line, gpb::io::ColumnNumber column, const std::string& message) override {
-    static const std::string kUnknown = "has no field named \"";
-    const size_t at = message.find(kUnknown);
-    if (at != std::string::npos && line >= 0) {
-      const size_t from = at + kUnknown.size();
-      column = name_column(text_, line, column, message.substr(from, message.find('"', from) - from));
-    }
-    add({line, column}, message);
-  }
-  void AddWarning(int line, gpb::io::ColumnNumber column, const std::string& message) override {
-    AddError(line, column, message);
-  }
+  textproto::ParseErrors parse;
+
   void add(Location at, const std::string& message) {
-    std::ostringstream out;
-    out << origin_;
-    if (at.line >= 0) out << ':' << at.line + 1 << ':' << at.column + 1;
-    out << ": " << message;
-    lines_.push_back(out.str());
+    parse.diagnostics.push_back({origin_, at.line >= 0 ? at.line + 1 : 0, at.column + 1, message});
   }
   void throw_if_any() const {
-    if (lines_.empty()) return;
-    std::string all;
-    for (const std::string& l : lines_) all += (all.empty() ? "" : "\n") + l;
-    throw ProfileError(all);
+    if (!parse.diagnostics.empty()) throw ProfileError(textproto::join(parse.diagnostics));
   }
 
  private:
   std::string origin_;
-  const std::string& text_;
-  std::vector<std::string> lines_;
 };
 
 // Where a field was written; `fallback` (its message's location) if it was not.
@@ -183,7 +147,7 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
   pb::Profile msg;
   Tree tree;
   gpb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&problems);
+  parser.RecordErrorsTo(&problems.parse);
   parser.WriteLocationsTo(&tree);
   if (!parser.ParseFromString(text, &msg)) {
     problems.throw_if_any();

@@ -1,26 +1,20 @@
-// Errors in a scenario file. Every problem is a Diagnostic at a 1-based line and column of the
-// source; a ScenarioError carries all problems found in one load, in source order, and its what()
-// is their text, one `path:line:column: message` per line.
+// Errors in a scenario file: a ScenarioError carries every problem found in one load, in source
+// order, and its what() is their text (textproto::join).
 #pragma once
 
 #include <stdexcept>
-#include <string>
 #include <vector>
+
+#include "sim/textproto/diagnostic.h"
 
 namespace gmp::scenario {
 
-struct Diagnostic {
-  std::string source;
-  int line = 0;  // 0 when the problem has no position (the file cannot be read)
-  int column = 0;
-  std::string message;
-
-  std::string str() const;  // "path:line:column: message", or "path: message" without a position
-};
+using textproto::Diagnostic;
 
 class ScenarioError : public std::runtime_error {
  public:
-  explicit ScenarioError(std::vector<Diagnostic> diagnostics);
+  explicit ScenarioError(std::vector<Diagnostic> diagnostics)
+      : std::runtime_error(textproto::join(diagnostics)), diagnostics_(std::move(diagnostics)) {}
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
  private:

@@ -1,5 +1,5 @@
 // Reading a scenario: protobuf's text-format parser, which rejects syntax errors and unknown
-// fields (reported through ParseErrors), records the position of every field in a
+// fields (reported through textproto::ParseErrors), records the position of every field in a
 // ParseInfoTree, and hands both to the compiler.
 #include <google/protobuf/text_format.h>
 
@@ -7,15 +7,15 @@
 #include <sstream>
 
 #include "sim/scenario/compile.h"
-#include "sim/scenario/parse_errors.h"
 #include "sim/scenario/scenario.h"
+#include "sim/textproto/parse_errors.h"
 
 namespace gmp::scenario {
 
 Scenario parse_scenario(const std::string& text, const std::string& name) {
   ScenarioFile file;
   Node::Tree tree;
-  ParseErrors errors(name, text);
+  textproto::ParseErrors errors(name, text, Op::descriptor());
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);

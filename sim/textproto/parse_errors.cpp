@@ -1,15 +1,11 @@
 // See parse_errors.h. Positions follow protobuf's tokenizer: 0-based, a tab advancing the column
 // to the next multiple of 8; diagnostics add 1 to both.
-#include "sim/scenario/parse_errors.h"
-
-#include <google/protobuf/descriptor.h>
+#include "sim/textproto/parse_errors.h"
 
 #include <sstream>
 #include <utility>
 
-#include "sim/scenario/scenario.pb.h"
-
-namespace gmp::scenario {
+namespace gmp::textproto {
 
 namespace {
 
@@ -32,9 +28,11 @@ std::string field_in(const std::string& message) {
   return {};
 }
 
+}  // namespace
+
 // Rewrites protobuf's unknown-field message, listing what is allowed there:
 //   Message type "gmp.scenario.Op" has no field named "spin".
-std::string explain(const std::string& message) {
+std::string ParseErrors::explain(const std::string& message) const {
   if (message.ends_with("got: ")) return message + "end of file";
   std::string type = quoted_after(message, "Message type \"");
   std::string field = quoted_after(message, "has no field named \"");
@@ -42,14 +40,12 @@ std::string explain(const std::string& message) {
   if (field.empty() || d == nullptr) return message;
   std::string allowed;
   for (int i = 0; i < d->field_count(); i++) allowed += (i ? ", " : "") + d->field(i)->name();
-  if (d == Op::descriptor())
-    return "unknown operation \"" + field + "\" (operations: " + allowed + ")";
+  if (d == operations_) return "unknown operation \"" + field + "\" (operations: " + allowed + ")";
   return "unknown field \"" + field + "\" (fields of " + d->name() + ": " + allowed + ")";
 }
 
-}  // namespace
-
-ParseErrors::ParseErrors(std::string source, const std::string& text) : source_(std::move(source)) {
+ParseErrors::ParseErrors(std::string source, const std::string& text, const google::protobuf::Descriptor* operations)
+    : source_(std::move(source)), operations_(operations) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines_.push_back(line);
 }
@@ -70,4 +66,4 @@ void ParseErrors::AddError(int line, int column, const std::string& message) {
   diagnostics.push_back({source_, line + 1, column + 1, explain(message)});
 }
 
-}  // namespace gmp::scenario
+}  // namespace gmp::textproto
