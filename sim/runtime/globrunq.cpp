@@ -5,21 +5,32 @@
 
 namespace gmp::rt {
 
+// Every put reports a PutGlobal event (not in Go) while sched.lock still keeps the Gs from running:
+// the first G put, the current M's P (nil without one), how many.
+void Runtime::putGlobalEvent(g* first, int32_t n) {
+  if (host == nullptr) return;
+  g* cur = plat::getg();
+  ev(Ev::PutGlobal, first, cur != nullptr && cur->m != nullptr ? cur->m->p : nullptr, n);
+}
+
 // globrunqput (proc.go): puts gp at the tail of the global queue.
 void Runtime::globrunqput(g* gp) {
   assertLockHeld(sched.lock);
   sched.runq.pushBack(gp);
+  putGlobalEvent(gp, 1);
 }
 
 // globrunqputhead (proc.go): puts gp at the head of the global queue.
 void Runtime::globrunqputhead(g* gp) {
   assertLockHeld(sched.lock);
   sched.runq.push(gp);
+  putGlobalEvent(gp, 1);
 }
 
 // globrunqputbatch (proc.go): appends a batch to the global queue and clears *batch.
 void Runtime::globrunqputbatch(gQueue* batch) {
   assertLockHeld(sched.lock);
+  putGlobalEvent(batch->head(), batch->size);
   sched.runq.pushBackAll(*batch);
   *batch = gQueue{};
 }

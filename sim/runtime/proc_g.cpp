@@ -126,7 +126,6 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
   plat::lock(sched.lock);
   globrunqput(gp);
-  ev(Ev::PutGlobal, gp, pp, 1);
   plat::unlock(sched.lock);
   if (mainStarted) wakep();
   schedule();

@@ -247,10 +247,8 @@ void Runtime::injectglist(gList* glist) {
   p* pp = plat::getg()->m->p;
   if (pp == nullptr) {
     const int32_t n = q.size;
-    g* first = q.head();
     plat::lock(sched.lock);
     globrunqputbatch(&q);
-    ev(Ev::PutGlobal, first, nullptr, n);
     plat::unlock(sched.lock);
     startIdle(n);
     return;
@@ -261,20 +259,15 @@ void Runtime::injectglist(gList* glist) {
   for (; npidle > 0 && !q.empty(); npidle--) globq.pushBack(q.pop());
   if (!globq.empty()) {
     const int32_t n = globq.size;
-    g* first = globq.head();
     plat::lock(sched.lock);
     globrunqputbatch(&globq);
-    ev(Ev::PutGlobal, first, pp, n);
     plat::unlock(sched.lock);
     startIdle(n);
   }
   runqputbatch(pp, &q);
   if (!q.empty()) {
-    const int32_t n = q.size;
-    g* first = q.head();
     plat::lock(sched.lock);
     globrunqputbatch(&q);
-    ev(Ev::PutGlobal, first, pp, n);
     plat::unlock(sched.lock);
   }
   wakep();

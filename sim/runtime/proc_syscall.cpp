@@ -145,7 +145,6 @@ void Runtime::exitsyscallNoP(g* gp) {
   bool locked = false;
   if (pp == nullptr) {
     globrunqput(gp);
-    ev(Ev::PutGlobal, gp, nullptr, 1);
     // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so we must
     // check if gp is locked prior to committing the release by unlocking sched.lock, otherwise we
     // could race with another M transitioning gp from unlocked to locked.

@@ -93,7 +93,6 @@ bool Runtime::runqputslow(p* pp, g* gp, uint32_t h, uint32_t t) {
   // Now put the batch on the global queue.
   plat::lock(sched.lock);
   globrunqputbatch(&q);
-  ev(Ev::PutGlobal, gp, pp, n + 1);  // under the lock: once it is released, the Gs may run
   plat::unlock(sched.lock);
   return true;
 }

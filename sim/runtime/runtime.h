@@ -109,6 +109,7 @@ class Runtime {
   // Global run queue (globrunq.cpp). sched.lock must be held.
   void globrunqput(g* gp);
   void globrunqputhead(g* gp);
+  void putGlobalEvent(g* first, int32_t n);
   void globrunqputbatch(gQueue* batch);
   g* globrunqget();
   std::pair<g*, gQueue> globrunqgetbatch(int32_t n);
