@@ -16,14 +16,13 @@ import subprocess
 import sys
 import tempfile
 
-here = os.path.dirname(os.path.abspath(__file__))
+import pingpong_build
+
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 ap.add_argument("--go", default="/usr/lib/go-1.23/bin/go")
 ap.add_argument("--cpu", type=int, default=2)
 ap.add_argument("--trips", type=int, default=4000000)
 args = ap.parse_args()
-if not os.access(args.go, os.X_OK):
-    sys.exit("realsched.py: --go: %s is not an executable Go command" % args.go)
 if shutil.which("perf") is None:
     sys.exit("realsched.py: perf not found (Debian: apt-get install linux-perf)")
 
@@ -31,11 +30,7 @@ LONG_SLEEP_MS = 1.0  # the split between short and long sleeps in the tables bel
 
 work = tempfile.mkdtemp()
 try:
-    shutil.copy(os.path.join(here, "pingpong_test.go"), work)
-    with open(os.path.join(work, "go.mod"), "w") as f:
-        f.write("module pingpong\n\ngo 1.21\n")
-    env = dict(os.environ, GOCACHE=os.path.join(work, "cache"), GOFLAGS="")
-    subprocess.run([args.go, "test", "-c", "-o", "pp.test", "."], cwd=work, env=env, check=True)
+    pingpong_build.build(args.go, work, "realsched.py")
     data = os.path.join(work, "sched.data")
     rec = subprocess.run(["perf", "sched", "record", "-o", data, "--", "./pp.test", "-test.bench", "PingPong$",
                           "-test.cpu", str(args.cpu), "-test.benchtime", "%dx" % args.trips],

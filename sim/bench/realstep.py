@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-here = os.path.dirname(os.path.abspath(__file__))
+import pingpong_build
+
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 ap.add_argument("--go", default="/usr/lib/go-1.23/bin/go")
 ap.add_argument("--cpus", default="1,2")
@@ -28,16 +29,10 @@ args = ap.parse_args()
 cpus = args.cpus.split(",")
 if len(cpus) != 2 or not all(c.isdigit() and int(c) > 0 for c in cpus):
     sys.exit("realstep.py: --cpus: expected two positive counts like 1,2, got %r" % args.cpus)
-if not os.access(args.go, os.X_OK):
-    sys.exit("realstep.py: --go: %s is not an executable Go command" % args.go)
 
 work = tempfile.mkdtemp()
 try:
-    shutil.copy(os.path.join(here, "pingpong_test.go"), work)
-    with open(os.path.join(work, "go.mod"), "w") as f:
-        f.write("module pingpong\n\ngo 1.21\n")
-    env = dict(os.environ, GOCACHE=os.path.join(work, "cache"), GOFLAGS="")
-    subprocess.run([args.go, "test", "-c", "-o", "pp.test", "."], cwd=work, env=env, check=True)
+    pingpong_build.build(args.go, work, "realstep.py")
     version = subprocess.run([args.go, "version"], capture_output=True, text=True).stdout.strip()
 
     def run(cpu):
