@@ -40,30 +40,38 @@ try:
     bench = re.search(r"BenchmarkPingPong\S*\s+\d+\s+([0-9.]+) ns/op", rec.stdout)
     script = subprocess.run(["perf", "script", "-i", data, "-F", "cpu,time,event,trace"],
                             capture_output=True, text=True, check=True).stdout
-    timehist = subprocess.run(["perf", "sched", "timehist", "-i", data],
+    timehist = subprocess.run(["perf", "sched", "timehist", "--state", "-i", data],
                               capture_output=True, text=True, check=True).stdout
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
 # Per thread and per CPU, from perf's own accounting: each timehist row is one switch-out, with
-# the time the task had slept before (wait), waited ready for the CPU (sch delay) and ran.
-row = re.compile(r"\s*[\d.]+\s+\[(\d+)\]\s+(\S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
+# the time the task spent off its CPU before (wait: asleep, or ready if it had been preempted),
+# waited ready after a wake-up (sch delay), ran, and the state it left in (R: preempted).
+row = re.compile(r"\s*[\d.]+\s+\[(\d+)\]\s+(\S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s*$")
 ran = collections.Counter()
-delayed = collections.Counter()
+ready = collections.Counter()
 idle = collections.Counter()
 delays = {"short": [], "long": []}  # ms of sch delay after a short or a long sleep
+preempted = []                      # ms a preempted thread waited to run again
+left_in = {}                        # task -> the state its last run ended in
 for line in timehist.splitlines():
     m = row.match(line)
     if not m:
         continue
-    cpu, task, slept, delay, run = int(m.group(1)), m.group(2), float(m.group(3)), float(m.group(4)), float(m.group(5))
+    cpu, task, off, delay, run, state = (int(m.group(1)), m.group(2), float(m.group(3)), float(m.group(4)),
+                                         float(m.group(5)), m.group(6))
     if task.startswith("<idle>"):
         idle[cpu] += run
     elif task.startswith("pp.test"):
         ran[task] += run
-        delayed[task] += delay
-        if slept > 0:
-            delays["short" if slept < LONG_SLEEP_MS else "long"].append(delay)
+        if left_in.get(task) == "R":
+            ready[task] += off
+            preempted.append(off)
+        elif task in left_in:
+            ready[task] += delay
+            delays["short" if off < LONG_SLEEP_MS else "long"].append(delay)
+        left_in[task] = state
 
 # Where woken threads run, from the raw events: the CPU each thread last ran on (sched_waking's
 # target_cpu), whether that CPU and the others were busy then, and where the thread ran next.
@@ -100,8 +108,8 @@ for line in script.splitlines():
 print("BenchmarkPingPong-%d: %s ns/op under perf" % (args.cpu, bench.group(1) if bench else "?"))
 print("\nper thread: ms on a CPU, ms ready and waiting for one (perf sched timehist)")
 for task in sorted(ran):
-    if ran[task] + delayed[task] > 0.5:
-        print("  %-24s %8.1f %8.1f" % (task, ran[task], delayed[task]))
+    if ran[task] + ready[task] > 0.5:
+        print("  %-24s %8.1f %8.1f" % (task, ran[task], ready[task]))
 print("idle ms per CPU: " + ", ".join("%d: %.1f" % (c, idle[c]) for c in sorted(idle)))
 print("\nwake-ups by the state of the woken thread's previous CPU (short sleep < %g ms):" % LONG_SLEEP_MS)
 for key in sorted(placement):
@@ -115,3 +123,9 @@ for kind in ("short", "long"):
     over = sum(1 for x in d if x > 0.1)
     print("  %-5s n=%-6d p50 %7.1f us  p90 %7.1f us  p99 %7.1f us  over 100 us: %d (%.0f%%)" %
           (kind, len(d), q(0.5), q(0.9), q(0.99), over, 100.0 * over / len(d)))
+d = sorted(preempted)
+if d:
+    q = lambda p: d[min(len(d) - 1, int(p * len(d)))] * 1e3
+    long_waits = [x for x in d if x > 1]
+    print("\nwait to run again after being preempted: n=%d p50 %.1f us p90 %.1f us p99 %.1f us; over 1 ms: %d, "
+          "%.1f ms in all" % (len(d), q(0.5), q(0.9), q(0.99), len(long_waits), sum(long_waits)))
