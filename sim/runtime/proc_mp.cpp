@@ -83,7 +83,9 @@ void Runtime::handoffp(p* pp) {
     return;
   }
   // No local work: if there are no spinning or idle Ps, this P must start spinning.
-  if (sched.nmspinning.Load() + sched.npidle.Load() == 0 && sched.nmspinning.CompareAndSwap(0, 1)) {
+  // Go loads nmspinning, then npidle; C++ leaves the operands of + unordered, hence the name.
+  const int32_t nmspinning = sched.nmspinning.Load();
+  if (nmspinning + sched.npidle.Load() == 0 && sched.nmspinning.CompareAndSwap(0, 1)) {
     sched.needspinning.Store(0);
     startm(pp, true, false);
     return;

@@ -34,8 +34,14 @@ void Runtime::schedule() {
     p* pp = mp->p;
     pp->preempt.set(0);
     // Safety check: if we are spinning, the run queue should be empty.
-    if (mp->spinning && (pp->runnext.get() != nullptr || pp->runqhead.get() != pp->runqtail.get())) {
-      plat::throw_("schedule: spinning with local work");
+    if (mp->spinning) {
+      // Go reads runnext, runqhead, runqtail in that order; C++ leaves != unordered.
+      bool local = pp->runnext.get() != nullptr;
+      if (!local) {
+        const uint32_t head = pp->runqhead.get();
+        local = head != pp->runqtail.get();
+      }
+      if (local) plat::throw_("schedule: spinning with local work");
     }
     const Found f = findRunnable();  // blocks until work is available
     // findRunnable may have collected an allp snapshot; dropping it is implicit here.
@@ -112,7 +118,12 @@ top:
   // Spinning Ms: steal work from other Ps. Limit the number of spinning Ms to half the number of
   // busy Ps, to prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism
   // is low.
-  if (mp->spinning || 2 * sched.nmspinning.Load() < gomaxprocs - sched.npidle.Load()) {
+  bool spin = mp->spinning;
+  if (!spin) {
+    const int32_t nmspinning = sched.nmspinning.Load();  // before npidle, as Go evaluates it
+    spin = 2 * nmspinning < gomaxprocs - sched.npidle.Load();
+  }
+  if (spin) {
     if (!mp->spinning) becomeSpinning(mp);
     Stolen s = stealWork(now);
     if (s.gp != nullptr) return {s.gp, s.inheritTime, false};  // successfully stole

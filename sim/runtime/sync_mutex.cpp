@@ -11,10 +11,9 @@ namespace gmp::rt {
 // spinning: there may be work on the global queue or on other Ps.
 bool sync_runtime_canSpin(int i) {
   Runtime& r = *Runtime::current();
-  if (i >= active_spin || r.ncpu <= 1 ||
-      r.gomaxprocs <= r.sched.npidle.Load() + r.sched.nmspinning.Load() + 1) {
-    return false;
-  }
+  if (i >= active_spin || r.ncpu <= 1) return false;
+  const int32_t npidle = r.sched.npidle.Load();  // before nmspinning, as Go evaluates it
+  if (r.gomaxprocs <= npidle + r.sched.nmspinning.Load() + 1) return false;
   if (p* pp = plat::getg()->m->p; !r.runqempty(pp)) return false;
   return true;
 }

@@ -94,6 +94,11 @@ void Runtime::sysmon() {
 // retake (proc.go)
 uint32_t Runtime::retake(int64_t now) {
   uint32_t n = 0;
+  // nmspinning+npidle > 0, loading nmspinning first as Go does (C++ leaves + unordered).
+  auto othersSpinningOrIdle = [this] {
+    const int32_t nmspinning = sched.nmspinning.Load();
+    return nmspinning + sched.npidle.Load() > 0;
+  };
   for (size_t i = 0; i < allp.size(); i++) {
     p* pp = allp[i];
     if (pp == nullptr || pp->status.Load() != _Prunning) continue;
@@ -124,8 +129,7 @@ uint32_t Runtime::retake(int64_t now) {
         pd.syscalltick = syst;
         pd.syscallwhen = now;
         thread.resume();
-      } else if (runqempty(pp) && sched.nmspinning.Load() + sched.npidle.Load() > 0 &&
-                 pd.syscallwhen + 10 * 1000 * 1000 > now) {
+      } else if (runqempty(pp) && othersSpinningOrIdle() && pd.syscallwhen + 10 * 1000 * 1000 > now) {
         // On the one hand we don't want to retake Ps if there is no other work to do, but on the
         // other hand we want to retake them eventually because they can prevent the sysmon
         // thread from deep sleep.

@@ -382,8 +382,11 @@ timers::Checked timers::check(int64_t now) {
     }
 
     // The forced adjustment comes after run: faster under contention (Go's measurement).
-    force = lp != nullptr && this == lp->timers_ &&
-            static_cast<int>(zombies.Load()) > static_cast<int>(len->Load()) / 4;
+    force = false;
+    if (lp != nullptr && this == lp->timers_) {
+      const int nzombies = static_cast<int>(zombies.Load());  // before len, as Go evaluates it
+      force = nzombies > static_cast<int>(len->Load()) / 4;
+    }
     if (force) adjust(now, true);
   }
   unlock();
