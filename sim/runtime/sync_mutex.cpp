@@ -34,6 +34,7 @@ void syncMutex::Lock() {
 
 // Mutex.TryLock (internal/sync/mutex.go)
 bool syncMutex::TryLock() {
+  plat::charge(plat::Cost::MutexFastPath);  // not in Go: the call's own cost, as in Lock
   const int32_t old = state_.get();
   if ((old & (mutexLocked | mutexStarving)) != 0) return false;
   // There may be a goroutine waiting for the mutex, but we are running now and can try to grab
