@@ -8,7 +8,9 @@
 #include <string>
 
 #include "sim/cost/profile.h"
+#include "sim/engine/metrics.h"
 #include "sim/engine/simulation.h"
+#include "sim/runtime/runtime2.h"
 #include "sim/scenario/scenario.h"
 
 using namespace gmp;
@@ -146,7 +148,7 @@ func { name: "waiter" op { send { chan: "c" } } }
 }
 
 // runtime.main runs the runtime's init with the main goroutine locked to m0: forcegchelper,
-// bgsweep and bgscavenge start and park, and each time gcenable's receive blocks, m0's P is handed
+// bgsweep, bgscavenge and the GOMAXPROCS updater start and park, and each time gcenable's receive blocks, m0's P is handed
 // to another M (handoffp), as in Go, which starts a program with m0, sysmon and two more Ms on
 // the VM measured in docs/figures.md (GODEBUG=schedtrace: threads=4).
 TEST_CASE("the runtime's init starts its goroutines and Ms before main.main", "[sim]") {
@@ -155,7 +157,23 @@ TEST_CASE("the runtime's init starts its goroutines and Ms before main.main", "[
   CHECK(r.handoffs == 2);     // one per receive in gcenable; the ping-pong itself hands off none
   CHECK(r.ms_created >= 3);   // m0, sysmon, and at least one M for m0's P
   CHECK(r.goroutines == 2);   // main and echo: the runtime's goroutines are not the program's
-  CHECK(count(r, "GoCreate") == 5);  // and forcegchelper, bgsweep, bgscavenge
+  CHECK(count(r, "GoCreate") == 6);  // and forcegchelper, bgsweep, bgscavenge, the updater
+}
+
+// Scheduling latency is the program's: a runtime goroutine that waited long to run (the GOMAXPROCS
+// updater behind busy Ps) does not enter the percentiles.
+TEST_CASE("scheduling latency leaves the runtime's goroutines out", "[sim][metrics]") {
+  engine::Metrics metrics(1);
+  rt::p pp;
+  rt::g user, helper;
+  helper.startpc = rt::funcUpdateMaxProcsGoroutine;
+  metrics.on_event(rt::Ev::GoCreate, &helper, &pp, 0, 0);
+  metrics.on_event(rt::Ev::GoCreate, &user, &pp, 0, 100);
+  metrics.on_event(rt::Ev::GoStart, &user, &pp, 0, 150);
+  metrics.on_event(rt::Ev::GoStart, &helper, &pp, 0, 13'000'000);
+  CHECK(metrics.latency_samples() == 1);
+  CHECK(metrics.latency_quantile(0.99) == 50);
+  CHECK(metrics.user_goroutines() == 1);
 }
 
 TEST_CASE("a runaway program stops at the virtual-time limit", "[sim]") {

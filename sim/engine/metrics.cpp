@@ -35,8 +35,11 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       runnable();
       break;
     case Ev::GoStart:
-      latency_.push_back(now - gp->runnableSince);
-      sorted_ = false;
+      // The program's goroutines only: the runtime's own (parked since init) are not its work.
+      if (!rt::isSystemGoroutine(gp)) {
+        latency_.push_back(now - gp->runnableSince);
+        sorted_ = false;
+      }
       if (pp != nullptr) {
         const auto i = static_cast<size_t>(pp->id);
         stop_running(i, now);

@@ -26,7 +26,8 @@ class Metrics {
   uint64_t count(rt::Ev e) const { return counts_[static_cast<size_t>(e)]; }
   // Goroutines the program created (runtime.NumGoroutine's kind: not the runtime's own).
   uint64_t user_goroutines() const { return user_goroutines_; }
-  // The q-quantile (0..1) of scheduling latency in ns; 0 with no samples.
+  // The q-quantile (0..1) of scheduling latency in ns, over the program's goroutines (the
+  // runtime's own are left out, as from the goroutine count); 0 with no samples.
   int64_t latency_quantile(double q);
   size_t latency_samples() const { return latency_.size(); }
   // Fraction of [0, end] each P spent running goroutines.

@@ -23,6 +23,7 @@ const char* waitReasonString(waitReason r) {
     case waitReason::waitReasonSyncWaitGroupWait: return "sync.WaitGroup.Wait";
     case waitReason::waitReasonPreempted: return "preempted";
     case waitReason::waitReasonForceGCIdle: return "force gc (idle)";
+    case waitReason::waitReasonUpdateGOMAXPROCSIdle: return "GOMAXPROCS updater (idle)";
     case waitReason::waitReasonGCSweepWait: return "GC sweep wait";
     case waitReason::waitReasonGCScavengeWait: return "GC scavenge wait";
   }

@@ -1,8 +1,9 @@
-// The runtime's own start-up goroutines: proc.go's init (forcegchelper) and mgc.go's gcenable
-// (bgsweep, bgscavenge). With no garbage collector they park once and stay parked, but starting
-// them is scheduling work Go does before main.main: three newprocs and wakeps, and, because
-// runtime.main holds lockOSThread during init, a hand-off of m0's P to a new M while gcenable
-// waits. Running them keeps the simulated program's Ms and schedtick where Go's are.
+// The runtime's own start-up goroutines: proc.go's init (forcegchelper), mgc.go's gcenable
+// (bgsweep, bgscavenge) and proc.go's GOMAXPROCS updater. With no garbage collector and a fixed
+// GOMAXPROCS they park once and stay parked, but starting them is scheduling work Go does before
+// main.main: four newprocs and wakeps, and, because runtime.main holds lockOSThread during init, a
+// hand-off of m0's P to a new M while gcenable waits. Running them keeps the simulated program's
+// Ms and schedtick where Go's are.
 #include "sim/runtime/chan.h"
 #include "sim/runtime/runtime.h"
 
@@ -26,9 +27,24 @@ void Runtime::forcegchelper() {
   forcegc.gp = plat::getg();
   for (;;) {
     plat::lock(forcegc.lock);
-    if (forcegc.parked) plat::throw_("forcegc: phase error");
-    forcegc.parked = true;
+    if (forcegc.idle.Load() != 0) plat::throw_("forcegc: phase error");
+    forcegc.idle.Store(1);
     goparkunlock(&forcegc.lock, waitReason::waitReasonForceGCIdle, 1);
+  }
+}
+
+// defaultGOMAXPROCSUpdateEnable (proc.go): GODEBUG updatemaxprocs defaults to 1, so the helper starts.
+void Runtime::defaultGOMAXPROCSUpdateEnable() { newproc(funcUpdateMaxProcsGoroutine, nullptr); }
+
+// updateMaxProcsGoroutine (proc.go), up to its park: sysmon would resume it when the CPU limit
+// changes, which a simulated machine's does not (docs/fidelity.md, 20).
+void Runtime::updateMaxProcsGoroutine() {
+  updateMaxProcsG.gp = plat::getg();
+  for (;;) {
+    plat::lock(updateMaxProcsG.lock);
+    if (updateMaxProcsG.idle.Load() != 0) plat::throw_("updateMaxProcsGoroutine: phase error");
+    updateMaxProcsG.idle.Store(1);
+    goparkunlock(&updateMaxProcsG.lock, waitReason::waitReasonUpdateGOMAXPROCSIdle, 1);
   }
 }
 
@@ -62,6 +78,9 @@ void Runtime::runSystemGoroutine(g* gp) {
       break;
     case funcBgscavenge:
       bgscavenge(static_cast<hchan*>(gp->task));
+      break;
+    case funcUpdateMaxProcsGoroutine:
+      updateMaxProcsGoroutine();
       break;
     default:
       plat::throw_("runtime: unknown runtime function");

@@ -215,6 +215,7 @@ void Runtime::runtime_main() {
   lockOSThread();
   runtimeInit();
   gcenable();
+  defaultGOMAXPROCSUpdateEnable();  // after gcenable, still locked to m0, as in Go
   unlockOSThread();
   host->runGoroutine(plat::getg());
   host->exit(0);

@@ -216,15 +216,26 @@ class Runtime {
   void dounlockOSThread();
 
   // The runtime's init goroutines (proc_init.cpp): they start, park and, with no GC, stay parked.
+  // forcegc and updateMaxProcsG (proc.go): helpers that sysmon would resume; idle is Go's
+  // atomic.Bool.
+  struct HelperState {
+    plat::Mutex lock;
+    g* gp = nullptr;
+    Atomic<uint32_t> idle;
+  };
+  HelperState forcegc, updateMaxProcsG;
+  // sweep (mgcsweep.go) and scavenger (mgcscavenge.go): parked is a plain bool under the lock.
   struct BgState {
     plat::Mutex lock;
     g* gp = nullptr;
     bool parked = false;
   };
-  BgState forcegc, sweep, scavenger;  // forcegc.parked stands for forcegc.idle
+  BgState sweep, scavenger;
   void runtimeInit();                 // runtime_inittasks: proc.go's init starts forcegchelper
   void gcenable();
+  void defaultGOMAXPROCSUpdateEnable();
   void forcegchelper();
+  void updateMaxProcsGoroutine();
   void bgsweep(hchan* c);
   void bgscavenge(hchan* c);
   void runSystemGoroutine(g* gp);     // goroutine_entry for a runtime function's startpc

@@ -62,6 +62,7 @@ enum class waitReason : uint8_t {
   waitReasonSyncWaitGroupWait,
   waitReasonPreempted,
   waitReasonForceGCIdle,
+  waitReasonUpdateGOMAXPROCSIdle,
   waitReasonGCSweepWait,
   waitReasonGCScavengeWait,
 };
@@ -72,6 +73,7 @@ inline constexpr uintptr_t kRuntimeFuncBase = uintptr_t{1} << 48;
 inline constexpr uintptr_t funcForcegchelper = kRuntimeFuncBase + 1;
 inline constexpr uintptr_t funcBgsweep = kRuntimeFuncBase + 2;
 inline constexpr uintptr_t funcBgscavenge = kRuntimeFuncBase + 3;
+inline constexpr uintptr_t funcUpdateMaxProcsGoroutine = kRuntimeFuncBase + 4;
 const char* waitReasonString(waitReason r);
 
 // stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
