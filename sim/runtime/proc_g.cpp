@@ -185,6 +185,9 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
   newg->parentGoid = callergp->goid;
   newg->startpc = fn;
   newg->task = task;
+  // trackingSeq: goroutine tracking is left out (docs/fidelity.md, 15), but its draw advances
+  // m.cheaprand as in Go, so later draws (steal order, select, sema tickets) stay Go's.
+  (void)cheaprand();
   uint32_t status = _Grunnable;
   if (parked) {
     status = _Gwaiting;

@@ -45,8 +45,14 @@ void syscallingThread::takeP() {
   pp->m.set(nullptr);
   mp->p = nullptr;
   pp->status.Store(_Pidle);
+  Runtime::current()->addGSyscallNoP(mp);
   pp->syscalltick.set(pp->syscalltick.get() + 1);
 }
+
+// addGSyscallNoP / decGSyscallNoP (proc.go): a goroutine in a system call lost its P / left the
+// call without one. No M here is an extra M back in C (isExtraInC), so both always count.
+void Runtime::addGSyscallNoP(m* /*mp*/) { sched.nGsyscallNoP.Add(1); }
+void Runtime::decGSyscallNoP(m* /*mp*/) { sched.nGsyscallNoP.Add(-1); }
 
 // syscallingThread.resume (proc.go)
 void syscallingThread::resume() { casfrom_Gscanstatus(gp, status | _Gscan, status); }
@@ -117,6 +123,7 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
     syscallingThread thread;
     if (setBlockOnExitSyscall(oldp, thread)) {
       thread.takeP();
+      decGSyscallNoP(plat::getg()->m);  // we got a P for ourselves
       thread.resume();
       return oldp;
     }
@@ -129,7 +136,10 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
       plat::notewakeup(sched.sysmonnote);
     }
     plat::unlock(sched.lock);
-    if (pp != nullptr) return pp;
+    if (pp != nullptr) {
+      decGSyscallNoP(plat::getg()->m);  // we got a P for ourselves
+      return pp;
+    }
   }
   return nullptr;
 }
@@ -139,6 +149,7 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
 void Runtime::exitsyscallNoP(g* gp) {
   ev(Ev::GoSysExit, gp, nullptr, 2);
   casgstatus(gp, _Grunning, _Grunnable);
+  decGSyscallNoP(plat::getg()->m);
   dropg();
   plat::lock(sched.lock);
   p* pp = pidleget(0).first;

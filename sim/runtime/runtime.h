@@ -244,6 +244,8 @@ class Runtime {
   void entersyscall();
   void exitsyscall();
   p* exitsyscallTryGetP(p* oldp);
+  void addGSyscallNoP(m* mp);
+  void decGSyscallNoP(m* mp);
   void exitsyscallNoP(g* gp);
 
   // Preemption (preempt.cpp, signal handling): sysmon's retake, preemptone, preemptM, the

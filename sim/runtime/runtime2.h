@@ -240,6 +240,7 @@ struct schedt {
   Atomic<int32_t> npidle;
   Atomic<int32_t> nmspinning;     // see the spinning protocol comment in sim/runtime
   Atomic<uint32_t> needspinning;  // the "delicate dance" flag; set to 1 only under sched.lock
+  Atomic<int32_t> nGsyscallNoP;   // goroutines in a system call whose M lost its P
 
   // Global runnable queue.
   gQueue runq;
