@@ -122,4 +122,35 @@ class Atomic {
   mutable uint64_t holders_ = 0;  // driver scratch, see plat::Access::holders
 };
 
+// A field guarded by a lock that Go also reads, now and then, without taking it ("sched.pidle !=
+// 0" in exitsyscallTryGetP, sched.runq's and sched.gFree's heads). Accesses under the lock are not
+// scheduling points (the lock is), so load/store are not offered to the driver; the unlocked read
+// is, as a PlainLoad. All of them are relaxed atomics, so the racy read is defined C++.
+template <class T>
+class LockGuarded {
+  static_assert(std::is_pointer_v<T>);
+
+ public:
+  constexpr LockGuarded() noexcept = default;
+  constexpr LockGuarded(T v) noexcept : v_(v) {}  // NOLINT: reads like the plain field it stands for
+  LockGuarded(const LockGuarded& o) noexcept : v_(o.load()) {}
+  LockGuarded& operator=(const LockGuarded& o) noexcept {
+    store(o.load());
+    return *this;
+  }
+
+  T load() const { return std::atomic_ref<T>(const_cast<T&>(v_)).load(std::memory_order_relaxed); }
+  void store(T v) { std::atomic_ref<T>(v_).store(v, std::memory_order_relaxed); }
+  // The read Go makes without the lock: an interleaving point.
+  T loadRacy() const {
+    if (plat::Driver* d = plat::current_driver()) {
+      d->access(plat::Access{plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr});
+    }
+    return load();
+  }
+
+ private:
+  T v_ = nullptr;
+};
+
 }  // namespace gmp

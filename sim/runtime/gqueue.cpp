@@ -1,17 +1,9 @@
 // gQueue and gList methods (proc.go).
 #include "sim/runtime/gqueue.h"
 
-#include "sim/platform/driver.h"
 #include "sim/runtime/runtime2.h"
 
 namespace gmp::rt {
-
-bool gQueue::emptyRacy() const {
-  if (plat::Driver* d = plat::current_driver()) {
-    d->access(plat::Access{plat::Op::PlainLoad, sizeof(guintptr), &head_, 0, 0, nullptr});
-  }
-  return empty();
-}
 
 // gQueue.push (proc.go): adds gp to the head of q.
 void gQueue::push(g* gp) {
@@ -66,25 +58,26 @@ gList gQueue::popList() {
 
 // gList.push (proc.go)
 void gList::push(g* gp) {
-  gp->schedlink = head;
-  head = gp;
+  gp->schedlink = head();
+  set_head(gp);
   size++;
 }
+
 
 // gList.pushAll (proc.go): prepends all Gs in q to l.
 void gList::pushAll(gQueue q) {
   if (!q.empty()) {
-    q.tail->schedlink = head;
-    head = q.head();
+    q.tail->schedlink = head();
+    set_head(q.head());
     size += q.size;
   }
 }
 
 // gList.pop (proc.go)
 g* gList::pop() {
-  g* gp = head;
+  g* gp = head();
   if (gp != nullptr) {
-    head = gp->schedlink;
+    set_head(gp->schedlink);
     size--;
   }
   return gp;

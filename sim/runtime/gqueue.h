@@ -1,14 +1,16 @@
 // gQueue and gList (proc.go): intrusive queues and stacks of Gs linked through g.schedlink.
 // A G is on at most one gQueue or gList at a time.
 //
-// Go reads sched.runq's head without sched.lock ("!sched.runq.empty()" in findRunnable). That read
-// is offered to the driver through emptyRacy(), and head is always stored with a relaxed atomic
-// so the racy read is defined C++. Every other access happens under sched.lock or on a queue
-// local to one thread, and is not a scheduling point of its own: the lock is.
+// Go reads sched.runq's and sched.gFree's heads without their locks ("!sched.runq.empty()" in
+// findRunnable, gfget's check of the global free lists). Those reads go through emptyRacy(),
+// offered to the driver; head is a LockGuarded, so they are defined C++. Every other access
+// happens under the lock or on a queue local to one thread, and is not a scheduling point of its
+// own: the lock is.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
+
+#include "sim/platform/atomic.h"
 
 namespace gmp::rt {
 
@@ -18,26 +20,19 @@ using guintptr = g*;
 struct gList;
 
 struct gQueue {
-  guintptr head_ = nullptr;
+  LockGuarded<guintptr> head_;
   guintptr tail = nullptr;
   int32_t size = 0;
 
   gQueue() = default;
   gQueue(guintptr h, guintptr t, int32_t n) : head_(h), tail(t), size(n) {}
-  gQueue(const gQueue& o) : head_(o.head()), tail(o.tail), size(o.size) {}
-  gQueue& operator=(const gQueue& o) {
-    set_head(o.head());
-    tail = o.tail;
-    size = o.size;
-    return *this;
-  }
 
-  guintptr head() const { return std::atomic_ref<guintptr>(const_cast<guintptr&>(head_)).load(std::memory_order_relaxed); }
-  void set_head(guintptr h) { std::atomic_ref<guintptr>(head_).store(h, std::memory_order_relaxed); }
+  guintptr head() const { return head_.load(); }
+  void set_head(guintptr h) { head_.store(h); }
 
   bool empty() const { return head() == nullptr; }
   // empty() read without the lock that guards the queue; an interleaving point.
-  bool emptyRacy() const;
+  bool emptyRacy() const { return head_.loadRacy() == nullptr; }
   void push(g* gp);
   void pushBack(g* gp);
   void pushBackAll(gQueue q2);
@@ -46,10 +41,15 @@ struct gQueue {
 };
 
 struct gList {
-  guintptr head = nullptr;
+  LockGuarded<guintptr> head_;
   int32_t size = 0;
 
-  bool empty() const { return head == nullptr; }
+  guintptr head() const { return head_.load(); }
+  void set_head(guintptr h) { head_.store(h); }
+
+  bool empty() const { return head() == nullptr; }
+  // empty() read without the lock that guards the list; an interleaving point.
+  bool emptyRacy() const { return head_.loadRacy() == nullptr; }
   void push(g* gp);
   void pushAll(gQueue q);
   g* pop();

@@ -71,8 +71,8 @@ int64_t Runtime::pidleput(p* pp, int64_t now) {
   if (now == 0) now = plat::nanotime();
   if (pp->timersLen.Load() == 0) timerpMask.clear(pp->id);
   idlepMask.set(pp->id);
-  pp->link = sched.pidle;
-  sched.pidle = pp;
+  pp->link = sched.pidle.load();
+  sched.pidle.store(pp);
   sched.npidle.Add(1);
   return now;
 }
@@ -80,13 +80,13 @@ int64_t Runtime::pidleput(p* pp, int64_t now) {
 // pidleget (proc.go): takes a P from the idle list, acquiring ownership; nil if none.
 std::pair<p*, int64_t> Runtime::pidleget(int64_t now) {
   assertLockHeld(sched.lock);
-  p* pp = sched.pidle;
+  p* pp = sched.pidle.load();
   if (pp != nullptr) {
     // Timers may be added to pp from now on.
     if (now == 0) now = plat::nanotime();
     timerpMask.set(pp->id);
     idlepMask.clear(pp->id);
-    sched.pidle = pp->link;
+    sched.pidle.store(pp->link);
     sched.npidle.Add(-1);
   }
   return {pp, now};

@@ -209,7 +209,7 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
 // gfget (proc.go): a dead G from pp's free list, refilled from the global one.
 g* Runtime::gfget(p* pp) {
   for (;;) {  // retry
-    if (pp->gFree.empty() && (!sched.gFree.stack.empty() || !sched.gFree.noStack.empty())) {
+    if (pp->gFree.empty() && (!sched.gFree.stack.emptyRacy() || !sched.gFree.noStack.emptyRacy())) {
       plat::lock(sched.gFree.lock);
       while (pp->gFree.size < 32) {
         g* gp = sched.gFree.stack.pop();

@@ -223,11 +223,11 @@ void Runtime::resetspinning() {
 void Runtime::injectglist(gList* glist) {
   if (glist->empty()) return;
   g* tail = nullptr;
-  for (g* gp = glist->head; gp != nullptr; gp = gp->schedlink) {
+  for (g* gp = glist->head(); gp != nullptr; gp = gp->schedlink) {
     tail = gp;
     casgstatus(gp, _Gwaiting, _Grunnable);
   }
-  gQueue q{glist->head, tail, glist->size};
+  gQueue q{glist->head(), tail, glist->size};
   *glist = gList{};
 
   auto startIdle = [this](int32_t n) {

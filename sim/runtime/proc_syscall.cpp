@@ -128,7 +128,7 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
       return oldp;
     }
   }
-  if (sched.pidle != nullptr) {
+  if (sched.pidle.loadRacy() != nullptr) {
     plat::lock(sched.lock);
     p* pp = pidleget(0).first;
     if (pp != nullptr && sched.sysmonwait.Load() != 0) {

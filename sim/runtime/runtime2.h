@@ -236,7 +236,7 @@ struct schedt {
   int32_t nmsys = 0;          // number of system m's not counted for deadlock
   int64_t nmfreed = 0;        // cumulative number of freed m's
 
-  puintptr pidle = nullptr;   // idle p's
+  LockGuarded<puintptr> pidle;  // idle p's; read once without sched.lock (exitsyscallTryGetP)
   Atomic<int32_t> npidle;
   Atomic<int32_t> nmspinning;     // see the spinning protocol comment in sim/runtime
   Atomic<uint32_t> needspinning;  // the "delicate dance" flag; set to 1 only under sched.lock
