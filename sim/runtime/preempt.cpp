@@ -109,6 +109,9 @@ void Runtime::morestackPreemptCheck() {
 // newstack (stack.go), the preemption path: stacks never need growing here.
 void Runtime::newstack(g* gp) {
   m* thism = plat::getg()->m;
+  // Read once: another thread may be about to preempt gp.
+  const uintptr_t stackguard0 = gp->stackguard0.Load();
+  if (stackguard0 != stackPreempt) plat::throw_("newstack: not a preemption (stacks never grow here)");
   if (!canPreemptM(thism)) {
     // Let the goroutine keep running for now. gp->preempt is set, so it will be preempted next
     // time.

@@ -43,7 +43,9 @@ const char* evName(Ev e) {
 }
 
 // schedtrace (proc.go), the summary form, returned instead of printed.
-std::string Runtime::schedtrace(int64_t now) {
+std::string Runtime::schedtrace() {
+  const int64_t now = plat::nanotime();
+  if (starttime == 0) starttime = now;
   plat::lock(sched.lock);
   std::string s = "SCHED " + std::to_string((now - starttime) / 1000000) + "ms: gomaxprocs=" +
                   std::to_string(gomaxprocs) + " idleprocs=" + std::to_string(sched.npidle.Load()) +

@@ -200,7 +200,6 @@ void Runtime::rt0_go(uintptr_t mainpc, void* maintask) {
   (void)mainpc;
   m0->procid = plat::gettid();
   schedinit();
-  starttime = plat::nanotime();
   g* maing = newproc(0, maintask);  // startpc 0: runtime.main
   (void)maing;
   mstart0();

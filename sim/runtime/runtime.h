@@ -275,7 +275,7 @@ class Runtime {
   void wakeNetPoller(int64_t when);
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
-  std::string schedtrace(int64_t now);
+  std::string schedtrace();
   int64_t schedtracePeriod = 0;  // ns; 0 off
   std::vector<std::string> schedtraceLines;
 

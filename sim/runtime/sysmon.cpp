@@ -84,7 +84,7 @@ void Runtime::sysmon() {
     }
     if (schedtracePeriod > 0 && lasttrace + schedtracePeriod <= now) {
       lasttrace = now;
-      schedtraceLines.push_back(schedtrace(now));
+      schedtraceLines.push_back(schedtrace());
     }
     plat::unlock(sched.sysmonlock);
   }
