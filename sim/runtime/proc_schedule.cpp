@@ -341,7 +341,7 @@ void Runtime::checkdead() {
   }
   // There are no goroutines running, so we can look at the P's.
   for (p* pp : allp) {
-    if (pp->timersLen.Load() > 0) return;
+    if (!pp->timers_->heap.empty()) return;  // len(pp.timers.heap): a plain read, as in Go
   }
   plat::unlock(sched.lock);
   plat::fatal("all goroutines are asleep - deadlock!");
