@@ -63,7 +63,6 @@ void gList::push(g* gp) {
   size++;
 }
 
-
 // gList.pushAll (proc.go): prepends all Gs in q to l.
 void gList::pushAll(gQueue q) {
   if (!q.empty()) {
