@@ -50,6 +50,8 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   core_thread_.assign(cfg_.cores.size(), -1);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
   if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
+  next_check_ = std::min(event_limit_ == UINT64_MAX ? UINT64_MAX : event_limit_ + 1, kProgressMask + 1);
+  if (cfg_.jitter != 0) rare_ |= kRareJitter;
 }
 
 Engine::~Engine() = default;
@@ -144,6 +146,7 @@ void Engine::push(Thread& t) {
   t.gen++;
   t.tie = rng_.next();
   queue_.push(QItem{t.t, t.tie, t.id, t.gen});
+  horizon_ = std::min(horizon_, t.t);
 }
 
 void Engine::switch_thread(Thread& to) {
@@ -187,15 +190,20 @@ void Engine::yield_if_late() {
       queue_.pop();
       continue;
     }
+    horizon_ = top.time;
     if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
     break;
   }
-  if (queue_.empty()) return;
+  if (queue_.empty()) {
+    horizon_ = INT64_MAX;
+    return;
+  }
   push(self);
   reschedule();
 }
 
 void Engine::check_limits() {
+  next_check_ = std::min(event_limit_ == UINT64_MAX ? UINT64_MAX : event_limit_ + 1, (stats_.events | kProgressMask) + 1);
   if ((stats_.events & kProgressMask) == 0 && cfg_.progress) cfg_.progress(cur().t, stats_.events);
   if (stats_.events > event_limit_) {
     stop_run(Stop::EventLimit, 2,
@@ -233,15 +241,28 @@ void Engine::yield_core() {
 
 // The hot path: every platform operation comes through here. Each check is one comparison in the
 // common case; the work is in the functions it calls when one fires.
-void Engine::advance(int64_t ns) {
+[[gnu::always_inline]] inline void Engine::advance(int64_t ns) {
+  Thread& self = cur();
+  if ((rare_ | self.pending) != 0) {
+    advance_rare(ns);
+    return;
+  }
+  self.t += ns;
+  if (++stats_.events >= next_check_ || self.t > time_limit_) check_limits();
+  // Someone may be due no later than this thread: look closer (the top may be stale).
+  if (self.t >= horizon_) yield_if_late();
+  if (cur().pending != 0) deliver_signals();
+}
+
+// advance when a stress jitter is set, threads wait for cores or this thread has a signal pending.
+void Engine::advance_rare(int64_t ns) {
   Thread& self = cur();
   if (cfg_.jitter != 0) ns += static_cast<int64_t>(rng_.next() % static_cast<uint64_t>(cfg_.jitter));
   self.t += ns;
-  if (++stats_.events > event_limit_ || self.t > time_limit_ || (stats_.events & kProgressMask) == 0) check_limits();
+  if (++stats_.events >= next_check_ || self.t > time_limit_) check_limits();
   if (self.pending != 0) deliver_signals();
   if (!os_runq_.empty()) check_slice();
-  // Someone may be due no later than this thread: look closer (the top may be stale).
-  if (!queue_.empty() && queue_.top().time <= self.t) yield_if_late();
+  if (self.t >= horizon_) yield_if_late();
   if (cur().pending != 0) deliver_signals();
 }
 
@@ -276,6 +297,7 @@ void Engine::make_ready(Thread& t, int64_t at) {
     return;
   }
   os_runq_.push(t.id);
+  rare_ |= kRareWaiting;
   t.gen++;
   // Someone waits for a core: cut long computes at the end of their slices.
   for (auto& r : threads_) {
@@ -302,6 +324,7 @@ void Engine::release_core(Thread& t, int64_t at) {
   if (!os_runq_.empty()) {
     const uint32_t next = os_runq_.front();
     os_runq_.pop();
+    if (os_runq_.empty()) rare_ &= ~kRareWaiting;
     give_core(*threads_[next], core, at);
   }
 }
@@ -317,6 +340,7 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   if (deadline != kNever) {
     self.tie = rng_.next();
     queue_.push(QItem{deadline, self.tie, self.id, self.gen});
+    horizon_ = std::min(horizon_, deadline);
   }
   reschedule();
 }
@@ -382,7 +406,7 @@ void Engine::access(const plat::Access& a) {
 
 // What an access costs beyond its operation: cacheline_transfer if another thread holds the line
 // this one needs (for a write, any other holder; for a read, a writer since this thread's copy).
-int64_t Engine::line_cost(uint64_t& holders, bool write) {
+[[gnu::always_inline]] inline int64_t Engine::line_cost(uint64_t& holders, bool write) {
   if (cfg_.costs.cacheline_transfer == 0) return 0;
   const uint64_t me = uint64_t{1} << (cur_ % 64);
   bool transfer = false;
@@ -548,6 +572,8 @@ void Engine::tgkill(uint64_t tid, int sig) {
   }
   advance(cfg_.costs.signal_send);
 }
+
+void Engine::spend(int64_t ns) { advance(ns); }
 
 void Engine::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
 

@@ -98,7 +98,7 @@ class Engine final : public plat::Driver {
   // The calling thread blocks in the kernel for ns (a blocking system call), off its core.
   void block_for(int64_t ns) override;
   // Charges ns of the calling thread's time as one event.
-  void spend(int64_t ns) { advance(ns); }
+  void spend(int64_t ns);
   // The stack a thread started on (its g0's).
   plat::Context* thread_context(uint64_t tid) const;
 
@@ -128,6 +128,7 @@ class Engine final : public plat::Driver {
   enum class Wait { None, Lock, Note, Timer };
 
   void advance(int64_t ns);              // charge ns of the current thread's time, then maybe yield
+  void advance_rare(int64_t ns);         // advance's general case (see rare_)
   void yield_if_late();                  // switch away if another thread is due earlier
   void reschedule();                     // the current thread stops; run the earliest one
   Thread* next_running();
@@ -169,6 +170,14 @@ class Engine final : public plat::Driver {
   Thread* curp_ = nullptr;     // threads_[cur_]
   uint64_t event_limit_ = UINT64_MAX;  // cfg_ limits, with 0 (none) as the maximum
   int64_t time_limit_ = INT64_MAX;
+  // The hot path's summaries, so that an operation costs few comparisons. next_check_: the event
+  // count at which check_limits must run (the event limit or the next progress report). horizon_:
+  // no queued entry is due before it (a lower bound: lowered by every push, raised only when
+  // yield_if_late reads the queue's top). rare_: bits for what advance_rare handles.
+  uint64_t next_check_ = 0;
+  int64_t horizon_ = INT64_MIN;
+  static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2;
+  uint32_t rare_ = 0;
   bool running_ = false;
   bool stopping_ = false;
   Result result_;

@@ -38,7 +38,6 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       // The program's goroutines only: the runtime's own (parked since init) are not its work.
       if (!rt::isSystemGoroutine(gp)) {
         latency_.push_back(now - gp->runnableSince);
-        sorted_ = false;
       }
       if (pp != nullptr) {
         const auto i = static_cast<size_t>(pp->id);
@@ -79,12 +78,11 @@ void Metrics::finish(int64_t now) {
 
 int64_t Metrics::latency_quantile(double q) {
   if (latency_.empty()) return 0;
-  if (!sorted_) {
-    std::sort(latency_.begin(), latency_.end());
-    sorted_ = true;
-  }
-  const auto idx = static_cast<size_t>(std::ceil(q * static_cast<double>(latency_.size()))) ;
-  return latency_[std::min(latency_.size() - 1, idx == 0 ? 0 : idx - 1)];
+  // The k-th smallest by selection, not a full sort: a run can hold millions of samples.
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(latency_.size())));
+  const auto k = static_cast<std::ptrdiff_t>(std::min(latency_.size() - 1, rank == 0 ? 0 : rank - 1));
+  std::nth_element(latency_.begin(), latency_.begin() + k, latency_.end());
+  return latency_[static_cast<size_t>(k)];
 }
 
 std::vector<double> Metrics::utilisation() const {

@@ -39,7 +39,6 @@ class Metrics {
   std::array<uint64_t, static_cast<size_t>(rt::Ev::Count_)> counts_{};
   uint64_t user_goroutines_ = 0;
   std::vector<int64_t> latency_;
-  bool sorted_ = false;
   std::vector<int64_t> busy_;
   std::vector<int64_t> since_;          // when the P's current goroutine started
   std::vector<rt::g*> running_on_;      // the goroutine each P runs
