@@ -79,6 +79,24 @@ TEST_CASE("Atomic operations have Go's results and reach the driver first", "[pl
   CHECK(rec.seen.back().addr != rec.seen[0].addr);
 }
 
+// Accesses under a field's lock are ordered by the lock and are no scheduling points; only the
+// read Go makes without the lock is offered to the driver.
+TEST_CASE("a LockGuarded field offers only its unlocked read to the driver", "[platform]") {
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  int x = 0, y = 0;
+  LockGuarded<int*> f{&x};
+  f.store(&y);
+  CHECK(f.load() == &y);
+  LockGuarded<int*> copy = f;
+  CHECK(copy.load() == &y);
+  CHECK(rec.seen.empty());
+  CHECK(f.loadRacy() == &y);
+  REQUIRE(rec.seen.size() == 1);
+  CHECK(rec.seen[0].op == Op::PlainLoad);
+  CHECK(rec.seen[0].size == sizeof(int*));
+}
+
 TEST_CASE("without a driver the platform calls reach the real machine", "[platform]") {
   Atomic<uint32_t> a{1};
   CHECK(a.Add(1) == 2);
