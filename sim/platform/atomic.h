@@ -132,7 +132,7 @@ class LockGuarded {
 
  public:
   constexpr LockGuarded() noexcept = default;
-  constexpr LockGuarded(T v) noexcept : v_(v) {}  // NOLINT: reads like the plain field it stands for
+  constexpr explicit LockGuarded(T v) noexcept : v_(v) {}
   LockGuarded(const LockGuarded& o) noexcept : v_(o.load()) {}
   LockGuarded& operator=(const LockGuarded& o) noexcept {
     store(o.load());

@@ -51,7 +51,7 @@ g* gQueue::pop() {
 
 // gQueue.popList (proc.go): takes all Gs in q as a gList.
 gList gQueue::popList() {
-  gList stack{head(), size};
+  gList stack{LockGuarded<guintptr>(head()), size};
   *this = gQueue{};
   return stack;
 }
