@@ -4,6 +4,10 @@ package pingpong
 
 import "testing"
 
+// Called around the timed loop when set; only sim/bench/realcounts/count_test.go sets them, to read
+// an instrumented runtime's counters.
+var beforeLoop, afterLoop func(b *testing.B)
+
 func BenchmarkPingPong(b *testing.B) {
 	ping := make(chan struct{})
 	pong := make(chan struct{})
@@ -12,10 +16,17 @@ func BenchmarkPingPong(b *testing.B) {
 			pong <- struct{}{}
 		}
 	}()
+	if beforeLoop != nil {
+		beforeLoop(b)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		ping <- struct{}{}
 		<-pong
+	}
+	if afterLoop != nil {
+		b.StopTimer()
+		afterLoop(b)
 	}
 	close(ping)
 }

@@ -1,8 +1,8 @@
 //go:build gmpcounters
 
-// The ping-pong of sim/bench/pingpong_test.go on an instrumented runtime (see run.sh): prints the
+// Hooks sim/bench/pingpong_test.go's benchmark to an instrumented runtime (see run.sh): prints the
 // scheduler's event counts per 100,000 round trips next to ns/op.
-package realcounts
+package pingpong
 
 import (
 	"fmt"
@@ -11,29 +11,18 @@ import (
 	"testing"
 )
 
-func BenchmarkPingPong(b *testing.B) {
-	ping := make(chan struct{})
-	pong := make(chan struct{})
-	go func() {
-		for range ping {
-			pong <- struct{}{}
+func init() {
+	var before []uint64
+	beforeLoop = func(*testing.B) { before = runtime.GmpCounters() }
+	afterLoop = func(b *testing.B) {
+		after := runtime.GmpCounters()
+		if b.N < 100000 {
+			return
 		}
-	}()
-	before := runtime.GmpCounters()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		ping <- struct{}{}
-		<-pong
+		var out []string
+		for i, name := range runtime.GmpCounterNames() {
+			out = append(out, fmt.Sprintf("%s=%.1f", name, float64(after[i]-before[i])*1e5/float64(b.N)))
+		}
+		fmt.Printf("counts per 100k round trips, GOMAXPROCS=%d: %s\n", runtime.GOMAXPROCS(0), strings.Join(out, " "))
 	}
-	b.StopTimer()
-	after := runtime.GmpCounters()
-	close(ping)
-	if b.N < 100000 {
-		return
-	}
-	var out []string
-	for i, name := range runtime.GmpCounterNames() {
-		out = append(out, fmt.Sprintf("%s=%.1f", name, float64(after[i]-before[i])*1e5/float64(b.N)))
-	}
-	fmt.Printf("counts per 100k round trips, GOMAXPROCS=%d: %s\n", runtime.GOMAXPROCS(0), strings.Join(out, " "))
 }

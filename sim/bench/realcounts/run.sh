@@ -20,8 +20,8 @@ cp -rL "$goroot" "$work/goroot"
 chmod -R u+w "$work/goroot"
 python3 "$here/instrument.py" "$work/goroot"
 mkdir "$work/bench"
-cp "$here/count_test.go" "$work/bench/"
-printf 'module realcounts\n\ngo 1.21\n' > "$work/bench/go.mod"
+cp "$here/../pingpong_test.go" "$here/count_test.go" "$work/bench/"
+printf 'module pingpong\n\ngo 1.21\n' > "$work/bench/go.mod"
 cd "$work/bench"
 echo "building the benchmark (rebuilds the standard library once)..." >&2
 GOROOT="$work/goroot" GOCACHE="$work/cache" GOFLAGS= "$work/goroot/bin/go" test -c -tags gmpcounters -o pingpong.test .
