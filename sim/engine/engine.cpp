@@ -50,7 +50,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   core_thread_.assign(cfg_.cores.size(), -1);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
   if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
-  next_check_ = std::min(event_limit_ == UINT64_MAX ? UINT64_MAX : event_limit_ + 1, kProgressMask + 1);
+  set_next_check();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
 }
 
@@ -144,9 +144,14 @@ int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
 
 void Engine::push(Thread& t) {
   t.gen++;
+  enqueue(t, t.t);
+}
+
+// Every queue entry comes through here, which keeps horizon_ a lower bound of the queue's top.
+void Engine::enqueue(Thread& t, int64_t at) {
   t.tie = rng_.next();
-  queue_.push(QItem{t.t, t.tie, t.id, t.gen});
-  horizon_ = std::min(horizon_, t.t);
+  queue_.push(QItem{at, t.tie, t.id, t.gen});
+  horizon_ = std::min(horizon_, at);
 }
 
 void Engine::switch_thread(Thread& to) {
@@ -202,8 +207,13 @@ void Engine::yield_if_late() {
   reschedule();
 }
 
-void Engine::check_limits() {
+// check_limits must run at the event after the limit and at each progress report.
+void Engine::set_next_check() {
   next_check_ = std::min(event_limit_ == UINT64_MAX ? UINT64_MAX : event_limit_ + 1, (stats_.events | kProgressMask) + 1);
+}
+
+void Engine::check_limits() {
+  set_next_check();
   if ((stats_.events & kProgressMask) == 0 && cfg_.progress) cfg_.progress(cur().t, stats_.events);
   if (stats_.events > event_limit_) {
     stop_run(Stop::EventLimit, 2,
@@ -340,11 +350,7 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   self.wait_seq = ++wait_seq_;
   if (!keep_core) release_core(self, self.t);
   self.gen++;
-  if (deadline != kNever) {
-    self.tie = rng_.next();
-    queue_.push(QItem{deadline, self.tie, self.id, self.gen});
-    horizon_ = std::min(horizon_, deadline);
-  }
+  if (deadline != kNever) enqueue(self, deadline);
   reschedule();
 }
 

@@ -138,6 +138,7 @@ class Engine final : public plat::Driver {
   void give_core(Thread& t, int core, int64_t at);
   void release_core(Thread& t, int64_t at);
   void push(Thread& t);                  // (re)queue a running thread at its clock
+  void enqueue(Thread& t, int64_t at);   // a queue entry for t's current gen, due at `at`
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
@@ -146,6 +147,7 @@ class Engine final : public plat::Driver {
   void check_slice();
   void yield_core();
   void check_limits();
+  void set_next_check();
   void switch_thread(Thread& to);
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
   static void thread_main(void* arg);
