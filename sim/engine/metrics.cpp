@@ -47,8 +47,9 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       }
       break;
     case Ev::GoSysExit:
-      if (arg == 2) runnable();         // no P: runnable
-      if (arg != 2 && pp != nullptr) {  // back on a P, running
+      if (arg == 2) {  // no P: runnable
+        runnable();
+      } else if (pp != nullptr) {  // back on a P, running
         const auto i = static_cast<size_t>(pp->id);
         running_on_[i] = gp;
         since_[i] = now;

@@ -21,17 +21,21 @@ void Runtime::gcenable() {
   chanrecv1(c, nullptr);
 }
 
-// forcegchelper (proc.go): sysmon would resume it to force a GC; gmpsim has no GC, so it never
-// does.
-void Runtime::forcegchelper() {
-  forcegc.gp = plat::getg();
+// The loop both of Go's sysmon-resumed helpers run (updateMaxProcsGoroutine is modelled on
+// forcegchelper): under the helper's lock, mark it idle and park until sysmon resumes it.
+void Runtime::idleHelperLoop(HelperState& h, waitReason reason, const char* phaseError) {
+  h.gp = plat::getg();
   for (;;) {
-    plat::lock(forcegc.lock);
-    if (forcegc.idle.Load() != 0) plat::throw_("forcegc: phase error");
-    forcegc.idle.Store(1);
-    goparkunlock(&forcegc.lock, waitReason::waitReasonForceGCIdle, 1);
+    plat::lock(h.lock);
+    if (h.idle.Load() != 0) plat::throw_(phaseError);
+    h.idle.Store(1);
+    goparkunlock(&h.lock, reason, 1);
   }
 }
+
+// forcegchelper (proc.go): sysmon would resume it to force a GC; gmpsim has no GC, so it never
+// does.
+void Runtime::forcegchelper() { idleHelperLoop(forcegc, waitReason::waitReasonForceGCIdle, "forcegc: phase error"); }
 
 // defaultGOMAXPROCSUpdateEnable (proc.go): GODEBUG updatemaxprocs defaults to 1, so the helper starts.
 void Runtime::defaultGOMAXPROCSUpdateEnable() { newproc(funcUpdateMaxProcsGoroutine, nullptr); }
@@ -39,13 +43,7 @@ void Runtime::defaultGOMAXPROCSUpdateEnable() { newproc(funcUpdateMaxProcsGorout
 // updateMaxProcsGoroutine (proc.go), up to its park: sysmon would resume it when the CPU limit
 // changes, which a simulated machine's does not (docs/fidelity.md, 20).
 void Runtime::updateMaxProcsGoroutine() {
-  updateMaxProcsG.gp = plat::getg();
-  for (;;) {
-    plat::lock(updateMaxProcsG.lock);
-    if (updateMaxProcsG.idle.Load() != 0) plat::throw_("updateMaxProcsGoroutine: phase error");
-    updateMaxProcsG.idle.Store(1);
-    goparkunlock(&updateMaxProcsG.lock, waitReason::waitReasonUpdateGOMAXPROCSIdle, 1);
-  }
+  idleHelperLoop(updateMaxProcsG, waitReason::waitReasonUpdateGOMAXPROCSIdle, "updateMaxProcsGoroutine: phase error");
 }
 
 // bgsweep (mgcsweep.go), up to its first park: the sweeper waits for a GC cycle.

@@ -234,6 +234,7 @@ class Runtime {
   void runtimeInit();                 // runtime_inittasks: proc.go's init starts forcegchelper
   void gcenable();
   void defaultGOMAXPROCSUpdateEnable();
+  void idleHelperLoop(HelperState& h, waitReason reason, const char* phaseError);
   void forcegchelper();
   void updateMaxProcsGoroutine();
   void bgsweep(hchan* c);
