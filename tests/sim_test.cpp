@@ -150,9 +150,9 @@ func { name: "waiter" op { send { chan: "c" } } }
 }
 
 // runtime.main runs the runtime's init with the main goroutine locked to m0: forcegchelper,
-// bgsweep, bgscavenge and the GOMAXPROCS updater start and park, and each time gcenable's receive blocks, m0's P is handed
-// to another M (handoffp), as in Go, which starts a program with m0, sysmon and two more Ms on
-// the VM measured in docs/figures.md (GODEBUG=schedtrace: threads=4).
+// bgsweep, bgscavenge and the GOMAXPROCS updater start and park, and each time gcenable's receive
+// blocks, m0's P is handed to another M (handoffp), as in Go, which starts a program with m0,
+// sysmon and two more Ms on the VM measured in docs/figures.md (GODEBUG=schedtrace: threads=4).
 TEST_CASE("the runtime's init starts its goroutines and Ms before main.main", "[sim]") {
   const SimResult r = run(kPingPong, 1);
   REQUIRE(r.stop == Engine::Stop::Exit);

@@ -8,10 +8,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <mutex>
-#include <thread>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
