@@ -324,6 +324,59 @@ TEST_CASE("GOMAXPROCS above the core count buys nothing for CPU-bound work", "[s
   CHECK(at16.lat_p99 > 10 * at4.lat_p99);
 }
 
+// A device is a queue with one server: requests submitted together complete service ns apart,
+// in order; a request submitted to an idle device completes service ns after it.
+TEST_CASE("a device serves its requests one at a time, in order", "[sim][device]") {
+  SECTION("ten requests at once take ten service times") {
+    const SimResult r = run(R"(
+device { name: "d" ns: 1000 }
+func { name: "main"
+  op { loop { count: 10 op { submit { device: "d" } } } }
+  op { loop { name: "reap" count: 10 op { busy_poll { ns: 20 until_complete: "d" } } } }
+}
+benchmark { name: "BenchmarkReap" loop: "reap" }
+)", 1);
+    REQUIRE(r.measured);
+    // The last completion is 10,000 ns after the submits; the loop ends at the first poll after it.
+    CHECK(r.ns_per_op * 10 >= 9900);
+    CHECK(r.ns_per_op * 10 <= 10100);
+  }
+  SECTION("one request at a time waits for each") {
+    const SimResult r = run(R"(
+device { name: "d" ns: 1000 }
+func { name: "main"
+  op { loop { name: "rt" count: 100
+    op { submit { device: "d" } }
+    op { busy_poll { ns: 20 until_complete: "d" } } } }
+}
+benchmark { name: "BenchmarkRoundTrip" loop: "rt" }
+)", 1);
+    REQUIRE(r.measured);
+    CHECK(r.ns_per_op >= 1000);
+    CHECK(r.ns_per_op < 1100);  // the service time, plus up to a poll's worth of polling
+  }
+}
+
+// Published-figures.md section B's claim, on the ported Go 1.27: a goroutine busy-polling through
+// cgo at GOMAXPROCS=1 does not lose its rate to sysmon. sysmon does take its P from the cgo call
+// (it has run 10 ms on one schedtick), but the goroutine is back on another M long before the 128
+// requests in flight drain, so the link stays saturated, with async preemption on or off.
+TEST_CASE("a cgo busy-poll loop keeps its device saturated through sysmon's retakes", "[sim][figures][preempt]") {
+  const std::string text = slurp(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/busypoll.textproto");
+  REQUIRE(text.find("device { name: \"nic\" ns: 1337 }") != std::string::npos);
+  SimConfig off;
+  off.asyncpreemptoff = true;
+  for (const auto& [procs, cfg] : {std::pair{1, SimConfig{}}, std::pair{1, off}, std::pair{4, SimConfig{}}}) {
+    INFO("procs " << procs << (cfg.asyncpreemptoff ? " asyncpreemptoff" : ""));
+    const SimResult r = run(text, procs, 1, cfg);
+    REQUIRE(r.measured);
+    REQUIRE(r.end_time > 100LL * 1000 * 1000);  // ten forcePreemptNS periods
+    CHECK(r.ns_per_op > 1337 * 0.999);
+    CHECK(r.ns_per_op < 1337 * 1.005);
+    if (procs == 1) CHECK(count(r, "ProcSteal") > 0);  // sysmon took the P from the cgo call
+  }
+}
+
 TEST_CASE("LockOSThread keeps a goroutine on its M and an exiting locked goroutine takes it along", "[sim][lockosthread]") {
   const SimResult r = run(R"(
 chan { name: "done" }

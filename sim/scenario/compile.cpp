@@ -56,6 +56,13 @@ class Compiler {
             [&](const MutexDecl& d, const Node&) { out_.mutexes.push_back({d.name()}); });
     declare(file.waitgroup(), root, "waitgroup", "waitgroup", waitgroups_,
             [&](const WaitGroupDecl& d, const Node&) { out_.waitgroups.push_back({d.name()}); });
+    declare(file.device(), root, "device", "device", devices_, [&](const DeviceDecl& d, const Node& n) {
+      Instr service;
+      amount(d, n, service);
+      if (service.ns == 0 && d.service_case() != DeviceDecl::SERVICE_NOT_SET)
+        error(n.at(d.has_ns() ? "ns" : "duration"), "a device's service time must be positive");
+      out_.devices.push_back({d.name(), service.ns});
+    });
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
       out_.funcs.push_back({d.name(), {}, {}, 0});
     });
@@ -248,6 +255,9 @@ class Compiler {
       case Op::kLockOsThread: emit({.op = Opcode::LockOSThread}, n.self()); return;
       case Op::kUnlockOsThread: emit({.op = Opcode::UnlockOSThread}, n.self()); return;
       case Op::kParallel: parallel(o.parallel(), n); return;
+      case Op::kSubmit:
+        emit({.op = Opcode::Submit, .device = device(o.submit().device(), n)}, n.self());
+        return;
       case Op::KIND_NOT_SET: return;
     }
   }
@@ -257,6 +267,9 @@ class Compiler {
   }
   int32_t waitgroup(const std::string& name, const Node& n) {
     return resolve(waitgroups_, name, n, "wg", "waitgroup");
+  }
+  int32_t device(const std::string& name, const Node& n, const std::string& field = "device") {
+    return resolve(devices_, name, n, field, "device");
   }
 
   int32_t new_loop(const std::string& name, const Node& n, LoopKind kind) {
@@ -371,9 +384,12 @@ class Compiler {
     Instr in{.op = Opcode::BusyPoll, .cgo = b.cgo(), .safe_point = b.safe_point(), .count = -1};
     amount(b, n, in);
     if (!b.until_recv().empty()) in.obj = chan(b.until_recv(), n, "until_recv");
+    if (!b.until_complete().empty()) in.device = device(b.until_complete(), n, "until_complete");
     if (b.has_count()) in.count = count(true, b.count(), n, "count");
-    if (b.until_recv().empty() && !b.has_count())
-      error(n.self(), "busy_poll needs until_recv or count to end");
+    if (!b.until_recv().empty() && !b.until_complete().empty())
+      error(n.at("until_complete"), "busy_poll waits for until_recv or until_complete, not both");
+    if (b.until_recv().empty() && b.until_complete().empty() && !b.has_count())
+      error(n.self(), "busy_poll needs until_recv, until_complete or count to end");
     emit(in, n.self());
   }
 
@@ -422,7 +438,7 @@ class Compiler {
 
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, waitgroups_, funcs_, loops_;
+  Table chans_, mutexes_, waitgroups_, devices_, funcs_, loops_;
   Emitter* e_ = nullptr;
 };
 

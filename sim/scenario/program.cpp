@@ -29,6 +29,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::UnlockOSThread: return "UnlockOSThread";
     case Opcode::Parallel: return "Parallel";
     case Opcode::ParallelNext: return "ParallelNext";
+    case Opcode::Submit: return "Submit";
   }
   return "?";
 }

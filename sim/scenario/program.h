@@ -1,8 +1,8 @@
 // The compiled form of a scenario: what the engine interprets, one program counter per goroutine.
 //
 // Design:
-//   - Channels, mutexes, wait groups, functions and loops are dense integer ids: indexes into the
-//     vectors of Scenario, in declaration order (functions: declared ones first, then the
+//   - Channels, mutexes, wait groups, devices, functions and loops are dense integer ids: indexes
+//     into the vectors of Scenario, in declaration order (functions: declared ones first, then the
 //     synthetic bodies of `parallel` ops in the order they appear). Nothing is keyed by hash.
 //   - A function is a flat array of Instr. Control flow is jumps to absolute pcs within the same
 //     function; pc == code.size() means the function returns (for main: the program ends).
@@ -44,13 +44,15 @@ enum class Opcode : uint8_t {
   Sleep,           // time.Sleep(ns)
   Syscall,         // a blocking system call of ns in the kernel
   BusyPoll,        // repeat { compute ns + iterations; check } until a non-blocking receive on
-                   // chans[obj] succeeds (obj >= 0) or count polls are done (count >= 0);
+                   // chans[obj] succeeds (obj >= 0), a completion is taken from
+                   // devices[device]'s queue (device >= 0) or count polls are done (count >= 0);
                    // safe_point: a cooperative preemption point per poll; cgo: as Compute
   LockOSThread,    // runtime.LockOSThread
   UnlockOSThread,  // runtime.UnlockOSThread
   Parallel,        // b.RunParallel: GOMAXPROCS goroutines run funcs[obj], sharing count
                    // iterations of loops[loop]; the caller waits for all of them
   ParallelNext,    // pb.Next(): take one iteration of the enclosing Parallel, or pc = target
+  Submit,          // hand one request to devices[device]
 };
 
 const char* opcode_name(Opcode op);
@@ -61,6 +63,7 @@ struct Instr {
   bool safe_point = false;   // BusyPoll
   bool has_default = false;  // Select
   int32_t obj = -1;          // the id the opcode's comment names; -1 when none
+  int32_t device = -1;       // Submit, BusyPoll: devices[device]; -1 when none
   int32_t loop = -1;         // LoopStart, LoopNext, Parallel, ParallelNext: loops[loop]
   int32_t target = -1;       // a pc of the same function
   int32_t first_case = 0;    // Select
@@ -107,6 +110,12 @@ struct WaitGroup {
   std::string name;
 };
 
+// A device (scenario.proto's DeviceDecl): serves requests in order, service ns each.
+struct Device {
+  std::string name;
+  int64_t service = 0;
+};
+
 // ns/op of loops[loop], reported under `name` as `go test -bench` would.
 struct Benchmark {
   std::string name;
@@ -118,6 +127,7 @@ struct Scenario {
   std::vector<Channel> chans;
   std::vector<Mutex> mutexes;
   std::vector<WaitGroup> waitgroups;
+  std::vector<Device> devices;
   std::vector<Function> funcs;
   std::vector<Loop> loops;
   int32_t entry = -1;  // funcs[entry] is "main"

@@ -1,5 +1,6 @@
 #include "sim/workload/interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/platform/context.h"
@@ -30,6 +31,7 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
   for (size_t i = 0; i < sc.mutexes.size(); i++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
   for (size_t i = 0; i < sc.waitgroups.size(); i++) wgs_.push_back(std::make_unique<rt::WaitGroup>(id++));
   parallel_id_base_ = id;
+  for (const auto& d : sc.devices) devices_.push_back(Device{d.service, 0, {}});
 }
 
 Interpreter::~Interpreter() = default;
@@ -46,6 +48,18 @@ Task* Interpreter::main_task() { return new_task(sc_.entry); }
 
 int64_t Interpreter::work_of(const Instr& in) const {
   return in.ns + static_cast<int64_t>(std::llround(static_cast<double>(in.iterations) * ns_per_iteration_));
+}
+
+// A request is served once the device is free, service ns after that.
+void Interpreter::submit(Device& d) {
+  d.free_at = std::max(d.free_at, clock_()) + d.service;
+  d.done_at.push_back(d.free_at);
+}
+
+bool Interpreter::reap(Device& d) {
+  if (d.done_at.empty() || d.done_at.front() > clock_()) return false;
+  d.done_at.pop_front();
+  return true;
 }
 
 // User computation: async-preemptible, unless it is a cgo call (entersyscall, C code, exitsyscall).
@@ -184,8 +198,8 @@ void Interpreter::run(rt::g* gp) {
         break;
       case Opcode::BusyPoll: {
         // A poll loop: compute, then check. The check is a non-blocking receive standing for a
-        // flag or completion-queue read; it is a safe point only if the scenario says the body
-        // makes a call (safe_point).
+        // flag, or a device's completion-queue read; it is a safe point only if the scenario
+        // says the body makes a call (safe_point).
         for (int64_t polls = 0;;) {
           if (in.safe_point) r_.morestackPreemptCheck();
           compute(gp, in);
@@ -195,6 +209,7 @@ void Interpreter::run(rt::g* gp) {
             (void)received;
             if (selected) break;
           }
+          if (in.device >= 0 && reap(devices_[static_cast<size_t>(in.device)])) break;
           if (in.count >= 0 && polls >= in.count) break;
         }
         break;
@@ -224,6 +239,9 @@ void Interpreter::run(rt::g* gp) {
         if (measured) end_measure();
         break;
       }
+      case Opcode::Submit:
+        submit(devices_[static_cast<size_t>(in.device)]);
+        break;
       case Opcode::ParallelNext: {
         Parallel& par = *parallels_[static_cast<size_t>(t->parallel)];
         if (par.taken.Add(1) > par.count) t->pc = in.target;

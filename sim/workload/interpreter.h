@@ -1,7 +1,8 @@
 // The interpreter of scenario programs: runs a goroutine's compiled code (sim/scenario/program.h)
 // on that goroutine's own stack, calling the ported runtime for everything that is not plain
 // computation: channels, select, sync.Mutex, WaitGroup, time.Sleep, system calls, Gosched,
-// LockOSThread, and `go`.
+// LockOSThread, and `go`. Devices (a NIC, a disk) are modelled here, outside the runtime: a
+// device is hardware, so it needs no thread; its state is a function of the virtual clock.
 //
 // A goroutine's interpreter state (function, pc, loop counters) lives in a Task owned here, never
 // on the goroutine's stack, so a stack abandoned at the end of a run holds nothing to free.
@@ -13,10 +14,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
-
-#include <functional>
 
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/select.h"
@@ -65,6 +66,14 @@ class Interpreter {
 
  private:
   struct Parallel;
+  // A device: completions, in order, at the virtual times they are or will be served.
+  struct Device {
+    int64_t service = 0;
+    int64_t free_at = 0;          // when the device finishes the last request submitted
+    std::deque<int64_t> done_at;  // the completion time of each request not yet reaped
+  };
+  void submit(Device& d);
+  bool reap(Device& d);  // takes a completion that is ready by now, if there is one
   void compute(rt::g* gp, const scenario::Instr& in);
   int64_t work_of(const scenario::Instr& in) const;
   Task* new_task(int32_t func);
@@ -88,6 +97,7 @@ class Interpreter {
   std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
   std::vector<std::unique_ptr<Parallel>> parallels_;
+  std::vector<Device> devices_;
   Measurement meas_;
   uint64_t parallel_id_base_ = 0;
 };

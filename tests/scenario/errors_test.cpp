@@ -70,11 +70,16 @@ std::string program(const std::string& ops) {
 
 }  // namespace
 
+// A device declaration, for the cases that need one.
+const std::string kNic = "device { name: \"nic\" ns: 1000 }\n";
+
 TEST_CASE("a correct program has no errors, so the cases below fail for their one fault") {
-  CHECK_NOTHROW(parse_scenario(program("  op { send { chan: \"c\" } }\n"
+  CHECK_NOTHROW(parse_scenario(kNic + program("  op { send { chan: \"c\" } }\n"
                                        "  op { lock { mutex: \"mu\" } }\n"
                                        "  op { wait { wg: \"wg\" } }\n"
-                                       "  op { sleep { ns: 5 } }\n"),
+                                       "  op { sleep { ns: 5 } }\n"
+                                       "  op { submit { device: \"nic\" } }\n"
+                                       "  op { busy_poll { ns: 5 until_complete: \"nic\" } }\n"),
                                kName));
 }
 
@@ -172,6 +177,29 @@ TEST_CASE("undeclared mutex") {
 TEST_CASE("undeclared waitgroup") {
   std::string text = program("  op { done { wg: \"group\" } }\n");
   expect(text, find(text, "wg", "done"), "undeclared waitgroup \"group\"");
+}
+
+TEST_CASE("undeclared device, in a submit and in a busy_poll") {
+  std::string text = kNic + program("  op { submit { device: \"disk\" } }\n");
+  expect(text, find(text, "device", "submit"), "undeclared device \"disk\"");
+  text = kNic + program("  op { busy_poll { ns: 5 until_complete: \"disk\" } }\n");
+  expect(text, find(text, "until_complete"), "undeclared device \"disk\"");
+}
+
+TEST_CASE("a device needs a positive service time") {
+  std::string text = "device { name: \"d\" ns: 0 }\n" + program("");
+  expect(text, find(text, "ns: 0"), "service time must be positive");
+  text = "device { name: \"d\" }\n" + program("");
+  expect(text, find(text, "device { name: \"d\""), "device needs a duration");
+  text = "device { name: \"d\" duration: \"-2us\" }\n" + program("");
+  expect(text, find(text, "duration", "name: \"d\""), "negative");
+}
+
+TEST_CASE("busy_poll waits for a channel or a device, not both") {
+  std::string text = kNic + program("  op { busy_poll { ns: 5 until_recv: \"c\" until_complete: \"nic\" } }\n");
+  expect(text, find(text, "until_complete"), "not both");
+  text = program("  op { busy_poll { ns: 5 } }\n");
+  expect(text, find(text, "busy_poll"), "until_recv, until_complete or count");
 }
 
 TEST_CASE("undeclared function") {
