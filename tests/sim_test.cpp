@@ -401,11 +401,19 @@ chan { name: "a" cap: 2 }
 chan { name: "b" }
 mutex { name: "mu" }
 waitgroup { name: "wg" }
+device { name: "disk" ns: 400 }
 func { name: "main"
-  op { add { wg: "wg" n: 6 } }
+  op { add { wg: "wg" n: 7 } }
   op { loop { count: 3 op { go { func: "sender" } } } }
   op { loop { count: 3 op { go { func: "selector" } } } }
+  op { go { func: "poller" } }
   op { wait { wg: "wg" } }
+}
+func { name: "poller"
+  op { loop { count: 50
+    op { compute { ns: 40 cgo: true } } op { submit { device: "disk" } }
+    op { busy_poll { ns: 25 until_complete: "disk" safe_point: true cgo: true } } } }
+  op { done { wg: "wg" } }
 }
 func { name: "sender"
   op { loop { count: 100
