@@ -1,10 +1,13 @@
 // Measures, on the machine it runs on, the operating-system and hardware costs a cost profile
 // names (sim/cost/profiles): locked read-modify-writes, PAUSE, a cache line moving between cores,
-// the futex wake-up path, usleep(3)'s real length and spread, clock reads and sched_yield. It
+// the futex wake-up path, a signal sent to a running thread, usleep(3)'s real length and spread,
+// clock reads and sched_yield. It
 // prints figures for a person to copy into a profile with this program named as the source; it is
 // not a test and asserts nothing.
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +60,18 @@ double per_op(int64_t iters, F f) {
 long futex(std::atomic<uint32_t>* addr, int op, uint32_t val) {
   return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, nullptr, nullptr, 0);
 }
+
+// Pins the calling thread to one CPU, if the machine has it.
+void pin(unsigned cpu) {
+  if (cpu >= std::thread::hardware_concurrency()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+std::atomic<int64_t> handled_at{0};
+void on_signal(int) { handled_at.store(now_ns()); }
 
 }  // namespace
 
@@ -140,6 +155,46 @@ int main() {
     sleeper.join();
     print_spread("futex wake, waker's cost:", cost);
     print_spread("futex wake, until the sleeper runs:", latency);
+  }
+
+  // A signal to a thread running on another CPU, as sysmon's preemptM sends SIGURG to a running M:
+  // the sender's cost of tgkill (signal_send) and the time until the target runs its handler
+  // (signal_delivery_latency).
+  {
+    constexpr int kSignals = 2000;
+    static std::atomic<pid_t> target_tid{0};
+    static std::atomic<bool> stop{false};
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGURG, &sa, nullptr);
+    std::thread target([] {
+      pin(1);
+      target_tid.store(static_cast<pid_t>(syscall(SYS_gettid)));
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+    pin(0);
+    while (target_tid.load() == 0) {
+    }
+    std::vector<int64_t> cost, latency;
+    for (int i = 0; i < kSignals; i++) {
+      usleep(200);
+      handled_at.store(0);
+      const int64_t a = now_ns();
+      syscall(SYS_tgkill, getpid(), target_tid.load(), SIGURG);
+      const int64_t b = now_ns();
+      while (handled_at.load() == 0) {
+      }
+      cost.push_back(b - a);
+      latency.push_back(handled_at.load() - a);
+    }
+    stop.store(true);
+    target.join();
+    signal(SIGURG, SIG_DFL);
+    print_spread("tgkill to a running thread, cost:", cost);
+    print_spread("tgkill, until its handler runs:", latency);
   }
 
   // usleep(3), runqgrab's back-off: its real length and spread (usleep_min_latency, wakeup_jitter).
