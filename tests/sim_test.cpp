@@ -12,6 +12,7 @@
 #include "sim/engine/simulation.h"
 #include "sim/runtime/runtime2.h"
 #include "sim/scenario/scenario.h"
+#include "traces/trace_reader.h"
 
 using namespace gmp;
 using engine::Engine;
@@ -375,6 +376,51 @@ TEST_CASE("a cgo busy-poll loop keeps its device saturated through sysmon's reta
     CHECK(r.ns_per_op < 1337 * 1.005);
     if (procs == 1) CHECK(count(r, "ProcSteal") > 0);  // sysmon took the P from the cgo call
   }
+}
+
+// Go 1.26+'s retake (and so the port's) decides sysretake for the goroutine it preempts, then
+// takes the P if the P's goroutine is in a syscall, whichever goroutine that is by then. With a
+// CPU-bound goroutine beside a cgo poller at GOMAXPROCS=1, the hog stops at its next safe point
+// while sysmon is still in tgkill; the poller gets the P, enters a cgo call, and sysmon takes the
+// P from it microseconds after it got it. Go 1.27rc2's own execution trace shows the same
+// (docs/figures.md, busy-poll section); Go 1.24 and before checked _Psyscall first.
+TEST_CASE("sysmon's retake for a preempted goroutine can take the P from the one that replaced it", "[sim][preempt][syscall]") {
+  std::string text = slurp(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/busypollhog.textproto");
+  const size_t at = text.find("count: 300000");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 13, "count: 50000");  // 50,000 sends: about 100 ms, ten forcePreemptNS
+  SimConfig cfg;
+  cfg.trace_path = std::string(GMP_BINARY_DIR) + "/retake_race.trace";
+  std::remove(cfg.trace_path.c_str());
+  const auto prof = cost::builtin_profile("epyc-vm");
+  REQUIRE(prof.has_value());
+  const scenario::Scenario sc = scenario::parse_scenario(text, "busypollhog.textproto");
+  cfg.procs = 1;
+  const SimResult r = engine::simulate(sc, *prof, cfg);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  // Walk the trace: the poller is the main goroutine (g 1); every other goroutine that is
+  // preempted is the hog.
+  trace::TraceReader in(cfg.trace_path);
+  trace::Event e;
+  int64_t hog_stopped = -1;     // when the hog last stopped for a preemption
+  bool poller_started = false;  // and the poller has started since
+  int quick = 0, slow = 0;      // retakes of the poller within 100 us of that, and later ones
+  while (in.next(e)) {
+    const bool poller = e.has_g() && e.g() == 1;
+    if (e.kind() == trace::KIND_GO_STOP && !poller &&
+        (e.reason() == trace::REASON_PREEMPT_COOPERATIVE || e.reason() == trace::REASON_PREEMPT_ASYNC)) {
+      hog_stopped = e.ts();
+      poller_started = false;
+    } else if (e.kind() == trace::KIND_GO_START && poller) {
+      poller_started = hog_stopped >= 0;
+    } else if (e.kind() == trace::KIND_P_RELEASE && e.reason() == trace::REASON_RETAKE && poller) {
+      (poller_started && e.ts() - hog_stopped < 100'000 ? quick : slow)++;
+      hog_stopped = -1;
+    }
+  }
+  std::remove(cfg.trace_path.c_str());
+  CHECK(quick > 0);
+  CHECK(slow > 0);  // the race is not won every time
 }
 
 TEST_CASE("LockOSThread keeps a goroutine on its M and an exiting locked goroutine takes it along", "[sim][lockosthread]") {

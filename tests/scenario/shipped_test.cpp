@@ -113,3 +113,32 @@ TEST_CASE("busypoll: one goroutine posts to a NIC and busy-polls its completions
   CHECK(body[2].op == Opcode::Submit);
   CHECK(body[2].device == 0);
 }
+
+TEST_CASE("busypollhog: busypoll's send loop with a CPU-bound goroutine beside it") {
+  Scenario s = load("busypollhog.textproto");
+  Scenario plain = load("busypoll.textproto");
+  const Loop& l = measured(s, "BenchmarkRDMASendHog");
+  const Function& main = s.funcs.at(s.entry);
+  const Function& plain_main = plain.funcs.at(plain.entry);
+  // main starts the hog, then runs busypoll's loops unchanged (the Go op shifts them by one).
+  REQUIRE(with(main, Opcode::Go).size() == 1);
+  CHECK(main.code.at(0).op == Opcode::Go);
+  REQUIRE(main.code.size() == plain_main.code.size() + 1);
+  for (size_t i = 0; i < plain_main.code.size(); i++) {
+    INFO("pc " << i);
+    const Instr& a = main.code[i + 1];
+    const Instr& b = plain_main.code[i];
+    CHECK(a.op == b.op);
+    CHECK(a.ns == b.ns);
+    CHECK(a.cgo == b.cgo);
+    CHECK(a.device == b.device);
+    if (a.op == Opcode::LoopStart && b.count == 128) CHECK(a.count == 128);
+  }
+  CHECK(s.devices.at(0).service == plain.devices.at(0).service);
+  CHECK(l.kind == LoopKind::Count);
+  // The hog computes forever, with no channel or cgo call.
+  const Function& hog = s.funcs.at(main.code.at(0).obj);
+  REQUIRE(with(hog, Opcode::Compute).size() == 1);
+  CHECK(with(hog, Opcode::Compute)[0].iterations == 1000);
+  CHECK_FALSE(with(hog, Opcode::Compute)[0].cgo);
+}
