@@ -1,9 +1,8 @@
 // Measures, on the machine it runs on, the operating-system and hardware costs a cost profile
 // names (sim/cost/profiles): locked read-modify-writes, PAUSE, a cache line moving between cores,
 // the futex wake-up path, a signal sent to a running thread, usleep(3)'s real length and spread,
-// clock reads and sched_yield. It
-// prints figures for a person to copy into a profile with this program named as the source; it is
-// not a test and asserts nothing.
+// clock reads and sched_yield. It prints figures for a person to copy into a profile with this
+// program named as the source; it is not a test and asserts nothing.
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -175,6 +174,8 @@ int main() {
       while (!stop.load(std::memory_order_relaxed)) {
       }
     });
+    cpu_set_t was;
+    pthread_getaffinity_np(pthread_self(), sizeof was, &was);
     pin(0);
     while (target_tid.load() == 0) {
     }
@@ -193,6 +194,7 @@ int main() {
     stop.store(true);
     target.join();
     signal(SIGURG, SIG_DFL);
+    pthread_setaffinity_np(pthread_self(), sizeof was, &was);
     print_spread("tgkill to a running thread, cost:", cost);
     print_spread("tgkill, until its handler runs:", latency);
   }
