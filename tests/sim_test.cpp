@@ -313,6 +313,26 @@ TEST_CASE("CPU throughput scales sub-linearly onto efficiency cores", "[sim][fig
   CHECK(t1 / t10 < 9.5);  // two efficiency cores are worth less than two performance cores
 }
 
+// Ten 10-ms computations on 8 performance and 2 efficiency cores (speed 0.54): the two that start
+// on efficiency cores move to performance cores when those free up at 10 ms, with 4.6 ms of work
+// left, so the last ends near 14.6 ms; staying put they would end at 18.5 ms.
+TEST_CASE("a computation moves from an efficiency core to a performance core that frees up", "[sim][cores]") {
+  const auto prof = cost::builtin_profile("m1pro");
+  REQUIRE(prof.has_value());
+  const SimResult r = run_profile(R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 10 } }
+  op { loop { count: 10 op { go { func: "work" } } } }
+  op { wait { wg: "wg" } }
+}
+func { name: "work" op { compute { ns: 10000000 } } op { done { wg: "wg" } } }
+)", 10, *prof);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  CHECK(r.end_time > 14'500'000);
+  CHECK(r.end_time < 15'500'000);
+}
+
 // More Ps than cores: the OS time-slices the Ms, so CPU-bound work gains nothing and goroutines
 // wait far longer to run.
 TEST_CASE("GOMAXPROCS above the core count buys nothing for CPU-bound work", "[sim][cores]") {

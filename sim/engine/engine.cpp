@@ -339,7 +339,31 @@ void Engine::release_core(Thread& t, int64_t at) {
     os_runq_.pop();
     if (os_runq_.empty()) rare_ &= ~kRareWaiting;
     give_core(*threads_[next], core, at);
+    return;
   }
+  move_to_faster_core(core, at);
+}
+
+// A core that frees up with nobody waiting takes over the computation running on the slowest
+// core that is slower than it, as the OS moves a busy thread off an efficiency core when a
+// performance core goes idle (Linux's misfit-task migration, macOS's preference for performance
+// cores): cut there, the computation goes on at the new core's speed. The move itself costs
+// nothing (a context switch's microseconds, against computations long enough to be worth moving).
+void Engine::move_to_faster_core(int core, int64_t at) {
+  const double speed = cfg_.cores[static_cast<size_t>(core)].speed;
+  Thread* slowest = nullptr;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    const int32_t id = core_thread_[c];
+    if (id < 0 || cfg_.cores[c].speed >= speed) continue;
+    Thread& r = *threads_[static_cast<size_t>(id)];
+    if (!r.computing || at < r.compute_start || at >= r.compute_end) continue;
+    if (slowest == nullptr || cfg_.cores[c].speed < cfg_.cores[static_cast<size_t>(slowest->core)].speed) slowest = &r;
+  }
+  if (slowest == nullptr) return;
+  core_thread_[static_cast<size_t>(slowest->core)] = -1;
+  core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(slowest->id);
+  slowest->core = core;
+  interrupt(*slowest, at);
 }
 
 void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {

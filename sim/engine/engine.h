@@ -18,7 +18,8 @@
 // sleep, usleep, a contended lock) gives its core to the head of that queue. While threads wait,
 // a running thread whose time slice (Costs::os_quantum) has expired is moved to the queue's tail
 // at its next operation; a long compute is cut at the slice's end when someone is waiting.
-// Compute is scaled by the speed of the core it runs on.
+// Compute is scaled by the speed of the core it runs on. A core that frees up while nobody waits
+// takes over the computation on the slowest core slower than it (misfit migration).
 //
 // Signals. tgkill marks the signal pending on the target from now + signal_delivery_latency. A
 // running target handles it at its first operation at or after that time; a target inside a long
@@ -137,6 +138,7 @@ class Engine final : public plat::Driver {
   void make_ready(Thread& t, int64_t at);
   void give_core(Thread& t, int core, int64_t at);
   void release_core(Thread& t, int64_t at);
+  void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
   void push(Thread& t);                  // (re)queue a running thread at its clock
   void enqueue(Thread& t, int64_t at);   // a queue entry for t's current gen, due at `at`
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
