@@ -91,7 +91,7 @@ TEST_CASE("semaRoot: distinct ids come back by id, the treap stays a BST and a h
   REQUIRE(root.treap == nullptr);
 }
 
-TEST_CASE("semaRoot: waiters on one id are FIFO; lifo puts a waiter in front", "[sema]") {
+TEST_CASE("semaRoot: waiters on one id are FIFO, and lifo puts a waiter in front", "[sema]") {
   FakeG fg(nullptr, 3);
   Sema a(10), b(20), c(5);
   sudog s[8];

@@ -71,7 +71,7 @@ std::vector<int64_t> whens(uint32_t seed, size_t n) {
 
 }  // namespace
 
-TEST_CASE("timers: addHeap keeps a 4-ary heap; deleteMin yields ascending when", "[timers]") {
+TEST_CASE("timers: addHeap keeps a 4-ary heap, and deleteMin yields ascending when", "[timers]") {
   Fixture f;
   REQUIRE(f.heap().wakeTime() == 0);
   REQUIRE_FALSE(f.rt.netpollinited());
