@@ -142,3 +142,18 @@ TEST_CASE("busypollhog: busypoll's send loop with a CPU-bound goroutine beside i
   CHECK(with(hog, Opcode::Compute)[0].iterations == 1000);
   CHECK_FALSE(with(hog, Opcode::Compute)[0].cgo);
 }
+
+TEST_CASE("chanshared: every goroutine of a b.RunParallel sends to and receives from one channel") {
+  Scenario s = load("chanshared.textproto");
+  const Loop& l = measured(s, "BenchmarkChanShared");
+  CHECK(l.kind == LoopKind::Parallel);
+  REQUIRE(s.chans.size() == 1);
+  CHECK(s.chans[0].capacity == 1024);
+  const Instr& parallel = s.funcs.at(s.entry).code.at(l.begin);
+  REQUIRE(parallel.op == Opcode::Parallel);
+  const Function& body = s.funcs.at(parallel.obj);
+  REQUIRE(with(body, Opcode::Send).size() == 1);
+  REQUIRE(with(body, Opcode::Recv).size() == 1);
+  CHECK(with(body, Opcode::Send)[0].obj == 0);
+  CHECK(with(body, Opcode::Recv)[0].obj == 0);
+}
