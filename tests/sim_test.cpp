@@ -313,6 +313,28 @@ TEST_CASE("CPU throughput scales sub-linearly onto efficiency cores", "[sim][fig
   CHECK(t1 / t10 < 9.5);  // two efficiency cores are worth less than two performance cores
 }
 
+// testing.PB.Next: b.RunParallel's goroutines take iterations from the shared count in grains of
+// about 100 us of work, not one at a time, so a short body does not pay for the shared counter's
+// cache line every iteration; and the body still runs exactly count times (the WaitGroup would
+// go negative, or never reach zero, otherwise).
+TEST_CASE("b.RunParallel's goroutines take their iterations in grains, as testing.PB does", "[sim][parallel]") {
+  const SimResult r = run(R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 100000 } }
+  op { parallel { name: "p" count: 100000 op { compute { ns: 10 } } op { done { wg: "wg" } } } }
+  op { wait { wg: "wg" } }
+}
+benchmark { name: "BenchmarkShort" loop: "p" }
+)", 4);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.measured);
+  CHECK(r.ops == 100000);
+  // Each iteration's Done touches the WaitGroup's shared counter; the iteration count's own line
+  // is touched once per grain, so there are far fewer transfers than two per iteration.
+  CHECK(r.line_transfers < 150000);
+}
+
 // Ten 10-ms computations on 8 performance and 2 efficiency cores (speed 0.54): the two that start
 // on efficiency cores move to performance cores when those free up at 10 ms, with 4.6 ms of work
 // left, so the last ends near 14.6 ms; staying put they would end at 18.5 ms.

@@ -16,10 +16,13 @@ namespace gmp::workload {
 using scenario::Instr;
 using scenario::Opcode;
 
-// b.RunParallel's shared state: the iterations left and the goroutines still running.
+// b.RunParallel's shared state: the iterations taken (testing.PB's globalN), the grain each
+// goroutine takes them by, and the goroutines still running.
 struct Interpreter::Parallel {
   Atomic<int64_t> taken;
   int64_t count = 0;
+  int64_t grain = 0;  // 0 until set from the first iterations (see ParallelNext)
+  int64_t begin = 0;  // virtual ns
   std::unique_ptr<rt::WaitGroup> wg;
 };
 
@@ -225,6 +228,7 @@ void Interpreter::run(rt::g* gp) {
         parallels_.push_back(std::make_unique<Parallel>());
         Parallel& par = *parallels_.back();
         par.count = in.count;
+        par.begin = clock_();
         par.wg = std::make_unique<rt::WaitGroup>(parallel_id_base_ + parallels_.size());
         const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
         if (measured) begin_measure(in.count);
@@ -243,8 +247,29 @@ void Interpreter::run(rt::g* gp) {
         submit(devices_[static_cast<size_t>(in.device)]);
         break;
       case Opcode::ParallelNext: {
+        // testing.PB.Next: a goroutine takes `grain` iterations from the shared count at a time.
+        // RunParallel sets the grain to ~100us of iterations from the previous run's ns/op
+        // (clamped to 1..10,000); a simulation has no previous run, so the first iterations, taken
+        // one at a time, stand for it: the grain is set when a goroutine first comes back.
         Parallel& par = *parallels_[static_cast<size_t>(t->parallel)];
-        if (par.taken.Add(1) > par.count) t->pc = in.target;
+        if (t->pb_cache == 0) {
+          if (par.grain == 0 && t->pb_took) {
+            const int64_t elapsed = std::max<int64_t>(clock_() - par.begin, 1);
+            par.grain = std::clamp<int64_t>(100'000 * par.taken.peek() / elapsed, 1, 10'000);
+          }
+          const int64_t grain = std::max<int64_t>(par.grain, 1);
+          const int64_t n = par.taken.Add(grain);
+          t->pb_took = true;
+          if (n <= par.count) {
+            t->pb_cache = grain;
+          } else if (n < par.count + grain) {
+            t->pb_cache = par.count + grain - n;
+          } else {
+            t->pc = in.target;
+            break;
+          }
+        }
+        t->pb_cache--;
         break;
       }
     }

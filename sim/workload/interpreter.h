@@ -36,6 +36,8 @@ struct Task {
   int32_t pc = 0;
   std::vector<int64_t> counters;
   int32_t parallel = -1;  // the Parallel group this goroutine belongs to, if any
+  int64_t pb_cache = 0;   // iterations taken and not yet run (testing.PB's cache)
+  bool pb_took = false;   // whether this goroutine has taken iterations before
   // Scratch for select, kept here rather than on the goroutine's stack (see above).
   std::vector<rt::scase> sel_cases;
   std::vector<int32_t> sel_targets;
