@@ -65,6 +65,32 @@ bool Interpreter::reap(Device& d) {
   return true;
 }
 
+// testing.PB.Next: a goroutine takes `grain` iterations from the shared count at a time.
+// RunParallel sets the grain to ~100us of iterations from the previous run's ns/op (clamped to
+// 1..10,000); a simulation has no previous run, so the first iterations, taken one at a time,
+// stand for it: the grain is set when a goroutine first comes back for more.
+bool Interpreter::pb_next(Task& t) {
+  Parallel& par = *parallels_[static_cast<size_t>(t.parallel)];
+  if (t.pb_cache == 0) {
+    if (par.grain == 0 && t.pb_took) {
+      const int64_t elapsed = std::max<int64_t>(clock_() - par.begin, 1);
+      par.grain = std::clamp<int64_t>(100'000 * par.taken.peek() / elapsed, 1, 10'000);
+    }
+    const int64_t grain = std::max<int64_t>(par.grain, 1);
+    const int64_t n = par.taken.Add(grain);
+    t.pb_took = true;
+    if (n <= par.count) {
+      t.pb_cache = grain;
+    } else if (n < par.count + grain) {
+      t.pb_cache = par.count + grain - n;
+    } else {
+      return false;
+    }
+  }
+  t.pb_cache--;
+  return true;
+}
+
 // User computation: async-preemptible, unless it is a cgo call (entersyscall, C code, exitsyscall).
 void Interpreter::compute(rt::g* gp, const Instr& in) {
   int64_t left = work_of(in);
@@ -246,32 +272,9 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::Submit:
         submit(devices_[static_cast<size_t>(in.device)]);
         break;
-      case Opcode::ParallelNext: {
-        // testing.PB.Next: a goroutine takes `grain` iterations from the shared count at a time.
-        // RunParallel sets the grain to ~100us of iterations from the previous run's ns/op
-        // (clamped to 1..10,000); a simulation has no previous run, so the first iterations, taken
-        // one at a time, stand for it: the grain is set when a goroutine first comes back.
-        Parallel& par = *parallels_[static_cast<size_t>(t->parallel)];
-        if (t->pb_cache == 0) {
-          if (par.grain == 0 && t->pb_took) {
-            const int64_t elapsed = std::max<int64_t>(clock_() - par.begin, 1);
-            par.grain = std::clamp<int64_t>(100'000 * par.taken.peek() / elapsed, 1, 10'000);
-          }
-          const int64_t grain = std::max<int64_t>(par.grain, 1);
-          const int64_t n = par.taken.Add(grain);
-          t->pb_took = true;
-          if (n <= par.count) {
-            t->pb_cache = grain;
-          } else if (n < par.count + grain) {
-            t->pb_cache = par.count + grain - n;
-          } else {
-            t->pc = in.target;
-            break;
-          }
-        }
-        t->pb_cache--;
+      case Opcode::ParallelNext:
+        if (!pb_next(*t)) t->pc = in.target;
         break;
-      }
     }
   }
   if (t->parallel >= 0) parallels_[static_cast<size_t>(t->parallel)]->wg->Done();

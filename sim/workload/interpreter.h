@@ -74,6 +74,7 @@ class Interpreter {
     int64_t free_at = 0;          // when the device finishes the last request submitted
     std::deque<int64_t> done_at;  // the completion time of each request not yet reaped
   };
+  bool pb_next(Task& t);  // testing.PB.Next for t's Parallel group
   void submit(Device& d);
   bool reap(Device& d);  // takes a completion that is ready by now, if there is one
   void compute(rt::g* gp, const scenario::Instr& in);
