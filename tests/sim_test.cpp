@@ -428,9 +428,10 @@ TEST_CASE("a cgo busy-poll loop keeps its device saturated through sysmon's reta
 // (docs/figures.md, busy-poll section); Go 1.24 and before checked _Psyscall first.
 TEST_CASE("sysmon's retake for a preempted goroutine can take the P from the one that replaced it", "[sim][preempt][syscall]") {
   std::string text = slurp(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/busypollhog.textproto");
-  const size_t at = text.find("count: 300000");
+  const std::string shipped_count = "count: 300000";
+  const size_t at = text.find(shipped_count);
   REQUIRE(at != std::string::npos);
-  text.replace(at, 13, "count: 50000");  // 50,000 sends: about 100 ms, ten forcePreemptNS
+  text.replace(at, shipped_count.size(), "count: 50000");  // 50,000 sends: ~120 ms, 12 forcePreemptNS
   SimConfig cfg;
   cfg.trace_path = std::string(GMP_BINARY_DIR) + "/retake_race.trace";
   std::remove(cfg.trace_path.c_str());
