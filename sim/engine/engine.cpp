@@ -48,6 +48,7 @@ struct Engine::Thread {
 Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   if (cfg_.cores.empty()) throw std::invalid_argument("engine: a machine needs at least one core");
   core_thread_.assign(cfg_.cores.size(), -1);
+  for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
   if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
   set_next_check();
@@ -351,6 +352,7 @@ void Engine::release_core(Thread& t, int64_t at) {
 // nothing (a context switch's microseconds, against computations long enough to be worth moving).
 void Engine::move_to_faster_core(int core, int64_t at) {
   const double speed = cfg_.cores[static_cast<size_t>(core)].speed;
+  if (speed <= slowest_speed_) return;  // no core is slower (every core, on a uniform machine)
   Thread* slowest = nullptr;
   for (size_t c = 0; c < core_thread_.size(); c++) {
     const int32_t id = core_thread_[c];

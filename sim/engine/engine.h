@@ -169,6 +169,7 @@ class Engine final : public plat::Driver {
   std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue_;
   std::queue<uint32_t> os_runq_;   // ready threads waiting for a core
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
+  double slowest_speed_ = 1e300;      // the slowest core's speed
   plat::Fiber main_;
   uint32_t cur_ = 0;
   Thread* curp_ = nullptr;     // threads_[cur_]
