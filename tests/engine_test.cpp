@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,25 @@ TEST_CASE("a Go throw on a thread ends the run with Go's message", "[engine]") {
   const Engine::Result r = e.run();
   CHECK(r.stop == Engine::Stop::Fatal);
   CHECK(r.message == "fatal error: schedule: holding locks");
+}
+
+// A C++ exception cannot unwind past the bottom of a thread's stack (no frame of the caller is
+// below it there): the engine stops the run and rethrows it from run(), on the caller's stack.
+TEST_CASE("an exception escaping a thread's stack is rethrown by run", "[engine]") {
+  Engine e(config(2));
+  Fns f;
+  int after = 0;
+  f.fns.emplace_back([] {
+    plat::compute(100);
+    throw std::runtime_error("trace writer: disk full");
+  });
+  f.fns.emplace_back([&after] {
+    plat::compute(1000);
+    after++;  // never reached: the run stopped at 100 ns
+  });
+  f.spawn(e);
+  CHECK_THROWS_WITH(e.run(), "trace writer: disk full");
+  CHECK(after == 0);
 }
 
 // Four threads contending on a lock and a counter: the order of acquisitions depends on the seed's

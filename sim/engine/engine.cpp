@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "sim/platform/throw.h"
 
@@ -82,6 +83,12 @@ void Engine::thread_main(void* arg) {
 
 void Engine::crash(const char* msg) { stop_run(Stop::Fatal, 2, msg); }
 
+void Engine::fail(std::exception_ptr e) {
+  if (!failure_) failure_ = std::move(e);
+  e = nullptr;  // this frame is abandoned, never unwound
+  stop_run(Stop::Fatal, 2, "");
+}
+
 Engine::Result Engine::run() {
   plat::DriverScope scope(this);
   running_ = true;
@@ -111,6 +118,7 @@ Engine::Result Engine::run() {
   if (result_.end_time == 0) result_.end_time = end;
   plat::set_current_context(nullptr);
   running_ = false;
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
   return result_;
 }
 

@@ -85,7 +85,8 @@ class Engine final : public plat::Driver {
     int64_t end_time = 0;
   };
   // Runs until every thread has exited, or exit() is called, or no thread can ever run again, or
-  // a limit or a Go throw stops the run.
+  // a limit or a Go throw stops the run. An exception that escaped a thread's stack (fail()) is
+  // rethrown here, on the caller's stack, once the run has stopped.
   Result run();
 
   // Ends the simulation from inside a thread (Go's exit), after the current operation.
@@ -122,6 +123,7 @@ class Engine final : public plat::Driver {
   void charge(plat::Cost c) override;
   void switchto(plat::Context& to) override;
   void crash(const char* msg) override;
+  [[noreturn]] void fail(std::exception_ptr e) override;
 
  private:
   struct Thread;
@@ -186,6 +188,7 @@ class Engine final : public plat::Driver {
   bool running_ = false;
   bool stopping_ = false;
   Result result_;
+  std::exception_ptr failure_;  // what fail() stopped the run with, for run() to rethrow
   SplitMix64 rng_;  // the engine's only source of randomness, seeded by the run seed
   uint64_t wait_seq_ = 0;
 };

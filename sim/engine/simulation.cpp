@@ -182,6 +182,7 @@ class Sim final : public rt::Host {
       : cfg_(cfg), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
         interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value) {
     runtime_.host = this;
+    runtime_.useStackPool();  // the engine drives the whole program on this OS thread
     runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
     runtime_.schedtracePeriod = cfg.schedtrace_ns;
     runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());

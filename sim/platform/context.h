@@ -17,9 +17,12 @@ class Context {
  public:
   // A new stack that will run entry(arg) with getg() == gp when first switched to. entry must
   // never return: a stack's code ends by switching away for good. A Go throw escaping entry ends
-  // the program through plat::crash_message.
+  // the program through plat::crash_message, any other exception through the driver's fail().
   Context(Fiber::Entry entry, void* arg, rt::g* gp, size_t stack_size = Fiber::kDefaultStack)
       : g(gp), fiber(&Context::main, this, nullptr, stack_size), entry_(entry), arg_(arg) {}
+  // The same on a stack borrowed from `pool` (see fiber.h), slot `key % pool.slots()`.
+  Context(Fiber::Entry entry, void* arg, rt::g* gp, StackPool& pool, uint64_t key)
+      : g(gp), fiber(&Context::main, this, nullptr, pool, key), entry_(entry), arg_(arg) {}
   // The stack the calling code is already running on (an OS thread's own stack).
   explicit Context(rt::g* gp) : g(gp) {}
 

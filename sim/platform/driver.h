@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 namespace gmp::rt {
@@ -102,6 +103,11 @@ class Driver {
   virtual void switchto(Context& to) = 0;  // gogo / mcall stack switch
   // Ends the run after a Go throw on a stack with no driver frame below it. Must not return.
   virtual void crash(const char* msg) = 0;
+  // Ends the run after a C++ exception other than a Go throw (std::bad_alloc, a failed trace write)
+  // escaped a stack with no driver frame below it, where it cannot propagate. The default reports
+  // it through crash(); a driver may instead rethrow it where its caller can catch it. Must not
+  // return.
+  virtual void fail(std::exception_ptr e);
 };
 
 namespace detail {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <boost/context/detail/fcontext.hpp>
+#include <cstring>
 #include <new>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -24,11 +25,28 @@ thread_local Fiber* tls_starting = nullptr;
 
 // A stack whose frames were abandoned (never unwound) keeps their redzone poison in ASan's shadow
 // memory, and munmap does not clear it: a stack reused or remapped at the same address would see
-// stale poison. Unpoison a stack whenever it starts afresh or goes away.
+// stale poison. Unpoison a stack whenever it starts afresh or goes away. Pooled slots are unpoisoned
+// whenever they change hands, so that copying frames in and out reads no redzones (the copied
+// frames lose their redzones, which only makes ASan see less of them).
 void unpoison_stack([[maybe_unused]] const void* bottom, [[maybe_unused]] size_t size) {
 #if GMP_ASAN
   __asan_unpoison_memory_region(bottom, size);
 #endif
+}
+
+size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// Maps a stack of `size` bytes (rounded up to pages) with a guard page below it. Returns the
+// mapping (nullptr when the kernel refuses: out of memory or of mappings); *map_size is its size.
+void* map_stack(size_t& size, size_t& map_size) {
+  const size_t page = page_size();
+  size = (size + page - 1) / page * page;
+  map_size = size + page;
+  void* map = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (map == MAP_FAILED) return nullptr;
+  mprotect(map, page, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
+  return map;
 }
 }  // namespace
 
@@ -50,21 +68,71 @@ struct FiberAccess {
     (void)self, (void)prev;
 #endif
   }
+  // Back in `self` after a switch: t.data is the fiber that switched to us, t.fctx its suspended
+  // context.
+  static void resumed(Fiber& self, bctx::transfer_t t) {
+    Fiber* prev = static_cast<Fiber*>(t.data);
+    finish_switch(self, *prev);
+    if (!prev->finished_) prev->ctx_ = t.fctx;
+  }
+
+  // Suspends `from` (running) and resumes `to`, first putting `to`'s frames into its slot if it is
+  // pooled and they are not there. When `from` itself stands on that slot it cannot copy its own
+  // frames out, so the pool's swapper, on a stack of its own, does the swap in between.
+  static void jump(Fiber& from, Fiber& to, bool from_finishing) {
+    Fiber* target = &to;
+    if (to.pool_ != nullptr && (to.fresh_ || to.pool_->slots_[to.slot_].owner != &to)) {
+      StackPool& pool = *to.pool_;
+      if (pool.slots_[to.slot_].owner == &from) {
+        pool.swap_to_ = &to;
+        target = pool.swapper_.get();
+      } else {
+        pool.install(to);  // may throw std::bad_alloc, here on `from`'s stack
+      }
+    }
+    tls_starting = target;
+    start_switch(from, *target, from_finishing);
+    bctx::transfer_t t = bctx::jump_fcontext(target->ctx_, &from);
+    resumed(from, t);
+    if (target != &to && from.pool_->swap_failed_) {
+      // The swapper could not save our frames (no memory); they are untouched and we were resumed.
+      from.pool_->swap_failed_ = false;
+      throw std::bad_alloc();
+    }
+  }
+
+  // The swapper's stack: each time a pooled fiber hands over to another of its own slot, install the
+  // other one here, then run it.
+  static void swap_main(bctx::transfer_t t) {
+    for (;;) {
+      Fiber& from = *static_cast<Fiber*>(t.data);
+      StackPool& pool = *from.pool_;
+      Fiber& self = *pool.swapper_;
+      resumed(self, t);
+      Fiber* to = pool.swap_to_;
+      pool.swap_to_ = nullptr;
+      try {
+        pool.install(*to);
+      } catch (const std::bad_alloc&) {
+        pool.swap_failed_ = true;  // go back to `from`, whose frames are still in place
+        to = &from;
+      }
+      tls_starting = to;
+      start_switch(self, *to, false);
+      t = bctx::jump_fcontext(to->ctx_, &self);
+    }
+  }
+
   static void run(bctx::transfer_t t) {
     Fiber* self = tls_starting;
-    Fiber* prev = static_cast<Fiber*>(t.data);
-    prev->ctx_ = t.fctx;
-    finish_switch(*self, *prev);
+    resumed(*self, t);
     try {
       self->entry_(self->arg_);
     } catch (...) {
       self->error_ = std::current_exception();
     }
     self->finished_ = true;
-    Fiber* to = self->exit_to_;
-    tls_starting = to;
-    start_switch(*self, *to, /*from_finishing=*/true);
-    bctx::jump_fcontext(to->ctx_, self);
+    jump(*self, *self->exit_to_, /*from_finishing=*/true);
     __builtin_unreachable();
   }
 };
@@ -73,19 +141,17 @@ Fiber::Fiber() = default;
 
 Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size)
     : entry_(entry), arg_(arg), exit_to_(exit_to) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  stack_size = (stack_size + page - 1) / page * page;
-  map_size_ = stack_size + page;
-  map_ = mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-              -1, 0);
-  if (map_ == MAP_FAILED) throw std::bad_alloc();
-  mprotect(map_, page, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
-  stack_bottom_ = static_cast<char*>(map_) + page;
+  map_ = map_stack(stack_size, map_size_);
+  if (map_ == nullptr) throw std::bad_alloc();
+  stack_bottom_ = static_cast<char*>(map_) + (map_size_ - stack_size);
   stack_size_ = stack_size;
   unpoison_stack(stack_bottom_, stack_size_);
-  void* top = static_cast<char*>(map_) + map_size_;
-  ctx_ = bctx::make_fcontext(top, stack_size, &FiberAccess::run);
+  ctx_ = bctx::make_fcontext(static_cast<char*>(map_) + map_size_, stack_size, &FiberAccess::run);
 }
+
+Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, StackPool& pool, uint64_t key)
+    : entry_(entry), arg_(arg), exit_to_(exit_to), fresh_(true), pool_(&pool),
+      slot_(static_cast<uint32_t>(key % pool.slots())) {}
 
 void Fiber::reset(Entry entry, void* arg) {
   entry_ = entry;
@@ -93,24 +159,85 @@ void Fiber::reset(Entry entry, void* arg) {
   finished_ = false;
   error_ = nullptr;
   fake_stack_ = nullptr;
+  if (pool_ != nullptr) {
+    // Its old frames are dropped; a fiber that starts afresh has none to keep.
+    fresh_ = true;
+    saved_.reset();
+    saved_size_ = saved_cap_ = 0;
+    return;
+  }
   unpoison_stack(stack_bottom_, stack_size_);
   ctx_ = bctx::make_fcontext(static_cast<char*>(map_) + map_size_, stack_size_, &FiberAccess::run);
 }
 
 Fiber::~Fiber() {
+  if (pool_ != nullptr) pool_->drop(*this);
   if (map_ == nullptr) return;
   unpoison_stack(stack_bottom_, stack_size_);
   munmap(map_, map_size_);
 }
 
-void Fiber::switch_to(Fiber& from, Fiber& to) {
-  tls_starting = &to;
-  FiberAccess::start_switch(from, to, false);
-  bctx::transfer_t t = bctx::jump_fcontext(to.ctx_, &from);
-  // Back in `from`: t.data is the fiber that switched to us, t.fctx its suspended context.
-  Fiber* prev = static_cast<Fiber*>(t.data);
-  FiberAccess::finish_switch(from, *prev);
-  if (!prev->finished_) prev->ctx_ = t.fctx;
+void Fiber::switch_to(Fiber& from, Fiber& to) { FiberAccess::jump(from, to, false); }
+
+StackPool::StackPool(uint32_t slots, size_t stack_size) : stack_size_(stack_size), slots_(slots == 0 ? 1 : slots) {
+  swapper_ = std::make_unique<Fiber>(nullptr, nullptr, nullptr);
+  swapper_->ctx_ = bctx::make_fcontext(static_cast<char*>(swapper_->map_) + swapper_->map_size_,
+                                       swapper_->stack_size_, &FiberAccess::swap_main);
+}
+
+StackPool::~StackPool() {
+  for (Slot& s : slots_) {
+    if (s.owner != nullptr) s.owner->pool_ = nullptr;  // a fiber outliving its pool drops nothing
+    if (s.map == nullptr) continue;
+    unpoison_stack(s.bottom, static_cast<size_t>(s.top - s.bottom));
+    munmap(s.map, static_cast<size_t>(s.top - static_cast<char*>(s.map)));
+  }
+}
+
+void StackPool::drop(Fiber& f) {
+  Slot& s = slots_[f.slot_];
+  if (s.owner == &f) s.owner = nullptr;
+}
+
+// Everything that can fail (mapping the slot, the buffer for the frames going out) happens before
+// anything changes, so a std::bad_alloc leaves the slot and both fibers as they were.
+void StackPool::install(Fiber& to) {
+  Slot& s = slots_[to.slot_];
+  if (s.map == nullptr) {
+    size_t size = stack_size_, map_size = 0;
+    void* map = map_stack(size, map_size);
+    if (map == nullptr) throw std::bad_alloc();
+    s.map = map;
+    s.top = static_cast<char*>(map) + map_size;
+    s.bottom = s.top - size;
+  }
+  Fiber* out = s.owner;
+  const bool save = out != nullptr && out != &to && !out->fresh_ && !out->finished_;
+  const size_t n = save ? static_cast<size_t>(s.top - static_cast<char*>(out->ctx_)) : 0;
+  if (save && n > out->saved_cap_) {
+    out->saved_.reset(new char[n]);
+    out->saved_cap_ = n;
+  }
+  const size_t size = static_cast<size_t>(s.top - s.bottom);
+  unpoison_stack(s.bottom, size);
+  if (save) {
+    std::memcpy(out->saved_.get(), out->ctx_, n);
+    out->saved_size_ = n;
+  }
+  s.owner = &to;
+  to.stack_bottom_ = s.bottom;
+  to.stack_size_ = size;
+  if (to.fresh_) {
+    to.fresh_ = false;
+    to.ctx_ = bctx::make_fcontext(s.top, size, &FiberAccess::run);
+  } else if (out != &to) {
+    std::memcpy(to.ctx_, to.saved_.get(), to.saved_size_);
+    bytes_copied_ += to.saved_size_;
+  }
+  if (save) {
+    swaps_++;
+    bytes_copied_ += n;
+  }
 }
 
 }  // namespace gmp::plat

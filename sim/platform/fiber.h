@@ -3,14 +3,33 @@
 // them on one OS thread. Built on Boost.Context's fcontext (make_fcontext/jump_fcontext), with
 // AddressSanitizer fiber annotations so ASan builds understand the stack switches.
 //
-// Stacks are mmap'ed with MAP_NORESERVE and a guard page below, so memory is committed only as a
-// fiber actually touches it: 100,000 fibers with 64 KiB stacks reserve address space, not RAM.
+// A fiber's stack is either its own or borrowed from a StackPool.
+//
+// Own stacks are mmap'ed with MAP_NORESERVE and a guard page below, so memory is committed only as
+// the fiber touches it. Each is a mapping of its own, which the kernel counts (vm.max_map_count,
+// 65,530 by default): fine for an M's g0, not for a million goroutines.
+//
+// Pooled stacks: a StackPool owns a few stacks (slots), and each pooled fiber is bound to one slot
+// for life. A fiber only runs in its slot, at the same addresses every time, so pointers into its
+// frames (saved registers, frame pointers, locals whose address was taken) stay valid. When a
+// fiber is about to run and its slot holds another fiber's suspended frames, those frames (the
+// bytes from the suspended stack pointer to the slot's top: a parked goroutine's frames, a few KiB)
+// are copied out to the heap, and the incoming fiber's own are copied back in. A fiber that has
+// not started yet has no frames and costs nothing. Only one fiber of a pool runs at a time, so a
+// pool belongs to one OS thread; and nothing may point into a suspended pooled fiber's frames from
+// outside them, since they may be somewhere else while it is suspended (the port keeps every value
+// that another thread reads in heap objects: sudogs, Ms, channels, the interpreter's tasks).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <memory>
+#include <vector>
 
 namespace gmp::plat {
+
+class StackPool;
 
 class Fiber {
  public:
@@ -21,6 +40,8 @@ class Fiber {
   // A new fiber that will run entry(arg) when first switched to. When entry returns (or throws),
   // control passes to `exit_to`, and finished() becomes true; an exception is kept in error().
   Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size = kDefaultStack);
+  // The same on a stack borrowed from `pool`: slot `key % pool.slots()`. The pool must outlive it.
+  Fiber(Entry entry, void* arg, Fiber* exit_to, StackPool& pool, uint64_t key);
   ~Fiber();
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
@@ -35,6 +56,8 @@ class Fiber {
 
   bool finished() const { return finished_; }
   std::exception_ptr error() const { return error_; }
+  // Heap bytes that hold this (pooled) fiber's frames while another fiber uses its slot.
+  size_t saved_capacity() const { return saved_cap_; }
 
 #if defined(__SANITIZE_ADDRESS__)
   static constexpr size_t kDefaultStack = 256 * 1024;
@@ -44,19 +67,70 @@ class Fiber {
 
  private:
   friend struct FiberAccess;
+  friend class StackPool;
 
   void* ctx_ = nullptr;  // fcontext_t of the suspended fiber
-  void* map_ = nullptr;  // mmap'ed region: guard page + stack
+  void* map_ = nullptr;  // own stacks: the mmap'ed region, guard page + stack
   size_t map_size_ = 0;
   Entry entry_ = nullptr;
   void* arg_ = nullptr;
   Fiber* exit_to_ = nullptr;
   bool finished_ = false;
+  // Pooled stacks: no frames yet (ctx_ is made when the fiber first enters its slot).
+  bool fresh_ = false;
   std::exception_ptr error_;
+  // Pooled stacks: the pool, the slot, and the frames kept while the slot is someone else's.
+  StackPool* pool_ = nullptr;
+  uint32_t slot_ = 0;
+  size_t saved_size_ = 0;
+  size_t saved_cap_ = 0;
+  std::unique_ptr<char[]> saved_;
   // AddressSanitizer bookkeeping: this fiber's stack bounds and fake-stack handle.
   const void* stack_bottom_ = nullptr;
   size_t stack_size_ = 0;
   void* fake_stack_ = nullptr;
+};
+
+// Stacks shared by many fibers on one OS thread (see above). Slots are mapped lazily, the first
+// time a fiber bound to them runs.
+class StackPool {
+ public:
+  explicit StackPool(uint32_t slots = kDefaultSlots, size_t stack_size = Fiber::kDefaultStack);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  uint32_t slots() const { return static_cast<uint32_t>(slots_.size()); }
+  // How many times a slot changed hands with frames to copy, and the bytes copied both ways.
+  uint64_t swaps() const { return swaps_; }
+  uint64_t bytes_copied() const { return bytes_copied_; }
+
+  // Enough that the goroutines running at once on a few Ps, and the pairs that hand work to each
+  // other, seldom share a slot; few enough that the pool is a handful of mappings.
+  static constexpr uint32_t kDefaultSlots = 64;
+
+ private:
+  friend struct FiberAccess;
+  friend class Fiber;
+  struct Slot {
+    void* map = nullptr;  // guard page + stack, or nullptr until first used
+    char* bottom = nullptr;
+    char* top = nullptr;
+    Fiber* owner = nullptr;  // whose frames are in the slot now
+  };
+  // Makes `to`'s frames the ones in its slot (or starts them there), saving the previous owner's.
+  // The previous owner must not be running.
+  void install(Fiber& to);
+  void drop(Fiber& f);  // f goes away: it no longer owns its slot
+
+  size_t stack_size_;
+  std::vector<Slot> slots_;
+  // Runs install() when the fiber switching out owns the slot it would overwrite.
+  std::unique_ptr<Fiber> swapper_;
+  Fiber* swap_to_ = nullptr;
+  bool swap_failed_ = false;  // the swapper ran out of memory and resumed the fiber it came from
+  uint64_t swaps_ = 0;
+  uint64_t bytes_copied_ = 0;
 };
 
 }  // namespace gmp::plat

@@ -167,16 +167,46 @@ thread_local Context* tls_context = nullptr;
 
 // A context's bottom frame. This stack is abandoned after crash(), never unwound, so nothing
 // that owns heap memory may be alive on it then: the message is copied out of the exception into
-// a buffer here and the exception is released before the crash.
+// a per-thread buffer and the exception is released before the crash; any other exception is moved
+// out to the driver, which owns it from then on. The buffer is not on this frame because every
+// goroutine's stack holds this frame, and a parked goroutine's frames are what it costs in memory.
 void Context::main(void* self) {
+  static thread_local char msg[1024];
   auto* c = static_cast<Context*>(self);
-  char msg[1024] = "fatal error: execution context returned";
+  std::exception_ptr err;
   try {
     c->entry_(c->arg_);
+    std::snprintf(msg, sizeof msg, "fatal error: execution context returned");
   } catch (const GoFatal& f) {
     std::snprintf(msg, sizeof msg, "%s", f.what());
+  } catch (...) {
+    err = std::current_exception();
+  }
+  if (err) {
+    if (Driver* d = current_driver()) d->fail(std::move(err));
+    std::snprintf(msg, sizeof msg, "fatal error: %s", exception_message(err).c_str());
+    err = nullptr;
   }
   crash_message(msg);
+}
+
+std::string exception_message(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+void Driver::fail(std::exception_ptr e) {
+  char msg[1024];  // crash() does not return: nothing owning memory may be alive on this frame
+  std::snprintf(msg, sizeof msg, "fatal error: %s", exception_message(e).c_str());
+  e = nullptr;
+  crash(msg);
 }
 
 void crash_message(const char* msg) {

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
+#include <string>
 
 #include "sim/platform/driver.h"
 
@@ -55,6 +57,8 @@ void block_for(int64_t ns);
 // The end of the program after a Go throw that no driver frame can catch (one raised on a
 // goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.
 [[noreturn]] void crash_message(const char* msg);
+// What an exception says: its what(), or "out of memory" for std::bad_alloc.
+std::string exception_message(const std::exception_ptr& e);
 
 // [[noreturn]] Go throw / fatal, raised as GoFatal.
 [[noreturn]] void throw_(const char* msg);

@@ -322,11 +322,15 @@ void Runtime::unlockOSThread() {
   dounlockOSThread();
 }
 
-// malg (proc.go): a new G with its own stack.
+// malg (proc.go): a new G with its own stack. A pooled stack's slot is chosen by the G's place in
+// allocation order, which the run determines.
 g* Runtime::malg() {
   gstore_.push_back(std::make_unique<g>());
   g* newg = gstore_.back().get();
-  ctxstore_.push_back(std::make_unique<plat::Context>(&goroutine_entry, newg, newg));
+  const uint64_t key = ctxstore_.size();
+  ctxstore_.push_back(stackpool_ != nullptr
+                          ? std::make_unique<plat::Context>(&goroutine_entry, newg, newg, *stackpool_, key)
+                          : std::make_unique<plat::Context>(&goroutine_entry, newg, newg));
   newg->stack = ctxstore_.back().get();
   return newg;
 }

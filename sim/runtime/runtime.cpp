@@ -67,4 +67,9 @@ Runtime::~Runtime() {
   for (p* pp : allp) timersFree(pp);
 }
 
+void Runtime::useStackPool(uint32_t slots) {
+  if (!ctxstore_.empty()) plat::throw_("useStackPool: goroutines already have stacks");
+  stackpool_ = std::make_unique<plat::StackPool>(slots);
+}
+
 }  // namespace gmp::rt

@@ -91,6 +91,12 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
   ~Runtime();
 
+  // Goroutine stacks are borrowed from a pool of a few shared stacks (plat::StackPool) instead of
+  // one mapping each, so that millions of goroutines fit. Only for a runtime driven on one OS
+  // thread (the engine); call before the first goroutine is made.
+  void useStackPool(uint32_t slots = plat::StackPool::kDefaultSlots);
+  const plat::StackPool* stackPool() const { return stackpool_.get(); }
+
   // The Runtime of the simulation running on this OS thread (for signal handlers).
   static Runtime* current();
   static void setCurrent(Runtime* r);
@@ -289,6 +295,7 @@ class Runtime {
   std::vector<std::unique_ptr<p>> pstore_;
   std::vector<std::unique_ptr<m>> mstore_;
   std::vector<std::unique_ptr<g>> gstore_;
+  std::unique_ptr<plat::StackPool> stackpool_;  // before ctxstore_: it outlives the contexts
   std::vector<std::unique_ptr<plat::Context>> ctxstore_;
   plat::Note netpollNote_;
   Atomic<uint32_t> netpollWakeSig_;
