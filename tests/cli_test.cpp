@@ -15,8 +15,8 @@ struct Out {
   std::string text;  // stdout and stderr together
 };
 
-Out gmpsim(const std::string& args) {
-  const std::string cmd = std::string(GMPSIM) + " " + args + " 2>&1";
+// Runs a shell command line.
+Out shell(const std::string& cmd) {
   Out o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -27,6 +27,8 @@ Out gmpsim(const std::string& args) {
   o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return o;
 }
+
+Out gmpsim(const std::string& args) { return shell(std::string(GMPSIM) + " " + args + " 2>&1"); }
 
 std::string tmp(const std::string& name) { return std::string(GMP_BINARY_DIR) + "/cli_test_" + name; }
 
@@ -156,3 +158,27 @@ TEST_CASE("a parallel sweep prints exactly what a sequential one does", "[cli][s
   CHECK(seq.text == par.text);
   std::remove(svg.c_str());
 }
+
+// Sanitizer builds reserve terabytes of shadow memory and cannot start under an address-space limit.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST_CASE("gmpsim run out of memory says so, exits 1 and leaves no trace behind", "[cli][scale]") {
+  const std::string sc = tmp("oom.textproto"), tr = tmp("oom.trace");
+  std::remove(tr.c_str());
+  write(sc, R"(
+chan { name: "start" }
+func { name: "main"
+  op { loop { count: 1000000 op { go { func: "w" } } } }
+  op { gosched {} }
+  op { close { chan: "start" } }
+}
+func { name: "w" op { recv { chan: "start" } } }
+)");
+  // 1,000,000 parked goroutines need about 1.2 GB; the limit is 300 MB.
+  const Out o = shell("ulimit -v 300000; exec " + std::string(GMPSIM) + " run " + sc + " --trace " + tr + " 2>&1");
+  CHECK(o.status == 1);
+  CHECK(o.text.find("gmpsim: out of memory") != std::string::npos);
+  CHECK_FALSE(exists(tr));
+  // Nor a temporary file beside it.
+  CHECK(shell("ls " + std::string(GMP_BINARY_DIR) + " | grep -c cli_test_oom.trace").text == "0\n");
+}
+#endif

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <mutex>
 #include <string>
@@ -54,13 +55,23 @@ int cmd_sweep(int argc, char** argv) {
   std::mutex mu;
   std::condition_variable cv;
   size_t done = 0;
+  // A run that throws (out of memory) stops the sweep: the others take no new runs, and the
+  // exception is rethrown here once every thread has stopped.
+  std::exception_ptr failure;
   auto worker = [&] {
     for (size_t j = next.fetch_add(1); j < total; j = next.fetch_add(1)) {
       SweepPoint& pt = pts[j / o.seeds];
       const uint64_t k = j % o.seeds;
-      pt.runs[k] = engine::simulate(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed + k));
+      std::exception_ptr err;
+      try {
+        pt.runs[k] = engine::simulate(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed + k));
+      } catch (...) {
+        err = std::current_exception();
+        next = total;
+      }
       std::lock_guard<std::mutex> l(mu);
-      done++;
+      if (err && !failure) failure = err;
+      done = err ? total : done + 1;
       cv.notify_one();
     }
   };
@@ -78,6 +89,7 @@ int cmd_sweep(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   end_progress();
+  if (failure) std::rethrow_exception(failure);
   int status = 0;
   for (auto& pt : pts) {
     if (pt.cores == 0) pt.cores = pt.runs.front().cores;

@@ -1,10 +1,12 @@
 // gmpsim: the command-line entry point.
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
+#include "sim/cli/memory_limit.h"
 
 namespace {
 
@@ -21,9 +23,7 @@ const char kHelp[] =
     "60s of virtual time) or --max-events (default 2000000000) with exit status 2. --jitter adds up to\n"
     "DUR to every operation's cost, drawn from the seed, to stress the port under varied interleavings.\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int dispatch(int argc, char** argv) {
   if (argc < 2) gmp::cli::usage_error("missing command");
   const std::string cmd = argv[1];
   if (cmd == "run") return gmp::cli::cmd_run(argc - 2, argv + 2);
@@ -35,4 +35,21 @@ int main(int argc, char** argv) {
     return 0;
   }
   gmp::cli::usage_error("unknown command '" + cmd + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gmp::cli::limit_memory_to_machine();
+  try {
+    return dispatch(argc, argv);
+  } catch (const std::bad_alloc&) {
+    // Whatever was being written is removed as the exception unwinds (the trace writer's temporary
+    // file); nothing is left half-written.
+    const uint64_t limit = gmp::cli::memory_limit();
+    std::fprintf(stderr, "gmpsim: out of memory");
+    if (limit != 0) std::fprintf(stderr, " (the limit is %.1f GiB: the machine's memory, or ulimit -v)", static_cast<double>(limit) / (1 << 30));
+    std::fprintf(stderr, "\n");
+    return 1;
+  }
 }
