@@ -6,12 +6,9 @@
 #include <boost/context/detail/fcontext.hpp>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
+#if GMP_FIBER_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
-#define GMP_ASAN 1
-#else
-#define GMP_ASAN 0
 #endif
 
 namespace gmp::plat {
@@ -26,7 +23,7 @@ thread_local Fiber* tls_starting = nullptr;
 // memory, and munmap does not clear it: a stack reused or remapped at the same address would see
 // stale poison. Unpoison a stack whenever it starts afresh or goes away.
 void unpoison_stack([[maybe_unused]] const void* bottom, [[maybe_unused]] size_t size) {
-#if GMP_ASAN
+#if GMP_FIBER_ASAN
   __asan_unpoison_memory_region(bottom, size);
 #endif
 }
@@ -34,7 +31,7 @@ void unpoison_stack([[maybe_unused]] const void* bottom, [[maybe_unused]] size_t
 
 struct FiberAccess {
   static void start_switch(Fiber& from, Fiber& to, bool from_finishing) {
-#if GMP_ASAN
+#if GMP_FIBER_ASAN
     __sanitizer_start_switch_fiber(from_finishing ? nullptr : &from.fake_stack_, to.stack_bottom_,
                                    to.stack_size_);
 #else
@@ -44,7 +41,7 @@ struct FiberAccess {
   // Called on `self` right after it resumes; records the bounds of the fiber we came from (this is
   // how the thread's own stack learns its bounds).
   static void finish_switch(Fiber& self, Fiber& prev) {
-#if GMP_ASAN
+#if GMP_FIBER_ASAN
     __sanitizer_finish_switch_fiber(self.fake_stack_, &prev.stack_bottom_, &prev.stack_size_);
 #else
     (void)self, (void)prev;
