@@ -83,7 +83,16 @@ RunResult Explorer::run() {
     for (auto& t : threads_) any_left = any_left || !t->done;
     if (!any_left) break;
     uint32_t next;
-    if (!pick(next)) {
+    bool picked = false;
+    try {
+      picked = pick(next);
+    } catch (...) {
+      // The strategy threw here, on the main fiber (a replayed schedule that cannot be followed):
+      // tear the run down like a thread's throw, then rethrow.
+      foreign = std::current_exception();
+      break;
+    }
+    if (!picked) {
       result_.outcome = RunResult::Outcome::Deadlock;
       std::string who;
       for (auto& t : threads_) {
@@ -107,7 +116,9 @@ RunResult Explorer::run() {
   tearing_down_ = foreign || result_.outcome != RunResult::Outcome::Completed;
   if (tearing_down_) {
     for (auto& t : threads_) {
-      if (t->done || !t->fiber) continue;
+      // A thread whose function threw a foreign exception has finished without setting done:
+      // its fiber is gone and must not be resumed.
+      if (t->done || !t->fiber || t->fiber->finished()) continue;
       // A thread never started has nothing to unwind.
       t->wait = Wait::None;
       cur_ = t->index;

@@ -127,7 +127,7 @@ class PWorker {
 class World {
  public:
   World(const QueueCheckConfig& cfg, QueueCheckResult& res)
-      : cfg_(cfg), res_(res), r_(cfg.procs), gs_(static_cast<size_t>(cfg.gs)) {
+      : res_(res), r_(cfg.procs), gs_(static_cast<size_t>(cfg.gs)) {
     const size_t n = gs_.size();
     const int32_t producers = cfg.producers > 0 ? std::min(cfg.producers, cfg.procs) : (cfg.procs + 1) / 2;
     res.total_gs = n;
@@ -191,7 +191,6 @@ class World {
     res_.drained++;
   }
 
-  const QueueCheckConfig& cfg_;
   QueueCheckResult& res_;
   rt::Runtime r_;
   std::vector<rt::g> gs_;
@@ -206,7 +205,7 @@ class World {
 QueueCheckResult run_queue_check(const QueueCheckConfig& cfg, Strategy& strategy) {
   QueueCheckResult res;
   World w(cfg, res);
-  Explorer ex(strategy);
+  Explorer ex(strategy, cfg.max_steps);
   for (size_t i = 0; i < w.procs(); i++) {
     PWorker* pw = &w.worker(i);
     ex.add_thread("P" + std::to_string(i), [pw] { (*pw)(); }, w.g0(i));

@@ -26,6 +26,7 @@ struct QueueCheckConfig {
   int32_t producers = 0;   // Ps that put Gs; 0 means half of procs, rounded up
   int32_t run_every = 4;   // a producer runs one G after this many puts
   uint64_t seed = 1;
+  uint64_t max_steps = 10'000'000;  // the Explorer's step limit (run_queue_check only)
 };
 
 struct QueueCheckPStats {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,15 @@ class RandomStrategy final : public Strategy {
   SplitMix64 rng_;
 };
 
-// Replays a recorded schedule; past its end, keeps the current thread running when it can.
+// A schedule that cannot be parsed (what() names the byte offset of the bad character) or
+// replayed (what() names the step and the thread that cannot run there).
+class ScheduleError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Replays a recorded schedule; past its end, keeps the current thread running when it can. A step
+// that picks a thread that cannot run there throws ScheduleError (out of Explorer::run).
 class ReplayStrategy final : public Strategy {
  public:
   explicit ReplayStrategy(std::vector<uint32_t> schedule) : schedule_(std::move(schedule)) {}
@@ -41,8 +50,14 @@ class ReplayStrategy final : public Strategy {
   size_t pos_ = 0;
 };
 
-// A schedule as text: thread indices separated by dots ("0.1.1.0"), and back.
+// The most steps parse_schedule accepts: the Explorer's default step limit, so a longer schedule
+// could never be replayed to its end.
+inline constexpr size_t kMaxScheduleSteps = 10'000'000;
+
+// A schedule as text: thread indices separated by dots ("0.1.1.0"), and back. parse_schedule
+// accepts only indices below `threads` and at most kMaxScheduleSteps of them; it throws
+// ScheduleError naming the byte offset of the first bad character (or of the bad index).
 std::string format_schedule(const std::vector<uint32_t>& s);
-std::vector<uint32_t> parse_schedule(const std::string& text);
+std::vector<uint32_t> parse_schedule(const std::string& text, uint32_t threads = UINT32_MAX);
 
 }  // namespace gmp::model

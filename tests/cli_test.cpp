@@ -147,6 +147,28 @@ TEST_CASE("gmpsim trace rejects a file that is not a trace and names the offset"
   std::remove(path.c_str());
 }
 
+// A malformed or impossible --replay schedule used to escape as an uncaught exception (SIGABRT).
+TEST_CASE("gmpsim steal --replay with a bad schedule exits 2 naming the byte offset", "[cli][errors]") {
+  Out o = gmpsim("steal --replay abc");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("--replay: schedule: unexpected 'a', expected a digit or '.' at byte offset 0") !=
+        std::string::npos);
+  o = gmpsim("steal --replay 0.1..0");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("expected a thread index, found '.' at byte offset 4") != std::string::npos);
+  o = gmpsim("steal --replay 0.1.");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("expected a thread index, found the end at byte offset 4") != std::string::npos);
+  o = gmpsim("steal --replay 0.99999999999");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("thread index too large at byte offset 2") != std::string::npos);
+  // Well formed, but the machine has 2 Ps: threads 0 and 1.
+  o = gmpsim("steal --procs 2 --gs 4 --replay 7.7.7.7");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("thread index 7 out of range (threads are 0 to 1) at byte offset 0") != std::string::npos);
+  CHECK(o.text.find("terminate") == std::string::npos);
+}
+
 // Sweeps run simulations on several threads; the output must not depend on how many.
 TEST_CASE("a parallel sweep prints exactly what a sequential one does", "[cli][sweep][determinism]") {
   const std::string svg = tmp("par.svg");

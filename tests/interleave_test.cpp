@@ -125,6 +125,40 @@ TEST_CASE("schedule text round-trips and bad text names its offset", "[explorer]
   CHECK(parse_schedule(format_schedule(s)) == s);
   CHECK_THROWS_WITH(parse_schedule("0.1x"), Catch::Contains("offset 3"));
   CHECK_THROWS_WITH(parse_schedule("0..1"), Catch::Contains("offset 2"));
+  CHECK_THROWS_AS(parse_schedule("0.1."), ScheduleError);
+  CHECK_THROWS_WITH(parse_schedule("0.1."), Catch::Contains("found the end at byte offset 4"));
+  CHECK_THROWS_WITH(parse_schedule(std::string("0\x01", 2)), Catch::Contains("byte \\x01, expected a digit"));
+  CHECK_THROWS_WITH(parse_schedule("1.4294967296"), Catch::Contains("too large at byte offset 2"));
+  CHECK(parse_schedule("0.2.1", 3) == std::vector<uint32_t>{0, 2, 1});
+  CHECK_THROWS_WITH(parse_schedule("0.2.13", 3), Catch::Contains("thread index 13 out of range (threads are 0 to 2) at byte offset 4"));
+  std::string longest;
+  for (size_t i = 0; i < kMaxScheduleSteps; i++) longest += "0.";
+  longest.pop_back();
+  CHECK(parse_schedule(longest).size() == kMaxScheduleSteps);
+  CHECK_THROWS_WITH(parse_schedule(longest + ".1"), Catch::Contains("more than 10000000 steps at byte offset " +
+                                                                    std::to_string(longest.size() + 1)));
+}
+
+// A replayed schedule that picks a thread that cannot run there throws ScheduleError out of the
+// run, whether the pick is the run's first (made on the explorer's own fiber) or a later one (made
+// on a thread's), and the run is torn down.
+TEST_CASE("a schedule that cannot be followed throws ScheduleError", "[explorer]") {
+  QueueCheckConfig cfg;
+  cfg.procs = 3;
+  cfg.gs = 12;
+  ReplayStrategy first({7});
+  CHECK_THROWS_WITH(run_queue_check(cfg, first), Catch::Contains("schedule step 0 picks thread 7, which cannot run there (runnable: 0, 1, 2)"));
+  RandomStrategy rnd(5);
+  const QueueCheckResult a = run_queue_check(cfg, rnd);
+  REQUIRE(a.ok());
+  REQUIRE(a.run.schedule.size() > 20);
+  std::vector<uint32_t> s(a.run.schedule.begin(), a.run.schedule.begin() + 20);
+  s.push_back(9);
+  ReplayStrategy later(s);
+  CHECK_THROWS_AS(run_queue_check(cfg, later), ScheduleError);
+  // The explorer is usable again afterwards.
+  ReplayStrategy again(a.run.schedule);
+  CHECK(run_queue_check(cfg, again).ok());
 }
 
 // The issue's acceptance test: 4 Ps put, get and steal concurrently over thousands of seeded

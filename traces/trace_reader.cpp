@@ -119,7 +119,8 @@ bool TraceReader::read_record(google::protobuf::MessageLite& msg, const char* wh
     fail(start, std::string("malformed length of ") + what + ": " + std::to_string(len) +
                     " bytes exceeds the limit of " + std::to_string(kMaxRecordBytes));
   }
-  if (len > size_ - offset_) {
+  // offset_ > size_ only if the file grew since it was opened; the bytes read are then still checked.
+  if (offset_ <= size_ && len > size_ - offset_) {
     fail(start, std::string("truncated: ") + what + " declares " + std::to_string(len) +
                     " bytes, the file ends after " + std::to_string(size_ - offset_));
   }

@@ -57,10 +57,16 @@ int cmd_steal(int argc, char** argv) {
     else usage_error("steal: unknown flag '" + a + "'");
   }
   if (have_replay) {
-    gmp::model::ReplayStrategy strat(gmp::model::parse_schedule(replay));
-    auto r = gmp::model::run_queue_check(cfg, strat);
-    print_run(cfg, r);
-    return r.ok() ? 0 : 1;
+    // A schedule that does not parse, names a thread that does not exist, or picks a thread that
+    // cannot run at its step is bad input: exit 2 with the reason, as for any bad flag value.
+    try {
+      gmp::model::ReplayStrategy strat(gmp::model::parse_schedule(replay, static_cast<uint32_t>(cfg.procs)));
+      auto r = gmp::model::run_queue_check(cfg, strat);
+      print_run(cfg, r);
+      return r.ok() ? 0 : 1;
+    } catch (const gmp::model::ScheduleError& e) {
+      usage_error(std::string("--replay: ") + e.what());
+    }
   }
   uint64_t failures = 0;
   const uint64_t first = cfg.seed;

@@ -7,12 +7,9 @@
 #include <cstring>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
+#if GMP_FIBER_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
-#define GMP_ASAN 1
-#else
-#define GMP_ASAN 0
 #endif
 
 namespace gmp::plat {
@@ -29,7 +26,7 @@ thread_local Fiber* tls_starting = nullptr;
 // whenever they change hands, so that copying frames in and out reads no redzones (the copied
 // frames lose their redzones, which only makes ASan see less of them).
 void unpoison_stack([[maybe_unused]] const void* bottom, [[maybe_unused]] size_t size) {
-#if GMP_ASAN
+#if GMP_FIBER_ASAN
   __asan_unpoison_memory_region(bottom, size);
 #endif
 }
@@ -52,7 +49,7 @@ void* map_stack(size_t& size, size_t& map_size) {
 
 struct FiberAccess {
   static void start_switch(Fiber& from, Fiber& to, bool from_finishing) {
-#if GMP_ASAN
+#if GMP_FIBER_ASAN
     __sanitizer_start_switch_fiber(from_finishing ? nullptr : &from.fake_stack_, to.stack_bottom_,
                                    to.stack_size_);
 #else
@@ -62,7 +59,7 @@ struct FiberAccess {
   // Called on `self` right after it resumes; records the bounds of the fiber we came from (this is
   // how the thread's own stack learns its bounds).
   static void finish_switch(Fiber& self, Fiber& prev) {
-#if GMP_ASAN
+#if GMP_FIBER_ASAN
     __sanitizer_finish_switch_fiber(self.fake_stack_, &prev.stack_bottom_, &prev.stack_size_);
 #else
     (void)self, (void)prev;

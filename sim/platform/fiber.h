@@ -27,6 +27,19 @@
 #include <memory>
 #include <vector>
 
+// AddressSanitizer builds: GCC defines __SANITIZE_ADDRESS__; clang 14 does not, and says so through
+// __has_feature. Under ASan, fiber switches are announced to it and stacks are larger.
+#if defined(__SANITIZE_ADDRESS__)
+#define GMP_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GMP_FIBER_ASAN 1
+#endif
+#endif
+#ifndef GMP_FIBER_ASAN
+#define GMP_FIBER_ASAN 0
+#endif
+
 namespace gmp::plat {
 
 class StackPool;
@@ -59,7 +72,7 @@ class Fiber {
   // Heap bytes that hold this (pooled) fiber's frames while another fiber uses its slot.
   size_t saved_capacity() const { return saved_cap_; }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if GMP_FIBER_ASAN
   static constexpr size_t kDefaultStack = 256 * 1024;
 #else
   static constexpr size_t kDefaultStack = 64 * 1024;
