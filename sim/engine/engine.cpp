@@ -28,7 +28,6 @@ struct Engine::Thread {
   uint64_t wait_seq = 0;      // order of arrival among waiters
 
   int64_t t = 0;              // this thread's clock
-  uint64_t gen = 0;           // queue entries with another gen are stale
   uint64_t tie = 0;           // tie-break of its newest queue entry
 
   int core = -1;
@@ -69,6 +68,7 @@ uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg
   const int64_t at = running_ ? cur().t : 0;
   Thread& ref = *t;
   threads_.push_back(std::move(t));
+  qpos_.push_back(-1);
   // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
   make_ready(ref, at);
   return ref.id;
@@ -131,7 +131,7 @@ void Engine::exit(int code) { stop_run(Stop::Exit, code, ""); }
 void Engine::exit_thread() {
   Thread& t = cur();
   t.state = State::Exited;
-  t.gen++;
+  unqueue(t);
   release_core(t, t.t);
   reschedule();
   __builtin_unreachable();  // an exited thread is never resumed
@@ -143,16 +143,69 @@ plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(t
 
 int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
 
-void Engine::push(Thread& t) {
-  t.gen++;
-  enqueue(t, t.t);
-}
+void Engine::push(Thread& t) { enqueue(t, t.t); }
 
 // Every queue entry comes through here, which keeps horizon_ a lower bound of the queue's top.
 void Engine::enqueue(Thread& t, int64_t at) {
   t.tie = rng_.next();
-  queue_.push(QItem{at, t.tie, t.id, t.gen});
+  const QItem it{at, t.tie, t.id};
   horizon_ = std::min(horizon_, at);
+  const int32_t pos = qpos_[t.id];
+  if (pos < 0) {
+    heap_.push_back(it);
+    q_sift_up(heap_.size() - 1, it);
+  } else if (pos > 0 && earlier(it, heap_[static_cast<size_t>(pos - 1) / 2])) {
+    q_sift_up(static_cast<size_t>(pos), it);
+  } else {
+    q_sift_down(static_cast<size_t>(pos), it);
+  }
+}
+
+void Engine::unqueue(Thread& t) {
+  if (qpos_[t.id] >= 0) q_remove_at(static_cast<size_t>(qpos_[t.id]));
+}
+
+// Moves `it` up from hole i to its place.
+void Engine::q_sift_up(size_t i, QItem it) {
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!earlier(it, heap_[parent])) break;
+    q_place(i, heap_[parent]);
+    i = parent;
+  }
+  q_place(i, it);
+}
+
+// Moves `it` down from hole i to its place.
+void Engine::q_sift_down(size_t i, QItem it) {
+  const size_t n = heap_.size();
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && earlier(heap_[c + 1], heap_[c])) c++;
+    if (!earlier(heap_[c], it)) break;
+    q_place(i, heap_[c]);
+    i = c;
+  }
+  q_place(i, it);
+}
+
+void Engine::q_remove_at(size_t i) {
+  qpos_[heap_[i].tid] = -1;
+  const QItem last = heap_.back();
+  heap_.pop_back();
+  if (i == heap_.size()) return;
+  if (i > 0 && earlier(last, heap_[(i - 1) / 2])) {
+    q_sift_up(i, last);
+  } else {
+    q_sift_down(i, last);
+  }
+}
+
+Engine::QItem Engine::q_pop() {
+  const QItem top = heap_.front();
+  q_remove_at(0);
+  return top;
 }
 
 void Engine::switch_thread(Thread& to) {
@@ -177,11 +230,9 @@ void Engine::reschedule() {
 // Pops the earliest running thread, firing the timers of blocked threads that come due first
 // (which may make them running); nullptr when nothing is queued.
 Engine::Thread* Engine::next_running() {
-  while (!queue_.empty()) {
-    const QItem it = queue_.top();
-    queue_.pop();
+  while (!heap_.empty()) {
+    const QItem it = q_pop();
     Thread& n = *threads_[it.tid];
-    if (it.gen != n.gen) continue;
     if (n.state == State::Running) return &n;
     if (n.state == State::Blocked) wake(n, it.time);  // its timeout
   }
@@ -190,21 +241,32 @@ Engine::Thread* Engine::next_running() {
 
 void Engine::yield_if_late() {
   Thread& self = cur();
-  while (!queue_.empty()) {
-    const QItem& top = queue_.top();
-    if (top.gen != threads_[top.tid]->gen) {
-      queue_.pop();
-      continue;
-    }
-    horizon_ = top.time;
-    if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
-    break;
-  }
-  if (queue_.empty()) {
+  if (heap_.empty()) {
     horizon_ = INT64_MAX;
     return;
   }
-  push(self);
+  const QItem top = heap_.front();
+  horizon_ = top.time;
+  if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
+  if (qpos_[self.id] >= 0) {  // not expected: a running thread has no entry of its own
+    push(self);
+    reschedule();
+    return;
+  }
+  // push(self) then next_running's first pop, as one heap operation. Self's new entry draws a
+  // new tie: at an equal time it may now come first, and then the pop returns self itself.
+  self.tie = rng_.next();
+  const QItem mine{self.t, self.tie, self.id};
+  if (earlier(mine, top)) return;
+  // Otherwise self's entry takes the top's place, and the top is what the pop returns.
+  qpos_[top.tid] = -1;
+  q_sift_down(0, mine);
+  Thread& n = *threads_[top.tid];
+  if (n.state == State::Running) {
+    switch_thread(n);
+    return;
+  }
+  if (n.state == State::Blocked) wake(n, top.time);  // its timeout
   reschedule();
 }
 
@@ -242,7 +304,7 @@ void Engine::yield_core() {
   core_thread_[static_cast<size_t>(core)] = -1;
   self.core = -1;
   self.state = State::Ready;
-  self.gen++;
+  unqueue(self);
   const uint32_t next = os_runq_.front();
   os_runq_.pop();
   os_runq_.push(self.id);
@@ -312,7 +374,7 @@ void Engine::make_ready(Thread& t, int64_t at) {
   }
   os_runq_.push(t.id);
   rare_ |= kRareWaiting;
-  t.gen++;
+  unqueue(t);
   // Someone waits for a core: cut long computes at the end of their slices.
   for (auto& r : threads_) {
     if (r->state == State::Running && r->computing && r->slice_end < r->compute_end) {
@@ -375,8 +437,11 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   self.wait_on = on;
   self.wait_seq = ++wait_seq_;
   if (!keep_core) release_core(self, self.t);
-  self.gen++;
-  if (deadline != kNever) enqueue(self, deadline);
+  if (deadline != kNever) {
+    enqueue(self, deadline);
+  } else {
+    unqueue(self);
+  }
   reschedule();
 }
 

@@ -140,7 +140,8 @@ class Engine final : public plat::Driver {
   void release_core(Thread& t, int64_t at);
   void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
   void push(Thread& t);                  // (re)queue a running thread at its clock
-  void enqueue(Thread& t, int64_t at);   // a queue entry for t's current gen, due at `at`
+  void enqueue(Thread& t, int64_t at);   // t's queue entry (new or replacing its old one), due at `at`
+  void unqueue(Thread& t);               // t has no queue entry any more
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
@@ -155,18 +156,29 @@ class Engine final : public plat::Driver {
   static void thread_main(void* arg);
   Thread& cur() { return *curp_; }
 
+  // The event queue: at most one entry per thread (a running thread's next operation, or a
+  // blocked thread's timeout), in a binary min-heap on (time, tie) that records each thread's
+  // position (qpos_), so that an entry is replaced or removed in place instead of left stale.
   struct QItem {
     int64_t time;
     uint64_t tie;
     uint32_t tid;
-    uint64_t gen;
-    bool operator>(const QItem& o) const { return time != o.time ? time > o.time : tie > o.tie; }
   };
+  static bool earlier(const QItem& a, const QItem& b) { return a.time != b.time ? a.time < b.time : a.tie < b.tie; }
+  void q_place(size_t i, const QItem& it) {
+    heap_[i] = it;
+    qpos_[it.tid] = static_cast<int32_t>(i);
+  }
+  void q_sift_up(size_t i, QItem it);
+  void q_sift_down(size_t i, QItem it);
+  void q_remove_at(size_t i);
+  QItem q_pop();
 
   EngineConfig cfg_;
   EngineStats stats_;
   std::vector<std::unique_ptr<Thread>> threads_;
-  std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue_;
+  std::vector<QItem> heap_;
+  std::vector<int32_t> qpos_;      // each thread's index in heap_, -1 if it has no entry
   std::queue<uint32_t> os_runq_;   // ready threads waiting for a core
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
   double slowest_speed_ = 1e300;      // the slowest core's speed
