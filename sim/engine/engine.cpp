@@ -26,6 +26,7 @@ struct Engine::Thread {
   Wait wait = Wait::None;
   const void* wait_on = nullptr;
   uint64_t wait_seq = 0;      // order of arrival among waiters
+  uint32_t waiter_idx = 0;    // its index in waiters_ while it waits on something
 
   int64_t t = 0;              // this thread's clock
   uint64_t tie = 0;           // tie-break of its newest queue entry
@@ -376,7 +377,7 @@ void Engine::make_ready(Thread& t, int64_t at) {
   rare_ |= kRareWaiting;
   unqueue(t);
   // Someone waits for a core: cut long computes at the end of their slices.
-  for (auto& r : threads_) {
+  if (computing_ != 0) for (auto& r : threads_) {
     if (r->state == State::Running && r->computing && r->slice_end < r->compute_end) {
       interrupt(*r, std::max(r->slice_end, t.t));
     }
@@ -436,6 +437,10 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   self.wait = w;
   self.wait_on = on;
   self.wait_seq = ++wait_seq_;
+  if (on != nullptr) {
+    self.waiter_idx = static_cast<uint32_t>(waiters_.size());
+    waiters_.push_back(Waiter{on, self.id});
+  }
   if (!keep_core) release_core(self, self.t);
   if (deadline != kNever) {
     enqueue(self, deadline);
@@ -447,6 +452,12 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
 
 void Engine::wake(Thread& t, int64_t at) {
   if (t.state != State::Blocked) return;
+  if (t.wait_on != nullptr) {
+    const Waiter last = waiters_.back();
+    waiters_[t.waiter_idx] = last;
+    threads_[last.tid]->waiter_idx = t.waiter_idx;
+    waiters_.pop_back();
+  }
   t.wait = Wait::None;
   t.wait_on = nullptr;
   if (t.core >= 0) {  // it waited busy on its core (a spinning lock waiter): no switch back
@@ -472,6 +483,7 @@ int64_t Engine::compute(int64_t work) {
   const auto ns = static_cast<int64_t>(std::ceil(static_cast<double>(work) / speed));
   const int64_t planned_end = self.t + ns;
   self.computing = true;
+  computing_++;
   self.compute_start = self.t;
   self.compute_end = planned_end;
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
@@ -486,6 +498,7 @@ int64_t Engine::compute(int64_t work) {
   yield_if_late();  // others run until this compute's end, or until someone cuts it
   Thread& me = cur();
   me.computing = false;
+  computing_--;
   const int64_t left_ns = planned_end - me.t;
   check_limits();
   if (me.pending != 0) deliver_signals();
@@ -577,13 +590,15 @@ void Engine::unlock(plat::Mutex& l) {
     Thread* spinner = nullptr;  // the longest-waiting spinner
     Thread* newest = nullptr;   // sleepers: Go keeps them on a stack
     Thread* oldest = nullptr;
-    for (auto& t : threads_) {
-      if (t->state != State::Blocked || t->wait != Wait::Lock || t->wait_on != &l) continue;
+    for (const Waiter& w : waiters_) {  // the choice depends on wait_seq only, not on this order
+      if (w.on != &l) continue;
+      Thread* t = threads_[w.tid].get();
+      if (t->wait != Wait::Lock) continue;
       if (!t->lock_sleeping) {
-        if (spinner == nullptr || t->wait_seq < spinner->wait_seq) spinner = t.get();
+        if (spinner == nullptr || t->wait_seq < spinner->wait_seq) spinner = t;
       } else {
-        if (newest == nullptr || t->wait_seq > newest->wait_seq) newest = t.get();
-        if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t.get();
+        if (newest == nullptr || t->wait_seq > newest->wait_seq) newest = t;
+        if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t;
       }
     }
     if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
@@ -623,10 +638,23 @@ bool Engine::notetsleep(plat::Note& n, int64_t ns) {
 }
 
 void Engine::notewakeup(plat::Note& n) {
-  for (auto& t : threads_) {
-    if (t->state == State::Blocked && t->wait == Wait::Note && t->wait_on == &n) {
-      wake(*t, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+  // Go parks one M on a note at most; should there be more, they wake in thread order.
+  uint32_t first = UINT32_MAX;
+  std::vector<uint32_t> more;
+  for (const Waiter& w : waiters_) {
+    if (w.on != &n || threads_[w.tid]->wait != Wait::Note) continue;
+    if (first == UINT32_MAX) {
+      first = w.tid;
+    } else {
+      more.push_back(w.tid);
     }
+  }
+  if (!more.empty()) {
+    more.push_back(first);
+    std::sort(more.begin(), more.end());
+    for (uint32_t tid : more) wake(*threads_[tid], cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+  } else if (first != UINT32_MAX) {
+    wake(*threads_[first], cur().t + cfg_.costs.futex_wake_latency + os_jitter());
   }
   advance(cfg_.costs.futex_wake);
 }

@@ -179,6 +179,14 @@ class Engine final : public plat::Driver {
   std::vector<std::unique_ptr<Thread>> threads_;
   std::vector<QItem> heap_;
   std::vector<int32_t> qpos_;      // each thread's index in heap_, -1 if it has no entry
+  // The threads blocked on a lock or a note and what they wait on, so that unlock and notewakeup
+  // look through the waiters instead of every thread (Thread::waiter_idx: each one's index).
+  struct Waiter {
+    const void* on;
+    uint32_t tid;
+  };
+  std::vector<Waiter> waiters_;
+  uint32_t computing_ = 0;         // threads inside compute()
   std::queue<uint32_t> os_runq_;   // ready threads waiting for a core
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
   double slowest_speed_ = 1e300;      // the slowest core's speed
