@@ -586,7 +586,9 @@ int64_t Engine::spin_budget() const {
 
 void Engine::unlock(plat::Mutex& l) {
   int64_t cost = cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + line_cost(l.holders, /*write=*/true);
-  if (l.key.exchange(0, std::memory_order_relaxed) == 2) {
+  const uint32_t key = l.key.load(std::memory_order_relaxed);  // one OS thread: no bus-locked xchg
+  l.key.store(0, std::memory_order_relaxed);
+  if (key == 2) {
     Thread* spinner = nullptr;  // the longest-waiting spinner
     Thread* newest = nullptr;   // sleepers: Go keeps them on a stack
     Thread* oldest = nullptr;
