@@ -53,6 +53,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
   set_next_check();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
+  fast_access = &Engine::fast_access_of;
 }
 
 Engine::~Engine() = default;
@@ -511,10 +512,13 @@ int64_t Engine::compute(int64_t work) {
 // cache-line transfer. Each cell stands for its own line (its Access::holders word records which
 // threads hold a copy): objects sharing a line by accident of layout do not interfere, which keeps
 // runs independent of where the allocator put things.
-void Engine::access(const plat::Access& a) {
-  int64_t cost = cfg_.costs.op[static_cast<size_t>(a.op)];
-  if (a.holders != nullptr) cost += line_cost(*a.holders, !plat::is_load(a.op));
-  advance(cost);
+void Engine::access(const plat::Access& a) { fast_access_of(this, a.op, a.holders); }
+
+void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) {
+  Engine& e = *static_cast<Engine*>(self);
+  int64_t cost = e.cfg_.costs.op[static_cast<size_t>(op)];
+  if (holders != nullptr) cost += e.line_cost(*holders, !plat::is_load(op));
+  e.advance(cost);
 }
 
 // What an access costs beyond its operation: cacheline_transfer if another thread holds the line

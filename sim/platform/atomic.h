@@ -139,7 +139,11 @@ class Atomic {
   // Offers the access to the driver; true if there is one (see the note at the top).
   bool offer(plat::Op op, uint64_t value, uint64_t expected) const {
     if (plat::Driver* d = plat::current_driver()) {
-      d->access(plat::Access{op, sizeof(T), &v_, value, expected, &holders_});
+      if (d->fast_access != nullptr) {
+        d->fast_access(d, op, &holders_);
+      } else {
+        d->access(plat::Access{op, sizeof(T), &v_, value, expected, &holders_});
+      }
       return true;
     }
     return false;
@@ -177,7 +181,11 @@ class LockGuarded {
   // The read Go makes without the lock: an interleaving point.
   T loadRacy() const {
     if (plat::Driver* d = plat::current_driver()) {
-      d->access(plat::Access{plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr});
+      if (d->fast_access != nullptr) {
+        d->fast_access(d, plat::Op::PlainLoad, nullptr);
+      } else {
+        d->access(plat::Access{plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr});
+      }
     }
     return load();
   }
