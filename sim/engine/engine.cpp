@@ -163,6 +163,10 @@ void Engine::enqueue(Thread& t, int64_t at) {
   }
 }
 
+// After a pop: the thread that runs next would otherwise find horizon_ at the popped entry's time
+// and look at the queue on its first operation for nothing.
+void Engine::exact_horizon() { horizon_ = heap_.empty() ? INT64_MAX : heap_.front().time; }
+
 void Engine::unqueue(Thread& t) {
   if (qpos_[t.id] >= 0) q_remove_at(static_cast<size_t>(qpos_[t.id]));
 }
@@ -235,7 +239,10 @@ Engine::Thread* Engine::next_running() {
   while (!heap_.empty()) {
     const QItem it = q_pop();
     Thread& n = *threads_[it.tid];
-    if (n.state == State::Running) return &n;
+    if (n.state == State::Running) {
+      exact_horizon();
+      return &n;
+    }
     if (n.state == State::Blocked) wake(n, it.time);  // its timeout
   }
   return nullptr;
@@ -263,6 +270,7 @@ void Engine::yield_if_late() {
   // Otherwise self's entry takes the top's place, and the top is what the pop returns.
   qpos_[top.tid] = -1;
   q_sift_down(0, mine);
+  exact_horizon();
   Thread& n = *threads_[top.tid];
   if (n.state == State::Running) {
     switch_thread(n);

@@ -144,6 +144,7 @@ class Engine final : public plat::Driver {
   void push(Thread& t);                  // (re)queue a running thread at its clock
   void enqueue(Thread& t, int64_t at);   // t's queue entry (new or replacing its old one), due at `at`
   void unqueue(Thread& t);               // t has no queue entry any more
+  void exact_horizon();                  // horizon_ := the queue's top
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
@@ -199,8 +200,8 @@ class Engine final : public plat::Driver {
   int64_t time_limit_ = INT64_MAX;
   // The hot path's summaries, so that an operation costs few comparisons. next_check_: the event
   // count at which check_limits must run (the event limit or the next progress report). horizon_:
-  // no queued entry is due before it (a lower bound: lowered by every push, raised only when
-  // yield_if_late reads the queue's top). rare_: bits for what advance_rare handles.
+  // no queued entry is due before it (a lower bound: lowered by every push, raised to the top's
+  // time when yield_if_late reads the queue's top and after a pop). rare_: bits for what advance_rare handles.
   uint64_t next_check_ = 0;
   int64_t horizon_ = INT64_MIN;
   static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2;
