@@ -92,6 +92,7 @@ Engine::Result Engine::run() {
     if (Thread* n = next_running()) {
       cur_ = n->id;
       curp_ = n;
+      cur_bit_ = uint64_t{1} << (cur_ % 64);
       plat::set_current_context(n->ctx);
       plat::Fiber::switch_to(main_, n->ctx->fiber);
       continue;  // control came back: a thread found nothing to run next, or the run stopped
@@ -219,6 +220,7 @@ void Engine::switch_thread(Thread& to) {
   plat::Context* from = cur().ctx;
   cur_ = to.id;
   curp_ = &to;
+  cur_bit_ = uint64_t{1} << (cur_ % 64);
   plat::set_current_context(to.ctx);
   plat::Fiber::switch_to(from->fiber, to.ctx->fiber);
 }
@@ -335,9 +337,12 @@ void Engine::yield_core() {
   const int64_t t = self.t + ns;
   self.t = t;
   if (++stats_.events >= next_check_ || t > time_limit_) check_limits();
-  // Someone may be due no later than this thread: look closer (the top may be stale).
-  if (t >= horizon_) yield_if_late();
-  if (cur().pending != 0) deliver_signals();
+  // Someone may be due no later than this thread: look closer. Signals can only have come while
+  // others ran, so they are looked for only after a yield.
+  if (t >= horizon_) {
+    yield_if_late();
+    if (cur().pending != 0) deliver_signals();
+  }
 }
 
 // advance when a stress jitter is set, threads wait for cores or this thread has a signal pending.
@@ -533,7 +538,7 @@ void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) 
 // this one needs (for a write, any other holder; for a read, a writer since this thread's copy).
 [[gnu::always_inline]] inline int64_t Engine::line_cost(uint64_t& holders, bool write) {
   if (cfg_.costs.cacheline_transfer == 0) return 0;
-  const uint64_t me = uint64_t{1} << (cur_ % 64);
+  const uint64_t me = cur_bit_;
   bool transfer = false;
   if (write) {
     transfer = holders != 0 && holders != me;
@@ -584,7 +589,7 @@ void Engine::lock(plat::Mutex& l) {
     spin = l.prefer_low_latency || l.spinners == 0;
   }
   l.key.store(2, std::memory_order_relaxed);
-  l.holders = uint64_t{1} << (cur_ % 64);  // the hand-off's cost includes the line's transfer
+  l.holders = cur_bit_;  // the hand-off's cost includes the line's transfer
 }
 
 // lock_spinbit.go's spin before sleeping: mutexActiveSpinCount (4) procyields of

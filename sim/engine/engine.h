@@ -196,6 +196,7 @@ class Engine final : public plat::Driver {
   plat::Fiber main_;
   uint32_t cur_ = 0;
   Thread* curp_ = nullptr;     // threads_[cur_]
+  uint64_t cur_bit_ = 1;       // cur_'s bit in a cache line's holders word
   uint64_t event_limit_ = UINT64_MAX;  // cfg_ limits, with 0 (none) as the maximum
   int64_t time_limit_ = INT64_MAX;
   // The hot path's summaries, so that an operation costs few comparisons. next_check_: the event
