@@ -202,7 +202,8 @@ class Engine final : public plat::Driver {
   // The hot path's summaries, so that an operation costs few comparisons. next_check_: the event
   // count at which check_limits must run (the event limit or the next progress report). horizon_:
   // no queued entry is due before it (a lower bound: lowered by every push, raised to the top's
-  // time when yield_if_late reads the queue's top and after a pop). rare_: bits for what advance_rare handles.
+  // time when yield_if_late reads the queue's top and after a pop). rare_: bits for what
+  // advance_rare handles.
   uint64_t next_check_ = 0;
   int64_t horizon_ = INT64_MIN;
   static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2;
