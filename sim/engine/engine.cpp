@@ -27,9 +27,9 @@ struct Engine::Thread {
   Wait wait = Wait::None;
   const void* wait_on = nullptr;
   uint64_t wait_seq = 0;      // order of arrival among waiters
+  uint32_t waiter_idx = 0;    // its index in waiters_ while it waits on something
 
   int64_t t = 0;              // this thread's clock
-  uint64_t gen = 0;           // queue entries with another gen are stale
   uint64_t tie = 0;           // tie-break of its newest queue entry
 
   int core = -1;
@@ -54,6 +54,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
   set_next_check();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
+  fast_access = &Engine::fast_access_of;
 }
 
 Engine::~Engine() = default;
@@ -70,6 +71,7 @@ uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg
   const int64_t at = running_ ? cur().t : 0;
   Thread& ref = *t;
   threads_.push_back(std::move(t));
+  qpos_.push_back(-1);
   // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
   make_ready(ref, at);
   return ref.id;
@@ -97,6 +99,7 @@ Engine::Result Engine::run() {
     if (Thread* n = next_running()) {
       cur_ = n->id;
       curp_ = n;
+      cur_bit_ = uint64_t{1} << (cur_ % 64);
       plat::set_current_context(n->ctx);
       plat::Fiber::switch_to(main_, n->ctx->fiber);
       continue;  // control came back: a thread found nothing to run next, or the run stopped
@@ -139,7 +142,7 @@ void Engine::exit(int code) { stop_run(Stop::Exit, code, ""); }
 void Engine::exit_thread() {
   Thread& t = cur();
   t.state = State::Exited;
-  t.gen++;
+  unqueue(t);
   release_core(t, t.t);
   reschedule();
   __builtin_unreachable();  // an exited thread is never resumed
@@ -151,16 +154,73 @@ plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(t
 
 int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
 
-void Engine::push(Thread& t) {
-  t.gen++;
-  enqueue(t, t.t);
-}
+void Engine::push(Thread& t) { enqueue(t, t.t); }
 
 // Every queue entry comes through here, which keeps horizon_ a lower bound of the queue's top.
 void Engine::enqueue(Thread& t, int64_t at) {
   t.tie = rng_.next();
-  queue_.push(QItem{at, t.tie, t.id, t.gen});
+  const QItem it{at, t.tie, t.id};
   horizon_ = std::min(horizon_, at);
+  const int32_t pos = qpos_[t.id];
+  if (pos < 0) {
+    heap_.push_back(it);
+    q_sift_up(heap_.size() - 1, it);
+  } else if (pos > 0 && earlier(it, heap_[static_cast<size_t>(pos - 1) / 2])) {
+    q_sift_up(static_cast<size_t>(pos), it);
+  } else {
+    q_sift_down(static_cast<size_t>(pos), it);
+  }
+}
+
+// After a pop: the thread that runs next would otherwise find horizon_ at the popped entry's time
+// and look at the queue on its first operation for nothing.
+void Engine::exact_horizon() { horizon_ = heap_.empty() ? INT64_MAX : heap_.front().time; }
+
+void Engine::unqueue(Thread& t) {
+  if (qpos_[t.id] >= 0) q_remove_at(static_cast<size_t>(qpos_[t.id]));
+}
+
+// Moves `it` up from hole i to its place.
+void Engine::q_sift_up(size_t i, QItem it) {
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!earlier(it, heap_[parent])) break;
+    q_place(i, heap_[parent]);
+    i = parent;
+  }
+  q_place(i, it);
+}
+
+// Moves `it` down from hole i to its place.
+void Engine::q_sift_down(size_t i, QItem it) {
+  const size_t n = heap_.size();
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && earlier(heap_[c + 1], heap_[c])) c++;
+    if (!earlier(heap_[c], it)) break;
+    q_place(i, heap_[c]);
+    i = c;
+  }
+  q_place(i, it);
+}
+
+void Engine::q_remove_at(size_t i) {
+  qpos_[heap_[i].tid] = -1;
+  const QItem last = heap_.back();
+  heap_.pop_back();
+  if (i == heap_.size()) return;
+  if (i > 0 && earlier(last, heap_[(i - 1) / 2])) {
+    q_sift_up(i, last);
+  } else {
+    q_sift_down(i, last);
+  }
+}
+
+Engine::QItem Engine::q_pop() {
+  const QItem top = heap_.front();
+  q_remove_at(0);
+  return top;
 }
 
 void Engine::switch_thread(Thread& to) {
@@ -168,6 +228,7 @@ void Engine::switch_thread(Thread& to) {
   plat::Context* from = cur().ctx;
   cur_ = to.id;
   curp_ = &to;
+  cur_bit_ = uint64_t{1} << (cur_ % 64);
   plat::set_current_context(to.ctx);
   plat::Fiber::switch_to(from->fiber, to.ctx->fiber);
 }
@@ -185,12 +246,13 @@ void Engine::reschedule() {
 // Pops the earliest running thread, firing the timers of blocked threads that come due first
 // (which may make them running); nullptr when nothing is queued.
 Engine::Thread* Engine::next_running() {
-  while (!queue_.empty()) {
-    const QItem it = queue_.top();
-    queue_.pop();
+  while (!heap_.empty()) {
+    const QItem it = q_pop();
     Thread& n = *threads_[it.tid];
-    if (it.gen != n.gen) continue;
-    if (n.state == State::Running) return &n;
+    if (n.state == State::Running) {
+      exact_horizon();
+      return &n;
+    }
     if (n.state == State::Blocked) wake(n, it.time);  // its timeout
   }
   return nullptr;
@@ -198,21 +260,33 @@ Engine::Thread* Engine::next_running() {
 
 void Engine::yield_if_late() {
   Thread& self = cur();
-  while (!queue_.empty()) {
-    const QItem& top = queue_.top();
-    if (top.gen != threads_[top.tid]->gen) {
-      queue_.pop();
-      continue;
-    }
-    horizon_ = top.time;
-    if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
-    break;
-  }
-  if (queue_.empty()) {
+  if (heap_.empty()) {
     horizon_ = INT64_MAX;
     return;
   }
-  push(self);
+  const QItem top = heap_.front();
+  horizon_ = top.time;
+  if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
+  if (qpos_[self.id] >= 0) {  // not expected: a running thread has no entry of its own
+    push(self);
+    reschedule();
+    return;
+  }
+  // push(self) then next_running's first pop, as one heap operation. Self's new entry draws a
+  // new tie: at an equal time it may now come first, and then the pop returns self itself.
+  self.tie = rng_.next();
+  const QItem mine{self.t, self.tie, self.id};
+  if (earlier(mine, top)) return;
+  // Otherwise self's entry takes the top's place, and the top is what the pop returns.
+  qpos_[top.tid] = -1;
+  q_sift_down(0, mine);
+  exact_horizon();
+  Thread& n = *threads_[top.tid];
+  if (n.state == State::Running) {
+    switch_thread(n);
+    return;
+  }
+  if (n.state == State::Blocked) wake(n, top.time);  // its timeout
   reschedule();
 }
 
@@ -250,7 +324,7 @@ void Engine::yield_core() {
   core_thread_[static_cast<size_t>(core)] = -1;
   self.core = -1;
   self.state = State::Ready;
-  self.gen++;
+  unqueue(self);
   const uint32_t next = os_runq_.front();
   os_runq_.pop();
   os_runq_.push(self.id);
@@ -271,9 +345,12 @@ void Engine::yield_core() {
   const int64_t t = self.t + ns;
   self.t = t;
   if (++stats_.events >= next_check_ || t > time_limit_) check_limits();
-  // Someone may be due no later than this thread: look closer (the top may be stale).
-  if (t >= horizon_) yield_if_late();
-  if (cur().pending != 0) deliver_signals();
+  // Someone may be due no later than this thread: look closer. Signals can only have come while
+  // others ran, so they are looked for only after a yield.
+  if (t >= horizon_) {
+    yield_if_late();
+    if (cur().pending != 0) deliver_signals();
+  }
 }
 
 // advance when a stress jitter is set, threads wait for cores or this thread has a signal pending.
@@ -320,9 +397,9 @@ void Engine::make_ready(Thread& t, int64_t at) {
   }
   os_runq_.push(t.id);
   rare_ |= kRareWaiting;
-  t.gen++;
+  unqueue(t);
   // Someone waits for a core: cut long computes at the end of their slices.
-  for (auto& r : threads_) {
+  if (computing_ != 0) for (auto& r : threads_) {
     if (r->state == State::Running && r->computing && r->slice_end < r->compute_end) {
       interrupt(*r, std::max(r->slice_end, t.t));
     }
@@ -382,14 +459,27 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   self.wait = w;
   self.wait_on = on;
   self.wait_seq = ++wait_seq_;
+  if (on != nullptr) {
+    self.waiter_idx = static_cast<uint32_t>(waiters_.size());
+    waiters_.push_back(Waiter{on, self.id});
+  }
   if (!keep_core) release_core(self, self.t);
-  self.gen++;
-  if (deadline != kNever) enqueue(self, deadline);
+  if (deadline != kNever) {
+    enqueue(self, deadline);
+  } else {
+    unqueue(self);
+  }
   reschedule();
 }
 
 void Engine::wake(Thread& t, int64_t at) {
   if (t.state != State::Blocked) return;
+  if (t.wait_on != nullptr) {
+    const Waiter last = waiters_.back();
+    waiters_[t.waiter_idx] = last;
+    threads_[last.tid]->waiter_idx = t.waiter_idx;
+    waiters_.pop_back();
+  }
   t.wait = Wait::None;
   t.wait_on = nullptr;
   if (t.core >= 0) {  // it waited busy on its core (a spinning lock waiter): no switch back
@@ -415,6 +505,7 @@ int64_t Engine::compute(int64_t work) {
   const auto ns = static_cast<int64_t>(std::ceil(static_cast<double>(work) / speed));
   const int64_t planned_end = self.t + ns;
   self.computing = true;
+  computing_++;
   self.compute_start = self.t;
   self.compute_end = planned_end;
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
@@ -429,6 +520,7 @@ int64_t Engine::compute(int64_t work) {
   yield_if_late();  // others run until this compute's end, or until someone cuts it
   Thread& me = cur();
   me.computing = false;
+  computing_--;
   const int64_t left_ns = planned_end - me.t;
   check_limits();
   if (me.pending != 0) deliver_signals();
@@ -441,17 +533,20 @@ int64_t Engine::compute(int64_t work) {
 // cache-line transfer. Each cell stands for its own line (its Access::holders word records which
 // threads hold a copy): objects sharing a line by accident of layout do not interfere, which keeps
 // runs independent of where the allocator put things.
-void Engine::access(const plat::Access& a) {
-  int64_t cost = cfg_.costs.op[static_cast<size_t>(a.op)];
-  if (a.holders != nullptr) cost += line_cost(*a.holders, !plat::is_load(a.op));
-  advance(cost);
+void Engine::access(const plat::Access& a) { fast_access_of(this, a.op, a.holders); }
+
+void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) {
+  Engine& e = *static_cast<Engine*>(self);
+  int64_t cost = e.cfg_.costs.op[static_cast<size_t>(op)];
+  if (holders != nullptr) cost += e.line_cost(*holders, !plat::is_load(op));
+  e.advance(cost);
 }
 
 // What an access costs beyond its operation: cacheline_transfer if another thread holds the line
 // this one needs (for a write, any other holder; for a read, a writer since this thread's copy).
 [[gnu::always_inline]] inline int64_t Engine::line_cost(uint64_t& holders, bool write) {
   if (cfg_.costs.cacheline_transfer == 0) return 0;
-  const uint64_t me = uint64_t{1} << (cur_ % 64);
+  const uint64_t me = cur_bit_;
   bool transfer = false;
   if (write) {
     transfer = holders != 0 && holders != me;
@@ -502,7 +597,7 @@ void Engine::lock(plat::Mutex& l) {
     spin = l.prefer_low_latency || l.spinners == 0;
   }
   l.key.store(2, std::memory_order_relaxed);
-  l.holders = uint64_t{1} << (cur_ % 64);  // the hand-off's cost includes the line's transfer
+  l.holders = cur_bit_;  // the hand-off's cost includes the line's transfer
 }
 
 // lock_spinbit.go's spin before sleeping: mutexActiveSpinCount (4) procyields of
@@ -516,17 +611,21 @@ int64_t Engine::spin_budget() const {
 
 void Engine::unlock(plat::Mutex& l) {
   int64_t cost = cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + line_cost(l.holders, /*write=*/true);
-  if (l.key.exchange(0, std::memory_order_relaxed) == 2) {
+  const uint32_t key = l.key.load(std::memory_order_relaxed);  // one OS thread: no bus-locked xchg
+  l.key.store(0, std::memory_order_relaxed);
+  if (key == 2) {
     Thread* spinner = nullptr;  // the longest-waiting spinner
     Thread* newest = nullptr;   // sleepers: Go keeps them on a stack
     Thread* oldest = nullptr;
-    for (auto& t : threads_) {
-      if (t->state != State::Blocked || t->wait != Wait::Lock || t->wait_on != &l) continue;
+    for (const Waiter& w : waiters_) {  // the choice depends on wait_seq only, not on this order
+      if (w.on != &l) continue;
+      Thread* t = threads_[w.tid].get();
+      if (t->wait != Wait::Lock) continue;
       if (!t->lock_sleeping) {
-        if (spinner == nullptr || t->wait_seq < spinner->wait_seq) spinner = t.get();
+        if (spinner == nullptr || t->wait_seq < spinner->wait_seq) spinner = t;
       } else {
-        if (newest == nullptr || t->wait_seq > newest->wait_seq) newest = t.get();
-        if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t.get();
+        if (newest == nullptr || t->wait_seq > newest->wait_seq) newest = t;
+        if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t;
       }
     }
     if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
@@ -566,10 +665,23 @@ bool Engine::notetsleep(plat::Note& n, int64_t ns) {
 }
 
 void Engine::notewakeup(plat::Note& n) {
-  for (auto& t : threads_) {
-    if (t->state == State::Blocked && t->wait == Wait::Note && t->wait_on == &n) {
-      wake(*t, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+  // Go parks one M on a note at most; should there be more, they wake in thread order.
+  uint32_t first = UINT32_MAX;
+  std::vector<uint32_t> more;
+  for (const Waiter& w : waiters_) {
+    if (w.on != &n || threads_[w.tid]->wait != Wait::Note) continue;
+    if (first == UINT32_MAX) {
+      first = w.tid;
+    } else {
+      more.push_back(w.tid);
     }
+  }
+  if (!more.empty()) {
+    more.push_back(first);
+    std::sort(more.begin(), more.end());
+    for (uint32_t tid : more) wake(*threads_[tid], cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+  } else if (first != UINT32_MAX) {
+    wake(*threads_[first], cur().t + cfg_.costs.futex_wake_latency + os_jitter());
   }
   advance(cfg_.costs.futex_wake);
 }

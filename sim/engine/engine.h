@@ -110,6 +110,8 @@ class Engine final : public plat::Driver {
 
   // Driver interface.
   void access(const plat::Access& a) override;
+  // The same, as plat::Driver::fast_access: all the engine reads of an access.
+  static void fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders);
   void lock(plat::Mutex& l) override;
   void unlock(plat::Mutex& l) override;
   void notesleep(plat::Note& n) override;
@@ -142,7 +144,9 @@ class Engine final : public plat::Driver {
   void release_core(Thread& t, int64_t at);
   void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
   void push(Thread& t);                  // (re)queue a running thread at its clock
-  void enqueue(Thread& t, int64_t at);   // a queue entry for t's current gen, due at `at`
+  void enqueue(Thread& t, int64_t at);   // t's queue entry (new or replacing its old one), due at `at`
+  void unqueue(Thread& t);               // t has no queue entry any more
+  void exact_horizon();                  // horizon_ := the queue's top
   void interrupt(Thread& t, int64_t at); // cut a long compute at `at`
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
@@ -157,30 +161,51 @@ class Engine final : public plat::Driver {
   static void thread_main(void* arg);
   Thread& cur() { return *curp_; }
 
+  // The event queue: at most one entry per thread (a running thread's next operation, or a
+  // blocked thread's timeout), in a binary min-heap on (time, tie) that records each thread's
+  // position (qpos_), so that an entry is replaced or removed in place instead of left stale.
   struct QItem {
     int64_t time;
     uint64_t tie;
     uint32_t tid;
-    uint64_t gen;
-    bool operator>(const QItem& o) const { return time != o.time ? time > o.time : tie > o.tie; }
   };
+  static bool earlier(const QItem& a, const QItem& b) { return a.time != b.time ? a.time < b.time : a.tie < b.tie; }
+  void q_place(size_t i, const QItem& it) {
+    heap_[i] = it;
+    qpos_[it.tid] = static_cast<int32_t>(i);
+  }
+  void q_sift_up(size_t i, QItem it);
+  void q_sift_down(size_t i, QItem it);
+  void q_remove_at(size_t i);
+  QItem q_pop();
 
   EngineConfig cfg_;
   EngineStats stats_;
   std::vector<std::unique_ptr<Thread>> threads_;
-  std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue_;
+  std::vector<QItem> heap_;
+  std::vector<int32_t> qpos_;      // each thread's index in heap_, -1 if it has no entry
+  // The threads blocked on a lock or a note and what they wait on, so that unlock and notewakeup
+  // look through the waiters instead of every thread (Thread::waiter_idx: each one's index).
+  struct Waiter {
+    const void* on;
+    uint32_t tid;
+  };
+  std::vector<Waiter> waiters_;
+  uint32_t computing_ = 0;         // threads inside compute()
   std::queue<uint32_t> os_runq_;   // ready threads waiting for a core
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
   double slowest_speed_ = 1e300;      // the slowest core's speed
   plat::Fiber main_;
   uint32_t cur_ = 0;
   Thread* curp_ = nullptr;     // threads_[cur_]
+  uint64_t cur_bit_ = 1;       // cur_'s bit in a cache line's holders word
   uint64_t event_limit_ = UINT64_MAX;  // cfg_ limits, with 0 (none) as the maximum
   int64_t time_limit_ = INT64_MAX;
   // The hot path's summaries, so that an operation costs few comparisons. next_check_: the event
   // count at which check_limits must run (the event limit or the next progress report). horizon_:
-  // no queued entry is due before it (a lower bound: lowered by every push, raised only when
-  // yield_if_late reads the queue's top). rare_: bits for what advance_rare handles.
+  // no queued entry is due before it (a lower bound: lowered by every push, raised to the top's
+  // time when yield_if_late reads the queue's top and after a pop). rare_: bits for what
+  // advance_rare handles.
   uint64_t next_check_ = 0;
   int64_t horizon_ = INT64_MIN;
   static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2;

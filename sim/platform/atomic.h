@@ -15,6 +15,13 @@
 // accesses are relaxed atomics: same instruction on x86-64 and arm64, defined behaviour, and
 // clean under ThreadSanitizer. They are still offered to the driver as PlainLoad/PlainStore, so
 // the model checker can interleave at them.
+//
+// Under a driver, a simulation's cells are touched by one OS thread only (driver.h's contract:
+// the driver runs every context of a simulation on the thread it is installed on, and
+// simulations share no cells). There the stores and read-modify-writes are done as relaxed loads
+// and stores: the same values and results, without the bus-locked instructions (xchg, lock
+// cmpxchg, lock xadd) that a seq_cst store or an RMW costs on x86-64. With no driver (the real
+// platform, the threads: tests) every operation keeps its Go ordering.
 #pragma once
 
 #include <atomic>
@@ -45,7 +52,10 @@ class Atomic {
     return v_.load(std::memory_order_acquire);
   }
   void Store(T v) {
-    offer(plat::Op::Store, bits(v), 0);
+    if (offer(plat::Op::Store, bits(v), 0)) {
+      v_.store(v, std::memory_order_relaxed);
+      return;
+    }
     v_.store(v, std::memory_order_seq_cst);
   }
   void StoreRelease(T v) {
@@ -53,11 +63,11 @@ class Atomic {
     v_.store(v, std::memory_order_release);
   }
   bool CompareAndSwap(T old, T nv) {
-    offer(plat::Op::Cas, bits(nv), bits(old));
+    if (offer(plat::Op::Cas, bits(nv), bits(old))) return cas_single(old, nv);
     return v_.compare_exchange_strong(old, nv, std::memory_order_seq_cst);
   }
   bool CompareAndSwapRelease(T old, T nv) {
-    offer(plat::Op::CasRelease, bits(nv), bits(old));
+    if (offer(plat::Op::CasRelease, bits(nv), bits(old))) return cas_single(old, nv);
     return v_.compare_exchange_strong(old, nv, std::memory_order_release,
                                       std::memory_order_relaxed);
   }
@@ -65,24 +75,38 @@ class Atomic {
   T Add(T delta)
     requires std::is_integral_v<T>
   {
-    offer(plat::Op::Add, bits(delta), 0);
+    if (offer(plat::Op::Add, bits(delta), 0)) {
+      const T nv = static_cast<T>(v_.load(std::memory_order_relaxed) + delta);
+      v_.store(nv, std::memory_order_relaxed);
+      return nv;
+    }
     return static_cast<T>(v_.fetch_add(delta, std::memory_order_seq_cst) + delta);
   }
   // Go's Xchg: returns the old value.
   T Swap(T v) {
-    offer(plat::Op::Swap, bits(v), 0);
+    if (offer(plat::Op::Swap, bits(v), 0)) {
+      const T prev = v_.load(std::memory_order_relaxed);
+      v_.store(v, std::memory_order_relaxed);
+      return prev;
+    }
     return v_.exchange(v, std::memory_order_seq_cst);
   }
   void Or(T mask)
     requires std::is_unsigned_v<T>
   {
-    offer(plat::Op::Or, bits(mask), 0);
+    if (offer(plat::Op::Or, bits(mask), 0)) {
+      v_.store(static_cast<T>(v_.load(std::memory_order_relaxed) | mask), std::memory_order_relaxed);
+      return;
+    }
     v_.fetch_or(mask, std::memory_order_seq_cst);
   }
   void And(T mask)
     requires std::is_unsigned_v<T>
   {
-    offer(plat::Op::And, bits(mask), 0);
+    if (offer(plat::Op::And, bits(mask), 0)) {
+      v_.store(static_cast<T>(v_.load(std::memory_order_relaxed) & mask), std::memory_order_relaxed);
+      return;
+    }
     v_.fetch_and(mask, std::memory_order_seq_cst);
   }
 
@@ -112,10 +136,23 @@ class Atomic {
       return static_cast<uint64_t>(v);
     }
   }
-  void offer(plat::Op op, uint64_t value, uint64_t expected) const {
+  // Offers the access to the driver; true if there is one (see the note at the top).
+  bool offer(plat::Op op, uint64_t value, uint64_t expected) const {
     if (plat::Driver* d = plat::current_driver()) {
-      d->access(plat::Access{op, sizeof(T), &v_, value, expected, &holders_});
+      if (d->fast_access != nullptr) {
+        d->fast_access(d, op, &holders_);
+      } else {
+        d->access(plat::Access{op, sizeof(T), &v_, value, expected, &holders_});
+      }
+      return true;
     }
+    return false;
+  }
+  // A CAS on a cell that only this OS thread touches.
+  bool cas_single(T old, T nv) {
+    if (v_.load(std::memory_order_relaxed) != old) return false;
+    v_.store(nv, std::memory_order_relaxed);
+    return true;
   }
 
   mutable std::atomic<T> v_;
@@ -144,7 +181,11 @@ class LockGuarded {
   // The read Go makes without the lock: an interleaving point.
   T loadRacy() const {
     if (plat::Driver* d = plat::current_driver()) {
-      d->access(plat::Access{plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr});
+      if (d->fast_access != nullptr) {
+        d->fast_access(d, plat::Op::PlainLoad, nullptr);
+      } else {
+        d->access(plat::Access{plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr});
+      }
     }
     return load();
   }

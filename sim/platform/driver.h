@@ -84,6 +84,11 @@ class Driver {
  public:
   virtual ~Driver() = default;
   virtual void access(const Access& a) = 0;
+  // A driver whose access() reads only the operation and the holders word may set this; the
+  // platform then calls it instead of access(), without building an Access (the hot path of a
+  // simulation: one call per shared-memory operation of the port).
+  using FastAccess = void (*)(Driver* self, Op op, uint64_t* holders);
+  FastAccess fast_access = nullptr;
   virtual void lock(Mutex& l) = 0;
   virtual void unlock(Mutex& l) = 0;
   virtual void notesleep(Note& n) = 0;
