@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/scenario/compile.h"
+#include "sim/scenario/limits.h"
 #include "sim/scenario/scenario.h"
 #include "sim/textproto/parse_errors.h"
 
@@ -17,7 +18,10 @@ Scenario parse_scenario(const std::string& text, const std::string& name) {
   Node::Tree tree;
   textproto::ParseErrors errors(name, text, Op::descriptor());
   google::protobuf::TextFormat::Parser parser;
+  errors.set_too_deep("nested too deeply: at most " + std::to_string(kMaxNesting) +
+                      " loops, selects and parallels inside one another");
   parser.RecordErrorsTo(&errors);
+  parser.SetRecursionLimit(kParserRecursionLimit);
   parser.WriteLocationsTo(&tree);
   bool parsed = parser.ParseFromString(text, &file);
   if (!parsed && errors.diagnostics.empty())
