@@ -10,6 +10,7 @@
 
 #include "sim/cost/profile.pb.h"
 #include "sim/textproto/parse_errors.h"
+#include "sim/textproto/read_file.h"
 
 namespace gmp::cost {
 
@@ -213,12 +214,9 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ProfileError(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ProfileError(path + ": read error");
-  return parse_profile(text.str(), path);
+  textproto::FileText file = textproto::read_file(path);
+  if (!file.error.empty()) throw ProfileError(path + ": " + file.error);
+  return parse_profile(file.text, path);
 }
 
 std::vector<std::string> builtin_profile_names() {

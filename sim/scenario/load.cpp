@@ -3,13 +3,11 @@
 // ParseInfoTree, and hands both to the compiler.
 #include <google/protobuf/text_format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "sim/scenario/compile.h"
 #include "sim/scenario/limits.h"
 #include "sim/scenario/scenario.h"
 #include "sim/textproto/parse_errors.h"
+#include "sim/textproto/read_file.h"
 
 namespace gmp::scenario {
 
@@ -30,11 +28,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name) {
   return compile(file, tree, name);
 }
 
+// An empty file is read as an empty scenario (whose checker reports the missing main).
 Scenario load_scenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!(in && text << in.rdbuf())) throw ScenarioError({{path, 0, 0, "cannot read the file"}});
-  return parse_scenario(text.str(), path);
+  textproto::FileText file = textproto::read_file(path);
+  if (!file.error.empty()) throw ScenarioError({{path, 0, 0, file.error}});
+  return parse_scenario(file.text, path);
 }
 
 }  // namespace gmp::scenario

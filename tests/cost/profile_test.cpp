@@ -300,7 +300,7 @@ TEST_CASE("bad profiles are reported at file:line:column") {
     CHECK(error_of(dir, text) == path + ":" + pos_of(text, "core_groups {") + ": machine: 8000 cores in all: a machine has at most 4096");
   }
   SECTION("missing file") {
-    CHECK_THROWS_WITH(load_profile(path + ".absent"), path + ".absent: cannot open");
+    CHECK_THROWS_WITH(load_profile(path + ".absent"), path + ".absent: cannot open: No such file or directory");
   }
 }
 
