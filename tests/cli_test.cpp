@@ -363,8 +363,12 @@ TEST_CASE("an interrupted run removes its temporary trace file", "[cli][trace]")
     // timeout, not `&` then kill: a shell starts a background command with SIGINT ignored.
     const Out o = gmpsim("run " + path + " --trace " + tmp("sig.trace") + " --max-time 100000s >/dev/null; echo status=$?",
                          std::string("timeout --preserve-status -s ") + sig + " 1 ");
+    INFO(o.text);
     CHECK(o.text.find(std::string("status=") + (sig[0] == 'I' ? "130" : "143")) != std::string::npos);
     CHECK(files_starting("cli_test_sig.trace") == 0);
+    for (const auto& e : fs::directory_iterator(GMP_BINARY_DIR)) {
+      if (e.path().filename().string().rfind("cli_test_sig.trace", 0) == 0) fs::remove(e.path());  // for the next run
+    }
   }
   std::remove(path.c_str());
 }

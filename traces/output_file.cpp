@@ -44,8 +44,14 @@ void on_signal(int sig) {
   for (Slot& s : g_slots) {
     if (s.state.load() == kUsed) ::unlink(s.path);
   }
-  // SA_RESETHAND restored the default action; the signal is blocked until this handler returns,
-  // and then ends the process as it would have without us.
+  // Back to the default action, then the same signal again: it is blocked (as are the other two)
+  // until this handler returns, and then ends the process as it would have without us. Not
+  // SA_RESETHAND: Linux then leaves the signal unblocked in the handler, and a second one (timeout
+  // sends SIGINT to the process and to its group) killed the process before the unlink.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
   ::raise(sig);
 }
 
@@ -94,13 +100,15 @@ void unregister_temp_file(int slot) {
 void remove_temp_files_on_signals() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int sig : kSignals) {
       struct sigaction old {};
       if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
       struct sigaction sa {};
       sa.sa_handler = &on_signal;
       sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESETHAND;
+      for (int other : kSignals) sigaddset(&sa.sa_mask, other);  // one handler at a time
+      sa.sa_flags = 0;
       ::sigaction(sig, &sa, nullptr);
     }
   });
