@@ -185,6 +185,32 @@ TEST_CASE("a runaway thread stops at the time limit", "[engine]") {
   CHECK(r.message.find("1000000") != std::string::npos);
 }
 
+// A compute or blocking call of INT64_MAX ns overflowed the thread's clock (undefined behaviour;
+// in a release build it took no time). A step is held to the end of virtual time, 2^61 ns, where
+// a run with no time limit stops.
+TEST_CASE("huge computes and system calls stop at the end of virtual time", "[engine][limits]") {
+  for (int kind = 0; kind < 3; kind++) {
+    INFO(kind);
+    EngineConfig cfg = config(1);
+    cfg.cores[0].speed = 1e-3;
+    Engine e(cfg);
+    Fns f;
+    f.fns.emplace_back([&] {
+      e.compute(1000);
+      if (kind == 0) e.compute(INT64_MAX);
+      if (kind == 1) e.block_for(INT64_MAX);
+      if (kind == 2) e.compute(int64_t{1} << 60);  // 2^70 ns at this core's speed
+      e.compute(1000);
+    });
+    f.spawn(e);
+    const Engine::Result r = e.run();
+    CHECK(r.stop == Engine::Stop::TimeLimit);
+    CHECK(r.message.find("(the end of virtual time)") != std::string::npos);
+    CHECK(r.end_time > int64_t{1} << 61);
+    CHECK(r.end_time < int64_t{1} << 62);
+  }
+}
+
 TEST_CASE("a Go throw on a thread ends the run with Go's message", "[engine]") {
   Engine e(config(1));
   Fns f;

@@ -1,6 +1,8 @@
 // Writes a trace file: see trace_writer.h for the format and the protocol.
 #include "traces/trace_writer.h"
 
+#include "traces/output_file.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,10 +39,26 @@ std::string temp_name(const std::string& path) {
 }  // namespace
 
 TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(path) {
-  tmp_path_ = temp_name(path);
-  const int fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    throw TraceWriteError("trace writer: cannot create " + tmp_path_ + ": " + std::strerror(errno));
+  OutputTarget target;
+  try {
+    target = output_target(path);
+  } catch (const OutputError& e) {
+    throw TraceWriteError(std::string("trace writer: cannot write ") + e.what());
+  }
+  int fd = -1;
+  if (target.stream) {
+    fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw TraceWriteError("trace writer: cannot open " + path + ": " + std::strerror(errno));
+  } else {
+    target_ = target.path;
+    tmp_path_ = temp_name(target.path);
+    temp_slot_ = register_temp_file(tmp_path_);  // before it exists: a signal may come at any time
+    fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      const int err = errno;
+      unregister_temp_file(temp_slot_);
+      throw TraceWriteError("trace writer: cannot create " + tmp_path_ + ": " + std::strerror(err));
+    }
   }
   out_ = std::make_unique<Stream>(fd);
   try {
@@ -83,10 +101,13 @@ void TraceWriter::close() {
   out_->coded.reset();  // hands the buffered bytes back to `file`
   if (!out_->file.Close()) fail("write failed: " + std::string(std::strerror(out_->file.GetErrno())));
   out_.reset();
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp_path_.c_str());
-    throw TraceWriteError("trace writer: cannot rename " + tmp_path_ + " to " + path_ + ": " +
+  if (tmp_path_.empty()) return;  // streamed
+  const int renamed = std::rename(tmp_path_.c_str(), target_.c_str());
+  const int err = errno;
+  if (renamed != 0) ::unlink(tmp_path_.c_str());
+  unregister_temp_file(temp_slot_);
+  if (renamed != 0) {
+    throw TraceWriteError("trace writer: cannot rename " + tmp_path_ + " to " + target_ + ": " +
                           std::strerror(err));
   }
 }
@@ -98,7 +119,10 @@ void TraceWriter::fail(const std::string& what) {
 
 void TraceWriter::discard() noexcept {
   if (!out_) return;
-  ::unlink(tmp_path_.c_str());
+  if (!tmp_path_.empty()) {
+    ::unlink(tmp_path_.c_str());
+    unregister_temp_file(temp_slot_);
+  }
   out_->coded.reset();
   out_->file.Close();  // the flush lands in the unlinked file
   out_.reset();

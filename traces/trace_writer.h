@@ -15,7 +15,13 @@
 //   - A writer destroyed without close() (an exception, a failed run) removes its temporary file
 //     and leaves `path` untouched.
 //   - Every I/O failure throws TraceWriteError; after one, the writer accepts only destruction.
-//   - A process killed outright (SIGKILL, abort) may leave the temporary file "<path>.tmp-*".
+//   - `path` is written as output_file.h's output_target says: a symbolic link is followed to the
+//     file it names, which is replaced; a character device or FIFO (/dev/null, a pipe) is written
+//     in place, with no temporary file (a failed run may then have written part of a trace to
+//     it); a directory or other kind of file is refused (TraceWriteError).
+//   - The temporary file is registered with output_file.h: once the program has called
+//     remove_temp_files_on_signals(), SIGINT, SIGTERM and SIGHUP remove it. A process killed
+//     outright (SIGKILL, abort) may leave the temporary file "<path>.tmp-*".
 #pragma once
 
 #include <cstdint>
@@ -59,7 +65,9 @@ class TraceWriter {
   void discard() noexcept;
 
   std::string path_;
-  std::string tmp_path_;
+  std::string target_;    // the regular file to replace: path_, or what a symbolic link names
+  std::string tmp_path_;  // empty when the trace is streamed into a device or FIFO
+  int temp_slot_ = -1;    // tmp_path_'s registration for removal on signals
   std::unique_ptr<Stream> out_;
   uint64_t events_ = 0;
 };

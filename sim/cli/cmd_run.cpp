@@ -8,6 +8,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/cli/report.h"
+#include "traces/output_file.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::cli {
@@ -35,6 +36,22 @@ int cmd_run(int argc, char** argv) {
     if (a.flag() == "--check-determinism") return check = true;
     return false;
   });
+  // A list, or several seeds, would silently run only the first: they are sweep's.
+  if (o.procs.size() > 1) usage_error("run: --procs takes one value (a list is for gmpsim sweep)");
+  if (o.cores.size() > 1) usage_error("run: --cores takes one value (a list is for gmpsim sweep)");
+  if (o.seeds != 1) usage_error("run: --seeds is for gmpsim sweep (run takes one --seed)");
+  if (check && !o.sim.trace_path.empty()) {
+    // The check writes a second trace next to the first and compares the two files.
+    try {
+      if (trace::output_target(o.sim.trace_path).stream) {
+        usage_error("run: --check-determinism compares trace files; --trace " + o.sim.trace_path +
+                    " is a device or FIFO");
+      }
+    } catch (const trace::OutputError& e) {
+      std::fprintf(stderr, "gmpsim: trace writer: cannot write %s\n", e.what());
+      return 1;
+    }
+  }
   const Loaded in = load_inputs(o);
   engine::SimConfig cfg = sim_config(o, o.procs.front(), o.cores.front(), o.seed);
   cfg.progress = terminal_progress("run");
@@ -50,7 +67,14 @@ int cmd_run(int argc, char** argv) {
     const std::string text2 = format_run(r2, all_events);
     bool same = text == text2;
     std::string why = same ? "" : "the reports differ";
-    if (same && !cfg.trace_path.empty() && !files_equal(cfg.trace_path, again.trace_path)) {
+    // A run stopped by a fatal error or a limit writes no trace; two that fail alike are compared
+    // by their reports, and the failure is reported with its own status below.
+    auto wrote_trace = [&](const engine::SimResult& x) {
+      return !cfg.trace_path.empty() &&
+             (x.stop == engine::Engine::Stop::AllExited || x.stop == engine::Engine::Stop::Exit);
+    };
+    const bool traced = wrote_trace(r) && wrote_trace(r2);
+    if (same && traced && !files_equal(cfg.trace_path, again.trace_path)) {
       same = false;
       why = "the traces differ";
     }
@@ -61,7 +85,7 @@ int cmd_run(int argc, char** argv) {
                    static_cast<unsigned long long>(o.seed));
       return 3;
     }
-    std::printf("determinism: two runs gave byte-identical output%s\n", cfg.trace_path.empty() ? "" : " and traces");
+    std::printf("determinism: two runs gave byte-identical output%s\n", traced ? " and traces" : "");
   } else {
     std::fputs(text.c_str(), stdout);
   }

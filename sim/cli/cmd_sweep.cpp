@@ -17,6 +17,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/cli/report.h"
+#include "traces/output_file.h"
 
 namespace gmp::cli {
 
@@ -31,6 +32,7 @@ int cmd_sweep(int argc, char** argv) {
     }
     if (a.flag() != "--svg") return false;
     svg_path = a.value();
+    if (svg_path.empty()) usage_error("--svg: expected a file name");
     return true;
   });
   if (!o.sim.trace_path.empty()) usage_error("sweep: --trace is for gmpsim run");
@@ -39,6 +41,12 @@ int cmd_sweep(int argc, char** argv) {
     std::string base = o.scenario_path.substr(slash == std::string::npos ? 0 : slash + 1);
     if (const size_t dot = base.find('.'); dot != std::string::npos) base = base.substr(0, dot);
     svg_path = base + "-sweep.svg";
+  }
+  try {
+    trace::output_target(svg_path);  // a directory or the like is refused before the runs
+  } catch (const trace::OutputError& e) {
+    std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
+    return 1;
   }
   const Loaded in = load_inputs(o);
 
@@ -55,23 +63,25 @@ int cmd_sweep(int argc, char** argv) {
   std::mutex mu;
   std::condition_variable cv;
   size_t done = 0;
-  // A run that throws (out of memory) stops the sweep: the others take no new runs, and the
-  // exception is rethrown here once every thread has stopped.
+  // An exception on a worker (out of memory; bad input is refused before) is handed to the main
+  // thread, which rethrows it once every worker has stopped; the remaining runs are skipped.
   std::exception_ptr failure;
   auto worker = [&] {
     for (size_t j = next.fetch_add(1); j < total; j = next.fetch_add(1)) {
       SweepPoint& pt = pts[j / o.seeds];
       const uint64_t k = j % o.seeds;
-      std::exception_ptr err;
       try {
         pt.runs[k] = engine::simulate(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed + k));
       } catch (...) {
-        err = std::current_exception();
-        next = total;
+        std::lock_guard<std::mutex> l(mu);
+        if (!failure) failure = std::current_exception();
+        next.store(total);
+        done = total;
+        cv.notify_one();
+        return;
       }
       std::lock_guard<std::mutex> l(mu);
-      if (err && !failure) failure = err;
-      done = err ? total : done + 1;
+      done++;
       cv.notify_one();
     }
   };
@@ -106,19 +116,11 @@ int cmd_sweep(int argc, char** argv) {
   const std::string bench = format_bench_lines(pts);
   if (!bench.empty()) std::printf("\n%s", bench.c_str());
 
-  const std::string tmp = svg_path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << sweep_svg(pts, in.scenario.benchmark ? in.scenario.benchmark->name : in.scenario.source);
-    if (!out) {
-      std::fprintf(stderr, "gmpsim: cannot write %s\n", svg_path.c_str());
-      std::remove(tmp.c_str());
-      return 1;
-    }
-  }
-  if (std::rename(tmp.c_str(), svg_path.c_str()) != 0) {
-    std::fprintf(stderr, "gmpsim: cannot write %s\n", svg_path.c_str());
-    std::remove(tmp.c_str());
+  try {
+    trace::write_output_file(svg_path, sweep_svg(pts, in.scenario.benchmark ? in.scenario.benchmark->name
+                                                                           : in.scenario.source));
+  } catch (const trace::OutputError& e) {
+    std::fprintf(stderr, "gmpsim: %s\n", e.what());
     return 1;
   }
   std::printf("\nchart: %s\n", svg_path.c_str());

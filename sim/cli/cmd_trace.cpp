@@ -11,6 +11,7 @@ namespace gmp::cli {
 
 int cmd_trace(int argc, char** argv) {
   if (argc != 1) usage_error("trace: expected exactly one FILE");
+  if (argv[0][0] == '-' && argv[0][1] == '-') usage_error(std::string("trace: unknown flag '") + argv[0] + "'");
   try {
     trace::dump_text(argv[0], stdout);
   } catch (const trace::TraceFormatError& e) {

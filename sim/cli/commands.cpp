@@ -12,6 +12,12 @@
 
 namespace gmp::cli {
 
+namespace {
+// The longest --max-time or --schedtrace: 10^18 ns, about 31.7 years of virtual time, short of
+// the engine's end of virtual time (2^61 ns).
+constexpr int64_t kMaxFlagTime = 1'000'000'000'000'000'000;
+}  // namespace
+
 bool parse_common_flag(Args& a, RunOptions& o) {
   const std::string& f = a.flag();
   if (f == "--procs") {
@@ -20,6 +26,7 @@ bool parse_common_flag(Args& a, RunOptions& o) {
     o.cores = parse_list(f, a.value(), 1, 4096);
   } else if (f == "--profile") {
     o.profile = a.value();
+    if (o.profile.empty()) usage_error("--profile: expected a file or a builtin name, got ''");
   } else if (f == "--seed") {
     o.seed = parse_uint(f, a.value(), 0, UINT64_MAX);
   } else if (f == "--seeds") {
@@ -28,14 +35,15 @@ bool parse_common_flag(Args& a, RunOptions& o) {
     o.sim.trace_path = a.value();
     if (o.sim.trace_path.empty()) usage_error("--trace: expected a file name");
   } else if (f == "--schedtrace") {
-    o.sim.schedtrace_ns = parse_duration(f, a.value());
-    if (o.sim.schedtrace_ns <= 0) usage_error("--schedtrace: expected a positive duration");
+    o.sim.schedtrace_ns = parse_duration(f, a.value(), 1, kMaxFlagTime, "that is positive, at most 1e18ns");
   } else if (f == "--jitter") {
-    o.sim.jitter = parse_duration(f, a.value());
+    // Added to every operation's cost, so held to a cost's bound (cost/profile.h's kMaxCost).
+    o.sim.jitter = parse_duration(f, a.value(), 0, 1'000'000'000, "of at most 1s");
   } else if (f == "--asyncpreemptoff") {
     o.sim.asyncpreemptoff = true;
   } else if (f == "--max-time") {
-    o.sim.time_limit = parse_duration(f, a.value());
+    // 0 used to mean no limit, silently; a run always has one (see the engine's end of time).
+    o.sim.time_limit = parse_duration(f, a.value(), 1, kMaxFlagTime, "that is positive, at most 1e18ns");
   } else if (f == "--max-events") {
     o.sim.event_limit = parse_uint(f, a.value(), 1, UINT64_MAX);
   } else {

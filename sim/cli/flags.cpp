@@ -17,20 +17,27 @@ uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t l
   errno = 0;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || errno != 0 || *end != '\0' || text[0] == '-' || v < lo || v > hi) {
+  // Digits only: strtoull would also take leading blanks, a sign and "-1" as 2^64-1.
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || errno != 0 || *end != '\0' || v < lo || v > hi) {
     usage_error(flag + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
                 text + "'");
   }
   return v;
 }
 
-int64_t parse_duration(const std::string& flag, const std::string& text) {
+int64_t parse_duration(const std::string& flag, const std::string& text, int64_t lo, int64_t hi,
+                       const std::string& range) {
+  int64_t ns = 0;
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    return static_cast<int64_t>(parse_uint(flag, text, 0, INT64_MAX));
+    ns = static_cast<int64_t>(parse_uint(flag, text, 0, INT64_MAX));
+  } else {
+    const scenario::ParsedDuration d = scenario::parse_duration(text);
+    if (!d.error.empty()) usage_error(flag + ": expected a duration such as 10ms or 500us, got '" + text + "': " + d.error);
+    ns = d.ns;
   }
-  const scenario::ParsedDuration d = scenario::parse_duration(text);
-  if (!d.error.empty()) usage_error(flag + ": expected a duration such as 10ms or 500us, got '" + text + "': " + d.error);
-  return d.ns;
+  if (ns < lo || ns > hi) usage_error(flag + ": expected a duration " + range + ", got '" + text + "'");
+  return ns;
 }
 
 std::vector<int64_t> parse_list(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {

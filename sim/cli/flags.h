@@ -11,8 +11,10 @@ namespace gmp::cli {
 [[noreturn]] void usage_error(const std::string& msg);
 
 uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
-// A duration with Go's units ("1ms", "500us", "2s") or plain nanoseconds.
-int64_t parse_duration(const std::string& flag, const std::string& text);
+// A duration with Go's units ("1ms", "500us", "2s") or plain nanoseconds, in [lo, hi] ns;
+// `range` says that range in words for the error ("that is positive, at most 1e18ns").
+int64_t parse_duration(const std::string& flag, const std::string& text, int64_t lo, int64_t hi,
+                       const std::string& range);
 // A comma-separated list of integers in [lo, hi]: "1,2,4,8".
 std::vector<int64_t> parse_list(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
 

@@ -1,37 +1,90 @@
 // gmpsim: the command-line entry point.
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <new>
 #include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/cli/memory_limit.h"
+#include "traces/output_file.h"
 
 namespace {
 
-const char kHelp[] =
-    "usage:\n"
+const char kRunUsage[] =
     "  gmpsim run SCENARIO [--procs N] [--cores N] [--profile F] [--seed S] [--trace OUT]\n"
     "                      [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]\n"
-    "                      [--check-determinism] [--events] [--jitter DUR]\n"
+    "                      [--check-determinism] [--events] [--jitter DUR]\n";
+const char kSweepUsage[] =
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
-    "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
-    "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n"
-    "  gmpsim trace FILE          print a trace, one event a line\n"
+    "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n";
+const char kStealUsage[] =
+    "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
+const char kTraceUsage[] = "  gmpsim trace FILE          print a trace, one event a line\n";
+const char kNotes[] =
     "PROFILE is a file or a builtin name (default, m1pro, epyc-vm). Runs stop at --max-time (default\n"
-    "60s of virtual time) or --max-events (default 2000000000) with exit status 2. --jitter adds up to\n"
-    "DUR to every operation's cost, drawn from the seed, to stress the port under varied interleavings.\n";
+    "60s of virtual time, at most 1e18ns) or --max-events (default 2000000000) with exit status 2.\n"
+    "--jitter (at most 1s) adds up to DUR to every operation's cost, drawn from the seed, to stress\n"
+    "the port under varied interleavings. run takes one --procs and --cores value, sweep a list.\n"
+    "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"
+    "link to one, and write straight into a character device or FIFO (/dev/null, /dev/stdout).\n"
+    "Exit status: 0 ok, 1 bad input or an unwritable output, 2 bad usage or a failed run (Go's exit\n"
+    "status 2), 3 a failed determinism check, 70 an internal error.\n";
+
+void print_usage(const char* which, bool notes) {
+  std::fputs("usage:\n", stdout);
+  std::fputs(which, stdout);
+  if (notes) std::fputs(kNotes, stdout);
+}
+
+// Protobuf logs some problems itself (on stderr, before our own diagnostic). Its parse errors
+// reach us through the error collectors, so its own log lines are dropped; a fatal one ends the
+// program as an internal error.
+void protobuf_log(google::protobuf::LogLevel level, const char* filename, int line, const std::string& message) {
+  if (level != google::protobuf::LOGLEVEL_FATAL) return;
+  std::fprintf(stderr, "gmpsim: internal error: protobuf %s:%d: %s\n", filename, line, message.c_str());
+  std::fflush(stderr);
+  std::_Exit(70);
+}
+
+// --help or -h anywhere among a command's arguments.
+bool wants_help(int argc, char** argv) {
+  for (int i = 0; i < argc; i++) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  }
+  return false;
+}
 
 int dispatch(int argc, char** argv) {
   if (argc < 2) gmp::cli::usage_error("missing command");
   const std::string cmd = argv[1];
-  if (cmd == "run") return gmp::cli::cmd_run(argc - 2, argv + 2);
-  if (cmd == "sweep") return gmp::cli::cmd_sweep(argc - 2, argv + 2);
-  if (cmd == "steal") return gmp::cli::cmd_steal(argc - 2, argv + 2);
-  if (cmd == "trace") return gmp::cli::cmd_trace(argc - 2, argv + 2);
+  struct Command {
+    const char* name;
+    const char* usage;
+    bool simulates;  // takes the flags kNotes describes
+    int (*run)(int, char**);
+  };
+  static const Command kCommands[] = {
+      {"run", kRunUsage, true, gmp::cli::cmd_run},
+      {"sweep", kSweepUsage, true, gmp::cli::cmd_sweep},
+      {"steal", kStealUsage, false, gmp::cli::cmd_steal},
+      {"trace", kTraceUsage, false, gmp::cli::cmd_trace},
+  };
+  for (const Command& c : kCommands) {
+    if (cmd != c.name) continue;
+    if (wants_help(argc - 2, argv + 2)) {
+      print_usage(c.usage, c.simulates);
+      return 0;
+    }
+    return c.run(argc - 2, argv + 2);
+  }
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    std::fputs(kHelp, stdout);
+    std::fputs("usage:\n", stdout);
+    for (const Command& c : kCommands) std::fputs(c.usage, stdout);
+    std::fputs(kNotes, stdout);
     return 0;
   }
   gmp::cli::usage_error("unknown command '" + cmd + "'");
@@ -41,15 +94,27 @@ int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   gmp::cli::limit_memory_to_machine();
+  google::protobuf::SetLogHandler(&protobuf_log);
+  gmp::trace::remove_temp_files_on_signals();
+  // Bad input is reported where it is found, with its own message and status; running out of
+  // memory is reported as such (whatever was being written is removed as the exception unwinds:
+  // nothing is left half-written); anything else that escapes is a bug, reported as one rather
+  // than as an abort.
   try {
     return dispatch(argc, argv);
   } catch (const std::bad_alloc&) {
-    // Whatever was being written is removed as the exception unwinds (the trace writer's temporary
-    // file); nothing is left half-written.
+    std::fflush(stdout);
     const uint64_t limit = gmp::cli::memory_limit();
     std::fprintf(stderr, "gmpsim: out of memory");
-    if (limit != 0) std::fprintf(stderr, " (the limit is %.1f GiB: the machine's memory, or ulimit -v)", static_cast<double>(limit) / (1 << 30));
+    if (limit != 0) {
+      std::fprintf(stderr, " (the limit is %.1f GiB: the machine's memory, or ulimit -v)",
+                   static_cast<double>(limit) / (1 << 30));
+    }
     std::fprintf(stderr, "\n");
     return 1;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "gmpsim: internal error: %s\n", e.what());
+    return 70;
   }
 }

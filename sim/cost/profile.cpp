@@ -10,6 +10,7 @@
 
 #include "sim/cost/profile.pb.h"
 #include "sim/textproto/parse_errors.h"
+#include "sim/textproto/read_file.h"
 
 namespace gmp::cost {
 
@@ -23,6 +24,9 @@ extern const unsigned kNumEmbedded;
 namespace {
 
 namespace gpb = google::protobuf;
+
+// Messages inside one another that the text parser accepts: a profile needs three.
+constexpr int kParserRecursionLimit = 16;
 using Tree = gpb::TextFormat::ParseInfoTree;
 using Location = gpb::TextFormat::ParseLocation;
 
@@ -75,10 +79,17 @@ std::string number(double v) {
   return out.str();
 }
 
+// The range a Sourced value must lie in (profile.h's kMax* and kMin*), and how to say it.
+struct Range {
+  double lo, hi;
+  const char* text;  // e.g. "at most 1e+09 ns (1 s)"
+};
+
 // Checks the Sourced field `name` of `parent` (written at `parent_at`, parsed into `tree`) and
 // copies it to `out`.
 void check_sourced(Problems& problems, const gpb::Message& parent, const Tree* tree, Location parent_at,
-                   const std::string& path, const char* name, const char* unit, bool positive, Sourced& out) {
+                   const std::string& path, const char* name, const char* unit, bool positive, const Range& range,
+                   Sourced& out) {
   const gpb::FieldDescriptor* field = parent.GetDescriptor()->FindFieldByName(name);
   if (!parent.GetReflection()->HasField(parent, field)) {
     problems.add(parent_at, path + ": missing parameter " + name);
@@ -95,6 +106,8 @@ void check_sourced(Problems& problems, const gpb::Message& parent, const Tree* t
   } else if (s.value() < 0 || (positive && s.value() == 0)) {
     problems.add(where(sub, s, "value", at),
                  full + ": value " + number(s.value()) + (positive ? " must be > 0" : " is negative"));
+  } else if (s.value() < range.lo || s.value() > range.hi) {
+    problems.add(where(sub, s, "value", at), full + ": value " + number(s.value()) + " is out of range: " + range.text);
   }
   if (s.unit() != unit) {
     problems.add(where(sub, s, "unit", at), full + ": unit \"" + s.unit() + "\", expected \"" + unit + "\"");
@@ -107,21 +120,38 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
   out.name = m.name();
   if (blank(m.name())) problems.add(where(tree, m, "name", at), "machine: name is empty");
   if (m.core_groups().empty()) problems.add(at, "machine: no core_groups");
+  uint64_t total = 0;  // counts are uint32: their sum is taken wide
   for (int i = 0; i < m.core_groups_size(); ++i) {
     const pb::CoreGroup& g = m.core_groups(i);
     const Location g_at = where(tree, m, "core_groups", at, i);
     const Tree* sub = nested(tree, m, "core_groups", i);
     const std::string path = "machine.core_groups[" + std::to_string(i) + "]";
     if (g.count() == 0) problems.add(where(sub, g, "count", g_at), path + ": count must be > 0");
+    if (g.count() > kMaxCores) {
+      problems.add(where(sub, g, "count", g_at), path + ": count " + std::to_string(g.count()) +
+                                                     " is too large: a machine has at most " +
+                                                     std::to_string(kMaxCores) + " cores");
+    }
+    total += g.count();
     if (!std::isfinite(g.speed()) || g.speed() <= 0) {
       problems.add(where(sub, g, "speed", g_at), path + ": speed " + number(g.speed()) + " must be finite and > 0");
+    } else if (g.speed() < kMinSpeed || g.speed() > kMaxSpeed) {
+      problems.add(where(sub, g, "speed", g_at), path + ": speed " + number(g.speed()) + " is out of range: " +
+                                                     "between " + number(kMinSpeed) + " and " + number(kMaxSpeed));
     }
     if (blank(g.kind())) problems.add(where(sub, g, "kind", g_at), path + ": kind is empty");
     if (blank(g.source())) problems.add(where(sub, g, "source", g_at), path + ": source is empty");
     out.core_groups.push_back(CoreGroup{g.count(), g.speed(), g.kind(), g.source()});
   }
-  check_sourced(problems, m, tree, at, "machine", "os_time_slice", "ns", true, out.os_time_slice);
+  if (total > kMaxCores && m.core_groups_size() > 1) {
+    problems.add(where(tree, m, "core_groups", at, 0), "machine: " + std::to_string(total) +
+                                                           " cores in all: a machine has at most " +
+                                                           std::to_string(kMaxCores));
+  }
+  check_sourced(problems, m, tree, at, "machine", "os_time_slice", "ns", true,
+                {kMinTimeSlice, kMaxTimeSlice, "between 1000 ns (1 us) and 1e+10 ns (10 s)"}, out.os_time_slice);
   check_sourced(problems, m, tree, at, "machine", "speed_ns_per_iteration", "ns/iteration", true,
+                {kMinNsPerIteration, kMaxNsPerIteration, "between 0.001 and 1000 ns/iteration"},
                 out.speed_ns_per_iteration);
 }
 
@@ -149,6 +179,9 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
   gpb::TextFormat::Parser parser;
   parser.RecordErrorsTo(&problems.parse);
   parser.WriteLocationsTo(&tree);
+  // A profile nests three messages deep (costs { atomic_load { value ... } }); the limit keeps
+  // protobuf's recursive parser off the end of the stack on text nested thousands deep.
+  parser.SetRecursionLimit(kParserRecursionLimit);
   if (!parser.ParseFromString(text, &msg)) {
     problems.throw_if_any();
     throw ProfileError(origin + ": not a valid cost profile");
@@ -171,7 +204,8 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
     const Location costs_at = where(&tree, msg, "costs", top);
     for (size_t i = 0; i < kNumParams; ++i) {
       const std::string name(kNames[i]);
-      check_sourced(problems, msg.costs(), costs_tree, costs_at, "costs", name.c_str(), "ns", false, out.params[i]);
+      check_sourced(problems, msg.costs(), costs_tree, costs_at, "costs", name.c_str(), "ns", false,
+                    {0, kMaxCost, "at most 1e+09 ns (1 s)"}, out.params[i]);
       out.ns[i] = out.params[i].value;
     }
   }
@@ -180,12 +214,9 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ProfileError(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ProfileError(path + ": read error");
-  return parse_profile(text.str(), path);
+  textproto::FileText file = textproto::read_file(path);
+  if (!file.error.empty()) throw ProfileError(path + ": " + file.error);
+  return parse_profile(file.text, path);
 }
 
 std::vector<std::string> builtin_profile_names() {

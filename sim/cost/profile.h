@@ -7,7 +7,8 @@
 //     "origin:line:column: message" (1-based; a tab advances the column to the next multiple of
 //     8, as protoc counts). Problems: syntax errors, unknown fields, a parameter or machine field
 //     missing (named, at the location of the enclosing message), a negative or non-finite value,
-//     a wrong unit, an empty source, no cores.
+//     a value out of its range (kMaxCost and the others below), a wrong unit, an empty source, no
+//     cores or more than kMaxCores.
 //   - A Profile is plain data: costs are indexed by Param in an array (ns), so the engine's
 //     lookup is one load. Names map to Params with param_by_name().
 //   - default_profile() is the text of sim/cost/profiles/default.textproto embedded at build
@@ -68,6 +69,21 @@ inline constexpr size_t kNumParams = static_cast<size_t>(Param::Count_);
 // The field name in the profile file, e.g. "atomic_load".
 std::string_view param_name(Param p);
 std::optional<Param> param_by_name(std::string_view name);
+
+// The ranges a profile's values must lie in (also in profile.proto and docs/scenarios.md). They keep the engine's int64
+// nanosecond clocks far from overflow whatever a scenario does, and they are wide: the shipped
+// profiles sit orders of magnitude inside every one of them.
+inline constexpr double kMaxCost = 1e9;              // any cost: at most 1 s
+inline constexpr double kMinTimeSlice = 1e3;         // os_time_slice: 1 us ...
+inline constexpr double kMaxTimeSlice = 1e10;        // ... to 10 s
+inline constexpr double kMinNsPerIteration = 1e-3;   // speed_ns_per_iteration: 0.001 ...
+inline constexpr double kMaxNsPerIteration = 1e3;    // ... to 1000 ns
+inline constexpr double kMinSpeed = 1e-3;            // a core group's speed: 0.001 ...
+inline constexpr double kMaxSpeed = 1e3;             // ... to 1000 times the reference core
+// Cores in all: the --cores flag's bound. The engine keeps a record per core and scans the cores
+// when a thread needs one, and GOMAXPROCS is at most 1024, so a bigger machine only costs memory
+// and time (2^31 cores overflowed the int32 core count; 10^8 took gigabytes).
+inline constexpr uint32_t kMaxCores = 4096;
 
 class ProfileError : public std::runtime_error {
  public:

@@ -11,6 +11,14 @@ namespace gmp::engine {
 namespace {
 constexpr int kSignals = 64;  // signals 1..63, one bit each in Thread::pending
 constexpr int64_t kNever = INT64_MAX;
+
+// The end of virtual time, 2^61 ns (about 73 years): a run whose clock passes it stops as at a
+// time limit. One step of a thread (a compute, a blocking system call) is held to the same
+// amount, so a clock stays below 2^62 and no sum of a clock and a step can overflow. Checked
+// inputs (scenario durations at most 10^15 ns, core speeds at least 10^-3) come nowhere near.
+constexpr int64_t kEndOfTime = int64_t{1} << 61;
+
+int64_t clamp_step(int64_t ns) { return std::clamp<int64_t>(ns, 0, kEndOfTime); }
 constexpr uint64_t kProgressMask = (uint64_t{1} << 22) - 1;
 }  // namespace
 
@@ -51,7 +59,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   core_thread_.assign(cfg_.cores.size(), -1);
   for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
-  if (cfg_.time_limit != 0) time_limit_ = cfg_.time_limit;
+  time_limit_ = cfg_.time_limit > 0 ? std::min(cfg_.time_limit, kEndOfTime) : kEndOfTime;
   set_next_check();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
   fast_access = &Engine::fast_access_of;
@@ -148,7 +156,7 @@ void Engine::exit_thread() {
   __builtin_unreachable();  // an exited thread is never resumed
 }
 
-void Engine::block_for(int64_t ns) { block(Wait::Timer, nullptr, cur().t + std::max<int64_t>(ns, 0)); }
+void Engine::block_for(int64_t ns) { block(Wait::Timer, nullptr, cur().t + clamp_step(ns)); }
 
 plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
@@ -304,7 +312,8 @@ void Engine::check_limits() {
   }
   if (cur().t > time_limit_) {
     stop_run(Stop::TimeLimit, 2,
-             "stopped at virtual time " + std::to_string(cfg_.time_limit) + " ns (--max-time)");
+             "stopped at virtual time " + std::to_string(time_limit_) +
+                 (time_limit_ == cfg_.time_limit ? " ns (--max-time)" : " ns (the end of virtual time)"));
   }
 }
 
@@ -502,7 +511,9 @@ int64_t Engine::compute(int64_t work) {
   Thread& self = cur();
   if (work <= 0) return 0;
   const double speed = cfg_.cores[static_cast<size_t>(self.core)].speed;
-  const auto ns = static_cast<int64_t>(std::ceil(static_cast<double>(work) / speed));
+  // Compared as a double: a quotient beyond int64 must not be converted.
+  const double exact = std::ceil(static_cast<double>(work) / speed);
+  const int64_t ns = exact < static_cast<double>(kEndOfTime) ? static_cast<int64_t>(exact) : kEndOfTime;
   const int64_t planned_end = self.t + ns;
   self.computing = true;
   computing_++;

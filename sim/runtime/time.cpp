@@ -103,8 +103,9 @@ void timeSleep(int64_t ns) {
     gp->timer_ = t;
   }
   const int64_t now = plat::nanotime();
-  int64_t when = now + ns;
-  if (when < 0) when = maxWhen;  // check for overflow
+  // Go: when := nanotime() + ns; if when < 0 { when = maxWhen } // check for overflow. Go's
+  // addition wraps; in C++ signed overflow is undefined, so the same check comes first.
+  const int64_t when = ns > maxWhen - now ? maxWhen : now + ns;
   gp->sleepWhen = when;
   r.gopark(&resetForSleep, nullptr, waitReason::waitReasonSleep, 1);
 }

@@ -10,6 +10,7 @@
 
 #include "sim/scenario/duration.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/limits.h"
 
 namespace gmp::scenario {
 
@@ -127,13 +128,24 @@ class Compiler {
     return resolve(chans_, name, n, field, "channel");
   }
 
-  int64_t count(bool present, int64_t value, const Node& n, const std::string& field) {
+  int64_t count(bool present, int64_t value, const Node& n, const std::string& field,
+                int64_t max = kMaxCount, const char* why = "") {
     if (!present) {
       error(n.self(), n.name() + " needs " + field);
     } else if (value < 0) {
       error(n.at(field), "negative " + field + " " + std::to_string(value));
+    } else if (value > max) {
+      error(n.at(field), field + " " + std::to_string(value) + " is too large: at most " + std::to_string(max) + why);
     }
     return value;
+  }
+
+  // A duration within [0, kMaxDurationNs], reported at `field` otherwise.
+  void duration_in_range(int64_t ns, const Node& n, const std::string& field) {
+    if (ns > kMaxDurationNs) {
+      error(n.at(field), "duration " + std::to_string(ns) + "ns is too long: at most " +
+                             std::to_string(kMaxDurationNs) + "ns (1,000,000 s, about 11.6 days)");
+    }
   }
 
   // The time of compute, sleep, syscall and busy_poll: one of ns, duration or, where the message
@@ -148,12 +160,14 @@ class Compiler {
     if (const FieldDescriptor* ns = given("ns")) {
       in.ns = reflection->GetInt64(m, ns);
       if (in.ns < 0) error(n.at("ns"), "negative duration " + std::to_string(in.ns) + "ns");
+      duration_in_range(in.ns, n, "ns");
     } else if (const FieldDescriptor* text = given("duration")) {
       ParsedDuration d = parse_duration(reflection->GetString(m, text));
       if (!d.error.empty()) error(n.at("duration"), d.error);
       in.ns = d.ns;
+      duration_in_range(in.ns, n, "duration");
     } else if (const FieldDescriptor* iterations = given("iterations")) {
-      in.iterations = count(true, reflection->GetInt64(m, iterations), n, "iterations");
+      in.iterations = count(true, reflection->GetInt64(m, iterations), n, "iterations", kMaxIterations);
     } else {
       bool by_iterations = type->FindFieldByName("iterations") != nullptr;
       error(n.self(), n.name() + " needs a duration: ns or duration" +
@@ -192,6 +206,21 @@ class Compiler {
     e_->open.pop_back();
   }
 
+  // Runs body() for a loop, select or parallel one level deeper; past kMaxNesting levels reports
+  // the construct instead, so the compiler's recursion stays bounded.
+  template <class Body>
+  bool nested(const Node& n, Body body) {
+    if (nesting_ >= kMaxNesting) {
+      error(n.self(), "nested too deeply: at most " + std::to_string(kMaxNesting) +
+                          " loops, selects and parallels inside one another");
+      return false;
+    }
+    nesting_++;
+    body();
+    nesting_--;
+    return true;
+  }
+
   void op(const Op& o, const Node& at) {
     if (o.kind_case() == Op::KIND_NOT_SET) {
       error(at.self(), "empty op: it needs one operation, such as compute or send");
@@ -212,7 +241,7 @@ class Compiler {
         return;
       case Op::kExit: emit({.op = Opcode::Exit}, n.self()); return;
       case Op::kReturn: e_->returns.push_back(emit({.op = Opcode::Jump}, n.self())); return;
-      case Op::kLoop: loop(o.loop(), n); return;
+      case Op::kLoop: nested(n, [&] { loop(o.loop(), n); }); return;
       case Op::kBreak: brk(o.break_(), n); return;
       case Op::kGosched: emit({.op = Opcode::Gosched}, n.self()); return;
       case Op::kSend: emit({.op = Opcode::Send, .obj = chan(o.send().chan(), n)}, n.self()); return;
@@ -220,7 +249,7 @@ class Compiler {
       case Op::kClose:
         emit({.op = Opcode::Close, .obj = chan(o.close().chan(), n)}, n.self());
         return;
-      case Op::kSelect: select(o.select(), n); return;
+      case Op::kSelect: nested(n, [&] { select(o.select(), n); }); return;
       case Op::kLock:
         emit({.op = Opcode::Lock, .obj = mutex(o.lock().mutex(), n)}, n.self());
         return;
@@ -230,7 +259,8 @@ class Compiler {
       case Op::kAdd:
         emit({.op = Opcode::WgAdd,
               .obj = waitgroup(o.add().wg(), n),
-              .count = count(o.add().has_n(), o.add().n(), n, "n")},
+              .count = count(o.add().has_n(), o.add().n(), n, "n", INT32_MAX,
+                             " (Go's WaitGroup counter is an int32)")},
              n.self());
         return;
       case Op::kDone:
@@ -254,7 +284,7 @@ class Compiler {
       case Op::kBusyPoll: busy_poll(o.busy_poll(), n); return;
       case Op::kLockOsThread: emit({.op = Opcode::LockOSThread}, n.self()); return;
       case Op::kUnlockOsThread: emit({.op = Opcode::UnlockOSThread}, n.self()); return;
-      case Op::kParallel: parallel(o.parallel(), n); return;
+      case Op::kParallel: nested(n, [&] { parallel(o.parallel(), n); }); return;
       case Op::kSubmit:
         emit({.op = Opcode::Submit, .device = device(o.submit().device(), n)}, n.self());
         return;
@@ -440,6 +470,7 @@ class Compiler {
   std::vector<Diagnostic> errors_;
   Table chans_, mutexes_, waitgroups_, devices_, funcs_, loops_;
   Emitter* e_ = nullptr;
+  int nesting_ = 0;  // loops, selects and parallels open around the operation being compiled
 };
 
 }  // namespace

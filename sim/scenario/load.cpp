@@ -3,12 +3,11 @@
 // ParseInfoTree, and hands both to the compiler.
 #include <google/protobuf/text_format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "sim/scenario/compile.h"
+#include "sim/scenario/limits.h"
 #include "sim/scenario/scenario.h"
 #include "sim/textproto/parse_errors.h"
+#include "sim/textproto/read_file.h"
 
 namespace gmp::scenario {
 
@@ -17,7 +16,10 @@ Scenario parse_scenario(const std::string& text, const std::string& name) {
   Node::Tree tree;
   textproto::ParseErrors errors(name, text, Op::descriptor());
   google::protobuf::TextFormat::Parser parser;
+  errors.set_too_deep("nested too deeply: at most " + std::to_string(kMaxNesting) +
+                      " loops, selects and parallels inside one another");
   parser.RecordErrorsTo(&errors);
+  parser.SetRecursionLimit(kParserRecursionLimit);
   parser.WriteLocationsTo(&tree);
   bool parsed = parser.ParseFromString(text, &file);
   if (!parsed && errors.diagnostics.empty())
@@ -26,11 +28,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name) {
   return compile(file, tree, name);
 }
 
+// An empty file is read as an empty scenario (whose checker reports the missing main).
 Scenario load_scenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!(in && text << in.rdbuf())) throw ScenarioError({{path, 0, 0, "cannot read the file"}});
-  return parse_scenario(text.str(), path);
+  textproto::FileText file = textproto::read_file(path);
+  if (!file.error.empty()) throw ScenarioError({{path, 0, 0, file.error}});
+  return parse_scenario(file.text, path);
 }
 
 }  // namespace gmp::scenario

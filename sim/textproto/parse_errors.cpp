@@ -34,6 +34,7 @@ std::string field_in(const std::string& message) {
 //   Message type "gmp.scenario.Op" has no field named "spin".
 std::string ParseErrors::explain(const std::string& message) const {
   if (message.ends_with("got: ")) return message + "end of file";
+  if (message.starts_with("Message is too deep") && !too_deep_.empty()) return too_deep_;
   std::string type = quoted_after(message, "Message type \"");
   std::string field = quoted_after(message, "has no field named \"");
   const auto* d = google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(type);

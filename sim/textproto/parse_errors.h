@@ -8,6 +8,7 @@
 #include <google/protobuf/io/tokenizer.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/textproto/diagnostic.h"
@@ -25,6 +26,10 @@ class ParseErrors : public google::protobuf::io::ErrorCollector {
     AddError(line, column, message);
   }
 
+  // The message that replaces protobuf's "Message is too deep" when the parser's recursion limit
+  // (TextFormat::Parser::SetRecursionLimit) is reached.
+  void set_too_deep(std::string message) { too_deep_ = std::move(message); }
+
   std::vector<Diagnostic> diagnostics;
 
  private:
@@ -33,6 +38,7 @@ class ParseErrors : public google::protobuf::io::ErrorCollector {
   std::string source_;
   std::vector<std::string> lines_;
   const google::protobuf::Descriptor* operations_;
+  std::string too_deep_;
 };
 
 }  // namespace gmp::textproto

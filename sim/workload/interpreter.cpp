@@ -53,9 +53,11 @@ int64_t Interpreter::work_of(const Instr& in) const {
   return in.ns + static_cast<int64_t>(std::llround(static_cast<double>(in.iterations) * ns_per_iteration_));
 }
 
-// A request is served once the device is free, service ns after that.
+// A request is served once the device is free, service ns after that. Requests queue without
+// bound, so the sum can pass any clock: it saturates at INT64_MAX, a completion never reached.
 void Interpreter::submit(Device& d) {
-  d.free_at = std::max(d.free_at, clock_()) + d.service;
+  const int64_t start = std::max(d.free_at, clock_());
+  d.free_at = d.service > INT64_MAX - start ? INT64_MAX : start + d.service;
   d.done_at.push_back(d.free_at);
 }
 

@@ -252,8 +252,55 @@ TEST_CASE("bad profiles are reported at file:line:column") {
     const std::string line = pos_of(text, "atomic_lod");
     CHECK_THAT(error_of(dir, text), Catch::Matchers::StartsWith(path + ":" + line.substr(0, line.find(':')) + ":9: "));
   }
+  // Values past these ranges overflowed the engine's clocks or made it silently wrong.
+  SECTION("a cost above 1 s") {
+    for (const char* v : {"1e19", "4e18", "1000000001"}) {
+      const std::string text = edit(good, "  atomic_load {", "value: 1.0", std::string("value: ") + v);
+      CHECK_THAT(error_of(dir, text), Catch::Matchers::StartsWith(path + ":" + pos_of(text, "value: " + std::string(v)) +
+                                                                  ": costs.atomic_load: value ") &&
+                                          Catch::Matchers::EndsWith(" is out of range: at most 1e+09 ns (1 s)"));
+    }
+    CHECK_NOTHROW(parse_profile(edit(good, "  atomic_load {", "value: 1.0", "value: 1e9"), "ok"));
+  }
+  SECTION("a time slice under 1 us or over 10 s") {
+    for (const char* v : {"1e-300", "999", "1.1e10"}) {
+      const std::string text = edit(good, "os_time_slice {", "value: 3000000", std::string("value: ") + v);
+      CHECK_THAT(error_of(dir, text),
+                 Catch::Matchers::StartsWith(path + ":" + pos_of(text, "value: " + std::string(v)) +
+                                             ": machine.os_time_slice: value ") &&
+                     Catch::Matchers::EndsWith(" is out of range: between 1000 ns (1 us) and 1e+10 ns (10 s)"));
+    }
+  }
+  SECTION("speed_ns_per_iteration outside [0.001, 1000]") {
+    for (const char* v : {"1e300", "1e-4"}) {
+      const std::string text = edit(good, "speed_ns_per_iteration {", "value: 1.333", std::string("value: ") + v);
+      CHECK_THAT(error_of(dir, text), Catch::Matchers::EndsWith("out of range: between 0.001 and 1000 ns/iteration"));
+    }
+  }
+  SECTION("a core speed outside [0.001, 1000]") {
+    for (const char* v : {"1e-300", "1001"}) {
+      const std::string text = edit(good, "core_groups {", "speed: 1.0", std::string("speed: ") + v);
+      CHECK(error_of(dir, text) == path + ":" + pos_of(text, "speed: " + std::string(v)) + ": machine.core_groups[0]: speed " +
+                                       (v[1] == 'e' ? "1e-300" : "1001") + " is out of range: between 0.001 and 1000");
+    }
+  }
+  SECTION("more than 4096 cores") {
+    for (const char* v : {"2147483648", "4294967295", "100000000", "4097"}) {
+      const std::string text = edit(good, "core_groups {", "count: 16", std::string("count: ") + v);
+      CHECK(error_of(dir, text) == path + ":" + pos_of(text, "count: " + std::string(v)) + ": machine.core_groups[0]: count " +
+                                       v + " is too large: a machine has at most 4096 cores");
+    }
+    CHECK_NOTHROW(parse_profile(edit(good, "core_groups {", "count: 16", "count: 4096"), "ok"));
+    // Two groups within the bound each, beyond it together.
+    const size_t at = good.find("  core_groups {");
+    const size_t end = good.find("\n  }\n", at) + 5;
+    std::string group = good.substr(at, end - at);
+    group = edit(group, "core_groups {", "count: 16", "count: 4000");
+    const std::string text = good.substr(0, at) + group + group + good.substr(end);
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "core_groups {") + ": machine: 8000 cores in all: a machine has at most 4096");
+  }
   SECTION("missing file") {
-    CHECK_THROWS_WITH(load_profile(path + ".absent"), path + ".absent: cannot open");
+    CHECK_THROWS_WITH(load_profile(path + ".absent"), path + ".absent: cannot open: No such file or directory");
   }
 }
 
@@ -263,3 +310,4 @@ TEST_CASE("an embedded profile reports errors under its builtin name") {
                         Catch::Matchers::Contains("builtin:x:1:20: costs.nanotime: value -1 is negative") &&
                         Catch::Matchers::Contains("builtin:x:1:1: costs: missing parameter atomic_load"));
 }
+

@@ -297,3 +297,97 @@ TEST_CASE("a file that cannot be read names its path") {
   const std::string path = "/nonexistent/dir/missing.textproto";
   CHECK_THROWS_WITH(load_scenario(path), Catch::StartsWith(path + ": "));
 }
+
+namespace {
+
+// `depth` constructs inside one another around a compute: each level is `open` ... "}".
+std::string nest(int depth, const std::string& open, const std::string& close) {
+  std::string text = "chan { name: \"c\" }\nfunc { name: \"main\"\n";
+  for (int i = 0; i < depth; i++) text += open;
+  text += "op { compute { ns: 1 } }";
+  for (int i = 0; i < depth; i++) text += close;
+  return text + "\n}\n";
+}
+
+const std::string kLoopOpen = "op { loop { count: 1 ", kLoopClose = " } }";
+const std::string kSelectOpen = "op { select { case { recv { chan: \"c\" } ", kSelectClose = " } } }";
+
+// The position of the n-th (1-based) occurrence of `what`.
+Where nth(const std::string& text, const std::string& what, int n) {
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    at = text.find(what, i == 0 ? 0 : at + 1);
+    REQUIRE(at != std::string::npos);
+  }
+  int line = 1;
+  for (size_t i = 0; i < at; i++) line += text[i] == '\n';
+  const size_t line_start = text.rfind('\n', at) + 1;
+  return {line, static_cast<int>(at - line_start) + 1};
+}
+
+}  // namespace
+
+TEST_CASE("nesting: 100 loops or selects inside one another compile") {
+  CHECK_NOTHROW(parse_scenario(nest(100, kLoopOpen, kLoopClose), kName));
+  CHECK_NOTHROW(parse_scenario(nest(100, kSelectOpen, kSelectClose), kName));
+}
+
+TEST_CASE("nesting: the 101st nested loop is an error at its position") {
+  const std::string text = nest(101, kLoopOpen, kLoopClose);
+  expect(text, nth(text, "loop", 101), "nested too deeply: at most 100 loops, selects and parallels");
+}
+
+TEST_CASE("nesting: the 101st nested select is an error at its position") {
+  const std::string text = nest(101, kSelectOpen, kSelectClose);
+  expect(text, nth(text, "select", 101), "nested too deeply: at most 100 loops, selects and parallels");
+}
+
+// Thousands of levels overflowed the stack in protobuf's text parser (3,300 loops) and in the
+// compiler (800 selects): the parser's recursion limit reports them instead.
+TEST_CASE("nesting: thousands of levels are reported, not a stack overflow") {
+  for (const auto& [open, close] : {std::pair(kLoopOpen, kLoopClose), std::pair(kSelectOpen, kSelectClose)}) {
+    for (int depth : {150, 800, 5000}) {
+      INFO(depth);
+      const std::vector<Diagnostic> ds = errors(nest(depth, open, close));
+      CHECK_THAT(ds.front().message, Catch::StartsWith("nested too deeply: at most 100 loops"));
+      CHECK(ds.front().line == 3);
+    }
+  }
+}
+
+// Huge times overflowed the engine's int64 clocks (undefined behaviour; in a release build a
+// compute of INT64_MAX ns took no time and a device finished before it started).
+TEST_CASE("ranges: a duration is at most 10^15 ns") {
+  CHECK_NOTHROW(parse_scenario(program("  op { compute { ns: 1000000000000000 } }\n"), kName));
+  CHECK_NOTHROW(parse_scenario(program("  op { sleep { duration: \"277h46m40s\" } }\n"), kName));
+  const std::string too_long = "is too long: at most 1000000000000000ns (1,000,000 s, about 11.6 days)";
+  for (const char* op : {"compute", "sleep", "syscall"}) {
+    const std::string text = program(std::string("  op { ") + op + " { ns: 9223372036854775807 } }\n");
+    expect(text, find(text, "ns:"), "duration 9223372036854775807ns " + too_long);
+  }
+  std::string text = program("  op { compute { ns: 1000000000000001 } }\n");
+  expect(text, find(text, "ns:"), too_long);
+  text = program("  op { sleep { duration: \"277h46m41s\" } }\n");
+  expect(text, find(text, "duration"), "duration 1000001000000000ns " + too_long);
+  text = program("  op { busy_poll { ns: 4611686018427387904 count: 2 } }\n");
+  expect(text, find(text, "ns:"), too_long);
+  text = "device { name: \"d\" ns: 4611686018427387904 }\n" + program("");
+  expect(text, find(text, "ns:"), too_long);
+}
+
+TEST_CASE("ranges: iterations, counts and a WaitGroup's n") {
+  CHECK_NOTHROW(parse_scenario(program("  op { compute { iterations: 1000000000000 } }\n"
+                                       "  op { loop { count: 1000000000000000 op { gosched {} } } }\n"
+                                       "  op { add { wg: \"wg\" n: 2147483647 } }\n"),
+                               kName));
+  std::string text = program("  op { compute { iterations: 1000000000001 } }\n");
+  expect(text, find(text, "iterations:"), "iterations 1000000000001 is too large: at most 1000000000000");
+  text = program("  op { loop { count: 9223372036854775807 op { gosched {} } } }\n");
+  expect(text, find(text, "count:"), "count 9223372036854775807 is too large: at most 1000000000000000");
+  text = program("  op { parallel { count: 1000000000000001 op { gosched {} } } }\n");
+  expect(text, find(text, "count:"), "is too large");
+  text = program("  op { busy_poll { ns: 1 count: 1000000000000001 } }\n");
+  expect(text, find(text, "count:"), "is too large");
+  text = program("  op { add { wg: \"wg\" n: 4294967296 } }\n");
+  expect(text, find(text, "n:"), "n 4294967296 is too large: at most 2147483647 (Go's WaitGroup counter is an int32)");
+}
