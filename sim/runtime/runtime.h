@@ -95,7 +95,6 @@ class Runtime {
   // one mapping each, so that millions of goroutines fit. Only for a runtime driven on one OS
   // thread (the engine); call before the first goroutine is made.
   void useStackPool(uint32_t slots = plat::StackPool::kDefaultSlots);
-  const plat::StackPool* stackPool() const { return stackpool_.get(); }
 
   // The Runtime of the simulation running on this OS thread (for signal handlers).
   static Runtime* current();
