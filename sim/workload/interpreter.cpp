@@ -40,8 +40,7 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
 Interpreter::~Interpreter() = default;
 
 Task* Interpreter::new_task(int32_t func) {
-  tasks_.push_back(std::make_unique<Task>());
-  Task* t = tasks_.back().get();
+  Task* t = tasks_.make();
   t->func = func;
   t->counters.assign(static_cast<size_t>(sc_.funcs[static_cast<size_t>(func)].num_counters), 0);
   return t;
