@@ -97,6 +97,7 @@ class Interpreter {
   std::function<int64_t()> clock_;
   double ns_per_iteration_;
   plat::Arena<Task> tasks_;
+  std::vector<Task*> free_tasks_;  // tasks of goroutines that have ended, for new_task to reuse
   std::vector<rt::hchan*> chans_;
   std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
