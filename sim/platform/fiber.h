@@ -139,7 +139,7 @@ class StackPool {
   // need a few hundred bytes, taken once per park from a free list instead of malloc.
   char* take_buffer(size_t n, size_t& cap);  // may throw std::bad_alloc
   void give_buffer(Fiber& f);                 // f's buffer (if any) back to its free list
-  static constexpr size_t kBufferGrain = 64;
+  static constexpr size_t kBufferGrain = 16;
   static constexpr size_t kBufferChunk = 64 * 1024;
 
   size_t stack_size_;
