@@ -26,7 +26,7 @@
 #define GMP_FIBER_SWITCH 1
 extern "C" boost::context::detail::transfer_t gmp_fiber_switch(boost::context::detail::fcontext_t to, void* vp);
 asm(R"(
-  .text
+  .pushsection .text
   .p2align 4
   .type gmp_fiber_switch, @function
 gmp_fiber_switch:
@@ -36,6 +36,7 @@ gmp_fiber_switch:
 1:
   ret
   .size gmp_fiber_switch, .-gmp_fiber_switch
+  .popsection
 )");
 #else
 #define GMP_FIBER_SWITCH 0
