@@ -97,7 +97,7 @@ class Fiber {
   uint32_t slot_ = 0;
   size_t saved_size_ = 0;
   size_t saved_cap_ = 0;
-  std::unique_ptr<char[]> saved_;
+  char* saved_ = nullptr;  // the pool's (StackPool::take_buffer), or nullptr
   // AddressSanitizer bookkeeping: this fiber's stack bounds and fake-stack handle.
   const void* stack_bottom_ = nullptr;
   size_t stack_size_ = 0;
@@ -134,7 +134,13 @@ class StackPool {
   // Makes `to`'s frames the ones in its slot (or starts them there), saving the previous owner's.
   // The previous owner must not be running.
   void install(Fiber& to);
-  void drop(Fiber& f);  // f goes away: it no longer owns its slot
+  void drop(Fiber& f);  // f goes away: it no longer owns its slot, nor its saved frames' buffer
+  // Buffers for saved frames, in size classes of kBufferGrain bytes: a parked goroutine's frames
+  // need a few hundred bytes, taken once per park from a free list instead of malloc.
+  char* take_buffer(size_t n, size_t& cap);  // may throw std::bad_alloc
+  void give_buffer(Fiber& f);                 // f's buffer (if any) back to its free list
+  static constexpr size_t kBufferGrain = 16;
+  static constexpr size_t kBufferChunk = 64 * 1024;
 
   size_t stack_size_;
   std::vector<Slot> slots_;
@@ -144,6 +150,14 @@ class StackPool {
   bool swap_failed_ = false;  // the swapper ran out of memory and resumed the fiber it came from
   uint64_t swaps_ = 0;
   uint64_t bytes_copied_ = 0;
+  struct BufferClass {
+    std::vector<char*> free;  // reserved for all `made`, so that give_buffer never allocates
+    size_t made = 0;
+  };
+  std::vector<BufferClass> buffers_;  // by size class: buffers_[cap / kBufferGrain]
+  std::vector<std::unique_ptr<char[]>> chunks_;   // what the buffers are cut from
+  char* chunk_next_ = nullptr;
+  size_t chunk_left_ = 0;
 };
 
 }  // namespace gmp::plat

@@ -325,13 +325,10 @@ void Runtime::unlockOSThread() {
 // malg (proc.go): a new G with its own stack. A pooled stack's slot is chosen by the G's place in
 // allocation order, which the run determines.
 g* Runtime::malg() {
-  gstore_.push_back(std::make_unique<g>());
-  g* newg = gstore_.back().get();
+  g* newg = gstore_.make();
   const uint64_t key = ctxstore_.size();
-  ctxstore_.push_back(stackpool_ != nullptr
-                          ? std::make_unique<plat::Context>(&goroutine_entry, newg, newg, *stackpool_, key)
-                          : std::make_unique<plat::Context>(&goroutine_entry, newg, newg));
-  newg->stack = ctxstore_.back().get();
+  newg->stack = stackpool_ != nullptr ? ctxstore_.make(&goroutine_entry, newg, newg, *stackpool_, key)
+                                      : ctxstore_.make(&goroutine_entry, newg, newg);
   return newg;
 }
 

@@ -66,8 +66,7 @@ m* Runtime::allocm(p* pp, void (Runtime::*fn)(), int64_t id) {
   m* mp = mstore_.back().get();
   mp->mstartfn = fn;
   mcommoninit(mp, id);
-  gstore_.push_back(std::make_unique<g>());
-  mp->g0 = gstore_.back().get();  // its stack is the new thread's own (newosproc)
+  mp->g0 = gstore_.make();  // its stack is the new thread's own (newosproc)
   mp->g0->m = mp;
   releasem(plat::getg()->m);
   return mp;

@@ -47,8 +47,7 @@ Runtime::Runtime(int32_t nprocs) {
   // m0 and its g0 exist before any code runs, as in Go (statically allocated there).
   mstore_.push_back(std::make_unique<m>());
   m0 = mstore_.back().get();
-  gstore_.push_back(std::make_unique<g>());
-  g0 = gstore_.back().get();
+  g0 = gstore_.make();
   m0->g0 = g0;
   g0->m = m0;
   stealOrder.reset(static_cast<uint32_t>(nprocs));

@@ -15,6 +15,7 @@
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/rand.h"
+#include "sim/platform/arena.h"
 #include "sim/platform/splitmix64.h"
 #include "sim/runtime/runtime2.h"
 #include "sim/runtime/steal_order.h"
@@ -293,9 +294,9 @@ class Runtime {
 
   std::vector<std::unique_ptr<p>> pstore_;
   std::vector<std::unique_ptr<m>> mstore_;
-  std::vector<std::unique_ptr<g>> gstore_;
+  plat::Arena<g> gstore_;
   std::unique_ptr<plat::StackPool> stackpool_;  // before ctxstore_: it outlives the contexts
-  std::vector<std::unique_ptr<plat::Context>> ctxstore_;
+  plat::Arena<plat::Context> ctxstore_;
   plat::Note netpollNote_;
   Atomic<uint32_t> netpollWakeSig_;
   SplitMix64 seed_{1};  // turns the run seed into the Ms' cheaprand states (Go: its ChaCha8 rand())

@@ -43,7 +43,11 @@ sudog* acquireSudog() {
     }
     plat::unlock(r.sched.sudoglock);
     // If the central cache is empty, allocate a new one.
-    if (pp->sudogcache.empty()) pp->sudogcache.push_back(rtnew<sudog>(r));
+    if (pp->sudogcache.empty()) {
+      SyncState& st = syncState(r);
+      std::lock_guard<std::mutex> l(st.mu);
+      pp->sudogcache.push_back(st.sudogs.make());
+    }
   }
   sudog* s = pp->sudogcache.back();
   pp->sudogcache.pop_back();

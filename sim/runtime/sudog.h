@@ -18,6 +18,7 @@
 #include <mutex>
 #include <vector>
 
+#include "sim/platform/arena.h"
 #include "sim/runtime/runtime2.h"
 
 namespace gmp::rt {
@@ -60,8 +61,9 @@ void releaseSudog(sudog* s);
 // simulation, as Go's allocator is: taking it is not a scheduling point; it matters only on the
 // real-thread platform.
 struct SyncState {
-  std::mutex mu;                               // guards objects and nextId
+  std::mutex mu;                               // guards objects, sudogs and nextId
   std::vector<std::shared_ptr<void>> objects;  // what the port allocated with Go's new()
+  plat::Arena<sudog> sudogs;                   // the sudogs allocated (acquireSudog's new(sudog))
   uint64_t nextId = 1;                         // the next id newSyncId hands out
   std::once_flag semtableOnce;
   std::shared_ptr<semTable> semtable;          // sema.go's semtable, made on first use

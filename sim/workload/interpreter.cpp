@@ -39,9 +39,20 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
 
 Interpreter::~Interpreter() = default;
 
+// A goroutine that ended gave its task back (run's end): reuse it, so that tasks are bounded by the
+// goroutines alive at once, not by all the program ever started.
 Task* Interpreter::new_task(int32_t func) {
-  tasks_.push_back(std::make_unique<Task>());
-  Task* t = tasks_.back().get();
+  Task* t;
+  if (free_tasks_.empty()) {
+    t = tasks_.make();
+  } else {
+    t = free_tasks_.back();
+    free_tasks_.pop_back();
+    t->pc = 0;
+    t->parallel = -1;
+    t->pb_cache = 0;
+    t->pb_took = false;
+  }
   t->func = func;
   t->counters.assign(static_cast<size_t>(sc_.funcs[static_cast<size_t>(func)].num_counters), 0);
   return t;
@@ -280,6 +291,8 @@ void Interpreter::run(rt::g* gp) {
     }
   }
   if (t->parallel >= 0) parallels_[static_cast<size_t>(t->parallel)]->wg->Done();
+  // The goroutine is done with its task (gdestroy clears gp->task), and nothing else holds it.
+  free_tasks_.push_back(t);
 }
 
 }  // namespace gmp::workload

@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/platform/arena.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/select.h"
 #include "sim/scenario/program.h"
@@ -95,7 +96,8 @@ class Interpreter {
   rt::Runtime& r_;
   std::function<int64_t()> clock_;
   double ns_per_iteration_;
-  std::vector<std::unique_ptr<Task>> tasks_;
+  plat::Arena<Task> tasks_;
+  std::vector<Task*> free_tasks_;  // tasks of goroutines that have ended, for new_task to reuse
   std::vector<rt::hchan*> chans_;
   std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
