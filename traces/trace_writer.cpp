@@ -60,7 +60,16 @@ TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(
       throw TraceWriteError("trace writer: cannot create " + tmp_path_ + ": " + std::strerror(err));
     }
   }
-  out_ = std::make_unique<Stream>(fd);
+  try {
+    out_ = std::make_unique<Stream>(fd);
+  } catch (...) {  // out of memory: no stream owns the file yet, so close and remove it here
+    ::close(fd);
+    if (!tmp_path_.empty()) {
+      ::unlink(tmp_path_.c_str());
+      unregister_temp_file(temp_slot_);
+    }
+    throw;
+  }
   try {
     out_->coded->WriteRaw(kMagic, sizeof kMagic);
     out_->coded->WriteLittleEndian32(kFormatVersion);
