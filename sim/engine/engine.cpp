@@ -105,10 +105,7 @@ Engine::Result Engine::run() {
   for (;;) {
     if (stopping_) break;
     if (Thread* n = next_running()) {
-      cur_ = n->id;
-      curp_ = n;
-      cur_bit_ = uint64_t{1} << (cur_ % 64);
-      plat::set_current_context(n->ctx);
+      make_current(*n);
       plat::Fiber::switch_to(main_, n->ctx->fiber);
       continue;  // control came back: a thread found nothing to run next, or the run stopped
     }
@@ -236,14 +233,25 @@ Engine::QItem Engine::q_pop() {
   return top;
 }
 
+void Engine::make_current(Thread& t) {
+  cur_ = t.id;
+  curp_ = &t;
+  cur_bit_ = uint64_t{1} << (cur_ % 64);
+  plat::set_current_context(t.ctx);
+}
+
+// A switch to a goroutine's pooled stack can fail (std::bad_alloc: no memory to save the frames
+// it displaces). The exception then unwinds the thread that switched, which must be current again.
 void Engine::switch_thread(Thread& to) {
   if (to.id == cur_) return;
-  plat::Context* from = cur().ctx;
-  cur_ = to.id;
-  curp_ = &to;
-  cur_bit_ = uint64_t{1} << (cur_ % 64);
-  plat::set_current_context(to.ctx);
-  plat::Fiber::switch_to(from->fiber, to.ctx->fiber);
+  Thread& self = cur();
+  make_current(to);
+  try {
+    plat::Fiber::switch_to(self.ctx->fiber, to.ctx->fiber);
+  } catch (...) {
+    make_current(self);
+    throw;
+  }
 }
 
 // The current thread has been queued or blocked: run whoever is earliest. Timers that come due
@@ -749,12 +757,19 @@ void Engine::spend(int64_t ns) { advance(ns); }
 void Engine::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
 
 // The runtime charges gogo and mcall themselves (Cost::Gogo, Cost::Mcall); the switch is free.
+// As in switch_thread, a failed switch leaves the thread on the stack it tried to leave.
 void Engine::switchto(plat::Context& to) {
   Thread& self = cur();
   plat::Context* from = self.ctx;
   self.ctx = &to;
   plat::set_current_context(&to);
-  plat::Fiber::switch_to(from->fiber, to.fiber);
+  try {
+    plat::Fiber::switch_to(from->fiber, to.fiber);
+  } catch (...) {
+    self.ctx = from;
+    plat::set_current_context(from);
+    throw;
+  }
 }
 
 }  // namespace gmp::engine

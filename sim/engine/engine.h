@@ -157,6 +157,7 @@ class Engine final : public plat::Driver {
   void check_limits();
   void set_next_check();
   void switch_thread(Thread& to);
+  void make_current(Thread& t);  // t is the running thread from now on
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
   static void thread_main(void* arg);
   Thread& cur() { return *curp_; }

@@ -183,8 +183,8 @@ void Context::main(void* self) {
     err = std::current_exception();
   }
   if (err) {
-    if (Driver* d = current_driver()) d->fail(std::move(err));
     std::snprintf(msg, sizeof msg, "fatal error: %s", exception_message(err).c_str());
+    if (Driver* d = current_driver()) d->fail(std::move(err));
     err = nullptr;
   }
   crash_message(msg);
