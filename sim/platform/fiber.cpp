@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #if GMP_FIBER_ASAN
 #include <sanitizer/asan_interface.h>
@@ -82,7 +83,12 @@ void* map_stack(size_t& size, size_t& map_size) {
   void* map = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
   if (map == MAP_FAILED) return nullptr;
-  mprotect(map, page, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
+  // The guard page: a stack overflow faults instead of corrupting. It splits the mapping in two,
+  // which fails like a mapping when the kernel's count of mappings is used up.
+  if (mprotect(map, page, PROT_NONE) != 0) {
+    munmap(map, map_size);
+    return nullptr;
+  }
   return map;
 }
 }  // namespace
@@ -160,6 +166,12 @@ struct FiberAccess {
     }
   }
 
+  // Where a finished fiber goes: a stack of its own, since a pooled one may fail to be installed.
+  static Fiber* exit_target(Fiber* f) {
+    if (f != nullptr && f->pool_ != nullptr) throw std::invalid_argument("Fiber: exit_to must have a stack of its own");
+    return f;
+  }
+
   static void run(bctx::transfer_t t) {
     Fiber* self = tls_starting;
     resumed(*self, t);
@@ -179,7 +191,7 @@ struct FiberAccess {
 Fiber::Fiber() = default;
 
 Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size)
-    : entry_(entry), arg_(arg), exit_to_(exit_to) {
+    : entry_(entry), arg_(arg), exit_to_(FiberAccess::exit_target(exit_to)) {
   map_ = map_stack(stack_size, map_size_);
   if (map_ == nullptr) throw std::bad_alloc();
   stack_bottom_ = static_cast<char*>(map_) + (map_size_ - stack_size);
@@ -189,7 +201,8 @@ Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size)
 }
 
 Fiber::Fiber(Entry entry, void* arg, Fiber* exit_to, StackPool& pool, uint64_t key)
-    : entry_(entry), arg_(arg), exit_to_(exit_to), fresh_(true), pool_(&pool),
+    : entry_(entry), arg_(arg), exit_to_(FiberAccess::exit_target(exit_to)),
+      fresh_(true), pool_(&pool),
       slot_(static_cast<uint32_t>(key % pool.slots())) {}
 
 void Fiber::reset(Entry entry, void* arg) {
@@ -225,7 +238,6 @@ StackPool::StackPool(uint32_t slots, size_t stack_size) : stack_size_(stack_size
 
 StackPool::~StackPool() {
   for (Slot& s : slots_) {
-    if (s.owner != nullptr) s.owner->pool_ = nullptr;  // a fiber outliving its pool drops nothing
     if (s.map == nullptr) continue;
     unpoison_stack(s.bottom, static_cast<size_t>(s.top - s.bottom));
     munmap(s.map, static_cast<size_t>(s.top - static_cast<char*>(s.map)));
@@ -251,7 +263,6 @@ char* StackPool::take_buffer(size_t n, size_t& cap) {
   if (bc.free.capacity() < bc.made + 1) bc.free.reserve(std::max<size_t>(2 * bc.free.capacity(), 16));
   if (cap > chunk_left_) {
     const size_t size = std::max(cap, kBufferChunk);
-    chunks_.reserve(chunks_.size() + 1);
     chunks_.push_back(std::unique_ptr<char[]>(new char[size]));
     chunk_next_ = chunks_.back().get();
     chunk_left_ = size;

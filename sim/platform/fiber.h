@@ -52,6 +52,8 @@ class Fiber {
   Fiber();
   // A new fiber that will run entry(arg) when first switched to. When entry returns (or throws),
   // control passes to `exit_to`, and finished() becomes true; an exception is kept in error().
+  // `exit_to` has a stack of its own (switching to a pooled one can fail, and a finished fiber
+  // has nowhere to report that): std::invalid_argument otherwise.
   Fiber(Entry entry, void* arg, Fiber* exit_to, size_t stack_size = kDefaultStack);
   // The same on a stack borrowed from `pool`: slot `key % pool.slots()`. The pool must outlive it.
   Fiber(Entry entry, void* arg, Fiber* exit_to, StackPool& pool, uint64_t key);
