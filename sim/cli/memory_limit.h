@@ -7,8 +7,9 @@
 
 namespace gmp::cli {
 
-// Sets the soft address-space limit (RLIMIT_AS) to the machine's RAM plus swap, unless a limit is
-// already set (ulimit -v) or this is a sanitizer build (their shadow memory reserves terabytes).
+// Sets the soft address-space limit (RLIMIT_AS) to the machine's RAM plus swap (or its cgroup's
+// memory limit, if lower) plus headroom for reserved address space, unless a limit is already set
+// (ulimit -v) or this is a sanitizer build (their shadow memory reserves terabytes).
 void limit_memory_to_machine();
 
 // The address-space limit in force, in bytes; 0 when there is none.
