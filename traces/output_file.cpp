@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,20 +30,28 @@ std::string refused(const struct stat& st) {
   return "is not a regular file, a character device or a FIFO";
 }
 
-// The table of temporary files the signal handlers remove. A slot is taken by a CAS from kFree
-// to kFilling, filled, then published as kUsed; the handler reads only kUsed slots.
+// The table of temporary files the signal handlers remove. A slot's word holds its state in the
+// low two bits and, above them, how many times it was taken. A slot is taken by a CAS from kFree
+// to kFilling (the count going up), filled, then published as kUsed. The handler copies a kUsed
+// slot's path and removes the file only if the word is unchanged after the copy: a slot freed and
+// taken again meanwhile (on another thread) cannot hand it a path torn between two names.
 constexpr int kSlots = 16;
-constexpr int kFree = 0, kFilling = 1, kUsed = 2;
+constexpr uint32_t kFree = 0, kFilling = 1, kUsed = 2, kStateMask = 3, kTaken = 4;
 struct Slot {
-  std::atomic<int> state{kFree};
+  std::atomic<uint32_t> word{kFree};
   char path[PATH_MAX];
 };
-static_assert(std::atomic<int>::is_always_lock_free);
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
 Slot g_slots[kSlots];
 
 void on_signal(int sig) {
   for (Slot& s : g_slots) {
-    if (s.state.load() == kUsed) ::unlink(s.path);
+    const uint32_t w = s.word.load();
+    if ((w & kStateMask) != kUsed) continue;
+    char path[PATH_MAX];
+    std::memcpy(path, s.path, sizeof path);
+    path[PATH_MAX - 1] = '\0';
+    if (s.word.load() == w) ::unlink(path);
   }
   // Back to the default action, then the same signal again: it is blocked (as are the other two)
   // until this handler returns, and then ends the process as it would have without us. Not
@@ -84,17 +93,22 @@ OutputTarget output_target(const std::string& path) {
 int register_temp_file(const std::string& path) {
   if (path.size() >= PATH_MAX) return -1;
   for (int i = 0; i < kSlots; i++) {
-    int expected = kFree;
-    if (!g_slots[i].state.compare_exchange_strong(expected, kFilling)) continue;
-    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
-    g_slots[i].state.store(kUsed);
+    Slot& s = g_slots[i];
+    uint32_t w = s.word.load();
+    if ((w & kStateMask) != kFree) continue;
+    const uint32_t taken = (w & ~kStateMask) + kTaken;
+    if (!s.word.compare_exchange_strong(w, taken | kFilling)) continue;
+    std::memcpy(s.path, path.c_str(), path.size() + 1);
+    s.word.store(taken | kUsed);
     return i;
   }
   return -1;
 }
 
 void unregister_temp_file(int slot) {
-  if (slot >= 0 && slot < kSlots) g_slots[slot].state.store(kFree);
+  if (slot < 0 || slot >= kSlots) return;
+  std::atomic<uint32_t>& word = g_slots[slot].word;
+  word.store((word.load() & ~kStateMask) | kFree);
 }
 
 void remove_temp_files_on_signals() {
