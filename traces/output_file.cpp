@@ -147,21 +147,34 @@ void write_output_file(const std::string& path, const std::string& contents) {
     if (err != 0) throw OutputError("cannot write " + path + ": " + why(err));
     return;
   }
-  static std::atomic<uint64_t> counter{0};
-  const std::string tmp = t.path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const int slot = register_temp_file(tmp);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    const int err = errno;
-    unregister_temp_file(slot);
-    throw OutputError("cannot create " + tmp + ": " + why(err));
+  const TempFile tmp = create_temp_file(t.path);
+  int err = write_all(tmp.fd);
+  if (::close(tmp.fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.path.c_str(), t.path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    remove_temp_file(tmp);
+    throw OutputError("cannot write " + path + ": " + why(err));
   }
-  int err = write_all(fd);
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err == 0 && std::rename(tmp.c_str(), t.path.c_str()) != 0) err = errno;
-  if (err != 0) ::unlink(tmp.c_str());
-  unregister_temp_file(slot);
-  if (err != 0) throw OutputError("cannot write " + path + ": " + why(err));
+  unregister_temp_file(tmp.slot);
+}
+
+TempFile create_temp_file(const std::string& target) {
+  static std::atomic<uint64_t> counter{0};
+  TempFile t;
+  t.path = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  t.slot = register_temp_file(t.path);  // before it exists: a signal may come at any time
+  t.fd = ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (t.fd < 0) {
+    const int err = errno;
+    unregister_temp_file(t.slot);
+    throw OutputError("cannot create " + t.path + ": " + why(err));
+  }
+  return t;
+}
+
+void remove_temp_file(const TempFile& t) noexcept {
+  ::unlink(t.path.c_str());
+  unregister_temp_file(t.slot);
 }
 
 }  // namespace gmp::trace

@@ -40,6 +40,17 @@ void unregister_temp_file(int slot);
 // Installs the handlers (once; signals that are ignored stay ignored).
 void remove_temp_files_on_signals();
 
+// A temporary file next to `target` (a name unique in this process, checked unique on disk by
+// O_EXCL), registered for removal on signals and open for writing. Throws OutputError.
+struct TempFile {
+  std::string path;
+  int fd = -1;
+  int slot = -1;  // its registration (register_temp_file)
+};
+TempFile create_temp_file(const std::string& target);
+// Removes the file and its registration (the descriptor is the caller's to close).
+void remove_temp_file(const TempFile& t) noexcept;
+
 // Writes `contents` to `path` as output_target says. Throws OutputError naming the path.
 void write_output_file(const std::string& path, const std::string& contents);
 

@@ -1,12 +1,9 @@
 // Writes a trace file: see trace_writer.h for the format and the protocol.
 #include "traces/trace_writer.h"
 
-#include "traces/output_file.h"
-
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -28,16 +25,6 @@ struct TraceWriter::Stream {
   std::optional<pbio::CodedOutputStream> coded;  // reset before closing `file`
 };
 
-namespace {
-
-// A name next to `path`, unique in this process and checked unique on disk by O_EXCL.
-std::string temp_name(const std::string& path) {
-  static std::atomic<uint64_t> counter{0};
-  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-}
-
-}  // namespace
-
 TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(path) {
   OutputTarget target;
   try {
@@ -51,23 +38,18 @@ TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(
     if (fd < 0) throw TraceWriteError("trace writer: cannot open " + path + ": " + std::strerror(errno));
   } else {
     target_ = target.path;
-    tmp_path_ = temp_name(target.path);
-    temp_slot_ = register_temp_file(tmp_path_);  // before it exists: a signal may come at any time
-    fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-      const int err = errno;
-      unregister_temp_file(temp_slot_);
-      throw TraceWriteError("trace writer: cannot create " + tmp_path_ + ": " + std::strerror(err));
+    try {
+      tmp_ = create_temp_file(target.path);
+    } catch (const OutputError& e) {
+      throw TraceWriteError(std::string("trace writer: ") + e.what());
     }
+    fd = tmp_.fd;
   }
   try {
     out_ = std::make_unique<Stream>(fd);
   } catch (...) {  // out of memory: no stream owns the file yet, so close and remove it here
     ::close(fd);
-    if (!tmp_path_.empty()) {
-      ::unlink(tmp_path_.c_str());
-      unregister_temp_file(temp_slot_);
-    }
+    if (!tmp_.path.empty()) remove_temp_file(tmp_);
     throw;
   }
   try {
@@ -110,15 +92,14 @@ void TraceWriter::close() {
   out_->coded.reset();  // hands the buffered bytes back to `file`
   if (!out_->file.Close()) fail("write failed: " + std::string(std::strerror(out_->file.GetErrno())));
   out_.reset();
-  if (tmp_path_.empty()) return;  // streamed
-  const int renamed = std::rename(tmp_path_.c_str(), target_.c_str());
-  const int err = errno;
-  if (renamed != 0) ::unlink(tmp_path_.c_str());
-  unregister_temp_file(temp_slot_);
-  if (renamed != 0) {
-    throw TraceWriteError("trace writer: cannot rename " + tmp_path_ + " to " + target_ + ": " +
+  if (tmp_.path.empty()) return;  // streamed
+  if (std::rename(tmp_.path.c_str(), target_.c_str()) != 0) {
+    const int err = errno;
+    remove_temp_file(tmp_);
+    throw TraceWriteError("trace writer: cannot rename " + tmp_.path + " to " + target_ + ": " +
                           std::strerror(err));
   }
+  unregister_temp_file(tmp_.slot);
 }
 
 void TraceWriter::fail(const std::string& what) {
@@ -128,10 +109,7 @@ void TraceWriter::fail(const std::string& what) {
 
 void TraceWriter::discard() noexcept {
   if (!out_) return;
-  if (!tmp_path_.empty()) {
-    ::unlink(tmp_path_.c_str());
-    unregister_temp_file(temp_slot_);
-  }
+  if (!tmp_.path.empty()) remove_temp_file(tmp_);
   out_->coded.reset();
   out_->file.Close();  // the flush lands in the unlinked file
   out_.reset();

@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "traces/output_file.h"
 #include "traces/trace.pb.h"
 
 namespace gmp::trace {
@@ -66,8 +67,7 @@ class TraceWriter {
 
   std::string path_;
   std::string target_;    // the regular file to replace: path_, or what a symbolic link names
-  std::string tmp_path_;  // empty when the trace is streamed into a device or FIFO
-  int temp_slot_ = -1;    // tmp_path_'s registration for removal on signals
+  TempFile tmp_;          // no path when the trace is streamed into a device or FIFO
   std::unique_ptr<Stream> out_;
   uint64_t events_ = 0;
 };
