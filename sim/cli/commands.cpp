@@ -38,7 +38,7 @@ bool parse_common_flag(Args& a, RunOptions& o) {
     o.sim.schedtrace_ns = parse_duration(f, a.value(), 1, kMaxFlagTime, "that is positive, at most 1e18ns");
   } else if (f == "--jitter") {
     // Added to every operation's cost, so held to a cost's bound (cost/profile.h's kMaxCost).
-    o.sim.jitter = parse_duration(f, a.value(), 0, 1'000'000'000, "of at most 1s");
+    o.sim.jitter = parse_duration(f, a.value(), 0, static_cast<int64_t>(cost::kMaxCost), "of at most 1s");
   } else if (f == "--asyncpreemptoff") {
     o.sim.asyncpreemptoff = true;
   } else if (f == "--max-time") {

@@ -138,15 +138,7 @@ class Atomic {
   }
   // Offers the access to the driver; true if there is one (see the note at the top).
   bool offer(plat::Op op, uint64_t value, uint64_t expected) const {
-    if (plat::Driver* d = plat::current_driver()) {
-      if (d->fast_access != nullptr) {
-        d->fast_access(d, op, &holders_);
-      } else {
-        d->access(plat::Access{op, sizeof(T), &v_, value, expected, &holders_});
-      }
-      return true;
-    }
-    return false;
+    return plat::offer_access(op, sizeof(T), &v_, value, expected, &holders_);
   }
   // A CAS on a cell that only this OS thread touches.
   bool cas_single(T old, T nv) {
@@ -180,13 +172,7 @@ class LockGuarded {
   void store(T v) { std::atomic_ref<T>(v_).store(v, std::memory_order_relaxed); }
   // The read Go makes without the lock: an interleaving point.
   T loadRacy() const {
-    if (plat::Driver* d = plat::current_driver()) {
-      if (d->fast_access != nullptr) {
-        d->fast_access(d, plat::Op::PlainLoad, nullptr);
-      } else {
-        d->access(plat::Access{plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr});
-      }
-    }
+    plat::offer_access(plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr);
     return load();
   }
 

@@ -121,6 +121,20 @@ inline thread_local Driver* tls_driver = nullptr;
 
 inline Driver* current_driver() { return detail::tls_driver; }
 
+// Offers one shared-memory access to the driver installed on this thread, through its fast path
+// when it has one; false when none is installed (the real platform).
+inline bool offer_access(Op op, uint8_t size, const void* addr, uint64_t value, uint64_t expected,
+                         uint64_t* holders) {
+  Driver* d = current_driver();
+  if (d == nullptr) return false;
+  if (d->fast_access != nullptr) {
+    d->fast_access(d, op, holders);
+  } else {
+    d->access(Access{op, size, addr, value, expected, holders});
+  }
+  return true;
+}
+
 // Installs a driver on this OS thread for the scope's lifetime.
 class DriverScope {
  public:

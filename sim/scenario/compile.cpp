@@ -211,8 +211,7 @@ class Compiler {
   template <class Body>
   bool nested(const Node& n, Body body) {
     if (nesting_ >= kMaxNesting) {
-      error(n.self(), "nested too deeply: at most " + std::to_string(kMaxNesting) +
-                          " loops, selects and parallels inside one another");
+      error(n.self(), too_deep_message());
       return false;
     }
     nesting_++;

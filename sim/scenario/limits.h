@@ -4,12 +4,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace gmp::scenario {
 
 // Loops, selects and parallels inside one another in one function: far beyond what any Go
 // program nests, and a small fraction of what the compiler's recursion needs in stack.
 inline constexpr int kMaxNesting = 100;
+// What a construct past that depth is told, by the parser or by the compiler.
+inline std::string too_deep_message() {
+  return "nested too deeply: at most " + std::to_string(kMaxNesting) + " loops, selects and parallels inside one another";
+}
 
 // protobuf's text parser counts messages: a function, then at most three per nested construct
 // (op { select { case { ...) and two for the innermost operation; the rest is slack. Deeper

@@ -16,8 +16,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name) {
   Node::Tree tree;
   textproto::ParseErrors errors(name, text, Op::descriptor());
   google::protobuf::TextFormat::Parser parser;
-  errors.set_too_deep("nested too deeply: at most " + std::to_string(kMaxNesting) +
-                      " loops, selects and parallels inside one another");
+  errors.set_too_deep(too_deep_message());
   parser.RecordErrorsTo(&errors);
   parser.SetRecursionLimit(kParserRecursionLimit);
   parser.WriteLocationsTo(&tree);
