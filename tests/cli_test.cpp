@@ -423,3 +423,19 @@ func { name: "w" op { recv { chan: "start" } } }
   CHECK(files_starting("cli_test_oom.trace") == 0);  // nor a temporary file beside it
 }
 #endif
+
+// Protobuf logs a string field with bad UTF-8 itself, on stderr, before the parse fails; gmpsim
+// reports the failure and drops protobuf's own line.
+TEST_CASE("a trace with bad UTF-8 gets gmpsim's message alone", "[cli][trace][errors]") {
+  std::string bytes = slurp(std::string(GMP_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_trace/tiny-2p.trace");
+  const size_t at = bytes.find("tiny");  // in the header's scenario path, a string field
+  REQUIRE(at != std::string::npos);
+  bytes.replace(at, 2, "\xff\xfe");
+  const std::string path = tmp("utf8.trace");
+  write(path, bytes);
+  const Out o = gmpsim("trace " + path);
+  CHECK(o.status == 1);
+  CHECK(o.text.rfind(path + ": at byte offset ", 0) == 0);
+  CHECK(o.text.find("libprotobuf") == std::string::npos);
+  std::remove(path.c_str());
+}
