@@ -13,7 +13,7 @@
 // for life. A fiber only runs in its slot, at the same addresses every time, so pointers into its
 // frames (saved registers, frame pointers, locals whose address was taken) stay valid. When a
 // fiber is about to run and its slot holds another fiber's suspended frames, those frames (the
-// bytes from the suspended stack pointer to the slot's top: a parked goroutine's frames, a few hundred bytes)
+// bytes from the suspended stack pointer to the slot's top: a few hundred for a parked goroutine)
 // are copied out to the heap, and the incoming fiber's own are copied back in. A fiber that has
 // not started yet has no frames and costs nothing. Only one fiber of a pool runs at a time, so a
 // pool belongs to one OS thread; and nothing may point into a suspended pooled fiber's frames from
