@@ -105,7 +105,9 @@ int main(int argc, char** argv) {
     row("parked", n, 1, measure(parked(n), 1), base.rss_kib, n);
   }
   constexpr long kAtProcs = 100000;
-  for (int procs : {1, 2, 4, 16, 64, 256}) row("by procs", kAtProcs, procs, measure(parked(kAtProcs), procs), base.rss_kib, kAtProcs);
+  for (int procs : {1, 2, 4, 16, 64, 256}) {
+    row("by procs", kAtProcs, procs, measure(parked(kAtProcs), procs), base.rss_kib, kAtProcs);
+  }
   std::printf("KiB/goroutine = (peak RSS - peak RSS with one goroutine) / goroutines, with all of them\n"
               "parked at once (at more than one P, some may finish before the last is started)\n");
   return 0;

@@ -13,7 +13,8 @@ namespace gmp::scenario {
 inline constexpr int kMaxNesting = 100;
 // What a construct past that depth is told, by the parser or by the compiler.
 inline std::string too_deep_message() {
-  return "nested too deeply: at most " + std::to_string(kMaxNesting) + " loops, selects and parallels inside one another";
+  return "nested too deeply: at most " + std::to_string(kMaxNesting) +
+         " loops, selects and parallels inside one another";
 }
 
 // protobuf's text parser counts messages: a function, then at most three per nested construct
