@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <source_location>
 #include <type_traits>
 
 #include "sim/platform/driver.h"
@@ -43,39 +44,39 @@ class Atomic {
   Atomic(const Atomic&) = delete;
   Atomic& operator=(const Atomic&) = delete;
 
-  T Load() const {
-    offer(plat::Op::Load, 0, 0);
+  T Load(std::source_location loc = std::source_location::current()) const {
+    offer(plat::Op::Load, 0, 0, loc);
     return v_.load(std::memory_order_seq_cst);
   }
-  T LoadAcquire() const {
-    offer(plat::Op::LoadAcquire, 0, 0);
+  T LoadAcquire(std::source_location loc = std::source_location::current()) const {
+    offer(plat::Op::LoadAcquire, 0, 0, loc);
     return v_.load(std::memory_order_acquire);
   }
-  void Store(T v) {
-    if (offer(plat::Op::Store, bits(v), 0)) {
+  void Store(T v, std::source_location loc = std::source_location::current()) {
+    if (offer(plat::Op::Store, bits(v), 0, loc)) {
       v_.store(v, std::memory_order_relaxed);
       return;
     }
     v_.store(v, std::memory_order_seq_cst);
   }
-  void StoreRelease(T v) {
-    offer(plat::Op::StoreRelease, bits(v), 0);
+  void StoreRelease(T v, std::source_location loc = std::source_location::current()) {
+    offer(plat::Op::StoreRelease, bits(v), 0, loc);
     v_.store(v, std::memory_order_release);
   }
-  bool CompareAndSwap(T old, T nv) {
-    if (offer(plat::Op::Cas, bits(nv), bits(old))) return cas_single(old, nv);
+  bool CompareAndSwap(T old, T nv, std::source_location loc = std::source_location::current()) {
+    if (offer(plat::Op::Cas, bits(nv), bits(old), loc)) return cas_single(old, nv);
     return v_.compare_exchange_strong(old, nv, std::memory_order_seq_cst);
   }
-  bool CompareAndSwapRelease(T old, T nv) {
-    if (offer(plat::Op::CasRelease, bits(nv), bits(old))) return cas_single(old, nv);
+  bool CompareAndSwapRelease(T old, T nv, std::source_location loc = std::source_location::current()) {
+    if (offer(plat::Op::CasRelease, bits(nv), bits(old), loc)) return cas_single(old, nv);
     return v_.compare_exchange_strong(old, nv, std::memory_order_release,
                                       std::memory_order_relaxed);
   }
   // Go's Xadd: returns the new value.
-  T Add(T delta)
+  T Add(T delta, std::source_location loc = std::source_location::current())
     requires std::is_integral_v<T>
   {
-    if (offer(plat::Op::Add, bits(delta), 0)) {
+    if (offer(plat::Op::Add, bits(delta), 0, loc)) {
       const T nv = static_cast<T>(v_.load(std::memory_order_relaxed) + delta);
       v_.store(nv, std::memory_order_relaxed);
       return nv;
@@ -83,27 +84,27 @@ class Atomic {
     return static_cast<T>(v_.fetch_add(delta, std::memory_order_seq_cst) + delta);
   }
   // Go's Xchg: returns the old value.
-  T Swap(T v) {
-    if (offer(plat::Op::Swap, bits(v), 0)) {
+  T Swap(T v, std::source_location loc = std::source_location::current()) {
+    if (offer(plat::Op::Swap, bits(v), 0, loc)) {
       const T prev = v_.load(std::memory_order_relaxed);
       v_.store(v, std::memory_order_relaxed);
       return prev;
     }
     return v_.exchange(v, std::memory_order_seq_cst);
   }
-  void Or(T mask)
+  void Or(T mask, std::source_location loc = std::source_location::current())
     requires std::is_unsigned_v<T>
   {
-    if (offer(plat::Op::Or, bits(mask), 0)) {
+    if (offer(plat::Op::Or, bits(mask), 0, loc)) {
       v_.store(static_cast<T>(v_.load(std::memory_order_relaxed) | mask), std::memory_order_relaxed);
       return;
     }
     v_.fetch_or(mask, std::memory_order_seq_cst);
   }
-  void And(T mask)
+  void And(T mask, std::source_location loc = std::source_location::current())
     requires std::is_unsigned_v<T>
   {
-    if (offer(plat::Op::And, bits(mask), 0)) {
+    if (offer(plat::Op::And, bits(mask), 0, loc)) {
       v_.store(static_cast<T>(v_.load(std::memory_order_relaxed) & mask), std::memory_order_relaxed);
       return;
     }
@@ -111,12 +112,12 @@ class Atomic {
   }
 
   // A Go plain read or write of a field that other threads also access.
-  T get() const {
-    offer(plat::Op::PlainLoad, 0, 0);
+  T get(std::source_location loc = std::source_location::current()) const {
+    offer(plat::Op::PlainLoad, 0, 0, loc);
     return v_.load(std::memory_order_relaxed);
   }
-  void set(T v) {
-    offer(plat::Op::PlainStore, bits(v), 0);
+  void set(T v, std::source_location loc = std::source_location::current()) {
+    offer(plat::Op::PlainStore, bits(v), 0, loc);
     v_.store(v, std::memory_order_relaxed);
   }
 
@@ -137,8 +138,8 @@ class Atomic {
     }
   }
   // Offers the access to the driver; true if there is one (see the note at the top).
-  bool offer(plat::Op op, uint64_t value, uint64_t expected) const {
-    return plat::offer_access(op, sizeof(T), &v_, value, expected, &holders_);
+  bool offer(plat::Op op, uint64_t value, uint64_t expected, const std::source_location& loc) const {
+    return plat::offer_access(op, sizeof(T), &v_, value, expected, &holders_, loc);
   }
   // A CAS on a cell that only this OS thread touches.
   bool cas_single(T old, T nv) {
@@ -171,8 +172,8 @@ class LockGuarded {
   T load() const { return std::atomic_ref<T>(const_cast<T&>(v_)).load(std::memory_order_relaxed); }
   void store(T v) { std::atomic_ref<T>(v_).store(v, std::memory_order_relaxed); }
   // The read Go makes without the lock: an interleaving point.
-  T loadRacy() const {
-    plat::offer_access(plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr);
+  T loadRacy(std::source_location loc = std::source_location::current()) const {
+    plat::offer_access(plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr, loc);
     return load();
   }
 

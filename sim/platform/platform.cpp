@@ -34,8 +34,11 @@ const char* op_name(Op op) {
 
 // Real platform: a three-state futex mutex (Drepper, "Futexes Are Tricky", mutex2), on C++20
 // atomic wait/notify, which are futexes on Linux.
-void lock(Mutex& l) {
-  if (Driver* d = current_driver()) return d->lock(l);
+void lock(Mutex& l, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->lock(l);
+  }
   uint32_t c = 0;
   if (l.key.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
   if (c != 2) c = l.key.exchange(2, std::memory_order_acquire);
@@ -45,8 +48,11 @@ void lock(Mutex& l) {
   }
 }
 
-void unlock(Mutex& l) {
-  if (Driver* d = current_driver()) return d->unlock(l);
+void unlock(Mutex& l, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->unlock(l);
+  }
   if (l.key.exchange(0, std::memory_order_release) == 2) l.key.notify_one();
 }
 
@@ -54,13 +60,19 @@ bool lock_held(const Mutex& l) { return l.key.load(std::memory_order_relaxed) !=
 
 void noteclear(Note& n) { n.key.store(0, std::memory_order_relaxed); }
 
-void notesleep(Note& n) {
-  if (Driver* d = current_driver()) return d->notesleep(n);
+void notesleep(Note& n, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->notesleep(n);
+  }
   while (n.key.load(std::memory_order_acquire) == 0) n.key.wait(0, std::memory_order_acquire);
 }
 
-bool notetsleep(Note& n, int64_t ns) {
-  if (Driver* d = current_driver()) return d->notetsleep(n, ns);
+bool notetsleep(Note& n, int64_t ns, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->notetsleep(n, ns);
+  }
   if (ns < 0) {
     notesleep(n);
     return true;
@@ -74,10 +86,17 @@ bool notetsleep(Note& n, int64_t ns) {
   return true;
 }
 
-void notewakeup(Note& n) {
-  // The state change is the same on every platform; only the wake-up differs.
+// The key's exchange is Go's atomic.Xchg: under a driver it is offered as an access of its own
+// first, so that the wake-up becomes visible at a scheduling point of its own, not together with
+// whatever operation came before it. The driver's notewakeup is the futex wake that follows.
+void notewakeup(Note& n, std::source_location site) {
+  Driver* d = current_driver();
+  if (d != nullptr) offer_access(Op::Swap, sizeof(uint32_t), &n.key, 1, 0, nullptr, site);
   if (n.key.exchange(1, std::memory_order_release) != 0) throw_("notewakeup - double wakeup");
-  if (Driver* d = current_driver()) return d->notewakeup(n);
+  if (d != nullptr) {
+    detail::tls_site = site;
+    return d->notewakeup(n);
+  }
   n.key.notify_all();
 }
 

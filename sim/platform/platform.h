@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <source_location>
 #include <string>
 
 #include "sim/platform/driver.h"
@@ -27,15 +28,15 @@ struct Note {
   std::atomic<uint32_t> key{0};
 };
 
-void lock(Mutex& l);
-void unlock(Mutex& l);
+void lock(Mutex& l, std::source_location site = std::source_location::current());
+void unlock(Mutex& l, std::source_location site = std::source_location::current());
 // Go's assertLockHeld, reduced to "someone holds it": the owner is not tracked.
 bool lock_held(const Mutex& l);
 
 void noteclear(Note& n);
-void notesleep(Note& n);
-bool notetsleep(Note& n, int64_t ns);  // true if woken before ns elapsed
-void notewakeup(Note& n);
+void notesleep(Note& n, std::source_location site = std::source_location::current());
+bool notetsleep(Note& n, int64_t ns, std::source_location site = std::source_location::current());  // true if woken before ns elapsed
+void notewakeup(Note& n, std::source_location site = std::source_location::current());
 
 void usleep(uint32_t usec);
 void osyield();
