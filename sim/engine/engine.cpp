@@ -4,57 +4,12 @@
 #include <cmath>
 #include <utility>
 
+#include "sim/engine/engine_thread.h"
 #include "sim/platform/throw.h"
 
 namespace gmp::engine {
 
-namespace {
-constexpr int kSignals = 64;  // signals 1..63, one bit each in Thread::pending
-constexpr int64_t kNever = INT64_MAX;
-
-// The end of virtual time, 2^61 ns (about 73 years): a run whose clock passes it stops as at a
-// time limit. One step of a thread (a compute, a blocking system call) is held to the same
-// amount, so a clock stays below 2^62 and no sum of a clock and a step can overflow. Checked
-// inputs (scenario durations at most 10^15 ns, core speeds at least 10^-3) come nowhere near.
-constexpr int64_t kEndOfTime = int64_t{1} << 61;
-
-int64_t clamp_step(int64_t ns) { return std::clamp<int64_t>(ns, 0, kEndOfTime); }
-constexpr uint64_t kProgressMask = (uint64_t{1} << 22) - 1;
-}  // namespace
-
-struct Engine::Thread {
-  Engine* eng = nullptr;
-  uint32_t id = 0;
-  std::string name;
-  plat::Fiber::Entry entry = nullptr;
-  void* arg = nullptr;
-  std::unique_ptr<plat::Context> g0ctx;  // the stack the thread starts on
-  plat::Context* ctx = nullptr;          // the stack it is on now
-
-  State state = State::Ready;
-  Wait wait = Wait::None;
-  const void* wait_on = nullptr;
-  uint64_t wait_seq = 0;      // order of arrival among waiters
-  uint32_t waiter_idx = 0;    // its index in waiters_ while it waits on something
-
-  int64_t t = 0;              // this thread's clock
-  uint64_t tie = 0;           // tie-break of its newest queue entry
-
-  int core = -1;
-  int64_t slice_end = 0;
-
-  bool computing = false;
-  int64_t compute_start = 0;
-  int64_t compute_end = 0;
-
-  std::array<int64_t, kSignals> sig_at{};  // when each pending signal (a bit of `pending`) is due
-  uint64_t pending = 0;
-  bool in_handler = false;
-
-  bool lock_sleeping = false;  // waiting for a runtime lock asleep in the kernel, not spinning
-};
-
-Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
+Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), chooser_(cfg_.chooser), rng_(cfg_.seed) {
   if (cfg_.cores.empty()) throw std::invalid_argument("engine: a machine needs at least one core");
   core_thread_.assign(cfg_.cores.size(), -1);
   for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
@@ -62,12 +17,13 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
   time_limit_ = cfg_.time_limit > 0 ? std::min(cfg_.time_limit, kEndOfTime) : kEndOfTime;
   set_next_check();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
-  fast_access = &Engine::fast_access_of;
+  // Choice mode needs every access's address and site, which only access() receives.
+  if (chooser_ == nullptr) fast_access = &Engine::fast_access_of;
 }
 
 Engine::~Engine() = default;
 
-uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0) {
+uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon) {
   auto t = std::make_unique<Thread>();
   t->eng = this;
   t->id = static_cast<uint32_t>(threads_.size());
@@ -78,8 +34,17 @@ uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg
   t->ctx = t->g0ctx.get();
   const int64_t at = running_ ? cur().t : 0;
   Thread& ref = *t;
+  ref.daemon = daemon;
   threads_.push_back(std::move(t));
   qpos_.push_back(-1);
+  if (chooser_ != nullptr) {  // enabled at once, its first step a Start
+    ref.state = State::Running;
+    ref.t = now_;
+    ref.step = Step{};
+    ref.step.tid = ref.id;
+    chooser_->thread_created(ref.id, running_ ? cur_ : UINT32_MAX, daemon);
+    return ref.id;
+  }
   // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
   make_ready(ref, at);
   return ref.id;
@@ -104,10 +69,14 @@ Engine::Result Engine::run() {
   running_ = true;
   for (;;) {
     if (stopping_) break;
-    if (Thread* n = next_running()) {
+    if (Thread* n = chooser_ != nullptr ? check_choose() : next_running()) {
       make_current(*n);
       plat::Fiber::switch_to(main_, n->ctx->fiber);
       continue;  // control came back: a thread found nothing to run next, or the run stopped
+    }
+    if (chooser_stopped_) {
+      result_.stop = Stop::Stopped;
+      break;
     }
     // Nothing is queued: every thread has exited, or the rest can never run again.
     bool alive = false;
@@ -118,7 +87,7 @@ Engine::Result Engine::run() {
       who += (who.empty() ? "" : ", ") + t->name;
     }
     result_.stop = alive ? Stop::Deadlock : Stop::AllExited;
-    if (alive) result_.message = "every thread is blocked forever: " + who;
+    if (alive) result_.message = "every thread is blocked forever: " + (chooser_ != nullptr ? blocked_threads() : who);
     break;
   }
   int64_t end = 0;
@@ -145,6 +114,7 @@ void Engine::stop_run(Stop s, int code, std::string msg) {
 void Engine::exit(int code) { stop_run(Stop::Exit, code, ""); }
 
 void Engine::exit_thread() {
+  if (chooser_ != nullptr) check_exit_thread();
   Thread& t = cur();
   t.state = State::Exited;
   unqueue(t);
@@ -153,11 +123,17 @@ void Engine::exit_thread() {
   __builtin_unreachable();  // an exited thread is never resumed
 }
 
-void Engine::block_for(int64_t ns) { block(Wait::Timer, nullptr, cur().t + clamp_step(ns)); }
+void Engine::block_for(int64_t ns) {
+  if (chooser_ != nullptr) return check_block(Wait::Syscall, nullptr, now_ + clamp_step(ns));
+  block(Wait::Timer, nullptr, cur().t + clamp_step(ns));
+}
 
 plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
-int64_t Engine::now() const { return running_ ? threads_[cur_]->t : 0; }
+int64_t Engine::now() const {
+  if (chooser_ != nullptr) return now_;
+  return running_ ? threads_[cur_]->t : 0;
+}
 
 void Engine::push(Thread& t) { enqueue(t, t.t); }
 
@@ -494,14 +470,17 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
   reschedule();
 }
 
+void Engine::drop_waiter(Thread& t) {
+  if (t.wait_on == nullptr) return;
+  const Waiter last = waiters_.back();
+  waiters_[t.waiter_idx] = last;
+  threads_[last.tid]->waiter_idx = t.waiter_idx;
+  waiters_.pop_back();
+}
+
 void Engine::wake(Thread& t, int64_t at) {
   if (t.state != State::Blocked) return;
-  if (t.wait_on != nullptr) {
-    const Waiter last = waiters_.back();
-    waiters_[t.waiter_idx] = last;
-    threads_[last.tid]->waiter_idx = t.waiter_idx;
-    waiters_.pop_back();
-  }
+  drop_waiter(t);
   t.wait = Wait::None;
   t.wait_on = nullptr;
   if (t.core >= 0) {  // it waited busy on its core (a spinning lock waiter): no switch back
@@ -521,6 +500,7 @@ void Engine::interrupt(Thread& t, int64_t at) {
 }
 
 int64_t Engine::compute(int64_t work) {
+  if (chooser_ != nullptr) return check_compute(work);
   Thread& self = cur();
   if (work <= 0) return 0;
   const double speed = cfg_.cores[static_cast<size_t>(self.core)].speed;
@@ -557,7 +537,10 @@ int64_t Engine::compute(int64_t work) {
 // cache-line transfer. Each cell stands for its own line (its Access::holders word records which
 // threads hold a copy): objects sharing a line by accident of layout do not interfere, which keeps
 // runs independent of where the allocator put things.
-void Engine::access(const plat::Access& a) { fast_access_of(this, a.op, a.holders); }
+void Engine::access(const plat::Access& a) {
+  if (chooser_ != nullptr) return check_access(a);
+  fast_access_of(this, a.op, a.holders);
+}
 
 void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) {
   Engine& e = *static_cast<Engine*>(self);
@@ -595,6 +578,7 @@ void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) 
 // unlocker pays futex_wake and the sleeper runs futex_wake_latency later, then tries again. A
 // spinner keeps its core busy; a sleeper gives it up.
 void Engine::lock(plat::Mutex& l) {
+  if (chooser_ != nullptr) return check_lock(l);
   advance(cfg_.costs.lock_uncontended + line_cost(l.holders, /*write=*/true));
   if (l.key.load(std::memory_order_relaxed) == 0) {
     l.key.store(1, std::memory_order_relaxed);
@@ -633,8 +617,12 @@ int64_t Engine::spin_budget() const {
          mutexPassiveSpinCount * cfg_.costs.osyield;
 }
 
+// The release is a scheduling point of its own: the unlocker is charged the store first, and
+// threads due before its end run before the lock is free, as they would against a real xchg.
 void Engine::unlock(plat::Mutex& l) {
-  int64_t cost = cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + line_cost(l.holders, /*write=*/true);
+  if (chooser_ != nullptr) return check_unlock(l);
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + line_cost(l.holders, /*write=*/true));
+  int64_t cost = 0;
   const uint32_t key = l.key.load(std::memory_order_relaxed);  // one OS thread: no bus-locked xchg
   l.key.store(0, std::memory_order_relaxed);
   if (key == 2) {
@@ -662,7 +650,7 @@ void Engine::unlock(plat::Mutex& l) {
       }
     }
   }
-  advance(cost);
+  if (cost != 0) advance(cost);  // the futex wake, after the release
 }
 
 // A note sleep is Go's futexsleep loop: the key is checked first (an atomic load) and the futex is
@@ -670,6 +658,7 @@ void Engine::unlock(plat::Mutex& l) {
 // before the sleeper blocks is never lost. The syscall's cost (futex_sleep) is paid when the
 // sleeper comes back; the wake-up's latency is futex_wake_latency plus os_jitter().
 void Engine::notesleep(plat::Note& n) {
+  if (chooser_ != nullptr) return check_notesleep(n);
   advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Load)]);
   if (n.key.load(std::memory_order_acquire) != 0) return;
   while (n.key.load(std::memory_order_acquire) == 0) block(Wait::Note, &n, kNever);
@@ -677,6 +666,7 @@ void Engine::notesleep(plat::Note& n) {
 }
 
 bool Engine::notetsleep(plat::Note& n, int64_t ns) {
+  if (chooser_ != nullptr) return check_notetsleep(n, ns);
   if (ns < 0) {
     notesleep(n);
     return true;
@@ -689,6 +679,7 @@ bool Engine::notetsleep(plat::Note& n, int64_t ns) {
 }
 
 void Engine::notewakeup(plat::Note& n) {
+  if (chooser_ != nullptr) return check_notewakeup(n);
   // Go parks one M on a note at most; should there be more, they wake in thread order.
   uint32_t first = UINT32_MAX;
   std::vector<uint32_t> more;
@@ -720,11 +711,17 @@ int64_t Engine::os_jitter() {
 }
 
 void Engine::usleep(uint32_t usec) {
+  if (chooser_ != nullptr) return check_block(Wait::Sleep, nullptr, now_ + int64_t{usec} * 1000);
   const int64_t d = std::max<int64_t>(static_cast<int64_t>(usec) * 1000, cfg_.costs.usleep_min_latency);
   block(Wait::Timer, nullptr, cur().t + d + os_jitter());
 }
 
 void Engine::osyield() {
+  if (chooser_ != nullptr) {
+    Step s;
+    s.kind = StepKind::Yield;
+    return check_point(s);
+  }
   advance(cfg_.costs.osyield);
   if (!os_runq_.empty()) yield_core();
 }
@@ -733,6 +730,13 @@ void Engine::osyield() {
 // a real monotonic clock counts from boot, and Go takes 0 to mean "unset" in places
 // (sched.lastpoll, pidleput's now). Everything the engine reports is relative to the start.
 int64_t Engine::nanotime() {
+  if (chooser_ != nullptr) {
+    Step s;
+    s.kind = StepKind::Clock;
+    s.clock = true;
+    check_point(s);
+    return kNanotimeEpoch + now_;
+  }
   advance(cfg_.costs.nanotime);
   return kNanotimeEpoch + cur().t;
 }
@@ -740,6 +744,7 @@ int64_t Engine::nanotime() {
 uint64_t Engine::gettid() { return cur_; }
 
 void Engine::tgkill(uint64_t tid, int sig) {
+  if (chooser_ != nullptr) return check_tgkill(tid, sig);
   if (tid >= threads_.size() || sig <= 0 || sig >= kSignals) plat::throw_("tgkill: no such thread or signal");
   Thread& target = *threads_[tid];
   if (target.state != State::Exited) {
@@ -752,9 +757,13 @@ void Engine::tgkill(uint64_t tid, int sig) {
   advance(cfg_.costs.signal_send);
 }
 
-void Engine::spend(int64_t ns) { advance(ns); }
+void Engine::spend(int64_t ns) {
+  if (chooser_ == nullptr) advance(ns);  // costs are no part of choice mode
+}
 
-void Engine::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
+void Engine::charge(plat::Cost c) {
+  if (chooser_ == nullptr) advance(cfg_.costs.path[static_cast<size_t>(c)]);
+}
 
 // The runtime charges gogo and mcall themselves (Cost::Gogo, Cost::Mcall); the switch is free.
 // As in switch_thread, a failed switch leaves the thread on the stack it tried to leave.

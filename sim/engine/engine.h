@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/chooser.h"
 #include "sim/engine/costs.h"
 #include "sim/platform/context.h"
 #include "sim/platform/driver.h"
@@ -60,6 +61,11 @@ struct EngineConfig {
   // Called every 2^22 events with the virtual time and the event count, for progress displays.
   // It must not touch the simulation: it only observes.
   std::function<void(int64_t now, uint64_t events)> progress;
+  // Choice mode (see chooser.h): the chooser orders every step instead of the clocks; the
+  // machine's cores, OS time slices, jitter and costs play no part. nullptr: timing mode.
+  Chooser* chooser = nullptr;
+  // Choice mode: how many timed waits of each daemon thread may end by choice per run.
+  uint32_t daemon_rounds = 2;
 };
 
 struct EngineStats {
@@ -75,9 +81,11 @@ class Engine final : public plat::Driver {
 
   // Creates a simulated OS thread that will run entry(arg) on a new stack with getg() == g0,
   // ready at the caller's current time (or 0 before run()). Returns its thread id.
-  uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0);
+  // A daemon thread (sysmon) loops forever; in choice mode its waits are bounded (chooser.h).
+  uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon = false);
 
-  enum class Stop { AllExited, Exit, Deadlock, TimeLimit, EventLimit, Fatal };
+  // Stopped: choice mode's chooser ended the run (kStopRun).
+  enum class Stop { AllExited, Exit, Deadlock, TimeLimit, EventLimit, Fatal, Stopped };
   struct Result {
     Stop stop = Stop::AllExited;
     int exit_code = 0;
@@ -130,7 +138,7 @@ class Engine final : public plat::Driver {
  private:
   struct Thread;
   enum class State { Ready, Running, Blocked, Exited };
-  enum class Wait { None, Lock, Note, Timer };
+  enum class Wait { None, Lock, Note, Timer, Syscall, Sleep };  // the last two: choice mode
 
   void advance(int64_t ns);              // charge ns of the current thread's time, then maybe yield
   void advance_rare(int64_t ns);         // advance's general case (see rare_)
@@ -139,6 +147,7 @@ class Engine final : public plat::Driver {
   Thread* next_running();
   void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
   void wake(Thread& t, int64_t at);      // a blocked thread becomes ready at `at`
+  void drop_waiter(Thread& t);           // t no longer waits on its lock or note
   void make_ready(Thread& t, int64_t at);
   void give_core(Thread& t, int core, int64_t at);
   void release_core(Thread& t, int64_t at);
@@ -161,6 +170,24 @@ class Engine final : public plat::Driver {
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
   static void thread_main(void* arg);
   Thread& cur() { return *curp_; }
+
+  // Choice mode (engine_check.cpp).
+  void check_point(Step s);              // the current thread's next step; returns once it is chosen
+  Thread* check_choose();                // asks the chooser; nullptr when no thread is enabled
+  void check_take(Thread& t);            // t was chosen: end its timed wait, set its clock
+  void check_block(Wait w, const void* on, int64_t deadline);
+  void check_wake(Thread& t, Step s);    // a waiter becomes enabled, its next step s
+  void check_switch_away();              // the current thread stopped: run the chosen one
+  void check_access(const plat::Access& a);
+  void check_lock(plat::Mutex& l);
+  void check_unlock(plat::Mutex& l);
+  void check_notesleep(plat::Note& n);
+  bool check_notetsleep(plat::Note& n, int64_t ns);
+  void check_notewakeup(plat::Note& n);
+  int64_t check_compute(int64_t work);
+  void check_tgkill(uint64_t tid, int sig);
+  [[noreturn]] void check_exit_thread();
+  std::string blocked_threads() const;
 
   // The event queue: at most one entry per thread (a running thread's next operation, or a
   // blocked thread's timeout), in a binary min-heap on (time, tie) that records each thread's
@@ -215,6 +242,11 @@ class Engine final : public plat::Driver {
   bool stopping_ = false;
   Result result_;
   std::exception_ptr failure_;  // what fail() stopped the run with, for run() to rethrow
+  Chooser* chooser_ = nullptr;  // cfg_.chooser
+  int64_t now_ = 0;             // choice mode: the clock (the latest end of a timed wait)
+  std::vector<Step> steps_;     // choice mode: scratch, the enabled steps at a point
+  uint32_t idle_daemon_rounds_ = 0;  // choice mode: daemon waits ended with nothing else enabled
+  bool chooser_stopped_ = false;     // choice mode: the chooser returned kStopRun
   SplitMix64 rng_;  // the engine's only source of randomness, seeded by the run seed
   uint64_t wait_seq_ = 0;
 };

@@ -188,7 +188,7 @@ class Sim final : public rt::Host {
     runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
     if (!cfg.trace_path.empty()) {
       trace::Header h;
-      h.set_producer("gmpsim run");
+      h.set_producer(cfg.chooser != nullptr ? "gmpsim check" : "gmpsim run");
       h.set_num_ps(cfg.procs);
       auto meta = [&h](const std::string& k, const std::string& v) {
         auto* m = h.add_metadata();
@@ -200,6 +200,7 @@ class Sim final : public rt::Host {
       meta("seed", std::to_string(cfg.seed));
       meta("GOMAXPROCS", std::to_string(cfg.procs));
       meta("cores", std::to_string(runtime_.ncpu));
+      for (const auto& [k, v] : cfg.trace_metadata) meta(k, v);
       trace_ = std::make_unique<trace::TraceWriter>(cfg.trace_path, h);
     }
   }
@@ -207,6 +208,7 @@ class Sim final : public rt::Host {
   SimResult run(const scenario::Scenario& sc) {
     rt::Runtime::setCurrent(&runtime_);
     plat::set_signal_handler(rt::sigPreempt, &sighandler);
+    if (cfg_.chooser != nullptr) cfg_.chooser->started(runtime_);
     runtime_.boot(cfg_.seed);
     const Engine::Result er = engine_.run();
     rt::Runtime::setCurrent(nullptr);
@@ -254,7 +256,8 @@ class Sim final : public rt::Host {
       res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), metrics_.count(static_cast<Ev>(k)));
     }
     if (trace_) {
-      if (er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit) {
+      // Under the checker a failed run is the point: its trace is the counterexample's.
+      if (er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit || cfg_.chooser != nullptr) {
         trace_->close();
       } else {
         trace_.reset();  // a failed run leaves no trace behind
@@ -266,7 +269,7 @@ class Sim final : public rt::Host {
   // Host.
   void newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) override {
     const std::string name = "M" + std::to_string(mp->id) + (mp->mstartfn == &rt::Runtime::sysmon ? " (sysmon)" : "");
-    const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0);
+    const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0, mp->mstartfn == &rt::Runtime::sysmon);
     mp->g0->stack = engine_.thread_context(tid);
     mp->procid = tid;
     if (plat::current_driver() != nullptr) engine_.spend(engine_.config().costs.thread_create);
@@ -290,6 +293,13 @@ class Sim final : public rt::Host {
     ec.event_limit = cfg.event_limit;
     ec.progress = cfg.progress;
     ec.jitter = cfg.jitter;
+    if (cfg.chooser != nullptr) {  // the checker: no costs, no clock limit (cores only set ncpu)
+      ec.chooser = cfg.chooser;
+      ec.daemon_rounds = cfg.daemon_rounds;
+      ec.costs = Costs{};
+      ec.time_limit = 0;
+      ec.jitter = 0;
+    }
     return ec;
   }
 

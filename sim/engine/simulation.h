@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cost/profile.h"
@@ -29,7 +30,12 @@ struct SimConfig {
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
   int64_t jitter = 0;             // see EngineConfig::jitter
   std::string trace_path;         // write a trace here; empty: none
+  std::vector<std::pair<std::string, std::string>> trace_metadata;  // more header metadata
   std::function<void(int64_t now, uint64_t events)> progress;  // see EngineConfig::progress
+  // Choice mode (the model checker): the chooser orders every step; costs, cores, jitter and the
+  // time limit play no part, and event_limit bounds the steps. See chooser.h.
+  Chooser* chooser = nullptr;
+  uint32_t daemon_rounds = 2;     // see EngineConfig::daemon_rounds
 };
 
 struct SimResult {

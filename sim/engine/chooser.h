@@ -1,0 +1,99 @@
+// The engine's choice mode, the seam between the engine and the model checker (model/).
+//
+// With a Chooser installed (EngineConfig::chooser) the engine stops ordering threads by virtual
+// time. Before every step of a thread (each shared-memory access, lock, unlock, note operation,
+// clock read, signal, and the end of each timed wait) it stops the thread and asks the chooser
+// which of the enabled threads takes the next step. The sequence of answers is the schedule: the
+// same scenario, seed and answers give the same run, byte for byte.
+//
+// Time under a chooser. Platform operations take no time. Only compute, blocking system calls,
+// usleep and timed note sleeps move the clock: each is a timed wait with a deadline, enabled from
+// the moment it starts, and choosing it ends it. The clock is then the later of its deadline and
+// the clock before, so time never goes backwards and a wait never ends before its deadline, but
+// whether it ends before or after any other thread's step is a choice like any other.
+//
+// Daemon threads (sysmon) run an endless loop of timed waits. Each execution lets a daemon's wait
+// end by choice only daemon_rounds times; after that it ends only when no other thread is
+// enabled, so every execution of a terminating program is finite.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <source_location>
+#include <span>
+
+#include "sim/platform/driver.h"
+
+namespace gmp::rt {
+struct g;
+class Runtime;
+}  // namespace gmp::rt
+
+namespace gmp::engine {
+
+enum class StepKind : uint8_t {
+  Start,      // a new thread's first step
+  Access,     // a shared-memory operation (op)
+  Lock,       // an attempt to take a runtime lock (obj: the lock)
+  Unlock,     // a runtime lock's release
+  NoteSleep,  // a note sleeper checks its note (after a wake-up or on entry)
+  Timeout,    // a timed wait ends (obj: the note waited on, if any; the clock moves)
+  Clock,      // nanotime
+  Signal,     // tgkill (target: the thread signalled)
+  Yield,      // osyield
+};
+
+const char* step_kind_name(StepKind k);
+
+// The step a thread takes when chosen next.
+struct Step {
+  uint32_t tid = 0;
+  StepKind kind = StepKind::Start;
+  plat::Op op = plat::Op::Load;  // for Access
+  bool write = false;            // whether it may change obj
+  uint8_t size = 0;              // bytes of obj, for Access
+  const void* obj = nullptr;     // the object it touches; nullptr: nothing shared
+  bool clock = false;            // it moves the clock (Timeout) or reads it (Clock)
+  uint32_t target = UINT32_MAX;  // Signal: the thread signalled
+  uint64_t value = 0;            // Access: stored value, delta, mask or CAS new value
+  uint64_t expected = 0;         // Access: CAS expected value
+  int64_t deadline = 0;          // Timeout: when the wait would end by itself
+  rt::g* g = nullptr;            // getg() when the thread stopped
+  std::source_location site;     // where in the port
+};
+
+// Whether the order of two steps of different threads can matter.
+inline bool dependent(const Step& a, const Step& b) {
+  if (a.kind == StepKind::Signal && a.target == b.tid) return true;
+  if (b.kind == StepKind::Signal && b.target == a.tid) return true;
+  if (a.clock && b.clock && (a.kind == StepKind::Timeout || b.kind == StepKind::Timeout)) return true;
+  return a.obj != nullptr && a.obj == b.obj && (a.write || b.write);
+}
+
+// What the threads are doing at a point, for properties of quiescent states.
+struct PointInfo {
+  // No scheduler code is in flight: every thread other than daemons is parked on a note, computing
+  // user code or in a system call, and every daemon is asleep.
+  bool quiescent = false;
+  uint32_t user_running = 0;  // threads computing user code or in a system call
+  uint32_t timed_parked = 0;  // non-daemon threads parked on a note with a deadline
+  int64_t now = 0;            // the clock, ns since the start of the run
+};
+
+// Returned by Chooser::choose to end the run at this point (Engine::Stop::Stopped).
+inline constexpr size_t kStopRun = SIZE_MAX;
+
+class Chooser {
+ public:
+  virtual ~Chooser() = default;
+  // The run's runtime exists and is about to boot.
+  virtual void started(rt::Runtime& /*r*/) {}
+  // Thread `tid` was created by thread `parent` (UINT32_MAX: before the run).
+  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/) {}
+  // Picks which of `enabled` (ascending by tid, never empty) takes the next step; returns its
+  // index in `enabled`, or kStopRun. `current` is the thread that stopped last (it may not be
+  // enabled).
+  virtual size_t choose(std::span<const Step> enabled, uint32_t current, const PointInfo& info) = 0;
+};
+
+}  // namespace gmp::engine
