@@ -23,6 +23,14 @@ const char kSweepUsage[] =
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
+const char kCheckUsage[] =
+    "  gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random] [--preemptions K] [--depth D]\n"
+    "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
+    "                        [--max-steps N] [--sysmon-rounds N] [--property LIST] [--estimate N]\n"
+    "                        [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE] [--profile F]\n"
+    "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
+    "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
+    "      property is violated (the schedule, its interleaving and --trace show it).\n";
 const char kTraceUsage[] = "  gmpsim trace FILE          print a trace, one event a line\n";
 const char kNotes[] =
     "PROFILE is a file or a builtin name (default, m1pro, epyc-vm). Runs stop at --max-time (default\n"
@@ -32,7 +40,7 @@ const char kNotes[] =
     "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"
     "link to one, and write straight into a character device or FIFO (/dev/null, /dev/stdout).\n"
     "Exit status: 0 ok, 1 bad input or an unwritable output, 2 bad usage or a failed run (Go's exit\n"
-    "status 2), 3 a failed determinism check, 70 an internal error.\n";
+    "status 2), 3 a failed check (determinism; a property under gmpsim check), 70 an internal error.\n";
 
 void print_usage(const char* which, bool notes) {
   std::fputs("usage:\n", stdout);
@@ -71,6 +79,7 @@ int dispatch(int argc, char** argv) {
       {"run", kRunUsage, true, gmp::cli::cmd_run},
       {"sweep", kSweepUsage, true, gmp::cli::cmd_sweep},
       {"steal", kStealUsage, false, gmp::cli::cmd_steal},
+      {"check", kCheckUsage, false, gmp::cli::cmd_check},
       {"trace", kTraceUsage, false, gmp::cli::cmd_trace},
   };
   for (const Command& c : kCommands) {

@@ -1,0 +1,305 @@
+#include "model/execution.h"
+
+#include <stdexcept>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
+#include "model/fingerprint.h"
+#include "model/properties.h"
+#include "sim/engine/simulation.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::model {
+
+const char* property_name(Property p) {
+  switch (p) {
+    case kThrow: return "throw";
+    case kDeadlock: return "deadlock";
+    case kGConservation: return "g-conservation";
+    case kWorkConservation: return "work-conservation";
+    case kLostWakeup: return "lost-wakeup";
+    case kLivelock: return "livelock";
+    case kAssertions: return "assertions";
+    default: return "?";
+  }
+}
+
+uint32_t parse_properties(const std::string& list) {
+  static constexpr Property all[] = {kThrow, kDeadlock, kGConservation, kWorkConservation, kLostWakeup, kLivelock, kAssertions};
+  uint32_t bits = 0;
+  size_t i = 0;
+  while (i <= list.size()) {
+    const size_t comma = std::min(list.find(',', i), list.size());
+    const std::string name = list.substr(i, comma - i);
+    bool found = name == "all" || name == "default";
+    if (name == "all") bits |= kDefaultProperties | kWorkConservation;
+    if (name == "default") bits |= kDefaultProperties;
+    for (Property p : all) {
+      if (name == property_name(p)) {
+        bits |= p;
+        found = true;
+      }
+    }
+    if (!found) {
+      throw std::invalid_argument("unknown property '" + name +
+                                  "' (known: throw, deadlock, g-conservation, work-conservation, lost-wakeup, livelock, "
+                                  "assertions, default, all)");
+    }
+    i = comma + 1;
+  }
+  return bits;
+}
+
+uint32_t StateGraph::vertex(uint64_t fp) {
+  const auto it = index.find(fp);
+  if (it != index.end()) return it->second;
+  if (fingerprints.size() >= max_states) {
+    truncated = true;
+    return UINT32_MAX;
+  }
+  const auto v = static_cast<uint32_t>(fingerprints.size());
+  index.emplace(fp, v);
+  fingerprints.push_back(fp);
+  return v;
+}
+
+void StateGraph::edge(uint32_t u, uint32_t v, bool progress) {
+  if (u == UINT32_MAX || v == UINT32_MAX) return;
+  if (!edge_set.insert(uint64_t{u} << 32 | v).second) return;
+  edges.emplace_back(u, v);
+  edge_progress.push_back(progress);
+}
+
+namespace {
+
+// The size of the strongly connected component of the state `fp` in the graph of the states an
+// execution went through (`path`, one fingerprint per step): the cycle it was caught in.
+size_t livelock_cycle(const std::vector<uint64_t>& path, uint64_t fp) {
+  std::unordered_map<uint64_t, uint32_t> index;  // looked up, never iterated
+  std::vector<uint32_t> seq;
+  seq.reserve(path.size());
+  for (uint64_t f : path) seq.push_back(index.emplace(f, static_cast<uint32_t>(index.size())).first->second);
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph g(index.size());
+  for (size_t i = 1; i < seq.size(); i++) boost::add_edge(seq[i - 1], seq[i], g);
+  std::vector<int> comp(index.size());
+  boost::strong_components(g, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, g)));
+  const auto it = index.find(fp);
+  if (it == index.end()) return 0;
+  const int c = comp[it->second];
+  size_t n = 0;
+  for (int x : comp) n += x == c ? 1 : 0;
+  return n;
+}
+
+// The chooser of one execution (see execution.h).
+class Recorder final : public engine::Chooser {
+ public:
+  Recorder(const CheckSetup& setup, Policy& policy, const ExecOptions& opt, Execution& ex)
+      : setup_(setup), policy_(policy), opt_(opt), ex_(ex) {}
+
+  void started(rt::Runtime& r) override { r_ = &r; }
+
+  void thread_created(uint32_t tid, uint32_t parent, bool daemon) override {
+    if (daemon_.size() <= tid) daemon_.resize(tid + 1, false);
+    daemon_[tid] = daemon;
+    ex_.threads = std::max<uint32_t>(ex_.threads, tid + 1);
+    policy_.thread_created(tid, parent, daemon);
+  }
+
+  size_t choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) override {
+    if (opt_.log && !ex_.log.empty()) fill_post(ex_.log.back());
+    if (info.quiescent) {
+      ex_.quiescent++;
+      if (test_quiescent(info)) return engine::kStopRun;
+    }
+    if (stranded_ != nullptr && follow_stranding(info)) return engine::kStopRun;
+    if (opt_.states != nullptr || (setup_.properties & kLivelock) != 0) {
+      const uint64_t fp = fingerprint(*r_, enabled);
+      if (opt_.states != nullptr) {
+        const uint32_t v = opt_.states->vertex(fp);
+        if (prev_ != UINT32_MAX) opt_.states->edge(prev_, v, prev_progress_);
+        prev_ = v;
+      }
+      if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return engine::kStopRun;
+    }
+    const size_t i = policy_.pick(ex_.steps, enabled, current);
+    if (i == engine::kStopRun) {
+      pruned_ = true;
+      return i;
+    }
+    if (i >= enabled.size()) throw std::logic_error("checker: a policy picked a step that is not enabled");
+    const engine::Step& s = enabled[i];
+    if (i != default_pick(enabled, current)) ex_.schedule.picks.emplace_back(ex_.steps, s.tid);
+    bool current_enabled = false;
+    for (const engine::Step& e : enabled) current_enabled |= e.tid == current && e.kind != engine::StepKind::Timeout;
+    if (current_enabled && s.tid != current) ex_.preemptions++;
+    if (enabled.size() > 1 && ex_.tree_product < 1e300) ex_.tree_product *= static_cast<double>(enabled.size());
+    prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
+    if (opt_.log) log(s, info, enabled.size());
+    ex_.steps++;
+    return i;
+  }
+
+  bool pruned() const { return pruned_; }
+  bool violated() const { return violated_; }
+
+ private:
+  // Tests the properties of a quiescent state; true if one fails (the execution then ends).
+  bool test_quiescent(const engine::PointInfo& info) {
+    const uint32_t props = setup_.properties;
+    std::string why;
+    Property p = kThrow;
+    if ((props & kGConservation) != 0 && !(why = check_g_conservation(*r_)).empty()) {
+      p = kGConservation;
+    } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*r_, info)).empty()) {
+      p = kLostWakeup;
+    } else if ((props & kWorkConservation) != 0 && stranded_ == nullptr && !(why = check_work_conservation(*r_)).empty()) {
+      // Not the end of the execution: it goes on, to measure how long the stranding lasts.
+      ex_.violation = Violation{kWorkConservation, why, ex_.steps};
+      stranded_at_ = info.now;
+      stranded_ = first_queued();
+      return false;
+    }
+    if (why.empty()) return false;
+    ex_.violation = Violation{p, why, ex_.steps};
+    violated_ = true;
+    return true;
+  }
+
+  // Livelock: the same state comes back again and again, through steps of threads other than
+  // daemons. A bounded loop of the scheduler (stealWork's tries, a CAS retried) brings a state
+  // back a few times at most, since its counters are not part of the fingerprint; coming back
+  // kLivelockVisits times means nothing bounds the loop. The cycle itself is measured afterwards
+  // (livelock_cycle) over the execution's own sequence of states.
+  bool livelock(uint64_t fp) {
+    path_.push_back(fp);
+    if (!prev_progress_) return false;
+    if (++visits_[fp] < kLivelockVisits) return false;
+    ex_.violation = Violation{kLivelock, "", ex_.steps};
+    livelock_fp_ = fp;
+    violated_ = true;
+    return true;
+  }
+
+ public:
+  static constexpr uint32_t kLivelockVisits = 200;
+  std::vector<uint64_t> path_;  // the fingerprint at every point, with kLivelock
+  uint64_t livelock_fp_ = 0;
+
+ private:
+  std::unordered_map<uint64_t, uint32_t> visits_;  // looked up, never iterated
+
+  const rt::g* first_queued() const {
+    for (const rt::p* pp : r_->allp) {
+      const uint32_t h = pp->runqhead.peek(), t = pp->runqtail.peek();
+      if (h != t) return pp->runq[h % rt::kRunqSize].peek();
+      if (const rt::g* n = pp->runnext.peek()) return n;
+    }
+    return r_->sched.runq.head();
+  }
+
+  // The stranded G waits until it runs; then the violation says for how long.
+  bool follow_stranding(const engine::PointInfo& info) {
+    if ((stranded_->atomicstatus.peek() & ~rt::_Gscan) == rt::_Grunnable) return false;
+    const double us = static_cast<double>(info.now - stranded_at_) / 1e3;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "; G%lld waited %.3f us of virtual time more, until step %llu, before it ran",
+                  static_cast<long long>(stranded_->goid), us, static_cast<unsigned long long>(ex_.steps));
+    ex_.violation.message += buf;
+    stranded_ = nullptr;
+    violated_ = true;
+    return true;
+  }
+
+  void log(const engine::Step& s, const engine::PointInfo& info, size_t n) {
+    LoggedStep l;
+    l.step = s;
+    l.now = info.now;
+    l.enabled = static_cast<uint32_t>(n);
+    if (const rt::g* gp = s.g) {
+      l.g = gp->goid;
+      if (const rt::m* mp = gp->m) {
+        l.m = mp->id;
+        if (mp->p != nullptr) l.p = mp->p->id;
+      }
+    }
+    ex_.log.push_back(l);
+  }
+
+  // An access's cell, read right after it was taken: no other thread has run since (the thread
+  // that took it is the one stopping now), so this is the value it read or left.
+  static void fill_post(LoggedStep& l) {
+    const engine::Step& s = l.step;
+    if (s.kind != engine::StepKind::Access || s.obj == nullptr || l.has_post) return;
+    if (s.size == 4) l.post = *static_cast<const uint32_t*>(s.obj);
+    if (s.size == 8) l.post = *static_cast<const uint64_t*>(s.obj);
+    l.has_post = s.size == 4 || s.size == 8;
+  }
+
+  const CheckSetup& setup_;
+  Policy& policy_;
+  const ExecOptions& opt_;
+  Execution& ex_;
+  rt::Runtime* r_ = nullptr;
+  std::vector<bool> daemon_;
+  uint32_t prev_ = UINT32_MAX;
+  bool prev_progress_ = false;
+  bool pruned_ = false;
+  bool violated_ = false;
+  const rt::g* stranded_ = nullptr;
+  int64_t stranded_at_ = 0;
+};
+
+}  // namespace
+
+Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& opt) {
+  Execution ex;
+  Recorder rec(setup, policy, opt, ex);
+  engine::SimConfig cfg;
+  cfg.procs = setup.procs;
+  cfg.seed = setup.seed;
+  cfg.event_limit = setup.max_steps;
+  cfg.chooser = &rec;
+  cfg.daemon_rounds = setup.daemon_rounds;
+  cfg.trace_path = opt.trace_path;
+  cfg.trace_metadata = opt.trace_metadata;
+  const engine::SimResult r = engine::simulate(*setup.scenario, *setup.profile, cfg);
+  ex.schedule.steps = ex.steps;
+  using Stop = engine::Engine::Stop;
+  switch (r.stop) {
+    case Stop::AllExited: ex.how = "every thread exited"; break;
+    case Stop::Exit: ex.how = "the program exited (status " + std::to_string(r.exit_code) + ")"; break;
+    case Stop::Deadlock: ex.how = r.message; break;
+    case Stop::EventLimit: ex.how = r.message; break;
+    case Stop::TimeLimit: ex.how = r.message; break;
+    case Stop::Fatal: ex.how = r.message; break;
+    case Stop::Stopped: ex.how = "stopped by the checker"; break;
+  }
+  if (rec.violated() && ex.violation.property == kLivelock) {
+    const size_t n = livelock_cycle(rec.path_, rec.livelock_fp_);
+    ex.violation.message = "the run came back to the same state " + std::to_string(Recorder::kLivelockVisits) +
+                           " times through steps of Ms, going round a cycle of " + std::to_string(n) +
+                           " states (a strongly connected component of its state graph) with no progress";
+  }
+  if (rec.pruned()) {
+    ex.end = Execution::End::Pruned;
+  } else if (rec.violated()) {
+    ex.end = Execution::End::Violation;
+  } else if (r.stop == Stop::Fatal && (setup.properties & kThrow) != 0) {
+    ex.end = Execution::End::Violation;
+    ex.violation = Violation{kThrow, r.message, ex.steps};
+  } else if (r.stop == Stop::Deadlock && (setup.properties & kDeadlock) != 0) {
+    ex.end = Execution::End::Violation;
+    ex.violation = Violation{kDeadlock, r.message, ex.steps};
+  } else if (r.stop == Stop::EventLimit || r.stop == Stop::TimeLimit) {
+    ex.end = Execution::End::StepLimit;
+  } else if (!ex.violation.message.empty()) {  // a stranding that never ended
+    ex.end = Execution::End::Violation;
+    ex.violation.message += "; it was still waiting when the execution ended";
+  }
+  return ex;
+}
+
+}  // namespace gmp::model

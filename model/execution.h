@@ -1,0 +1,111 @@
+// One execution of a scenario under the checker: a Simulation in the engine's choice mode, whose
+// chooser (the Recorder in execution.cpp) asks a Policy for each step, writes down the schedule,
+// tests the properties at every quiescent point, and feeds the state graph.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "model/schedule.h"
+#include "sim/cost/profile.h"
+#include "sim/engine/chooser.h"
+#include "sim/scenario/program.h"
+
+namespace gmp::model {
+
+// The properties the checker can test (a bit set).
+enum Property : uint32_t {
+  kThrow = 1,             // the runtime throws (a Go fatal error)
+  kDeadlock = 2,          // every thread blocked for good, with no throw from checkdead
+  kGConservation = 4,     // every G in exactly one place
+  kWorkConservation = 8,  // no G runnable while a P idles and no M spins
+  kLostWakeup = 16,       // a G runnable while every M is parked for good
+  kLivelock = 32,         // a cycle of states the program can loop in forever
+  kAssertions = 64,       // the scenario's own assertions
+  kDefaultProperties = kThrow | kDeadlock | kGConservation | kLostWakeup | kLivelock | kAssertions,
+};
+const char* property_name(Property p);
+// "throw,g-conservation,..." -> bits; throws std::invalid_argument naming an unknown one.
+uint32_t parse_properties(const std::string& list);
+
+// What every execution of one check shares.
+struct CheckSetup {
+  const scenario::Scenario* scenario = nullptr;
+  const cost::Profile* profile = nullptr;
+  int32_t procs = 1;
+  uint64_t seed = 1;           // the runtime's own randomness (cheaprand, steal order)
+  uint64_t max_steps = 200'000;
+  uint32_t daemon_rounds = 2;  // sysmon's waits per execution that may end by choice
+  uint32_t properties = kDefaultProperties;
+};
+
+// Chooses the step at each point of an execution.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/) {}
+  // Index into `enabled` of the step to take, or engine::kStopRun to abandon the execution (it
+  // adds nothing the search needs: a sleep-set block, a bound passed). `step`: steps taken so far.
+  virtual size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) = 0;
+};
+
+// The distinct states seen, and the edges between them (for livelock), shared by the executions
+// of a search. Capped: past max_states new states are counted but not stored.
+struct StateGraph {
+  std::unordered_map<uint64_t, uint32_t> index;  // fingerprint -> vertex; looked up, never iterated
+  std::vector<uint64_t> fingerprints;            // by vertex
+  std::unordered_set<uint64_t> edge_set;         // (u << 32 | v); looked up, never iterated
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // in the order found
+  std::vector<bool> edge_progress;               // the edge's step was a non-daemon thread's
+  size_t max_states = 2'000'000;
+  bool truncated = false;
+  uint32_t vertex(uint64_t fp);                  // UINT32_MAX past the cap
+  void edge(uint32_t u, uint32_t v, bool progress);
+};
+
+// One step of a logged execution, for the readable interleaving.
+struct LoggedStep {
+  engine::Step step;
+  int64_t m = -1, p = -1, g = -1;  // ids when the step was taken; -1: none
+  bool has_post = false;           // post: the cell's value after an access
+  uint64_t post = 0;
+  int64_t now = 0;                 // the clock (ns since the start) when it was taken
+  uint32_t enabled = 0;            // how many steps were enabled
+};
+
+struct Violation {
+  Property property = kThrow;
+  std::string message;
+  uint64_t step = 0;  // the step at which it was seen
+};
+
+struct Execution {
+  enum class End { Completed, Violation, StepLimit, Pruned };
+  End end = End::Completed;
+  Violation violation;
+  std::string how;           // how the program ended (engine stop and message)
+  Schedule schedule;
+  uint64_t steps = 0;
+  uint32_t preemptions = 0;  // switches away from a thread that could have gone on
+  uint32_t threads = 0;
+  uint64_t quiescent = 0;    // quiescent points, where the state properties were tested
+  std::vector<LoggedStep> log;  // with ExecOptions::log
+  // The branching seen along the way: the product of the enabled counts (for estimates; capped).
+  double tree_product = 1;
+};
+
+struct ExecOptions {
+  StateGraph* states = nullptr;  // count states and record the graph; nullptr: do not
+  bool log = false;              // keep a LoggedStep per step
+  std::string trace_path;        // write the execution's trace here
+  std::vector<std::pair<std::string, std::string>> trace_metadata;
+};
+
+Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& opt);
+
+}  // namespace gmp::model

@@ -1,0 +1,305 @@
+#include "model/policies.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+namespace gmp::model {
+
+// ---- Random ----
+
+// Uniform among the threads that are not in a timed wait, and one time in kTimeoutOdds uniform
+// among all: a wait that ends as soon as it can be chosen would cut every compute short, and the
+// states where every M has settled (quiescent) would hardly ever come.
+size_t RandomPolicy::pick(uint64_t, std::span<const engine::Step> enabled, uint32_t) {
+  constexpr uint64_t kTimeoutOdds = 16;
+  size_t running = 0;
+  for (const engine::Step& s : enabled) running += s.kind != engine::StepKind::Timeout ? 1 : 0;
+  if (running == 0 || rng_.next() % kTimeoutOdds == 0) return static_cast<size_t>(rng_.next() % enabled.size());
+  uint64_t k = rng_.next() % running;
+  for (size_t i = 0; i < enabled.size(); i++) {
+    if (enabled[i].kind != engine::StepKind::Timeout && k-- == 0) return i;
+  }
+  return 0;
+}
+
+// ---- PCT ----
+
+PctPolicy::PctPolicy(uint64_t seed, uint32_t depth, uint64_t steps) : rng_(seed), depth_(std::max<uint32_t>(depth, 1)) {
+  const uint64_t k = std::max<uint64_t>(steps, 1);
+  for (uint32_t i = 1; i < depth_; i++) change_.push_back(rng_.next() % k);
+  std::sort(change_.begin(), change_.end());
+}
+
+void PctPolicy::thread_created(uint32_t tid, uint32_t, bool) {
+  if (priority_.size() <= tid) priority_.resize(tid + 1, 0);
+  // Above the depth-1 reserved priorities, in random order.
+  priority_[tid] = depth_ + (rng_.next() >> 8);
+}
+
+size_t PctPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) {
+  for (size_t i = 0; i < change_.size(); i++) {
+    if (change_[i] == step && current < priority_.size()) priority_[current] = depth_ - 1 - i;
+  }
+  // The highest priority among the threads not in a timed wait; with every thread waiting, the
+  // default rule's (the wait that ends first).
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < enabled.size(); i++) {
+    if (enabled[i].kind == engine::StepKind::Timeout) continue;
+    const uint32_t t = enabled[i].tid;
+    const uint64_t pt = t < priority_.size() ? priority_[t] : 0;
+    if (best == SIZE_MAX) {
+      best = i;
+      continue;
+    }
+    const uint32_t b = enabled[best].tid;
+    if (pt > (b < priority_.size() ? priority_[b] : 0)) best = i;
+  }
+  return best != SIZE_MAX ? best : default_pick(enabled, current);
+}
+
+double PctPolicy::bound(uint32_t depth, uint32_t threads, uint64_t steps) {
+  return 1.0 / (std::max<double>(threads, 1) * std::pow(std::max<double>(static_cast<double>(steps), 1), depth > 0 ? depth - 1 : 0));
+}
+
+// ---- Replay ----
+
+size_t ReplayPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) {
+  while (next_ < s_.picks.size() && s_.picks[next_].first < step) next_++;  // lenient: passed over
+  if (next_ < s_.picks.size() && s_.picks[next_].first == step) {
+    const uint32_t want = s_.picks[next_++].second;
+    for (size_t i = 0; i < enabled.size(); i++) {
+      if (enabled[i].tid == want) return i;
+    }
+    if (strict_) {
+      std::string can;
+      for (const engine::Step& e : enabled) can += (can.empty() ? "" : ", ") + std::to_string(e.tid);
+      throw ScheduleError("replay: the schedule diverges at step " + std::to_string(step) + ": it picks thread " +
+                          std::to_string(want) + ", which cannot run there (threads that can: " + can +
+                          "); the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+    }
+  }
+  if (strict_ && s_.steps != 0 && step >= s_.steps) {
+    throw ScheduleError("replay: the schedule ends at step " + std::to_string(s_.steps) +
+                        " but the run goes on past it; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+  }
+  return default_pick(enabled, current);
+}
+
+void ReplayPolicy::finish(const Execution& ex) const {
+  if (strict_ && s_.steps != 0 && ex.steps != s_.steps) {
+    throw ScheduleError("replay: the run ended at step " + std::to_string(ex.steps) + " but the schedule has " +
+                        std::to_string(s_.steps) + " steps; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+  }
+}
+
+// ---- DPOR ----
+
+namespace {
+uint64_t bit(uint32_t t) { return uint64_t{1} << t; }
+
+bool same_step(const engine::Step& a, const engine::Step& b) {
+  return a.kind == b.kind && a.op == b.op && a.write == b.write && a.obj == b.obj && a.clock == b.clock && a.target == b.target &&
+         a.site.line() == b.site.line();
+}
+
+size_t index_of(std::span<const engine::Step> enabled, uint32_t t) {
+  for (size_t i = 0; i < enabled.size(); i++) {
+    if (enabled[i].tid == t) return i;
+  }
+  return SIZE_MAX;
+}
+
+constexpr uint64_t kClockKey = 1;
+constexpr uint64_t kSignalKey = 2;  // + the thread: its pending-signal cell
+}  // namespace
+
+Dpor::Dpor(int preemption_bound) : bound_(preemption_bound) {}
+
+void Dpor::set_prefix(const std::vector<uint32_t>& tids) {
+  nodes_.clear();
+  fixed_ = tids.size();
+  for (uint32_t t : tids) {
+    Node n;
+    n.chosen = t;
+    n.fixed = true;
+    nodes_.push_back(n);
+  }
+}
+
+void Dpor::set_random(uint64_t seed) {
+  random_ = true;
+  rng_ = SplitMix64(seed);
+}
+
+// A preemption: switching away from a thread that could go on (not one that just began to wait).
+bool Dpor::preempts(const Node& n, uint32_t t) const {
+  if (t == n.current) return false;
+  const size_t c = index_of(n.enabled, n.current);
+  return c != SIZE_MAX && n.enabled[c].kind != engine::StepKind::Timeout;
+}
+
+bool Dpor::next() {
+  tvc_.clear();
+  objs_.clear();
+  if (!started_ || random_) {
+    started_ = true;
+    if (random_) nodes_.resize(fixed_);
+    return true;
+  }
+  for (size_t k = nodes_.size(); k-- > fixed_;) {
+    Node& n = nodes_[k];
+    for (uint64_t cand = n.backtrack & ~n.done & ~n.sleep & n.enabled_mask; cand != 0; cand &= cand - 1) {
+      const auto t = static_cast<uint32_t>(std::countr_zero(cand));
+      if (bound_ >= 0 && preempts(n, t) && n.preemptions + 1 > static_cast<uint32_t>(bound_)) continue;
+      nodes_.resize(k + 1);
+      n.chosen = t;
+      n.done |= bit(t);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Dpor::thread_created(uint32_t tid, uint32_t parent, bool) {
+  if (tid >= kMaxThreads) {
+    throw std::runtime_error("check: the scenario starts more than " + std::to_string(kMaxThreads) +
+                             " threads (Ms); the checker follows at most that many");
+  }
+  if (tvc_.size() <= tid) tvc_.resize(tid + 1, Clock{});
+  tvc_[tid] = parent < tvc_.size() ? tvc_[parent] : Clock{};
+}
+
+uint64_t Dpor::sleep_into(const Node& prev, std::span<const engine::Step> enabled) const {
+  const uint64_t asleep = prev.sleep | (prev.done & ~bit(prev.chosen));
+  const size_t ei = index_of(prev.enabled, prev.chosen);
+  if (asleep == 0 || ei == SIZE_MAX) return 0;
+  const engine::Step& e = prev.enabled[ei];
+  uint64_t out = 0;
+  for (uint64_t c = asleep; c != 0; c &= c - 1) {
+    const auto u = static_cast<uint32_t>(std::countr_zero(c));
+    const size_t pu = index_of(prev.enabled, u), nu = index_of(enabled, u);
+    if (pu == SIZE_MAX || nu == SIZE_MAX) continue;
+    if (engine::dependent(prev.enabled[pu], e) || !same_step(prev.enabled[pu], enabled[nu])) continue;
+    out |= bit(u);
+  }
+  return out;
+}
+
+size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) {
+  uint64_t mask = 0;
+  for (const engine::Step& s : enabled) {
+    if (s.tid >= kMaxThreads) throw std::runtime_error("check: more than 64 threads");
+    mask |= bit(s.tid);
+  }
+  const size_t i = static_cast<size_t>(step);
+  if (i < nodes_.size() && (!nodes_[i].fixed || nodes_[i].enabled_mask != 0)) {
+    Node& n = nodes_[i];
+    if (n.enabled_mask != mask) {
+      throw std::logic_error("check: an execution did not repeat itself at step " + std::to_string(i) +
+                             ": the run is not deterministic");
+    }
+    n.enabled.assign(enabled.begin(), enabled.end());  // this execution's addresses
+  } else {
+    Node fresh;
+    Node& n = i < nodes_.size() ? nodes_[i] : fresh;
+    const uint32_t pinned = n.chosen;
+    n.enabled.assign(enabled.begin(), enabled.end());
+    n.enabled_mask = mask;
+    n.current = current;
+    if (i > 0) {
+      const Node& prev = nodes_[i - 1];
+      n.sleep = sleep_into(prev, enabled);
+      n.preemptions = prev.preemptions + (preempts(prev, prev.chosen) ? 1 : 0);
+    }
+    if (n.fixed) {
+      // A pinned step: its subtree is this search's share. The threads below it at this node are
+      // other shares, explored as if before it (the order a single search would take).
+      if ((mask & bit(pinned)) == 0) throw std::logic_error("check: a pinned prefix does not fit the run");
+      if ((n.sleep & bit(pinned)) != 0) return engine::kStopRun;  // covered by an earlier share
+      n.done = mask & (bit(pinned) | (bit(pinned) - 1));
+      n.backtrack = mask;
+    } else {
+      const uint64_t cand = mask & ~n.sleep;
+      if (cand == 0) return engine::kStopRun;  // every enabled thread sleeps: nothing new below
+      uint32_t t = 0;
+      if (random_) {
+        uint32_t k = static_cast<uint32_t>(rng_.next() % static_cast<uint64_t>(std::popcount(cand)));
+        uint64_t c = cand;
+        while (k-- > 0) c &= c - 1;
+        t = static_cast<uint32_t>(std::countr_zero(c));
+      } else {
+        t = enabled[default_pick(enabled, current, cand)].tid;
+      }
+      if (bound_ >= 0 && preempts(n, t) && n.preemptions + 1 > static_cast<uint32_t>(bound_)) return engine::kStopRun;
+      n.chosen = t;
+      n.done = n.backtrack = bit(t);
+      nodes_.push_back(std::move(fresh));
+    }
+  }
+  Node& n = nodes_[i];
+  const size_t idx = index_of(enabled, n.chosen);
+  analyse(i, enabled[idx]);
+  return idx;
+}
+
+void Dpor::add_backtrack(size_t j, uint32_t p) {
+  Node& nj = nodes_[j];
+  if (nj.fixed) return;  // every thread there is some share's
+  nj.backtrack |= (nj.enabled_mask & bit(p)) != 0 ? bit(p) : nj.enabled_mask;
+}
+
+void Dpor::analyse(size_t i, const engine::Step& s) {
+  const uint32_t p = s.tid;
+  if (tvc_.size() <= p) tvc_.resize(p + 1, Clock{});
+  struct Key {
+    uint64_t key;
+    bool write;
+  };
+  Key keys[4];
+  size_t nk = 0;
+  if (s.obj != nullptr) keys[nk++] = {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s.obj)), s.write};
+  if (s.clock) keys[nk++] = {kClockKey, s.kind == engine::StepKind::Timeout};
+  keys[nk++] = {kSignalKey + p, false};
+  if (s.kind == engine::StepKind::Signal) keys[nk++] = {kSignalKey + s.target, true};
+
+  Clock c = tvc_[p];
+  const Clock before = c;
+  auto depend_on = [&](uint32_t j) {
+    const Node& nj = nodes_[j];
+    const uint32_t q = nj.chosen;
+    if (q != p && nj.vc[q] > before[q]) add_backtrack(j, p);  // a race: j is not ordered before s
+    for (size_t t = 0; t < kMaxThreads; t++) c[t] = std::max(c[t], nj.vc[t]);
+  };
+  for (size_t k = 0; k < nk; k++) {
+    Obj& o = objs_[keys[k].key];
+    if (o.last_write >= 0) depend_on(static_cast<uint32_t>(o.last_write));
+    if (keys[k].write) {
+      for (uint32_t j : o.reads) depend_on(j);
+    }
+  }
+  c[p]++;
+  tvc_[p] = c;
+  nodes_[i].vc = c;
+  for (size_t k = 0; k < nk; k++) {
+    Obj& o = objs_[keys[k].key];
+    if (keys[k].write) {
+      o.last_write = static_cast<int64_t>(i);
+      o.reads.clear();
+    } else {
+      o.reads.push_back(static_cast<uint32_t>(i));
+    }
+  }
+}
+
+double Dpor::tree_estimate() const {
+  double prod = 1;
+  for (size_t k = fixed_; k < nodes_.size(); k++) {
+    prod *= std::popcount(nodes_[k].backtrack | bit(nodes_[k].chosen));
+    if (prod > 1e300) return 1e300;
+  }
+  return prod;
+}
+
+}  // namespace gmp::model

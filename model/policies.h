@@ -1,0 +1,128 @@
+// The checker's search strategies at the level of one execution (Policy, execution.h): uniform
+// random, PCT, replay of a schedule, and dynamic partial-order reduction. The search loops that
+// drive them over many executions are in search.cpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/execution.h"
+#include "model/schedule.h"
+#include "sim/platform/splitmix64.h"
+
+namespace gmp::model {
+
+// The checker follows at most this many threads (Ms, sysmon) in one execution: DPOR keeps a
+// thread set as a 64-bit mask.
+inline constexpr uint32_t kMaxThreads = 64;
+
+// Every step picked uniformly among the enabled ones.
+class RandomPolicy final : public Policy {
+ public:
+  explicit RandomPolicy(uint64_t seed) : rng_(seed) {}
+  size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
+
+ private:
+  SplitMix64 rng_;
+};
+
+// PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010): each thread gets a random
+// priority when it is created, above depth-1 reserved low ones; the enabled thread of highest
+// priority runs; at depth-1 change points, drawn uniformly among the first `steps` steps, the
+// running thread drops to the next reserved priority. A bug of depth d is found by one
+// execution with probability at least 1 / (n * k^(d-1)), n threads, k steps.
+class PctPolicy final : public Policy {
+ public:
+  PctPolicy(uint64_t seed, uint32_t depth, uint64_t steps);
+  void thread_created(uint32_t tid, uint32_t parent, bool daemon) override;
+  size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
+  static double bound(uint32_t depth, uint32_t threads, uint64_t steps);
+
+ private:
+  SplitMix64 rng_;
+  uint32_t depth_;
+  std::vector<uint64_t> change_;    // the change points, ascending
+  std::vector<uint64_t> priority_;  // by thread
+};
+
+// Follows a schedule (schedule.h). Strict: a pick whose thread is not enabled at its step, or an
+// execution whose length differs from the schedule's, throws ScheduleError naming the step.
+// Lenient (for shrinking): such picks are skipped.
+class ReplayPolicy final : public Policy {
+ public:
+  ReplayPolicy(Schedule s, bool strict) : s_(std::move(s)), strict_(strict) {}
+  size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
+  // After the execution: throws ScheduleError if a strict replay ended at another step.
+  void finish(const Execution& ex) const;
+
+ private:
+  Schedule s_;
+  bool strict_;
+  size_t next_ = 0;
+};
+
+// Stateless dynamic partial-order reduction with persistent (backtrack) sets and sleep sets
+// (Flanagan and Godefroid, POPL 2005; Godefroid's sleep sets), over the steps of chooser.h and
+// its dependence relation. Each execution replays a prefix of the search tree's current path,
+// takes one unexplored branch, then runs on by the default rule (stay on the current thread),
+// avoiding sleeping threads. Along the way every step is compared with the earlier steps it
+// depends on; when such a step is not ordered before it by happens-before (vector clocks), the
+// two race, and the thread is added to the backtrack set of the node before the earlier step (all
+// the threads enabled there, if it was not one of them). The search is complete when no node has
+// an unexplored thread in its backtrack set outside its sleep set.
+//
+// With a preemption bound, branches that would switch away from an enabled thread more than that
+// many times are not taken (bounded search: complete only up to the bound, and, as with any bound
+// on plain DPOR, not even that in general; Coons et al., CONCUR 2013).
+//
+// A fixed prefix (set_prefix) pins the first steps; the search then covers that subtree only.
+// Estimation mode takes random steps instead of the default rule, and estimates the size of the
+// tree that DPOR would explore from the backtrack sets one execution yields (Knuth's estimator).
+class Dpor final : public Policy {
+ public:
+  explicit Dpor(int preemption_bound = -1);
+  void set_prefix(const std::vector<uint32_t>& tids);
+  void set_random(uint64_t seed);  // estimation mode
+  // Prepares the next execution; false when the search (of the subtree) is complete.
+  bool next();
+  // In estimation mode, after an execution: the product of the backtrack sets' sizes.
+  double tree_estimate() const;
+
+  void thread_created(uint32_t tid, uint32_t parent, bool daemon) override;
+  size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
+
+ private:
+  using Clock = std::array<uint32_t, kMaxThreads>;
+  struct Node {
+    std::vector<engine::Step> enabled;
+    uint64_t enabled_mask = 0, backtrack = 0, done = 0, sleep = 0;
+    uint32_t chosen = 0, current = 0;
+    uint32_t preemptions = 0;  // before this node's step
+    bool fixed = false;        // part of the pinned prefix: never backtracked
+    Clock vc{};                // the clock of the step taken here
+  };
+  struct Obj {
+    int64_t last_write = -1;
+    std::vector<uint32_t> reads;  // nodes that read it since the last write
+  };
+  void analyse(size_t i, const engine::Step& s);
+  void add_backtrack(size_t j, uint32_t p);
+  uint64_t sleep_into(const Node& prev, std::span<const engine::Step> enabled) const;
+  bool preempts(const Node& n, uint32_t t) const;
+
+  int bound_;
+  std::vector<Node> nodes_;
+  size_t fixed_ = 0;
+  bool random_ = false;
+  SplitMix64 rng_{1};
+  bool started_ = false;
+  // Per execution.
+  std::vector<Clock> tvc_;
+  std::unordered_map<uint64_t, Obj> objs_;  // looked up, never iterated
+};
+
+}  // namespace gmp::model

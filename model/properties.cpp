@@ -1,0 +1,110 @@
+#include "model/properties.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gmp::model {
+
+namespace {
+
+struct Place {
+  const rt::g* gp;
+  std::string where;
+};
+
+// Every G in a run queue and which queue, in a fixed order: each P's ring then runnext, by P id,
+// then the global queue. Read with peek(): observing is no part of the schedule.
+std::vector<Place> queued(const rt::Runtime& r) {
+  std::vector<Place> out;
+  for (const rt::p* pp : r.allp) {
+    const std::string pn = "P" + std::to_string(pp->id);
+    const uint32_t h = pp->runqhead.peek(), t = pp->runqtail.peek();
+    for (uint32_t i = h; i != t && i - h <= rt::kRunqSize; i++) {
+      out.push_back({pp->runq[i % rt::kRunqSize].peek(), pn + "'s run queue"});
+    }
+    if (const rt::g* n = pp->runnext.peek()) out.push_back({n, pn + "'s runnext"});
+  }
+  int32_t n = 0;
+  for (const rt::g* gp = r.sched.runq.head(); gp != nullptr && n <= r.sched.runq.size; gp = gp->schedlink, n++) {
+    out.push_back({gp, "the global run queue"});
+  }
+  return out;
+}
+
+std::string gname(const rt::g* gp) { return "G" + std::to_string(gp->goid); }
+
+const char* status_name(uint32_t s) {
+  switch (s & ~rt::_Gscan) {
+    case rt::_Gidle: return "_Gidle";
+    case rt::_Grunnable: return "_Grunnable";
+    case rt::_Grunning: return "_Grunning";
+    case rt::_Gsyscall: return "_Gsyscall";
+    case rt::_Gwaiting: return "_Gwaiting";
+    case rt::_Gdead: return "_Gdead";
+    case rt::_Gpreempted: return "_Gpreempted";
+    default: return "?";
+  }
+}
+
+}  // namespace
+
+std::string runnable_places(const rt::Runtime& r) {
+  std::string out;
+  for (const Place& pl : queued(r)) out += (out.empty() ? "" : ", ") + gname(pl.gp) + " in " + pl.where;
+  return out;
+}
+
+std::string check_g_conservation(const rt::Runtime& r) {
+  std::unordered_map<const rt::g*, std::vector<std::string>> in;  // looked up only, never iterated
+  for (const Place& pl : queued(r)) in[pl.gp].push_back(pl.where);
+  std::unordered_map<const rt::g*, std::vector<int64_t>> running_on;
+  for (const rt::m* mp = r.allm; mp != nullptr; mp = mp->alllink) {
+    if (const rt::g* cg = mp->curg.peek()) running_on[cg].push_back(mp->id);
+  }
+  for (const rt::g* gp : r.allgs) {
+    const uint32_t s = gp->atomicstatus.peek() & ~rt::_Gscan;
+    const auto q = in.find(gp);
+    const size_t nq = q == in.end() ? 0 : q->second.size();
+    if (s == rt::_Grunnable && nq != 1) {
+      std::string where;
+      if (nq == 0) return gname(gp) + " is _Grunnable but in no run queue: it is lost";
+      for (const auto& w : q->second) where += (where.empty() ? "" : " and ") + w;
+      return gname(gp) + " is in " + std::to_string(nq) + " run queues at once: " + where;
+    }
+    if (s != rt::_Grunnable && nq != 0) {
+      return gname(gp) + " is " + status_name(s) + " but in " + q->second.front();
+    }
+    const auto m = running_on.find(gp);
+    const size_t nm = m == running_on.end() ? 0 : m->second.size();
+    if (s == rt::_Grunning && nm != 1) {
+      return gname(gp) + " is _Grunning but the curg of " + std::to_string(nm) + " Ms";
+    }
+    if (nm > 0 && s != rt::_Grunning && s != rt::_Gsyscall) {
+      return gname(gp) + " is " + status_name(s) + " but still the curg of M" + std::to_string(m->second.front());
+    }
+  }
+  return "";
+}
+
+std::string check_work_conservation(const rt::Runtime& r) {
+  const std::vector<Place> q = queued(r);
+  if (q.empty()) return "";
+  const int32_t idle = r.sched.npidle.peek();
+  const int32_t spinning = r.sched.nmspinning.peek();
+  if (idle <= 0 || spinning != 0) return "";
+  std::string idle_ps;
+  for (const rt::p* pp : r.allp) {
+    if (pp->status.peek() == rt::_Pidle) idle_ps += (idle_ps.empty() ? "P" : ", P") + std::to_string(pp->id);
+  }
+  return runnable_places(r) + " while " + idle_ps + (idle > 1 ? " are" : " is") + " idle and no M is spinning";
+}
+
+std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& info) {
+  if (info.user_running != 0 || info.timed_parked != 0) return "";
+  const std::vector<Place> q = queued(r);
+  if (q.empty()) return "";
+  return runnable_places(r) + ", and every M is parked: nothing will run it";
+}
+
+}  // namespace gmp::model

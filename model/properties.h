@@ -1,0 +1,27 @@
+// Properties of the scheduler's state that the checker tests at quiescent points (chooser.h's
+// PointInfo::quiescent): no scheduler code is in flight, so Go's invariants must hold exactly.
+// Each returns an empty string when the property holds, else what is wrong, in Go's terms.
+#pragma once
+
+#include <string>
+
+#include "sim/engine/chooser.h"
+#include "sim/runtime/runtime.h"
+
+namespace gmp::model {
+
+// G conservation: every G is in exactly one place. A runnable G is in exactly one of the run
+// queues (a P's ring, a P's runnext, the global queue); a running G is the curg of exactly one M;
+// no G of another status is in a run queue.
+std::string check_g_conservation(const rt::Runtime& r);
+
+// Work conservation: no G is runnable while a P is idle and no M spins to find it.
+std::string check_work_conservation(const rt::Runtime& r);
+
+// Lost wake-up: a G is runnable and every M is parked with no deadline; nothing will ever run it.
+std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& info);
+
+// Where each runnable G is, for messages ("G7 in P1's runnext").
+std::string runnable_places(const rt::Runtime& r);
+
+}  // namespace gmp::model

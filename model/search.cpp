@@ -1,0 +1,408 @@
+#include "model/search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "model/policies.h"
+#include "sim/platform/splitmix64.h"
+
+namespace gmp::model {
+
+const char* strategy_name(StrategyKind s) {
+  switch (s) {
+    case StrategyKind::Dpor: return "dpor";
+    case StrategyKind::Bounded: return "bounded";
+    case StrategyKind::Pct: return "pct";
+    case StrategyKind::Random: return "random";
+  }
+  return "?";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  SplitMix64 r(a ^ (b * 0x9e3779b97f4a7c15ULL));
+  return r.next();
+}
+
+// Follows a prefix, then the default rule until the first step where more than one thread can
+// run, and stops there: the step's position and the threads that can take it.
+class ProbePolicy final : public Policy {
+ public:
+  explicit ProbePolicy(const std::vector<uint32_t>& prefix) : prefix_(prefix) {}
+  size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override {
+    if (step < prefix_.size()) {
+      for (size_t i = 0; i < enabled.size(); i++) {
+        if (enabled[i].tid == prefix_[step]) return i;
+      }
+      throw std::logic_error("check: a share's prefix does not fit the run");
+    }
+    if (enabled.size() > 1) {
+      for (const engine::Step& e : enabled) branch.push_back(e.tid);
+      return engine::kStopRun;
+    }
+    path.push_back(enabled[0].tid);
+    (void)current;
+    return 0;
+  }
+  std::vector<uint32_t> path;    // forced steps after the prefix
+  std::vector<uint32_t> branch;  // the threads at the branching step; empty: none
+ private:
+  const std::vector<uint32_t>& prefix_;
+};
+
+std::vector<std::vector<uint32_t>> make_shares(const CheckSetup& setup) {
+  std::vector<std::vector<uint32_t>> shares{{}};
+  std::vector<bool> leaf{false};
+  while (shares.size() < kShares) {
+    std::vector<std::vector<uint32_t>> next;
+    std::vector<bool> next_leaf;
+    bool grew = false;
+    for (size_t i = 0; i < shares.size(); i++) {
+      if (leaf[i]) {
+        next.push_back(shares[i]);
+        next_leaf.push_back(true);
+        continue;
+      }
+      ProbePolicy probe(shares[i]);
+      CheckSetup s = setup;
+      s.properties = 0;
+      execute(s, probe, ExecOptions{});
+      if (probe.branch.empty()) {
+        next.push_back(shares[i]);
+        next_leaf.push_back(true);
+        continue;
+      }
+      grew = true;
+      for (uint32_t t : probe.branch) {
+        std::vector<uint32_t> p = shares[i];
+        p.insert(p.end(), probe.path.begin(), probe.path.end());
+        p.push_back(t);
+        next.push_back(std::move(p));
+        next_leaf.push_back(false);
+      }
+    }
+    shares = std::move(next);
+    leaf = std::move(next_leaf);
+    if (!grew) break;
+  }
+  return shares;
+}
+
+// What the searching threads share.
+struct Shared {
+  const CheckConfig& cfg;
+  Clock::time_point start;
+  std::atomic<uint64_t> executions{0}, pruned{0}, step_limited{0}, max_steps{0}, quiescent{0};
+  std::atomic<uint32_t> max_threads{0};
+  std::atomic<uint64_t> best{UINT64_MAX};  // the lowest share or execution number with a violation
+  std::atomic<bool> out_of_budget{false};
+  std::mutex mu;  // guards found, states, progress
+  std::optional<Found> found;
+  StateGraph states;
+  Clock::time_point last_progress;
+
+  explicit Shared(const CheckConfig& c) : cfg(c), start(Clock::now()), last_progress(start) {}
+
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+  // Counts one execution; false when the search must stop (a budget is spent).
+  bool count(const Execution& ex) {
+    const uint64_t n = executions.fetch_add(1) + 1;
+    if (ex.end == Execution::End::Pruned) pruned++;
+    if (ex.end == Execution::End::StepLimit) step_limited++;
+    quiescent += ex.quiescent;
+    uint64_t ms = max_steps.load();
+    while (ex.steps > ms && !max_steps.compare_exchange_weak(ms, ex.steps)) {
+    }
+    uint32_t mt = max_threads.load();
+    while (ex.threads > mt && !max_threads.compare_exchange_weak(mt, ex.threads)) {
+    }
+    if (cfg.progress && (n & 63) == 0) {
+      std::lock_guard<std::mutex> l(mu);
+      if (Clock::now() - last_progress > std::chrono::milliseconds(250)) {
+        last_progress = Clock::now();
+        cfg.progress(n, states.fingerprints.size(), seconds());
+      }
+    }
+    if ((cfg.max_executions != 0 && n >= cfg.max_executions) || (cfg.time_limit > 0 && seconds() >= cfg.time_limit)) {
+      out_of_budget = true;
+    }
+    return !out_of_budget;
+  }
+
+  void report(uint64_t number, const Execution& ex) {
+    std::lock_guard<std::mutex> l(mu);
+    if (number >= best.load()) return;
+    best = number;
+    Found f;
+    f.violation = ex.violation;
+    f.schedule = f.original = ex.schedule;
+    f.preemptions = f.original_preemptions = ex.preemptions;
+    f.execution = number;
+    found = f;
+  }
+};
+
+// One execution with this thread's state graph (merged at the end), or none.
+Execution run_one(Shared& sh, Policy& pol, StateGraph* g) {
+  ExecOptions opt;
+  opt.states = g;
+  return execute(sh.cfg.setup, pol, opt);
+}
+
+void merge_states(Shared& sh, const StateGraph& g) {
+  std::lock_guard<std::mutex> l(sh.mu);
+  for (uint64_t fp : g.fingerprints) sh.states.vertex(fp);
+  sh.states.truncated |= g.truncated;
+}
+
+// Searches DPOR share `k` to its end, or to the first violation, or until told to stop.
+// Returns whether the share was searched completely.
+bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, StateGraph* g) {
+  const int bound = sh.cfg.strategy == StrategyKind::Bounded ? sh.cfg.preemptions : -1;
+  Dpor d(bound);
+  d.set_prefix(prefix);
+  while (d.next()) {
+    if (sh.best.load() < k || sh.out_of_budget) return false;
+    const Execution ex = run_one(sh, d, g);
+    const bool go_on = sh.count(ex);
+    if (ex.end == Execution::End::Violation) {
+      sh.report(k, ex);
+      return false;
+    }
+    if (!go_on) return false;
+  }
+  return true;
+}
+
+void shrink(const CheckSetup& setup, Found& f) {
+  constexpr uint32_t kMaxRuns = 300;
+  bool better = true;
+  while (better && f.shrink_runs < kMaxRuns) {
+    better = false;
+    for (size_t i = 0; i < f.schedule.picks.size() && f.shrink_runs < kMaxRuns; i++) {
+      Schedule cand = f.schedule;
+      cand.picks.erase(cand.picks.begin() + static_cast<ptrdiff_t>(i));
+      cand.steps = 0;
+      ReplayPolicy pol(cand, /*strict=*/false);
+      f.shrink_runs++;
+      const Execution ex = execute(setup, pol, ExecOptions{});
+      if (ex.end != Execution::End::Violation || ex.violation.property != f.violation.property) continue;
+      if (ex.schedule.picks.size() > f.schedule.picks.size()) continue;
+      if (ex.schedule.picks.size() == f.schedule.picks.size() && ex.steps >= f.schedule.steps) continue;
+      f.schedule = ex.schedule;
+      f.preemptions = ex.preemptions;
+      f.violation = ex.violation;
+      better = true;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+CheckReport run_check(const CheckConfig& cfg) {
+  CheckReport rep;
+  Shared sh(cfg);
+  const uint32_t jobs = std::max<uint32_t>(cfg.jobs, 1);
+  const bool keep_states = cfg.states;
+  std::vector<StateGraph> graphs(jobs);
+  bool complete = true;
+
+  if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded) {
+    if (cfg.estimate_runs > 0) {
+      double plain = 0, dpor = 0;
+      for (uint32_t r = 0; r < cfg.estimate_runs; r++) {
+        Dpor d(-1);
+        d.set_random(mix(cfg.search_seed, r));
+        d.next();
+        const Execution ex = execute(cfg.setup, d, ExecOptions{});
+        plain += ex.tree_product;
+        dpor += d.tree_estimate();
+      }
+      rep.estimate_plain = plain / cfg.estimate_runs;
+      rep.estimate_dpor = dpor / cfg.estimate_runs;
+    }
+    const std::vector<std::vector<uint32_t>> shares = make_shares(cfg.setup);
+    std::vector<uint64_t> mine;
+    for (uint64_t k = cfg.shard; k < shares.size(); k += std::max<uint32_t>(cfg.shards, 1)) mine.push_back(k);
+    std::atomic<size_t> next{0};
+    std::atomic<bool> all_complete{true};
+    auto worker = [&](uint32_t j) {
+      for (;;) {
+        const size_t i = next.fetch_add(1);
+        if (i >= mine.size()) return;
+        if (!search_share(sh, mine[i], shares[mine[i]], keep_states ? &graphs[j] : nullptr)) all_complete = false;
+      }
+    };
+    std::vector<std::thread> ts;
+    for (uint32_t j = 1; j < jobs; j++) ts.emplace_back(worker, j);
+    worker(0);
+    for (auto& t : ts) t.join();
+    complete = all_complete && !sh.found;
+  } else {
+    const uint64_t total = cfg.max_executions != 0 ? cfg.max_executions : 10'000;
+    if (cfg.strategy == StrategyKind::Pct) {
+      // PCT draws its change points among the steps of an execution: measure one first.
+      CheckSetup s = cfg.setup;
+      s.properties = 0;
+      RandomPolicy probe(cfg.search_seed);
+      const Execution ex = execute(s, probe, ExecOptions{});
+      rep.max_steps_seen = ex.steps;
+      rep.pct_bound = PctPolicy::bound(cfg.depth, std::max<uint32_t>(ex.threads, 1), ex.steps);
+    }
+    const uint64_t k = std::max<uint64_t>(rep.max_steps_seen, 1);
+    std::atomic<uint64_t> next{cfg.shard};
+    const uint64_t stride = std::max<uint32_t>(cfg.shards, 1);
+    auto worker = [&](uint32_t j) {
+      for (;;) {
+        const uint64_t i = next.fetch_add(stride);
+        if (i >= total || i >= sh.best.load() || sh.out_of_budget) return;
+        const uint64_t seed = mix(cfg.search_seed, i);
+        Execution ex;
+        if (cfg.strategy == StrategyKind::Pct) {
+          PctPolicy pol(seed, cfg.depth, k);
+          ex = run_one(sh, pol, keep_states ? &graphs[j] : nullptr);
+        } else {
+          RandomPolicy pol(seed);
+          ex = run_one(sh, pol, keep_states ? &graphs[j] : nullptr);
+        }
+        sh.count(ex);
+        if (ex.end == Execution::End::Violation) sh.report(i, ex);
+      }
+    };
+    std::vector<std::thread> ts;
+    for (uint32_t j = 1; j < jobs; j++) ts.emplace_back(worker, j);
+    worker(0);
+    for (auto& t : ts) t.join();
+    complete = false;  // sampling is never complete
+  }
+
+  if (keep_states) {
+    for (const StateGraph& g : graphs) merge_states(sh, g);
+  }
+  rep.executions = sh.executions;
+  rep.pruned = sh.pruned;
+  rep.step_limited = sh.step_limited;
+  rep.quiescent = sh.quiescent;
+  rep.max_steps_seen = std::max(rep.max_steps_seen, sh.max_steps.load());
+  rep.max_threads = sh.max_threads;
+  rep.states = sh.states.fingerprints.size();
+  rep.states_truncated = sh.states.truncated;
+  rep.complete = complete && !sh.out_of_budget && rep.step_limited == 0;
+  if (sh.found) {
+    rep.found = sh.found;
+    if (cfg.shrink) shrink(cfg.setup, *rep.found);
+  }
+  rep.seconds = sh.seconds();
+  return rep;
+}
+
+Execution replay(const CheckSetup& setup, const Schedule& s, const std::string& trace_path,
+                 const std::vector<std::pair<std::string, std::string>>& metadata) {
+  ReplayPolicy pol(s, /*strict=*/true);
+  ExecOptions opt;
+  opt.log = true;
+  opt.trace_path = trace_path;
+  opt.trace_metadata = metadata;
+  Execution ex = execute(setup, pol, opt);
+  pol.finish(ex);
+  return ex;
+}
+
+namespace {
+
+// "void gmp::rt::Runtime::runqput(gmp::rt::p*, ...)" -> "runqput"; lambdas name their enclosing
+// function.
+std::string go_function(const std::source_location& site) {
+  std::string f = site.function_name();
+  const size_t paren = f.find('(');
+  if (paren != std::string::npos) f.resize(paren);
+  const size_t colon = f.rfind("::");
+  if (colon != std::string::npos) f = f.substr(colon + 2);
+  const size_t space = f.rfind(' ');
+  if (space != std::string::npos) f = f.substr(space + 1);
+  return f;
+}
+
+std::string base_name(const char* path) {
+  std::string p = path;
+  const size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string hex_or_dec(uint64_t v) {
+  char buf[32];
+  if (v > 0xffffff) {
+    std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+  }
+  return buf;
+}
+
+std::string operation(const LoggedStep& l) {
+  const engine::Step& s = l.step;
+  const std::string post = l.has_post ? hex_or_dec(l.post) : "?";
+  switch (s.kind) {
+    case engine::StepKind::Start: return "thread starts";
+    case engine::StepKind::Lock: return "lock";
+    case engine::StepKind::Unlock: return "unlock";
+    case engine::StepKind::NoteSleep: return "note check (notesleep)";
+    case engine::StepKind::Timeout: return "timed wait ends";
+    case engine::StepKind::Clock: return "nanotime";
+    case engine::StepKind::Signal: return "tgkill thread " + std::to_string(s.target);
+    case engine::StepKind::Yield: return "osyield";
+    case engine::StepKind::Access: break;
+  }
+  const std::string name = plat::op_name(s.op);
+  switch (s.op) {
+    case plat::Op::Load:
+    case plat::Op::LoadAcquire:
+    case plat::Op::PlainLoad: return name + " -> " + post;
+    case plat::Op::Store:
+    case plat::Op::StoreRelease:
+    case plat::Op::PlainStore: return name + " " + hex_or_dec(s.value);
+    case plat::Op::Cas:
+    case plat::Op::CasRelease:
+      return name + " " + hex_or_dec(s.expected) + " -> " + hex_or_dec(s.value) +
+             (l.has_post ? (l.post == s.value ? ": ok" : ": failed, is " + post) : "");
+    case plat::Op::Add: return name + " " + std::to_string(static_cast<int64_t>(s.value)) + " -> " + post;
+    case plat::Op::Swap: return name + " " + hex_or_dec(s.value);
+    case plat::Op::Or:
+    case plat::Op::And: return name + " " + hex_or_dec(s.value) + " -> " + post;
+    case plat::Op::Count_: break;
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string format_interleaving(const Execution& ex, size_t last) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%7s %6s %4s %4s %5s %10s  %-24s %-22s %s\n", "step", "thread", "M", "P", "G", "time", "function",
+                "site", "operation");
+  out += buf;
+  const size_t from = last != 0 && ex.log.size() > last ? ex.log.size() - last : 0;
+  for (size_t i = from; i < ex.log.size(); i++) {
+    const LoggedStep& l = ex.log[i];
+    auto id = [](int64_t v, const char* pre) { return v < 0 ? std::string("-") : pre + std::to_string(v); };
+    const std::string site = base_name(l.step.site.file_name()) + ":" + std::to_string(l.step.site.line());
+    std::snprintf(buf, sizeof buf, "%7zu %6s %4s %4s %5s %8.3fus  %-24s %-22s %s%s\n", i, ("t" + std::to_string(l.step.tid)).c_str(),
+                  id(l.m, "M").c_str(), id(l.p, "P").c_str(), l.g == 0 ? "g0" : id(l.g, "G").c_str(), static_cast<double>(l.now) / 1e3,
+                  l.step.site.line() != 0 ? go_function(l.step.site).c_str() : "-", l.step.site.line() != 0 ? site.c_str() : "-",
+                  operation(l).c_str(), l.enabled > 1 ? "" : "  (only choice)");
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace gmp::model

@@ -1,0 +1,78 @@
+// gmpsim check's search: runs executions of a scenario under one of the strategies, tests the
+// properties on each, and returns the first violation found, shrunk, with its schedule.
+//
+// Splitting. A DPOR search is cut into shares: the first steps where more than one thread can
+// run are expanded fully until there are kShares subtrees (or no more branching), and each share
+// is searched on its own (policies.h's pinned prefix). Random and PCT executions are numbered,
+// execution i using seed (seed, i). --jobs runs shares or executions on threads of this process,
+// --shard I/N takes every Nth of them (I, I+N, ...) across processes; the shares do not depend on
+// either, so every split covers the same executions as one job, and the violation reported is the
+// one of the lowest share or execution number, whatever the split.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/execution.h"
+
+namespace gmp::model {
+
+enum class StrategyKind { Dpor, Bounded, Pct, Random };
+const char* strategy_name(StrategyKind s);
+
+inline constexpr uint32_t kShares = 16;
+
+struct CheckConfig {
+  CheckSetup setup;
+  StrategyKind strategy = StrategyKind::Dpor;
+  int preemptions = 2;           // Bounded: the preemption bound
+  uint32_t depth = 3;            // PCT: the bug depth
+  uint64_t search_seed = 1;      // random and PCT choices, DPOR's estimate
+  uint64_t max_executions = 0;   // 0: DPOR until complete, random and PCT 10,000
+  double time_limit = 0;         // seconds of wall time; 0: none
+  uint32_t jobs = 1;
+  uint32_t shard = 0, shards = 1;
+  uint32_t estimate_runs = 0;    // DPOR: random executions for the estimate; 0: none
+  bool shrink = true;
+  bool states = true;            // count distinct states (and find livelocks)
+  // Called now and then from the searching threads (serialised), for a progress line.
+  std::function<void(uint64_t executions, uint64_t states, double seconds)> progress;
+};
+
+struct Found {
+  Violation violation;
+  Schedule schedule;        // shrunk
+  Schedule original;        // as found
+  uint32_t preemptions = 0, original_preemptions = 0;
+  uint64_t execution = 0;   // its number (random, PCT) or share (DPOR)
+  uint32_t shrink_runs = 0;
+};
+
+struct CheckReport {
+  uint64_t executions = 0, pruned = 0, step_limited = 0;
+  uint64_t quiescent = 0;   // quiescent points tested, over all executions
+  uint64_t states = 0;      // distinct fingerprints (union over the jobs of this process)
+  bool states_truncated = false;
+  double seconds = 0;
+  bool complete = false;    // the whole space (of the strategy, within its bounds) was searched
+  uint64_t max_steps_seen = 0;
+  uint32_t max_threads = 0;
+  double estimate_plain = 0, estimate_dpor = 0;  // estimated executions, when estimated
+  double pct_bound = 0;     // PCT: per-execution probability bound
+  std::optional<Found> found;
+};
+
+CheckReport run_check(const CheckConfig& cfg);
+
+// Replays a schedule strictly (ScheduleError on divergence), logging every step; writes the trace
+// if trace_path is set.
+Execution replay(const CheckSetup& setup, const Schedule& s, const std::string& trace_path,
+                 const std::vector<std::pair<std::string, std::string>>& metadata = {});
+
+// The readable interleaving: one line per step (the last `last` steps; 0: all).
+std::string format_interleaving(const Execution& ex, size_t last);
+
+}  // namespace gmp::model
