@@ -110,8 +110,9 @@ TEST_CASE("a note sleeper wakes one futex latency after notewakeup", "[engine]")
   });
   f.spawn(e);
   REQUIRE(e.run().stop == Engine::Stop::AllExited);
-  // Woken at waked_at + latency, then a context switch onto a core.
-  CHECK(woke == waked_at + 100 + 10);
+  // The key's exchange (an Xchg, 1) is a step of its own before the wake-up; woken futex latency
+  // after it, then a context switch onto a core.
+  CHECK(woke == waked_at + 1 + 100 + 10);
 }
 
 TEST_CASE("usleep blocks for at least the timer slack and frees the core", "[engine]") {
@@ -393,15 +394,16 @@ TEST_CASE("a runtime-lock waiter spins, then sleeps until a futex wake-up", "[en
     REQUIRE(e.run().stop == Engine::Stop::AllExited);
     return std::array<int64_t, 2>{got_at - unlocked_at, unlock_cost};
   };
-  // Released within the spin: the spinner takes it 5 after, the unlock costs a plain store.
+  // Released within the spin: the release is the plain store (1) at a step of its own, and the
+  // spinner takes the lock 5 after it.
   const auto quick = wait_for(50);
-  CHECK(quick[0] == 5);
+  CHECK(quick[0] == 1 + 5);
   CHECK(quick[1] == 1);
   // Held past the spin: the waiter sleeps; the unlock pays futex_wake (50), the sleeper wakes
   // futex_wake_latency (100) later, is switched onto a core (10) and pays futex_sleep (7).
   const auto slow = wait_for(1000);
   CHECK(slow[1] == 1 + 50);
-  CHECK(slow[0] == 100 + 10 + 7);
+  CHECK(slow[0] == 1 + 100 + 10 + 7);
 }
 
 // One waiter at a time spins (lock_spinbit.go's mutexSpinning); the others sleep at once. A lock
@@ -435,6 +437,8 @@ TEST_CASE("only one waiter spins on a runtime lock, unless it prefers low latenc
     REQUIRE(e.run().stop == Engine::Stop::AllExited);
     return c_got - b_unlocked;
   };
-  CHECK(third_waits(false) == 100 + 10 + 7);  // asleep: futex wake-up, switch onto a core
-  CHECK(third_waits(true) == 5);              // still spinning: hand-off
+  // The release's store (1) comes first; then, asleep: futex wake-up, switch onto a core; still
+  // spinning: the hand-off.
+  CHECK(third_waits(false) == 1 + 100 + 10 + 7);
+  CHECK(third_waits(true) == 1 + 5);
 }
