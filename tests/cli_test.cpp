@@ -439,3 +439,76 @@ TEST_CASE("a trace with bad UTF-8 gets gmpsim's message alone", "[cli][trace][er
   CHECK(o.text.find("libprotobuf") == std::string::npos);
   std::remove(path.c_str());
 }
+
+// Assertions (docs/scenarios.md): sim/scenarios/check/readied.textproto's four hold or not by
+// GOMAXPROCS, as its header says; a violated one is printed with its position and exits 4.
+TEST_CASE("gmpsim run prints violated assertions with their position and exits 4", "[cli][assert]") {
+  const std::string path = kScenarios + "check/readied.textproto";
+  // "PATH:LINE:1: start_latency { ... }" for the assertion written so on its own line.
+  auto at = [&](const std::string& text) {
+    std::ifstream in(path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); n++) {
+      if (line == "assert { " + text + " }") return path + ":" + std::to_string(n) + ":1: " + text;
+    }
+    FAIL("no assertion " << text << " in " << path);
+    return std::string();
+  };
+  const std::string w1 = at("start_latency { goroutine: \"w1\" duration: \"50us\" }");
+  const std::string w2 = at("start_latency { goroutine: \"w2\" duration: \"50us\" }");
+  Out o = gmpsim("run " + path + " --procs 1");
+  CHECK(o.status == 4);
+  CHECK(o.text.find("assertions: 2 of 4 violated\n") != std::string::npos);
+  CHECK(o.text.find("violated: " + w1 + "\n  goroutine ") != std::string::npos);
+  CHECK(o.text.find("violated: " + w2 + "\n  goroutine ") != std::string::npos);
+  CHECK(o.text.find("gmpsim: assertions were violated (see above)") != std::string::npos);
+  for (const char* procs : {"2", "3"}) {
+    o = gmpsim("run " + path + " --procs " + procs);
+    CHECK(o.status == 4);
+    CHECK(o.text.find("assertions: 1 of 4 violated\n") != std::string::npos);
+    CHECK(o.text.find("violated: " + w1) == std::string::npos);
+    CHECK(o.text.find("violated: " + w2 + "\n  goroutine 7 (w2) started ") != std::string::npos);
+    CHECK(o.text.find("gmpsim: an assertion was violated (see above)") != std::string::npos);
+  }
+  // The determinism check compares the violations too; it passes, and the status is still 4.
+  o = gmpsim("run " + path + " --procs 2 --check-determinism");
+  CHECK(o.status == 4);
+  CHECK(o.text.find("determinism: two runs gave byte-identical output") != std::string::npos);
+  // A sweep names the first violation of each run that has one.
+  const std::string svg = tmp("readied.svg");
+  o = gmpsim("sweep " + path + " --procs 1,3 --svg " + svg);
+  CHECK(o.status == 4);
+  CHECK(o.text.find("gmpsim: GOMAXPROCS=3 seed=1: assertion violated: " + w2 + ": goroutine 7 (w2) started ") !=
+        std::string::npos);
+  std::remove(svg.c_str());
+}
+
+TEST_CASE("assertions that hold are counted in one line, and a scenario without any prints none", "[cli][assert]") {
+  const std::string path = tmp("holds.textproto");
+  write(path, "chan { name: \"c\" cap: 1 }\n"
+              "func { name: \"w\" op { send { chan: \"c\" } } }\n"
+              "func { name: \"main\" op { go { func: \"w\" name: \"w\" } } op { recv { chan: \"c\" } } }\n"
+              "assert { start_latency { goroutine: \"w\" duration: \"1ms\" } }\n"
+              "assert { chan_empty_at_exit { chan: \"c\" } }\n"
+              "assert { finished_at_exit { goroutine: \"w\" } }\n");
+  Out o = gmpsim("run " + path + " --procs 2");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("assertions: all 3 held\n") != std::string::npos);
+  CHECK(o.text.find("violated") == std::string::npos);
+  o = gmpsim("run " + kScenarios + "pingpong.textproto");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("assertions") == std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("an assertion's bad reference exits 1 with file:line:column", "[cli][assert][errors]") {
+  const std::string path = tmp("badassert.textproto");
+  write(path, "func { name: \"main\" }\n"
+              "assert { finished_at_exit { goroutine: \"nobody\" } }\n"
+              "assert { chan_empty_at_exit { chan: \"nothing\" } }\n");
+  const Out o = gmpsim("run " + path);
+  CHECK(o.status == 1);
+  CHECK(o.text.find(path + ":2:29: no go statement named \"nobody\"") != std::string::npos);
+  CHECK(o.text.find(path + ":3:31: undeclared channel \"nothing\"") != std::string::npos);
+  std::remove(path.c_str());
+}

@@ -89,7 +89,13 @@ int cmd_run(int argc, char** argv) {
   } else {
     std::fputs(text.c_str(), stdout);
   }
-  return exit_status(r);
+  const int status = exit_status(r);
+  if (status == kAssertionsViolated) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "gmpsim: %s violated (see above)\n",
+                 r.violations.size() == 1 ? "an assertion was" : "assertions were");
+  }
+  return status;
 }
 
 }  // namespace gmp::cli

@@ -104,7 +104,16 @@ int cmd_sweep(int argc, char** argv) {
   for (auto& pt : pts) {
     if (pt.cores == 0) pt.cores = pt.runs.front().cores;
     for (const engine::SimResult& r : pt.runs) {
-      if (exit_status(r) == 0) continue;
+      const int st = exit_status(r);
+      if (st == 0) continue;
+      if (st == kAssertionsViolated) {
+        if (status == 0) status = st;
+        const auto& v = r.violations.front();
+        std::fprintf(stderr, "gmpsim: GOMAXPROCS=%lld seed=%llu: assertion violated: %s: %s%s\n",
+                     static_cast<long long>(pt.procs), static_cast<unsigned long long>(r.seed), v.assertion.c_str(),
+                     v.detail.c_str(), r.violations.size() > 1 ? " (and more: gmpsim run shows them all)" : "");
+        continue;
+      }
       status = 2;
       std::fprintf(stderr, "gmpsim: GOMAXPROCS=%lld seed=%llu: %s\n", static_cast<long long>(pt.procs),
                    static_cast<unsigned long long>(r.seed), r.message.c_str());

@@ -87,7 +87,7 @@ int exit_status(const engine::SimResult& r) {
   switch (r.stop) {
     case engine::Engine::Stop::AllExited:
     case engine::Engine::Stop::Exit:
-      return r.exit_code;
+      return r.exit_code == 0 && !r.violations.empty() ? kAssertionsViolated : r.exit_code;
     default:
       return 2;
   }

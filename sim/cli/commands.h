@@ -64,7 +64,9 @@ Loaded load_inputs(const RunOptions& o);
 
 engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed);
 
-// 0 for a program that ended normally; 2 for a fatal error or a limit, as Go exits 2 on a throw.
+// 0 for a program that ended normally; 2 for a fatal error or a limit, as Go exits 2 on a throw;
+// 4 for a program that ended normally but violated one of its scenario's assertions.
+inline constexpr int kAssertionsViolated = 4;
 int exit_status(const engine::SimResult& r);
 
 bool files_equal(const std::string& a, const std::string& b);

@@ -40,7 +40,9 @@ const char kNotes[] =
     "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"
     "link to one, and write straight into a character device or FIFO (/dev/null, /dev/stdout).\n"
     "Exit status: 0 ok, 1 bad input or an unwritable output, 2 bad usage or a failed run (Go's exit\n"
-    "status 2), 3 a failed check (determinism; a property under gmpsim check), 70 an internal error.\n";
+    "status 2), 3 a failed check (determinism, or a property violated under gmpsim check), 4 a run\n"
+    "that ended normally but violated one of the scenario's assertions (each is printed with its\n"
+    "position), 70 an internal error.\n";
 
 void print_usage(const char* which, bool notes) {
   std::fputs("usage:\n", stdout);

@@ -70,6 +70,34 @@ const char* stop_name(engine::Engine::Stop s) {
 
 }  // namespace
 
+std::string format_assertions(const engine::SimResult& r) {
+  if (r.assertions == 0) return "";
+  std::set<int32_t> violated;
+  for (const auto& v : r.violations) violated.insert(v.index);
+  const auto n = static_cast<int32_t>(violated.size());
+  std::string s = "assertions: ";
+  if (n == 0 && r.assertions_unchecked == 0) {
+    s += r.assertions == 1 ? "1 held" : "all " + std::to_string(r.assertions) + " held";
+  } else {
+    s += std::to_string(n) + " of " + std::to_string(r.assertions) + " violated";
+    if (r.assertions_unchecked > 0) {
+      s += ", " + std::to_string(r.assertions_unchecked) +
+           " not checked (about the program's exit, which the run did not reach)";
+    }
+  }
+  s += "\n";
+  // Each violated assertion once, in the order of their first violations, with every violation.
+  std::set<int32_t> shown;
+  for (const auto& first : r.violations) {
+    if (!shown.insert(first.index).second) continue;
+    s += "violated: " + first.assertion + "\n";
+    for (const auto& v : r.violations) {
+      if (v.index == first.index) s += "  " + v.detail + "\n";
+    }
+  }
+  return s;
+}
+
 std::string format_run(const engine::SimResult& r, bool all_events) {
   std::string s;
   s += "GOMAXPROCS=" + std::to_string(r.procs) + " cores=" + std::to_string(r.cores) + " seed=" + std::to_string(r.seed) + "\n";
@@ -102,6 +130,7 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
     for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
     s += "\n";
   }
+  s += format_assertions(r);
   for (const auto& line : r.schedtrace) s += line + "\n";
   return s;
 }

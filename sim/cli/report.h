@@ -9,6 +9,9 @@
 namespace gmp::cli {
 
 std::string format_run(const engine::SimResult& r, bool all_events = false);
+// The lines about the scenario's assertions (part of format_run): none when it has none; else how
+// many held, then each violation, with its assertion's position and text and what happened.
+std::string format_assertions(const engine::SimResult& r);
 
 // One point of a sweep: a (procs, cores) pair run under several seeds.
 struct SweepPoint {

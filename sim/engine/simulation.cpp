@@ -9,6 +9,7 @@
 #include "sim/platform/throw.h"
 #include "sim/runtime/events.h"
 #include "sim/runtime/runtime.h"
+#include "sim/workload/assertions.h"
 #include "sim/workload/interpreter.h"
 #include "traces/trace_writer.h"
 
@@ -180,7 +181,8 @@ class Sim final : public rt::Host {
  public:
   Sim(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg)
       : cfg_(cfg), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
-        interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value) {
+        interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value),
+        asserts_(sc, interp_) {
     runtime_.host = this;
     runtime_.useStackPool();  // the engine drives the whole program on this OS thread
     runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
@@ -213,6 +215,7 @@ class Sim final : public rt::Host {
     const Engine::Result er = engine_.run();
     rt::Runtime::setCurrent(nullptr);
     metrics_.finish(er.end_time);
+    asserts_.at_exit(er.end_time, er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit);
 
     SimResult res;
     res.stop = er.stop;
@@ -255,6 +258,9 @@ class Sim final : public rt::Host {
     for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {
       res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), metrics_.count(static_cast<Ev>(k)));
     }
+    res.assertions = static_cast<int32_t>(sc.assertions.size());
+    res.violations = asserts_.violations();
+    res.assertions_unchecked = asserts_.unchecked();
     if (trace_) {
       // Under the checker a failed run is the point: its trace is the counterexample's.
       if (er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit || cfg_.chooser != nullptr) {
@@ -280,6 +286,7 @@ class Sim final : public rt::Host {
   void event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) override {
     const int64_t now = engine_.now();  // measuring costs the simulated program nothing
     metrics_.on_event(e, gp, pp, arg, now);
+    if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
     if (trace_ && e < Ev::WakepSpinning) trace_->write(to_trace(e, gp, pp, arg, now));  // the rest are counts
   }
 
@@ -324,6 +331,7 @@ class Sim final : public rt::Host {
   rt::Runtime runtime_;
   Metrics metrics_;
   workload::Interpreter interp_;
+  workload::AssertionChecker asserts_;
   std::unique_ptr<trace::TraceWriter> trace_;
 };
 

@@ -17,6 +17,7 @@
 #include "sim/cost/profile.h"
 #include "sim/engine/engine.h"
 #include "sim/scenario/program.h"
+#include "sim/workload/assertions.h"
 
 namespace gmp::engine {
 
@@ -62,6 +63,11 @@ struct SimResult {
   std::vector<std::pair<std::string, uint64_t>> event_counts;  // every scheduler event kind
   int32_t procs = 0, cores = 0;
   uint64_t seed = 0;
+  // The scenario's assertions: how many it has, the violations found (workload/assertions.h), and
+  // how many could not be checked (those about the state at exit, in a run that did not exit).
+  int32_t assertions = 0;
+  std::vector<workload::AssertionViolation> violations;
+  int32_t assertions_unchecked = 0;
 };
 
 // The machine for `cores` cores: the profile's core groups in order, the last group's speed

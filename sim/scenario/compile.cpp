@@ -1,8 +1,11 @@
 // The scenario compiler (see compile.h). Declarations get ids in declaration order; then each
 // function is emitted into a flat code array (the instruction set is in program.h), with jumps
-// patched once their targets are known. Problems are collected rather than thrown one at a time,
-// so one load reports all of them, sorted by position.
+// patched once their targets are known; then the assertions, which may name go statements, are
+// resolved. Problems are collected rather than thrown one at a time, so one load reports all of
+// them, sorted by position.
 #include "sim/scenario/compile.h"
+
+#include <google/protobuf/text_format.h>
 
 #include <algorithm>
 #include <map>
@@ -79,6 +82,7 @@ class Compiler {
       error(Pos{}, "no function \"main\": the main goroutine has nothing to run");
     }
     if (file.has_benchmark()) benchmark(file.benchmark(), root.child("benchmark"));
+    for (int i = 0; i < file.assert_size(); i++) assertion(file.assert_(i), root.child("assert", i));
     if (!errors_.empty()) {
       std::stable_sort(errors_.begin(), errors_.end(),
                        [](const Diagnostic& a, const Diagnostic& b) {
@@ -234,10 +238,11 @@ class Compiler {
         emit(in, n.self());
         return;
       }
-      case Op::kGo:
-        emit({.op = Opcode::Go, .obj = resolve(funcs_, o.go().func(), n, "func", "function")},
-             n.self());
+      case Op::kGo: {
+        const int32_t f = resolve(funcs_, o.go().func(), n, "func", "function");
+        emit({.op = Opcode::Go, .obj = f, .spawn = spawn(o.go().name(), f, n)}, n.self());
         return;
+      }
       case Op::kExit: emit({.op = Opcode::Exit}, n.self()); return;
       case Op::kReturn: e_->returns.push_back(emit({.op = Opcode::Jump}, n.self())); return;
       case Op::kLoop: nested(n, [&] { loop(o.loop(), n); }); return;
@@ -299,6 +304,19 @@ class Compiler {
   }
   int32_t device(const std::string& name, const Node& n, const std::string& field = "device") {
     return resolve(devices_, name, n, field, "device");
+  }
+
+  // A go statement's name: a new spawn id, or -1 when it has none.
+  int32_t spawn(const std::string& name, int32_t func, const Node& n) {
+    if (name.empty()) return -1;
+    auto id = static_cast<int32_t>(out_.spawns.size());
+    if (auto [it, fresh] = spawns_.try_emplace(name, Declared{id, n.at("name")}); !fresh) {
+      error(n.at("name"), "duplicate goroutine name " + quote(name) + " (first given at " +
+                              str(it->second.pos) + ")");
+      return -1;
+    }
+    out_.spawns.push_back({name, func});
+    return id;
   }
 
   int32_t new_loop(const std::string& name, const Node& n, LoopKind kind) {
@@ -465,9 +483,80 @@ class Compiler {
     out_.benchmark = out;
   }
 
+  // An assertion. Its text is the message as protobuf prints it on one line: what was written,
+  // without comments and spacing.
+  void assertion(const AssertDecl& a, const Node& n) {
+    Assertion out;
+    out.line = n.self().line;
+    out.column = n.self().column;
+    google::protobuf::TextFormat::Printer printer;
+    printer.SetSingleLineMode(true);
+    printer.PrintToString(a, &out.text);
+    while (!out.text.empty() && out.text.back() == ' ') out.text.pop_back();
+    switch (a.kind_case()) {
+      case AssertDecl::kStartLatency: {
+        Node k = n.child("start_latency");
+        out.kind = AssertKind::StartLatency;
+        goroutines(a.start_latency(), k, out);
+        limit(a.start_latency(), k, out);
+        break;
+      }
+      case AssertDecl::kChanEmptyAtExit:
+        out.kind = AssertKind::ChanEmptyAtExit;
+        out.chan = chan(a.chan_empty_at_exit().chan(), n.child("chan_empty_at_exit"));
+        break;
+      case AssertDecl::kFinishedAtExit:
+        out.kind = AssertKind::FinishedAtExit;
+        goroutines(a.finished_at_exit(), n.child("finished_at_exit"), out);
+        break;
+      case AssertDecl::kMaxRunnableLatency:
+        out.kind = AssertKind::MaxRunnableLatency;
+        limit(a.max_runnable_latency(), n.child("max_runnable_latency"), out);
+        break;
+      case AssertDecl::KIND_NOT_SET:
+        error(n.self(), "empty assert: it needs one assertion, such as start_latency, "
+                        "max_runnable_latency, chan_empty_at_exit or finished_at_exit");
+        return;
+    }
+    out_.assertions.push_back(std::move(out));
+  }
+
+  // The goroutines an assertion is about: a go statement's name, or a function.
+  template <class M>
+  void goroutines(const M& m, const Node& n, Assertion& out) {
+    switch (m.goroutines_case()) {
+      case M::kGoroutine:
+        if (m.goroutine().empty()) {
+          error(n.at("goroutine"), n.name() + ": goroutine needs the name of a go statement");
+        } else if (auto it = spawns_.find(m.goroutine()); it == spawns_.end()) {
+          error(n.at("goroutine"), "no go statement named " + quote(m.goroutine()) +
+                                       " (name one with go { func: \"f\" name: " +
+                                       quote(m.goroutine()) + " })");
+        } else {
+          out.spawn = it->second.id;
+          out.func = out_.spawns[static_cast<size_t>(out.spawn)].func;
+        }
+        return;
+      case M::kFunc:
+        out.func = resolve(funcs_, m.func(), n, "func", "function");
+        return;
+      case M::GOROUTINES_NOT_SET:
+        error(n.self(), n.name() + " needs the goroutines it is about: goroutine (the name of a go "
+                                   "statement) or func");
+        return;
+    }
+  }
+
+  // An assertion's duration: ns or duration, within the bounds of every duration.
+  void limit(const Message& m, const Node& n, Assertion& out) {
+    Instr in;
+    amount(m, n, in);
+    out.limit = in.ns;
+  }
+
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, waitgroups_, devices_, funcs_, loops_;
+  Table chans_, mutexes_, waitgroups_, devices_, funcs_, loops_, spawns_;
   Emitter* e_ = nullptr;
   int nesting_ = 0;  // loops, selects and parallels open around the operation being compiled
 };

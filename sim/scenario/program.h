@@ -1,9 +1,10 @@
 // The compiled form of a scenario: what the engine interprets, one program counter per goroutine.
 //
 // Design:
-//   - Channels, mutexes, wait groups, devices, functions and loops are dense integer ids: indexes
-//     into the vectors of Scenario, in declaration order (functions: declared ones first, then the
-//     synthetic bodies of `parallel` ops in the order they appear). Nothing is keyed by hash.
+//   - Channels, mutexes, wait groups, devices, functions, loops and named go statements (spawns)
+//     are dense integer ids: indexes into the vectors of Scenario, in declaration order
+//     (functions: declared ones first, then the synthetic bodies of `parallel` ops in the order
+//     they appear). Nothing is keyed by hash. Assertions refer to them by id.
 //   - A function is a flat array of Instr. Control flow is jumps to absolute pcs within the same
 //     function; pc == code.size() means the function returns (for main: the program ends).
 //   - Counted loops are LoopStart ... LoopNext over a per-goroutine counter: slot `obj` of an
@@ -69,6 +70,7 @@ struct Instr {
   int32_t first_case = 0;    // Select
   int32_t num_cases = 0;     // Select
   int32_t line = 0;          // the source line of the operation (1-based)
+  int32_t spawn = -1;        // Go: spawns[spawn], when the go statement has a name; else -1
   int64_t ns = 0;            // Compute, Sleep, Syscall, BusyPoll (per poll)
   int64_t iterations = 0;    // Compute, BusyPoll (per poll)
   int64_t count = 0;         // LoopStart, WgAdd, Parallel; BusyPoll: max polls or -1
@@ -116,6 +118,33 @@ struct Device {
   int64_t service = 0;
 };
 
+// A named go statement (go { func: "f" name: "n" }): assertions refer to its goroutines by name.
+struct Spawn {
+  std::string name;
+  int32_t func = -1;  // the function its goroutines run
+};
+
+// An assertion (scenario.proto's AssertDecl), checked by workload::AssertionChecker.
+enum class AssertKind : uint8_t {
+  StartLatency,        // each readying of the goroutines to their next start: at most limit ns
+  ChanEmptyAtExit,     // chans[chan] has no buffered element and no waiter at exit
+  FinishedAtExit,      // the goroutines started have all ended by exit
+  MaxRunnableLatency,  // every program goroutine: runnable to running, at most limit ns
+};
+
+struct Assertion {
+  AssertKind kind = AssertKind::StartLatency;
+  // StartLatency, FinishedAtExit: the goroutines started by spawns[spawn], or (spawn < 0) every
+  // goroutine running funcs[func] (funcs[entry]: the main goroutine among them).
+  int32_t spawn = -1;
+  int32_t func = -1;
+  int32_t chan = -1;   // ChanEmptyAtExit
+  int64_t limit = 0;   // StartLatency, MaxRunnableLatency: ns
+  int32_t line = 0;    // the position of its `assert`, 1-based
+  int32_t column = 0;
+  std::string text;    // as written, on one line: "start_latency { goroutine: \"w\" ns: 1000 }"
+};
+
 // ns/op of loops[loop], reported under `name` as `go test -bench` would.
 struct Benchmark {
   std::string name;
@@ -132,6 +161,8 @@ struct Scenario {
   std::vector<Loop> loops;
   int32_t entry = -1;  // funcs[entry] is "main"
   std::optional<Benchmark> benchmark;
+  std::vector<Spawn> spawns;  // the named go statements, in source order
+  std::vector<Assertion> assertions;  // in source order
 };
 
 }  // namespace gmp::scenario

@@ -49,6 +49,7 @@ Task* Interpreter::new_task(int32_t func) {
     t = free_tasks_.back();
     free_tasks_.pop_back();
     t->pc = 0;
+    t->spawn = -1;
     t->parallel = -1;
     t->pb_cache = 0;
     t->pb_took = false;
@@ -150,9 +151,12 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::Compute:
         compute(gp, in);
         break;
-      case Opcode::Go:
-        r_.newproc(static_cast<uintptr_t>(in.obj) + 1, new_task(in.obj));
+      case Opcode::Go: {
+        Task* child = new_task(in.obj);
+        child->spawn = in.spawn;
+        r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
         break;
+      }
       case Opcode::Exit:
         t->pc = static_cast<int32_t>(fn.code.size());
         break;

@@ -34,6 +34,7 @@ namespace gmp::workload {
 
 struct Task {
   int32_t func = -1;
+  int32_t spawn = -1;  // the named go statement that started the goroutine (Scenario::spawns), or -1
   int32_t pc = 0;
   std::vector<int64_t> counters;
   int32_t parallel = -1;  // the Parallel group this goroutine belongs to, if any
@@ -66,6 +67,8 @@ class Interpreter {
   void run(rt::g* gp);
 
   const Measurement& measurement() const { return meas_; }
+  // The runtime's channel for the scenario's chans[id] (for assertions about it at exit).
+  const rt::hchan* chan(int32_t id) const { return chans_[static_cast<size_t>(id)]; }
 
  private:
   struct Parallel;

@@ -31,7 +31,8 @@ std::string describe(const Scenario& s, const Instr& in) {
   };
   switch (in.op) {
     case Opcode::Compute: return "compute " + time();
-    case Opcode::Go: return "go " + s.funcs.at(in.obj).name;
+    case Opcode::Go:
+      return "go " + s.funcs.at(in.obj).name + (in.spawn >= 0 ? " as " + s.spawns.at(in.spawn).name : "");
     case Opcode::Exit: return "exit";
     case Opcode::Gosched: return "gosched";
     case Opcode::Send: return "send " + chan(in.obj);
@@ -348,4 +349,57 @@ benchmark { name: "BenchmarkRT" loop: "rt" }
   CHECK(main.code.at(l.begin).loop == s.benchmark->loop);
   CHECK(main.code.at(l.end).op == Opcode::Close);
   CHECK(run(s, "main") == repeat(n, {"send ping"}) + std::vector<std::string>{"close ping"});
+}
+
+TEST_CASE("named go statements and assertions resolve to ids, with their text and position") {
+  const std::string text = R"(chan { name: "a" }
+chan { name: "b" }
+func { name: "w" }
+func {
+  name: "main"
+  op { go { func: "w" } }
+  op { loop { count: 2 op { go { func: "w" name: "second" } } } }
+  op { go { func: "w" name: "first" } }
+}
+assert { start_latency { goroutine: "first" duration: "1.5us" } }   # a comment
+assert {
+  finished_at_exit { func: "w" }
+}
+assert { chan_empty_at_exit { chan: "b" } }
+assert { max_runnable_latency { ns: 7 } }
+)";
+  const Scenario s = parse_scenario(text, "t.textproto");
+  // Spawns in source order; each go statement carries its own, or none.
+  REQUIRE(s.spawns.size() == 2);
+  CHECK(s.spawns[0].name == "second");
+  CHECK(s.spawns[1].name == "first");
+  for (const Spawn& sp : s.spawns) CHECK(s.funcs.at(sp.func).name == "w");
+  CHECK(run(s, "main") == std::vector<std::string>{"go w", "go w as second", "go w as second", "go w as first"});
+  REQUIRE(s.assertions.size() == 4);
+  const Assertion& start = s.assertions[0];
+  CHECK(start.kind == AssertKind::StartLatency);
+  CHECK(start.spawn == 1);
+  CHECK(start.func == s.spawns[1].func);
+  CHECK(start.limit == 1500);
+  CHECK(start.line == line_of(text, "assert { start_latency"));
+  CHECK(start.column == 1);
+  CHECK(start.text == "start_latency { goroutine: \"first\" duration: \"1.5us\" }");
+  const Assertion& finished = s.assertions[1];
+  CHECK(finished.kind == AssertKind::FinishedAtExit);
+  CHECK(finished.spawn == -1);
+  CHECK(s.funcs.at(finished.func).name == "w");
+  CHECK(finished.line == line_of(text, "assert {\n"));
+  CHECK(finished.text == "finished_at_exit { func: \"w\" }");
+  CHECK(s.assertions[2].kind == AssertKind::ChanEmptyAtExit);
+  CHECK(s.chans.at(s.assertions[2].chan).name == "b");
+  CHECK(s.assertions[3].kind == AssertKind::MaxRunnableLatency);
+  CHECK(s.assertions[3].limit == 7);
+  CHECK(s.assertions[3].text == "max_runnable_latency { ns: 7 }");
+}
+
+TEST_CASE("a scenario without assertions compiles as before: no spawns, no assertions") {
+  const Scenario s = parse_scenario("func { name: \"main\" op { go { func: \"main\" } } }", "t.textproto");
+  CHECK(s.spawns.empty());
+  CHECK(s.assertions.empty());
+  CHECK(s.funcs.at(s.entry).code.at(0).spawn == -1);
 }
