@@ -49,7 +49,7 @@ func {
 
 TEST_CASE("start_latency holds when the readier blocks at once", "[sim][assert]") {
   for (int32_t procs : {1, 2}) {
-    const SimResult r = run(readies("", "assert { start_latency { goroutine: \"w\" duration: \"20us\" } }\n"), procs);
+    const SimResult r = run(readies("", "assertion { start_latency { goroutine: \"w\" duration: \"20us\" } }\n"), procs);
     REQUIRE(r.stop == Engine::Stop::Exit);
     CHECK(r.assertions == 1);
     CHECK(r.violations.empty());
@@ -58,7 +58,7 @@ TEST_CASE("start_latency holds when the readier blocks at once", "[sim][assert]"
 }
 
 TEST_CASE("start_latency is violated when the readier keeps the only P", "[sim][assert]") {
-  const std::string limit = "assert { start_latency { goroutine: \"w\" duration: \"100us\" } }\n";
+  const std::string limit = "assertion { start_latency { goroutine: \"w\" duration: \"100us\" } }\n";
   const SimResult r = run(readies("1ms", limit), 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
   // The creation is followed by main's sleep, so only the readying by the send is late.
@@ -73,13 +73,13 @@ TEST_CASE("start_latency is violated when the readier keeps the only P", "[sim][
   CHECK(v.at > 1'100'000);
   CHECK(v.at <= r.end_time);
   // The same goroutines named by their function; another function's goroutines are not watched.
-  SimResult by_func = run(readies("1ms", "assert { start_latency { func: \"worker\" ns: 100000 } }\n"), 1);
+  SimResult by_func = run(readies("1ms", "assertion { start_latency { func: \"worker\" ns: 100000 } }\n"), 1);
   REQUIRE(by_func.violations.size() == 1);
   CHECK(by_func.violations[0].detail == v.detail);
   CHECK(by_func.violations[0].at == v.at);
-  CHECK(run(readies("1ms", "assert { start_latency { func: \"main\" ns: 100000 } }\n"), 1).violations.empty());
+  CHECK(run(readies("1ms", "assertion { start_latency { func: \"main\" ns: 100000 } }\n"), 1).violations.empty());
   // A limit above the wait holds.
-  CHECK(run(readies("1ms", "assert { start_latency { goroutine: \"w\" duration: \"2ms\" } }\n"), 1).violations.empty());
+  CHECK(run(readies("1ms", "assertion { start_latency { goroutine: \"w\" duration: \"2ms\" } }\n"), 1).violations.empty());
 }
 
 TEST_CASE("start_latency counts from a goroutine's creation too, and from a readying it never got to run after",
@@ -94,8 +94,8 @@ func {
   op { go { func: "worker" name: "never" } }
   op { compute { duration: "400us" } }
 }
-assert { start_latency { goroutine: "late" duration: "200us" } }
-assert { start_latency { goroutine: "never" duration: "200us" } }
+assertion { start_latency { goroutine: "late" duration: "200us" } }
+assertion { start_latency { goroutine: "never" duration: "200us" } }
 )";
   const SimResult r = run(text, 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
@@ -126,17 +126,17 @@ func {
   op { recv { chan: "done" } }
 }
 )";
-  SimResult r = run(program + "assert { start_latency { goroutine: \"y\" duration: \"500us\" } }\n", 1);
+  SimResult r = run(program + "assertion { start_latency { goroutine: \"y\" duration: \"500us\" } }\n", 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
   CHECK(r.violations.empty());
-  r = run(program + "assert { max_runnable_latency { duration: \"500us\" } }\n", 1);
+  r = run(program + "assertion { max_runnable_latency { duration: \"500us\" } }\n", 1);
   REQUIRE(r.violations.size() == 1);
   CHECK_THAT(r.violations[0].detail, Contains("(y) waited runnable 2."));
   CHECK_THAT(r.violations[0].detail, Contains("ms, from "));
-  CHECK(run(program + "assert { max_runnable_latency { duration: \"1.5ms\" } }\n", 1).violations.size() == 1);
-  CHECK(run(program + "assert { max_runnable_latency { duration: \"3ms\" } }\n", 1).violations.empty());
+  CHECK(run(program + "assertion { max_runnable_latency { duration: \"1.5ms\" } }\n", 1).violations.size() == 1);
+  CHECK(run(program + "assertion { max_runnable_latency { duration: \"3ms\" } }\n", 1).violations.empty());
   // At two Ps the hog and y run side by side: it holds.
-  CHECK(run(program + "assert { max_runnable_latency { duration: \"500us\" } }\n", 2).violations.empty());
+  CHECK(run(program + "assertion { max_runnable_latency { duration: \"500us\" } }\n", 2).violations.empty());
 }
 
 // s's system call outlives sysmon's retake; it comes back to no idle P and waits on the global
@@ -150,8 +150,8 @@ func {
   op { sleep { duration: "10us" } }
   op { compute { duration: "3ms" } }
 }
-assert { max_runnable_latency { duration: "500us" } }
-assert { start_latency { goroutine: "s" duration: "500us" } }
+assertion { max_runnable_latency { duration: "500us" } }
+assertion { start_latency { goroutine: "s" duration: "500us" } }
 )";
   const SimResult r = run(text, 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
@@ -168,9 +168,9 @@ chan { name: "in" }
 chan { name: "out" }
 func { name: "sender" op { send { chan: "out" } } }
 func { name: "receiver" op { recv { chan: "in" } } }
-assert { chan_empty_at_exit { chan: "buf" } }
-assert { chan_empty_at_exit { chan: "in" } }
-assert { chan_empty_at_exit { chan: "out" } }
+assertion { chan_empty_at_exit { chan: "buf" } }
+assertion { chan_empty_at_exit { chan: "in" } }
+assertion { chan_empty_at_exit { chan: "out" } }
 )";
   SimResult r = run(decls + R"(func { name: "main" op { send { chan: "buf" } } op { recv { chan: "buf" } } })", 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
@@ -212,9 +212,9 @@ func {
   op { sleep { ns: 10000 } }
   op { send { chan: "a" } }
 }
-assert { chan_empty_at_exit { chan: "a" } }
-assert { chan_empty_at_exit { chan: "b" } }
-assert { finished_at_exit { goroutine: "e" } }
+assertion { chan_empty_at_exit { chan: "a" } }
+assertion { chan_empty_at_exit { chan: "b" } }
+assertion { finished_at_exit { goroutine: "e" } }
 )";
   const SimResult r = run(text, 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
@@ -239,9 +239,9 @@ func {
   op { recv { chan: "done" } }
   op { recv { chan: "done" } }
 }
-assert { finished_at_exit { func: "quick" } }
-assert { finished_at_exit { func: "main" } }
-assert { finished_at_exit { goroutine: "s" } }
+assertion { finished_at_exit { func: "quick" } }
+assertion { finished_at_exit { func: "main" } }
+assertion { finished_at_exit { goroutine: "s" } }
 )";
   for (int32_t procs : {1, 3}) {
     const SimResult r = run(text, procs);
@@ -258,9 +258,9 @@ TEST_CASE("a run that does not exit leaves the assertions about the exit uncheck
 chan { name: "c" }
 func { name: "main" op { go { func: "w" } } op { compute { duration: "1ms" } } op { recv { chan: "c" } } }
 func { name: "w" op { compute { duration: "1ms" } } }
-assert { chan_empty_at_exit { chan: "c" } }
-assert { finished_at_exit { func: "w" } }
-assert { start_latency { func: "w" duration: "10us" } }
+assertion { chan_empty_at_exit { chan: "c" } }
+assertion { finished_at_exit { func: "w" } }
+assertion { start_latency { func: "w" duration: "10us" } }
 )";
   const SimResult r = run(text, 1);
   REQUIRE(r.stop == Engine::Stop::Fatal);  // all goroutines are asleep
@@ -280,7 +280,7 @@ func {
   op { loop { count: 25 op { go { func: "w" } } } }
   op { compute { duration: "1ms" } }
 }
-assert { start_latency { func: "w" duration: "100us" } }
+assertion { start_latency { func: "w" duration: "100us" } }
 )";
   const SimResult r = run(text, 1);
   REQUIRE(r.stop == Engine::Stop::Exit);
@@ -295,10 +295,10 @@ assert { start_latency { func: "w" duration: "100us" } }
 TEST_CASE("assertions do not change the run", "[sim][assert][determinism]") {
   const std::string program = readies("300us", "");
   const std::string asserts = R"(
-assert { start_latency { goroutine: "w" ns: 1 } }
-assert { max_runnable_latency { ns: 1 } }
-assert { chan_empty_at_exit { chan: "c" } }
-assert { finished_at_exit { func: "worker" } }
+assertion { start_latency { goroutine: "w" ns: 1 } }
+assertion { max_runnable_latency { ns: 1 } }
+assertion { chan_empty_at_exit { chan: "c" } }
+assertion { finished_at_exit { func: "worker" } }
 )";
   for (int32_t procs : {1, 2, 4}) {
     const SimResult plain = run(program, procs, 7);

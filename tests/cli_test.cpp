@@ -449,7 +449,7 @@ TEST_CASE("gmpsim run prints violated assertions with their position and exits 4
     std::ifstream in(path);
     std::string line;
     for (int n = 1; std::getline(in, line); n++) {
-      if (line == "assert { " + text + " }") return path + ":" + std::to_string(n) + ":1: " + text;
+      if (line == "assertion { " + text + " }") return path + ":" + std::to_string(n) + ":1: " + text;
     }
     FAIL("no assertion " << text << " in " << path);
     return std::string();
@@ -488,9 +488,9 @@ TEST_CASE("assertions that hold are counted in one line, and a scenario without 
   write(path, "chan { name: \"c\" cap: 1 }\n"
               "func { name: \"w\" op { send { chan: \"c\" } } }\n"
               "func { name: \"main\" op { go { func: \"w\" name: \"w\" } } op { recv { chan: \"c\" } } }\n"
-              "assert { start_latency { goroutine: \"w\" duration: \"1ms\" } }\n"
-              "assert { chan_empty_at_exit { chan: \"c\" } }\n"
-              "assert { finished_at_exit { goroutine: \"w\" } }\n");
+              "assertion { start_latency { goroutine: \"w\" duration: \"1ms\" } }\n"
+              "assertion { chan_empty_at_exit { chan: \"c\" } }\n"
+              "assertion { finished_at_exit { goroutine: \"w\" } }\n");
   Out o = gmpsim("run " + path + " --procs 2");
   CHECK(o.status == 0);
   CHECK(o.text.find("assertions: all 3 held\n") != std::string::npos);
@@ -504,11 +504,11 @@ TEST_CASE("assertions that hold are counted in one line, and a scenario without 
 TEST_CASE("an assertion's bad reference exits 1 with file:line:column", "[cli][assert][errors]") {
   const std::string path = tmp("badassert.textproto");
   write(path, "func { name: \"main\" }\n"
-              "assert { finished_at_exit { goroutine: \"nobody\" } }\n"
-              "assert { chan_empty_at_exit { chan: \"nothing\" } }\n");
+              "assertion { finished_at_exit { goroutine: \"nobody\" } }\n"
+              "assertion { chan_empty_at_exit { chan: \"nothing\" } }\n");
   const Out o = gmpsim("run " + path);
   CHECK(o.status == 1);
-  CHECK(o.text.find(path + ":2:29: no go statement named \"nobody\"") != std::string::npos);
-  CHECK(o.text.find(path + ":3:31: undeclared channel \"nothing\"") != std::string::npos);
+  CHECK(o.text.find(path + ":2:32: no go statement named \"nobody\"") != std::string::npos);
+  CHECK(o.text.find(path + ":3:34: undeclared channel \"nothing\"") != std::string::npos);
   std::remove(path.c_str());
 }

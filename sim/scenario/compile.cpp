@@ -82,7 +82,7 @@ class Compiler {
       error(Pos{}, "no function \"main\": the main goroutine has nothing to run");
     }
     if (file.has_benchmark()) benchmark(file.benchmark(), root.child("benchmark"));
-    for (int i = 0; i < file.assert_size(); i++) assertion(file.assert_(i), root.child("assert", i));
+    for (int i = 0; i < file.assertion_size(); i++) assertion(file.assertion(i), root.child("assertion", i));
     if (!errors_.empty()) {
       std::stable_sort(errors_.begin(), errors_.end(),
                        [](const Diagnostic& a, const Diagnostic& b) {
@@ -514,7 +514,7 @@ class Compiler {
         limit(a.max_runnable_latency(), n.child("max_runnable_latency"), out);
         break;
       case AssertDecl::KIND_NOT_SET:
-        error(n.self(), "empty assert: it needs one assertion, such as start_latency, "
+        error(n.self(), "empty assertion: it needs one kind, such as start_latency, "
                         "max_runnable_latency, chan_empty_at_exit or finished_at_exit");
         return;
     }

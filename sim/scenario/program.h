@@ -140,7 +140,7 @@ struct Assertion {
   int32_t func = -1;
   int32_t chan = -1;   // ChanEmptyAtExit
   int64_t limit = 0;   // StartLatency, MaxRunnableLatency: ns
-  int32_t line = 0;    // the position of its `assert`, 1-based
+  int32_t line = 0;    // the position of its `assertion`, 1-based
   int32_t column = 0;
   std::string text;    // as written, on one line: "start_latency { goroutine: \"w\" ns: 1000 }"
 };

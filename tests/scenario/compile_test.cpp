@@ -361,12 +361,12 @@ func {
   op { loop { count: 2 op { go { func: "w" name: "second" } } } }
   op { go { func: "w" name: "first" } }
 }
-assert { start_latency { goroutine: "first" duration: "1.5us" } }   # a comment
-assert {
+assertion { start_latency { goroutine: "first" duration: "1.5us" } }   # a comment
+assertion {
   finished_at_exit { func: "w" }
 }
-assert { chan_empty_at_exit { chan: "b" } }
-assert { max_runnable_latency { ns: 7 } }
+assertion { chan_empty_at_exit { chan: "b" } }
+assertion { max_runnable_latency { ns: 7 } }
 )";
   const Scenario s = parse_scenario(text, "t.textproto");
   // Spawns in source order; each go statement carries its own, or none.
@@ -381,14 +381,14 @@ assert { max_runnable_latency { ns: 7 } }
   CHECK(start.spawn == 1);
   CHECK(start.func == s.spawns[1].func);
   CHECK(start.limit == 1500);
-  CHECK(start.line == line_of(text, "assert { start_latency"));
+  CHECK(start.line == line_of(text, "assertion { start_latency"));
   CHECK(start.column == 1);
   CHECK(start.text == "start_latency { goroutine: \"first\" duration: \"1.5us\" }");
   const Assertion& finished = s.assertions[1];
   CHECK(finished.kind == AssertKind::FinishedAtExit);
   CHECK(finished.spawn == -1);
   CHECK(s.funcs.at(finished.func).name == "w");
-  CHECK(finished.line == line_of(text, "assert {\n"));
+  CHECK(finished.line == line_of(text, "assertion {\n"));
   CHECK(finished.text == "finished_at_exit { func: \"w\" }");
   CHECK(s.assertions[2].kind == AssertKind::ChanEmptyAtExit);
   CHECK(s.chans.at(s.assertions[2].chan).name == "b");

@@ -411,78 +411,78 @@ std::string asserting(const std::string& asserts) {
 }  // namespace
 
 TEST_CASE("assertions: a correct set has no errors, so the cases below fail for their one fault") {
-  const Scenario s = parse_scenario(asserting("assert { start_latency { goroutine: \"w\" duration: \"1ms\" } }\n"
-                                              "assert { start_latency { func: \"main\" ns: 0 } }\n"
-                                              "assert { chan_empty_at_exit { chan: \"c\" } }\n"
-                                              "assert { finished_at_exit { goroutine: \"w\" } }\n"
-                                              "assert { finished_at_exit { func: \"f\" } }\n"
-                                              "assert { max_runnable_latency { ns: 1000000000000000 } }\n"),
+  const Scenario s = parse_scenario(asserting("assertion { start_latency { goroutine: \"w\" duration: \"1ms\" } }\n"
+                                              "assertion { start_latency { func: \"main\" ns: 0 } }\n"
+                                              "assertion { chan_empty_at_exit { chan: \"c\" } }\n"
+                                              "assertion { finished_at_exit { goroutine: \"w\" } }\n"
+                                              "assertion { finished_at_exit { func: \"f\" } }\n"
+                                              "assertion { max_runnable_latency { ns: 1000000000000000 } }\n"),
                                     kName);
   CHECK(s.assertions.size() == 6);
 }
 
 TEST_CASE("assertions: a goroutine name that no go statement gives") {
-  std::string text = asserting("assert { start_latency { goroutine: \"v\" ns: 5 } }\n");
+  std::string text = asserting("assertion { start_latency { goroutine: \"v\" ns: 5 } }\n");
   expect(text, find(text, "goroutine", "assert"), "no go statement named \"v\"");
-  text = asserting("assert { finished_at_exit { goroutine: \"worker\" } }\n");
+  text = asserting("assertion { finished_at_exit { goroutine: \"worker\" } }\n");
   expect(text, find(text, "goroutine", "assert"), "no go statement named \"worker\"");
-  text = asserting("assert { finished_at_exit { goroutine: \"\" } }\n");
+  text = asserting("assertion { finished_at_exit { goroutine: \"\" } }\n");
   expect(text, find(text, "goroutine", "assert"), "goroutine needs the name of a go statement");
 }
 
 TEST_CASE("assertions: an undeclared function") {
-  std::string text = asserting("assert { start_latency { func: \"g\" ns: 5 } }\n");
+  std::string text = asserting("assertion { start_latency { func: \"g\" ns: 5 } }\n");
   expect(text, find(text, "func", "assert"), "undeclared function \"g\"");
-  text = asserting("assert { finished_at_exit { func: \"w\" } }\n");  // a goroutine's name, not a function's
+  text = asserting("assertion { finished_at_exit { func: \"w\" } }\n");  // a goroutine's name, not a function's
   expect(text, find(text, "func", "assert"), "undeclared function \"w\"");
 }
 
 TEST_CASE("assertions: an undeclared or missing channel") {
-  std::string text = asserting("assert { chan_empty_at_exit { chan: \"d\" } }\n");
+  std::string text = asserting("assertion { chan_empty_at_exit { chan: \"d\" } }\n");
   expect(text, find(text, "chan:", "chan_empty_at_exit"), "undeclared channel \"d\"");
-  text = asserting("assert { chan_empty_at_exit {} }\n");
+  text = asserting("assertion { chan_empty_at_exit {} }\n");
   expect(text, find(text, "chan_empty_at_exit"), "chan_empty_at_exit needs a channel (chan)");
 }
 
 TEST_CASE("assertions: the goroutines are missing, or given twice") {
-  std::string text = asserting("assert { start_latency { ns: 5 } }\n");
+  std::string text = asserting("assertion { start_latency { ns: 5 } }\n");
   expect(text, find(text, "start_latency"), "start_latency needs the goroutines it is about");
-  text = asserting("assert { finished_at_exit {} }\n");
+  text = asserting("assertion { finished_at_exit {} }\n");
   expect(text, find(text, "finished_at_exit"), "finished_at_exit needs the goroutines it is about");
-  text = asserting("assert { finished_at_exit { goroutine: \"w\" func: \"f\" } }\n");
+  text = asserting("assertion { finished_at_exit { goroutine: \"w\" func: \"f\" } }\n");
   expect(text, find(text, "func", "assert"), "oneof");
 }
 
 TEST_CASE("assertions: a missing, negative or malformed limit") {
-  std::string text = asserting("assert { start_latency { goroutine: \"w\" } }\n");
+  std::string text = asserting("assertion { start_latency { goroutine: \"w\" } }\n");
   expect(text, find(text, "start_latency"), "start_latency needs a duration: ns or duration");
-  text = asserting("assert { max_runnable_latency {} }\n");
+  text = asserting("assertion { max_runnable_latency {} }\n");
   expect(text, find(text, "max_runnable_latency"), "max_runnable_latency needs a duration");
-  text = asserting("assert { start_latency { goroutine: \"w\" ns: -1 } }\n");
+  text = asserting("assertion { start_latency { goroutine: \"w\" ns: -1 } }\n");
   expect(text, find(text, "ns:"), "negative duration -1ns");
-  text = asserting("assert { max_runnable_latency { duration: \"-5us\" } }\n");
+  text = asserting("assertion { max_runnable_latency { duration: \"-5us\" } }\n");
   expect(text, find(text, "duration:"), "durations must not be negative");
-  text = asserting("assert { max_runnable_latency { duration: \"5 fortnights\" } }\n");
+  text = asserting("assertion { max_runnable_latency { duration: \"5 fortnights\" } }\n");
   expect(text, find(text, "duration:"), "bad duration");
-  text = asserting("assert { max_runnable_latency { ns: 5 duration: \"5ns\" } }\n");
+  text = asserting("assertion { max_runnable_latency { ns: 5 duration: \"5ns\" } }\n");
   expect(text, find(text, "duration:"), "oneof");
 }
 
 TEST_CASE("assertions: a limit is at most 10^15 ns, as every duration") {
-  std::string text = asserting("assert { max_runnable_latency { ns: 1000000000000001 } }\n");
+  std::string text = asserting("assertion { max_runnable_latency { ns: 1000000000000001 } }\n");
   expect(text, find(text, "ns:"), "duration 1000000000000001ns is too long: at most 1000000000000000ns");
-  text = asserting("assert { start_latency { func: \"f\" duration: \"277h46m41s\" } }\n");
+  text = asserting("assertion { start_latency { func: \"f\" duration: \"277h46m41s\" } }\n");
   expect(text, find(text, "duration:"), "is too long");
-  text = asserting("assert { start_latency { func: \"f\" duration: \"3000000h\" } }\n");
+  text = asserting("assertion { start_latency { func: \"f\" duration: \"3000000h\" } }\n");
   expect(text, find(text, "duration:"), "too large for int64 nanoseconds");
 }
 
-TEST_CASE("assertions: an empty assert, and an unknown kind") {
-  std::string text = asserting("assert {}\n");
-  expect(text, find(text, "assert"), "empty assert: it needs one assertion");
-  text = asserting("assert { eventually_empty { chan: \"c\" } }\n");
+TEST_CASE("assertions: an empty assertion, and an unknown kind") {
+  std::string text = asserting("assertion {}\n");
+  expect(text, find(text, "assertion"), "empty assertion: it needs one kind");
+  text = asserting("assertion { eventually_empty { chan: \"c\" } }\n");
   expect(text, find(text, "eventually_empty"), "unknown field \"eventually_empty\"");
-  text = asserting("assert { chan_empty_at_exit { chan: \"c\" } finished_at_exit { func: \"f\" } }\n");
+  text = asserting("assertion { chan_empty_at_exit { chan: \"c\" } finished_at_exit { func: \"f\" } }\n");
   expect(text, find(text, "finished_at_exit"), "oneof");
 }
 
@@ -493,8 +493,8 @@ TEST_CASE("assertions: go statements' names are unique") {
 
 TEST_CASE("assertions: every problem is reported, in source order, among the program's") {
   std::string text = asserting(
-      "assert { chan_empty_at_exit { chan: \"x\" } }\n"
-      "assert { start_latency { goroutine: \"y\" ns: -2 } }\n");
+      "assertion { chan_empty_at_exit { chan: \"x\" } }\n"
+      "assertion { start_latency { goroutine: \"y\" ns: -2 } }\n");
   text.replace(text.find("func: \"f\" name"), 9, "func: \"h\"");  // and an undeclared function
   std::vector<Diagnostic> all = errors(text);
   REQUIRE(all.size() == 4);
