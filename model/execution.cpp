@@ -293,6 +293,10 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   } else if (r.stop == Stop::Deadlock && (setup.properties & kDeadlock) != 0) {
     ex.end = Execution::End::Violation;
     ex.violation = Violation{kDeadlock, r.message, ex.steps};
+  } else if ((setup.properties & kAssertions) != 0 && !r.violations.empty()) {
+    ex.end = Execution::End::Violation;
+    const workload::AssertionViolation& v = r.violations.front();
+    ex.violation = Violation{kAssertions, v.assertion + ": " + v.detail, ex.steps};
   } else if (r.stop == Stop::EventLimit || r.stop == Stop::TimeLimit) {
     ex.end = Execution::End::StepLimit;
   } else if (!ex.violation.message.empty()) {  // a stranding that never ended
