@@ -2,14 +2,17 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/cli/memory_limit.h"
+#include "sim/runtime/mutants.h"
 #include "traces/output_file.h"
 
 namespace {
@@ -68,6 +71,26 @@ bool wants_help(int argc, char** argv) {
   return false;
 }
 
+#ifdef GMP_MUTANTS
+// A build with GMP_MUTANTS takes GMP_MUTANT=name from the environment (docs/mutants.md): every
+// simulation of this run uses that mutant. Hidden on purpose: the flag that selects one is
+// `gmpsim check --mutant`. Returns false, having said why, for an unknown name.
+bool select_mutant_from_env() {
+  const char* name = std::getenv("GMP_MUTANT");
+  if (name == nullptr || *name == '\0') return true;
+  try {
+    gmp::rt::setActiveMutant(gmp::rt::mutantFromName(name));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "gmpsim: GMP_MUTANT: %s\n", e.what());
+    return false;
+  }
+  if (gmp::rt::activeMutantSetting() != gmp::rt::Mutant::None) {
+    std::fprintf(stderr, "gmpsim: mutant %s is active (GMP_MUTANT)\n", name);
+  }
+  return true;
+}
+#endif
+
 int dispatch(int argc, char** argv) {
   if (argc < 2) gmp::cli::usage_error("missing command");
   const std::string cmd = argv[1];
@@ -112,6 +135,9 @@ int main(int argc, char** argv) {
   // nothing is left half-written); anything else that escapes is a bug, reported as one rather
   // than as an abort.
   try {
+#ifdef GMP_MUTANTS
+    if (!select_mutant_from_env()) return 2;
+#endif
     return dispatch(argc, argv);
   } catch (const std::bad_alloc&) {
     std::fflush(stdout);

@@ -1,5 +1,6 @@
 // The idle P list and the idle M list (proc.go, list_manual.go). Both are guarded by sched.lock;
 // sched.npidle is also read without the lock (an atomic).
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
@@ -84,7 +85,9 @@ std::pair<p*, int64_t> Runtime::pidleget(int64_t now) {
   if (pp != nullptr) {
     // Timers may be added to pp from now on.
     if (now == 0) now = plat::nanotime();
-    timerpMask.set(pp->id);
+    // Mutant pidleget-no-timerpmask: the bit stays as pidleput left it (clear if pp had no
+    // timers), hiding timers added from now on from other Ms (fc116b69e2's invariant).
+    if (!mutant(Mutant::PidlegetNoTimerpMask)) timerpMask.set(pp->id);
     idlepMask.clear(pp->id);
     sched.pidle.store(pp->link);
     sched.npidle.Add(-1);

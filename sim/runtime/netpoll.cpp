@@ -3,6 +3,7 @@
 // idle M sleeps until the next timer: findRunnable's blocking netpoll(delay), and netpollBreak
 // (Go writes an eventfd; here a note) to wake it early when an earlier timer appears.
 #include "sim/platform/platform.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
@@ -48,9 +49,9 @@ void Runtime::wakeNetPoller(int64_t when) {
     // to which the current poll is expected to run.
     const int64_t pollerPollUntil = sched.pollUntil.Load();
     if (pollerPollUntil == 0 || pollerPollUntil > when) netpollBreak();
-  } else {
+  } else if (!mutant(Mutant::TimerAddNoWakep)) {
     // There are no threads in the network poller, try to get one there so it can handle new
-    // timers.
+    // timers. (Mutant timer-add-no-wakep: before 8fdc79e18a nobody was woken here.)
     wakep();
   }
 }

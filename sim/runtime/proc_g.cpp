@@ -8,6 +8,7 @@
 // goroutine's state; casgstatus waits for it to clear.
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
@@ -127,7 +128,10 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   plat::lock(sched.lock);
   globrunqput(gp);
   plat::unlock(sched.lock);
-  if (mainStarted) wakep();
+  // Mutant gosched-no-wakep: before ad943066f6 there was no wakep here, on the theory that the
+  // schedule below runs gp anyway; but a spinning M that is giving up may have looked at the
+  // global queue already, and this P may run something else first.
+  if (mainStarted && !mutant(Mutant::GoschedNoWakep)) wakep();
   schedule();
 }
 

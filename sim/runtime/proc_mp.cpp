@@ -14,6 +14,7 @@
 // spinning instead.
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/time.h"
 
@@ -52,7 +53,9 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
   }
   m* nmp = mget();
   if (nmp == nullptr) {
-    const int64_t id = mReserveID();
+    // Mutant startm-late-mreserveid: before 85afa2eb19 the new M got its ID (and so counted
+    // for checkdead) only in mcommoninit, after sched.lock was dropped here.
+    const int64_t id = mutant(Mutant::StartmLateMReserveID) ? -1 : mReserveID();
     plat::unlock(sched.lock);
     void (Runtime::*fn)() = nullptr;
     if (spinning) fn = &Runtime::mspinning;
@@ -105,7 +108,9 @@ void Runtime::handoffp(p* pp) {
   const int64_t when = timersWakeTime(pp);
   pidleput(pp, 0);
   plat::unlock(sched.lock);
-  if (when != 0) wakeNetPoller(when);
+  // Mutant handoffp-no-timer-wake: before d80ab3e85a the P went idle with its timers and told
+  // no poller about them.
+  if (when != 0 && !mutant(Mutant::HandoffpNoTimerWake)) wakeNetPoller(when);
 }
 
 // wakep (proc.go): tries to add one more spinning M with an idle P.
@@ -120,7 +125,11 @@ void Runtime::wakep() {
   p* pp = pidlegetSpinning(0).first;
   if (pp == nullptr) {
     ev(Ev::WakepNoP, nullptr, nullptr, 0);
-    if (sched.nmspinning.Add(-1) < 0) plat::throw_("wakep: negative nmspinning");
+    // Mutant wakep-keeps-nmspinning: the increment above is left standing with no M to own it
+    // (8cb350d69a moved this undo here from startm's no-idle-P path).
+    if (!mutant(Mutant::WakepKeepsNmspinning) && sched.nmspinning.Add(-1) < 0) {
+      plat::throw_("wakep: negative nmspinning");
+    }
     plat::unlock(sched.lock);
     releasem(mp);
     return;
@@ -214,8 +223,9 @@ void Runtime::resetspinning() {
   const int32_t nmspinning = sched.nmspinning.Add(-1);
   if (nmspinning < 0) plat::throw_("findRunnable: negative nmspinning");
   // M wakeup policy is deliberately somewhat conservative, so check if we need to wakeup another
-  // P here. See the spinning protocol above.
-  wakep();
+  // P here. See the spinning protocol above. (Mutant resetspinning-no-wakep: before 32fef9908a
+  // the M that found work woke nobody, and only one readied goroutine got a new M.)
+  if (!mutant(Mutant::ResetspinningNoWakep)) wakep();
 }
 
 // injectglist (proc.go): makes every G of glist runnable: onto the global queue for as many idle

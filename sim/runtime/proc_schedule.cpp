@@ -14,6 +14,7 @@
 
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/time.h"
 
@@ -153,7 +154,9 @@ top:
       if (!q.empty()) plat::throw_("Couldn't put Gs into empty local runq");
       return {gp, false, false};
     }
-    if (!mp->spinning && sched.needspinning.Load() == 1) {
+    // Mutant no-needspinning: before 8cb350d69a no flag told this M that a spinning M had found
+    // work and no idle P (this one, not yet released), so it dropped the P anyway.
+    if (!mp->spinning && !mutant(Mutant::NoNeedspinning) && sched.needspinning.Load() == 1) {
       // See "Delicate dance" above.
       becomeSpinning(mp);
       plat::unlock(sched.lock);
@@ -173,6 +176,10 @@ top:
       mp->spinning = false;
       ev(Ev::SpinStop, nullptr, pp, mp->id);
       if (sched.nmspinning.Add(-1) < 0) plat::throw_("findRunnable: negative nmspinning");
+
+      // Mutant no-recheck-after-spinning: park straight after the decrement, trusting the checks
+      // made while still counted as spinning (the order fb6f8a96f2's comment warns against).
+      if (mutant(Mutant::NoRecheckAfterSpinning)) goto recheckedQueues;
 
       // Check the global and P runqueues again.
       plat::lock(sched.lock);
@@ -198,9 +205,14 @@ top:
         goto top;
       }
 
+    recheckedQueues:
       // Finally, check for timer creation or expiry concurrently with transitioning from spinning
-      // to non-spinning.
-      pollUntil = checkTimersNoP(allpSnapshot, timerpMaskSnapshot, pollUntil);
+      // to non-spinning. (Mutant no-timer-recheck-after-spinning: before 8fdc79e18a nothing read
+      // the Ps' timers again after the decrement, so a timer added since this M's last look in
+      // stealWork set no poll deadline.)
+      if (!mutant(Mutant::NoTimerRecheckAfterSpinning)) {
+        pollUntil = checkTimersNoP(allpSnapshot, timerpMaskSnapshot, pollUntil);
+      }
     }
 
     // Poll network until next timer.
@@ -271,7 +283,9 @@ Runtime::Stolen Runtime::stealWork(int64_t now) {
       // Don't bother to attempt to steal if p2 is idle.
       if (!idlepMask.read(e.position())) {
         const uint32_t before = pp->runqtail.peek();
-        if (g* gp = runqsteal(pp, p2, stealTimersOrRunNextG); gp != nullptr) {
+        // Mutant steal-runnext-every-pass: before c4fe503119 runnext could be taken on any pass.
+        const bool stealRunNextG = stealTimersOrRunNextG || mutant(Mutant::StealRunnextEveryPass);
+        if (g* gp = runqsteal(pp, p2, stealRunNextG); gp != nullptr) {
           ev(Ev::Steal, gp, p2, 1 + (pp->runqtail.peek() - before));
           return {gp, false, now, pollUntil, ranTimer};
         }

@@ -5,6 +5,7 @@
 // globally and parks.
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/syscall_thread.h"
 
@@ -131,7 +132,8 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
   if (sched.pidle.loadRacy() != nullptr) {
     plat::lock(sched.lock);
     p* pp = pidleget(0).first;
-    if (pp != nullptr && sched.sysmonwait.Load() != 0) {
+    // Mutant exitsyscall-no-sysmon-wake: before 658d19a53f sysmon stayed in its deep sleep.
+    if (pp != nullptr && !mutant(Mutant::ExitsyscallNoSysmonWake) && sched.sysmonwait.Load() != 0) {
       sched.sysmonwait.Store(0);
       plat::notewakeup(sched.sysmonnote);
     }
@@ -159,12 +161,15 @@ void Runtime::exitsyscallNoP(g* gp) {
     // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so we must
     // check if gp is locked prior to committing the release by unlocking sched.lock, otherwise we
     // could race with another M transitioning gp from unlocked to locked.
-    locked = gp->lockedm != nullptr;
-  } else if (sched.sysmonwait.Load() != 0) {
+    if (!mutant(Mutant::ExitsyscallLockedmRace)) locked = gp->lockedm != nullptr;
+  } else if (!mutant(Mutant::ExitsyscallNoSysmonWake) && sched.sysmonwait.Load() != 0) {
     sched.sysmonwait.Store(0);
     plat::notewakeup(sched.sysmonnote);
   }
   plat::unlock(sched.lock);
+  // Mutant exitsyscall-lockedm-race: before e0d029f758 gp.lockedm was read here, after gp was
+  // published on the global queue, where another M may already run it and lock it to itself.
+  if (mutant(Mutant::ExitsyscallLockedmRace) && pp == nullptr) locked = gp->lockedm != nullptr;
   if (pp != nullptr) {
     acquirep(pp);
     execute(gp, false);

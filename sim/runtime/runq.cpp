@@ -13,6 +13,7 @@
 
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
@@ -25,6 +26,14 @@ constexpr uint32_t kQ = kRunqSize;
 // Reading head, tail and runnext in sequence is not enough (a runqput can move runnext into the
 // ring while a runqget empties runnext), so the read is retried until tail is unchanged.
 bool Runtime::runqempty(p* pp) {
+  if (mutant(Mutant::RunqemptySpurious)) {
+    // Mutant runqempty-spurious, as before fcd7c02c70: one read of each, which can see an empty
+    // ring and then an empty runnext though the queue was never empty (a runqput kicked runnext
+    // into the ring in between and a runqget took the new runnext).
+    const uint32_t head = pp->runqhead.Load();
+    const uint32_t tail = pp->runqtail.Load();
+    return head == tail && pp->runnext.Load() == nullptr;
+  }
   for (;;) {
     const uint32_t head = pp->runqhead.Load();
     const uint32_t tail = pp->runqtail.Load();
@@ -177,9 +186,14 @@ uint32_t Runtime::runqgrab(p* pp, std::array<Atomic<g*>, kRunqSize>& batch, uint
       if (stealRunNextG) {
         g* next = pp->runnext.get();
         if (next != nullptr) {
-          if (pp->status.get() == _Prunning) {
+          // Mutant runqgrab-no-backoff: before c4fe503119 a thief took runnext at once.
+          if (!mutant(Mutant::RunqgrabNoBackoff) && pp->status.get() == _Prunning) {
             if (m* mp = pp->m.get(); mp != nullptr) {
-              if (g* gp = mp->curg.get(); gp == nullptr || (readgstatus(gp) & ~_Gscan) != _Gsyscall) {
+              // Mutant runqgrab-backoff-in-syscall: before d55ecea9e5 (once Go 1.26 kept a
+              // syscalling goroutine's P _Prunning) the thief slept here even when pp's
+              // goroutine was in a system call.
+              if (g* gp = mp->curg.get(); gp == nullptr || mutant(Mutant::RunqgrabBackoffInSyscall) ||
+                                          (readgstatus(gp) & ~_Gscan) != _Gsyscall) {
                 // pp's G likely just readied `next` and is about to block or yield, so pp will
                 // run it very soon: give it the chance instead of bouncing the G between Ps.
                 ev(Ev::RunnextBackoff, next, pp, 0);

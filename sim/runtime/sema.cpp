@@ -4,6 +4,7 @@
 // acquiretime/releasetime bookkeeping is never armed and the profile events are not ported.
 #include "sim/runtime/sema.h"
 
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
@@ -72,8 +73,10 @@ void semacquire1(Sema* addr, bool lifo, int skipframes, waitReason reason) {
     plat::lock(root->lock);
     // Add ourselves to nwait to disable "easy case" in semrelease.
     root->nwait.Add(1);
-    // Check cansemacquire to avoid missed wakeup.
-    if (cansemacquire(addr)) {
+    // Check cansemacquire to avoid missed wakeup. (Mutant semacquire-no-recheck: skip it, and a
+    // release between the first try and nwait's increment, which saw no waiter, is lost; the
+    // check is part of 997c00f991's nwait protocol.)
+    if (!mutant(Mutant::SemacquireNoRecheck) && cansemacquire(addr)) {
       root->nwait.Add(static_cast<uint32_t>(-1));
       plat::unlock(root->lock);
       break;

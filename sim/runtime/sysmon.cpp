@@ -5,6 +5,7 @@
 
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/syscall_thread.h"
 #include "sim/runtime/time.h"
@@ -116,7 +117,9 @@ uint32_t Runtime::retake(int64_t now) {
       preemptone(pp);
       // If pp is in a syscall, preemptone doesn't work. The goroutine nor the thread can respond
       // to a preemption request because they're not in Go code, so we need to take the P ourselves.
-      sysretake = true;
+      // (Mutant retake-no-sysretake: before 4166ff42c0 it did not, and a goroutine whose system
+      // calls were each shorter than a sysmon tick kept its P.)
+      sysretake = !mutant(Mutant::RetakeNoSysretake);
     }
 
     // Go drops allpLock here to take sched.lock; the port takes no allpLock (docs/fidelity.md, 20).
