@@ -13,6 +13,7 @@
 #include "model/search.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
+#include "sim/runtime/mutants.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::cli {
@@ -25,6 +26,7 @@ struct CheckOptions {
   bool replaying = false;
   size_t show = 40;
   bool estimate_set = false;
+  std::string mutant;
 };
 
 std::string fmt_count(double v) {
@@ -37,8 +39,10 @@ std::string fmt_count(double v) {
   return buf;
 }
 
-std::string replay_command(const RunOptions& o, const model::CheckConfig& c, const std::string& sched) {
+std::string replay_command(const RunOptions& o, const CheckOptions& co, const std::string& sched) {
+  const model::CheckConfig& c = co.cfg;
   std::string cmd = "gmpsim check " + o.scenario_path + " --procs " + std::to_string(c.setup.procs);
+  if (!co.mutant.empty()) cmd += " --mutant " + co.mutant;
   if (!o.profile.empty()) cmd += " --profile " + o.profile;
   if (o.seed != 1) cmd += " --seed " + std::to_string(o.seed);
   if (c.setup.max_steps != model::CheckSetup{}.max_steps) cmd += " --max-steps " + std::to_string(c.setup.max_steps);
@@ -128,6 +132,14 @@ int cmd_check(int argc, char** argv) {
       c.shrink = false;
     } else if (f == "--show") {
       co.show = parse_uint(f, a.value(), 0, 1'000'000'000);
+    } else if (f == "--mutant") {
+      const std::string v = a.value();
+      try {
+        rt::setActiveMutant(rt::mutantFromName(v));
+      } catch (const std::logic_error& e) {  // an unknown name, or a build without mutants
+        usage_error(std::string("--mutant: ") + e.what());
+      }
+      co.mutant = v;
     } else if (f == "--replay") {
       co.replay = a.value();
       co.replaying = true;
@@ -176,6 +188,7 @@ int cmd_check(int argc, char** argv) {
   if (c.strategy == model::StrategyKind::Bounded) std::printf(" (at most %d preemptions)", c.preemptions);
   if (c.strategy == model::StrategyKind::Pct) std::printf(" (depth %u)", c.depth);
   std::printf(", seed %llu", static_cast<unsigned long long>(o.seed));
+  if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
   if (c.shards > 1) std::printf(", shard %u/%u", c.shard, c.shards);
   std::printf("\nproperties: %s; at most %llu steps an execution, sysmon's waits end by choice %u times\n", props.c_str(),
               static_cast<unsigned long long>(c.setup.max_steps), c.setup.daemon_rounds);
@@ -227,7 +240,7 @@ int cmd_check(int argc, char** argv) {
     std::printf("; shrunk from %zu departures, %u preemptions, %llu steps in %u replays", f.original.picks.size(),
                 f.original_preemptions, static_cast<unsigned long long>(f.original.steps), f.shrink_runs);
   }
-  std::printf(")\nreplay: %s\n", replay_command(o, c, f.schedule.str()).c_str());
+  std::printf(")\nreplay: %s\n", replay_command(o, co, f.schedule.str()).c_str());
   show_replay(o, co, in, f.schedule);
   return 3;
 }

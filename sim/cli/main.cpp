@@ -31,6 +31,7 @@ const char kCheckUsage[] =
     "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
     "                        [--max-steps N] [--sysmon-rounds N] [--property LIST] [--estimate N]\n"
     "                        [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE] [--profile F]\n"
+    "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
     "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
     "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
     "      property is violated (the schedule, its interleaving and --trace show it).\n";

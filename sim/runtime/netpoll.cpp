@@ -11,13 +11,17 @@ namespace gmp::rt {
 // netpoll (netpoll_epoll.go): delay < 0 blocks until broken, 0 polls, > 0 blocks up to delay ns.
 gList Runtime::netpoll(int64_t delay) {
   if (delay == 0) return gList{};
+  bool broken = true;
   if (delay < 0) {
     plat::notesleep(netpollNote_);
   } else {
-    plat::notetsleep(netpollNote_, delay);
+    broken = plat::notetsleep(netpollNote_, delay);
   }
-  // Like reading the eventfd: consume a break, if one came.
-  if (netpollWakeSig_.Load() != 0) {
+  // Like reading the eventfd when epoll reports it: a break is consumed only once its wake-up has
+  // landed. netpollBreak sets netpollWakeSig before it wakes the note, so a poller that timed out
+  // in between must leave both alone; clearing the flag then would let the next break wake a note
+  // that is still set (the checker found that order: "notewakeup - double wakeup").
+  if (broken) {
     plat::noteclear(netpollNote_);
     netpollWakeSig_.Store(0);
   }
