@@ -1,5 +1,6 @@
 #include "model/execution.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -9,6 +10,7 @@
 #include "model/properties.h"
 #include "sim/engine/simulation.h"
 #include "sim/runtime/runtime.h"
+#include "sim/workload/interpreter.h"
 
 namespace gmp::model {
 
@@ -110,6 +112,7 @@ class Recorder final : public engine::Chooser {
 
   size_t choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) override {
     if (opt_.log && !ex_.log.empty()) fill_post(ex_.log.back());
+    if (ex_.steps + 1 == setup_.max_steps) ex_.unbounded = where_goroutines_are();
     if (info.quiescent) {
       ex_.quiescent++;
       if (test_quiescent(info)) return engine::kStopRun;
@@ -137,6 +140,7 @@ class Recorder final : public engine::Chooser {
     if (current_enabled && s.tid != current) ex_.preemptions++;
     if (enabled.size() > 1 && ex_.tree_product < 1e300) ex_.tree_product *= static_cast<double>(enabled.size());
     prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
+    prev_user_ = s.kind == engine::StepKind::Timeout && s.user;
     if (opt_.log) log(s, info, enabled.size());
     ex_.steps++;
     return i;
@@ -155,6 +159,8 @@ class Recorder final : public engine::Chooser {
       p = kGConservation;
     } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*r_, info)).empty()) {
       p = kLostWakeup;
+    } else if ((props & kWorkConservation) != 0 && !(why = check_timer_conservation(*r_)).empty()) {
+      p = kWorkConservation;
     } else if ((props & kWorkConservation) != 0 && stranded_ == nullptr && !(why = check_work_conservation(*r_)).empty()) {
       // Not the end of the execution: it goes on, to measure how long the stranding lasts.
       ex_.violation = Violation{kWorkConservation, why, ex_.steps};
@@ -169,12 +175,13 @@ class Recorder final : public engine::Chooser {
   }
 
   // Livelock: the same state comes back again and again, through steps of threads other than
-  // daemons. A bounded loop of the scheduler (stealWork's tries, a CAS retried) brings a state
+  // daemons, while no user code ends a compute or a system call. A bounded loop of the scheduler (stealWork's tries, a CAS retried) brings a state
   // back a few times at most, since its counters are not part of the fingerprint; coming back
   // kLivelockVisits times means nothing bounds the loop. The cycle itself is measured afterwards
   // (livelock_cycle) over the execution's own sequence of states.
   bool livelock(uint64_t fp) {
     path_.push_back(fp);
+    if (prev_user_) visits_.clear();  // user code moved on: what came before is no cycle
     if (!prev_progress_) return false;
     if (++visits_[fp] < kLivelockVisits) return false;
     ex_.violation = Violation{kLivelock, "", ex_.steps};
@@ -190,6 +197,30 @@ class Recorder final : public engine::Chooser {
 
  private:
   std::unordered_map<uint64_t, uint32_t> visits_;  // looked up, never iterated
+
+  // For a run that reaches the step limit: where each of the program's goroutines is, and the
+  // scenario loop it is in, so that the user can see what does not end.
+  std::string where_goroutines_are() const {
+    const scenario::Scenario& sc = *setup_.scenario;
+    std::string out;
+    for (const rt::g* gp : r_->allgs) {
+      const uint32_t st = gp->atomicstatus.peek() & ~rt::_Gscan;
+      if (rt::isSystemGoroutine(gp) || gp->task == nullptr || st == rt::_Gdead || st == rt::_Gidle) continue;
+      const auto* t = static_cast<const workload::Task*>(gp->task);
+      if (t->func < 0 || static_cast<size_t>(t->func) >= sc.funcs.size()) continue;
+      const scenario::Function& f = sc.funcs[static_cast<size_t>(t->func)];
+      const int32_t pc = std::clamp<int32_t>(t->pc, 0, std::max<int32_t>(static_cast<int32_t>(f.code.size()) - 1, 0));
+      out += "\n  G" + std::to_string(gp->goid) + " (" + f.name + ")";
+      if (!f.code.empty()) out += " at " + sc.source + ":" + std::to_string(f.code[static_cast<size_t>(pc)].line);
+      for (const scenario::Loop& l : sc.loops) {
+        if (l.func != t->func || pc < l.begin || pc >= l.end) continue;
+        const int32_t line = f.code[static_cast<size_t>(l.begin)].line;
+        out += ", in the " + std::string(l.kind == scenario::LoopKind::Forever ? "endless " : "") + "loop at " + sc.source + ":" +
+               std::to_string(line);
+      }
+    }
+    return out;
+  }
 
   const rt::g* first_queued() const {
     for (const rt::p* pp : r_->allp) {
@@ -246,6 +277,7 @@ class Recorder final : public engine::Chooser {
   std::vector<bool> daemon_;
   uint32_t prev_ = UINT32_MAX;
   bool prev_progress_ = false;
+  bool prev_user_ = false;
   bool pruned_ = false;
   bool violated_ = false;
   const rt::g* stranded_ = nullptr;

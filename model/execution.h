@@ -94,6 +94,7 @@ struct Execution {
   uint32_t preemptions = 0;  // switches away from a thread that could have gone on
   uint32_t threads = 0;
   uint64_t quiescent = 0;    // quiescent points, where the state properties were tested
+  std::string unbounded;     // at the step limit: where the program's goroutines were
   std::vector<LoggedStep> log;  // with ExecOptions::log
   // The branching seen along the way: the product of the enabled counts (for estimates; capped).
   double tree_product = 1;

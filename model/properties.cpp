@@ -1,5 +1,7 @@
 #include "model/properties.h"
 
+#include "sim/runtime/time.h"
+
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -98,6 +100,29 @@ std::string check_work_conservation(const rt::Runtime& r) {
     if (pp->status.peek() == rt::_Pidle) idle_ps += (idle_ps.empty() ? "P" : ", P") + std::to_string(pp->id);
   }
   return runnable_places(r) + " while " + idle_ps + (idle > 1 ? " are" : " is") + " idle and no M is spinning";
+}
+
+std::string check_timer_conservation(const rt::Runtime& r) {
+  if (r.sched.npidle.peek() <= 0 || r.sched.nmspinning.peek() != 0) return "";
+  int64_t first = 0;
+  int32_t on = -1;
+  for (const rt::p* pp : r.allp) {
+    if (pp->timers_ == nullptr) continue;
+    for (int64_t w : {pp->timers_->minWhenHeap.peek(), pp->timers_->minWhenModified.peek()}) {
+      if (w != 0 && (first == 0 || w < first)) {
+        first = w;
+        on = pp->id;
+      }
+    }
+  }
+  if (first == 0) return "";
+  const bool polling = r.sched.lastpoll.peek() == 0;
+  const int64_t until = r.sched.pollUntil.peek();
+  if (polling && until != 0 && until <= first) return "";
+  return "a timer on P" + std::to_string(on) + " is due at " + std::to_string(first) + " ns while a P is idle and no M " +
+         (polling ? "polls until then (the poller sleeps until " + (until == 0 ? std::string("woken") : std::to_string(until) + " ns") + ")"
+                  : "is in the poller or spinning") +
+         ": it will run late";
 }
 
 std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& info) {

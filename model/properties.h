@@ -18,6 +18,10 @@ std::string check_g_conservation(const rt::Runtime& r);
 // Work conservation: no G is runnable while a P is idle and no M spins to find it.
 std::string check_work_conservation(const rt::Runtime& r);
 
+// Timer conservation, part of work conservation: while a P is idle and no M spins, the earliest
+// timer of any P is covered by an M asleep in the poller until no later than it is due.
+std::string check_timer_conservation(const rt::Runtime& r);
+
 // Lost wake-up: a G is runnable and every M is parked with no deadline; nothing will ever run it.
 std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& info);
 

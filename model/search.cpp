@@ -105,6 +105,7 @@ struct Shared {
   std::atomic<bool> out_of_budget{false};
   std::mutex mu;  // guards found, states, progress
   std::optional<Found> found;
+  std::string unbounded;
   StateGraph states;
   Clock::time_point last_progress;
 
@@ -116,7 +117,10 @@ struct Shared {
   bool count(const Execution& ex) {
     const uint64_t n = executions.fetch_add(1) + 1;
     if (ex.end == Execution::End::Pruned) pruned++;
-    if (ex.end == Execution::End::StepLimit) step_limited++;
+    if (ex.end == Execution::End::StepLimit && step_limited++ == 0) {
+      std::lock_guard<std::mutex> l(mu);
+      unbounded = ex.unbounded;
+    }
     quiescent += ex.quiescent;
     uint64_t ms = max_steps.load();
     while (ex.steps > ms && !max_steps.compare_exchange_weak(ms, ex.steps)) {
@@ -292,6 +296,7 @@ CheckReport run_check(const CheckConfig& cfg) {
   rep.pruned = sh.pruned;
   rep.step_limited = sh.step_limited;
   rep.quiescent = sh.quiescent;
+  rep.unbounded = sh.unbounded;
   rep.max_steps_seen = std::max(rep.max_steps_seen, sh.max_steps.load());
   rep.max_threads = sh.max_threads;
   rep.states = sh.states.fingerprints.size();

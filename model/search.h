@@ -54,6 +54,7 @@ struct Found {
 struct CheckReport {
   uint64_t executions = 0, pruned = 0, step_limited = 0;
   uint64_t quiescent = 0;   // quiescent points tested, over all executions
+  std::string unbounded;    // the first execution at the step limit: where its goroutines were
   uint64_t states = 0;      // distinct fingerprints (union over the jobs of this process)
   bool states_truncated = false;
   double seconds = 0;

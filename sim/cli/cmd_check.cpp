@@ -226,6 +226,13 @@ int cmd_check(int argc, char** argv) {
               rep.states_truncated ? " (capped)" : "", rep.seconds, static_cast<double>(rep.executions) / std::max(rep.seconds, 1e-9),
               static_cast<double>(rep.states) / std::max(rep.seconds, 1e-9),
               rep.complete ? "complete" : (rep.found ? "stopped at the first violation" : "incomplete"));
+  if (rep.step_limited != 0) {
+    std::printf("warning: %llu executions did not end within %llu steps; in the first, the program's goroutines were:%s\n"
+                "hint: the checker explores programs that end; give endless loops a count, or raise --max-steps if the "
+                "program is merely long\n",
+                static_cast<unsigned long long>(rep.step_limited), static_cast<unsigned long long>(c.setup.max_steps),
+                rep.unbounded.empty() ? " (none left)" : rep.unbounded.c_str());
+  }
   if (!rep.found) {
     std::printf("no violation found\n");
     return 0;

@@ -58,6 +58,7 @@ struct Step {
   uint64_t value = 0;            // Access: stored value, delta, mask or CAS new value
   uint64_t expected = 0;         // Access: CAS expected value
   int64_t deadline = 0;          // Timeout: when the wait would end by itself
+  bool user = false;             // Timeout: the end of user code (a compute, a system call)
   rt::g* g = nullptr;            // getg() when the thread stopped
   std::source_location site;     // where in the port
 };

@@ -72,6 +72,7 @@ Engine::Thread* Engine::check_choose() {
     s.obj = t.wait_on != nullptr && t.wait == Wait::Note ? &static_cast<const plat::Note*>(t.wait_on)->key : nullptr;
     s.clock = true;
     s.deadline = t.deadline;
+    s.user = t.computing || t.wait == Wait::Syscall;
     s.g = t.ctx->g;
     s.site = t.wait_site;
     return s;
