@@ -34,9 +34,9 @@ void Runtime::netpollBreak() {
 // netpollInitLock; netpollinit itself (epoll_create, the eventfd) has nothing to do here.
 void Runtime::netpollGenericInit() {
   if (netpollInited.Load() == 0) {
-    plat::lock(netpollInitLock);
+    lock(&netpollInitLock);
     if (netpollInited.Load() == 0) netpollInited.Store(1);
-    plat::unlock(netpollInitLock);
+    unlock(&netpollInitLock);
   }
 }
 

@@ -49,7 +49,7 @@ void Runtime::dropg() {
 namespace {
 // parkunlock_c (proc.go)
 bool parkunlock_c(g*, void* lock) {
-  plat::unlock(*static_cast<plat::Mutex*>(lock));
+  unlock(static_cast<plat::Mutex*>(lock));
   return true;
 }
 }  // namespace
@@ -124,9 +124,9 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   casgstatus(gp, _Grunning, _Grunnable);
   dropg();
   // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   globrunqput(gp);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   if (mainStarted) wakep();
   schedule();
 }
@@ -210,7 +210,7 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
 g* Runtime::gfget(p* pp) {
   for (;;) {  // retry
     if (pp->gFree.empty() && (!sched.gFree.stack.emptyRacy() || !sched.gFree.noStack.emptyRacy())) {
-      plat::lock(sched.gFree.lock);
+      lock(&sched.gFree.lock);
       while (pp->gFree.size < 32) {
         g* gp = sched.gFree.stack.pop();
         if (gp == nullptr) {
@@ -219,7 +219,7 @@ g* Runtime::gfget(p* pp) {
         }
         pp->gFree.push(gp);
       }
-      plat::unlock(sched.gFree.lock);
+      unlock(&sched.gFree.lock);
       continue;
     }
     return pp->gFree.pop();  // stacks are never freed here, so every free G keeps its stack
@@ -233,9 +233,9 @@ void Runtime::gfput(p* pp, g* gp) {
   if (pp->gFree.size >= 64) {
     gQueue stackQ;
     while (pp->gFree.size >= 32) stackQ.push(pp->gFree.pop());
-    plat::lock(sched.gFree.lock);
+    lock(&sched.gFree.lock);
     sched.gFree.stack.pushAll(stackQ);
-    plat::unlock(sched.gFree.lock);
+    unlock(&sched.gFree.lock);
   }
 }
 

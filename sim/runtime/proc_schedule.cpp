@@ -87,9 +87,9 @@ top:
   // Check the global runnable queue once in a while to ensure fairness. Otherwise two goroutines
   // can completely occupy the local runqueue by constantly respawning each other.
   if (pp->schedtick.get() % 61 == 0 && !sched.runq.emptyRacy()) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     g* gp = globrunqget();
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     if (gp != nullptr) {
       ev(Ev::GetGlobal, gp, pp, 1);
       return {gp, false, false};
@@ -101,9 +101,9 @@ top:
 
   // global runq
   if (!sched.runq.emptyRacy()) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     if (gp != nullptr) {
       ev(Ev::GetGlobal, gp, pp, q.size + 1);
       runqputbatch(pp, &q);
@@ -143,10 +143,10 @@ top:
     const pMask& timerpMaskSnapshot = timerpMask;
 
     // Return P and block.
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     if (!sched.runq.empty()) {
       auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
       ev(Ev::GetGlobal, gp, pp, q.size + 1);
       runqputbatch(pp, &q);
@@ -156,12 +156,12 @@ top:
     if (!mp->spinning && sched.needspinning.Load() == 1) {
       // See "Delicate dance" above.
       becomeSpinning(mp);
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       goto top;
     }
     if (releasep() != pp) plat::throw_("findRunnable: wrong p");
     now = pidleput(pp, now);
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
 
     // Delicate dance: thread transitions from spinning to non-spinning state, potentially
     // concurrently with submission of new work. We must drop nmspinning first and then check all
@@ -175,12 +175,12 @@ top:
       if (sched.nmspinning.Add(-1) < 0) plat::throw_("findRunnable: negative nmspinning");
 
       // Check the global and P runqueues again.
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       if (!sched.runq.empty()) {
         p* pp2 = pidlegetSpinning(0).first;
         if (pp2 != nullptr) {
           auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
-          plat::unlock(sched.lock);
+          unlock(&sched.lock);
           if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
           ev(Ev::GetGlobal, gp, pp2, q.size + 1);
           runqputbatch(pp2, &q);
@@ -190,7 +190,7 @@ top:
           return {gp, false, false};
         }
       }
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
 
       if (p* pp2 = checkRunqsNoP(allpSnapshot, idlepMaskSnapshot); pp2 != nullptr) {
         acquirep(pp2);
@@ -217,9 +217,9 @@ top:
       now = plat::nanotime();
       sched.pollUntil.Store(0);
       sched.lastpoll.Store(now);
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       p* pp2 = pidleget(now).first;
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       if (pp2 == nullptr) {
         injectglist(&list);
       } else {
@@ -289,14 +289,14 @@ p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const pMask& idle
   for (size_t id = 0; id < allpSnapshot.size(); id++) {
     p* p2 = allpSnapshot[id];
     if (!idlepMaskSnapshot.read(static_cast<uint32_t>(id)) && !runqempty(p2)) {
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       p* pp = pidlegetSpinning(0).first;
       if (pp == nullptr) {
         // Can't get a P, don't bother checking remaining Ps.
-        plat::unlock(sched.lock);
+        unlock(&sched.lock);
         return nullptr;
       }
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       return pp;
     }
   }
@@ -321,7 +321,7 @@ void Runtime::checkdead() {
   const int32_t run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
   if (run > 0) return;
   if (run < 0) {
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     plat::throw_("checkdead: inconsistent counts");
   }
   int grunning = 0;
@@ -331,19 +331,19 @@ void Runtime::checkdead() {
     if (s == _Gwaiting || s == _Gpreempted) {
       grunning++;
     } else if (s == _Grunnable || s == _Grunning || s == _Gsyscall) {
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       plat::throw_("checkdead: runnable g");
     }
   }
   if (grunning == 0) {  // possible if main goroutine calls runtime·Goexit()
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     plat::fatal("no goroutines (main called runtime.Goexit) - deadlock!");
   }
   // There are no goroutines running, so we can look at the P's.
   for (p* pp : allp) {
     if (!pp->timers_->heap.empty()) return;  // len(pp.timers.heap): a plain read, as in Go
   }
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   plat::fatal("all goroutines are asleep - deadlock!");
 }
 

@@ -48,14 +48,14 @@ int64_t Runtime::mReserveID() {
 
 // mcommoninit (proc.go)
 void Runtime::mcommoninit(m* mp, int64_t id) {
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   mp->id = id >= 0 ? id : mReserveID();
   // mrandinit: cheaprand state from the run seed (see docs/fidelity.md).
   mp->cheaprand = static_cast<uint32_t>(seed_.next());
   mp->cheaprand64 = seed_.next();
   mp->alllink = allm;
   allm = mp;
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
 }
 
 // allocm (proc.go), without borrowing pp for allocation (no allocator is modelled).
@@ -110,14 +110,14 @@ void Runtime::mexit() {
   if (mp == m0) {
     // m0 never exits: it hands off its P and parks for good.
     handoffp(releasep());
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     sched.nmfreed++;
     checkdead();
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     mPark();
     plat::throw_("locked m0 woke up");
   }
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   bool found = false;
   for (m** pprev = &allm; *pprev != nullptr; pprev = &(*pprev)->alllink) {
     if (*pprev == mp) {
@@ -127,13 +127,13 @@ void Runtime::mexit() {
     }
   }
   if (!found) plat::throw_("m not found in allm");
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   // Release the P for others.
   handoffp(releasep());
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   sched.nmfreed++;
   checkdead();
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   host->exitThread();
 }
 
@@ -179,10 +179,10 @@ void Runtime::schedinit() {
   g* gp = plat::getg();
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   sched.lastpoll.Store(plat::nanotime());
   procresize(gomaxprocs);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
 }
 
 namespace {

@@ -74,12 +74,12 @@ void Runtime::entersyscall() {
   if (!gp->atomicstatus.CompareAndSwap(_Grunning, _Gsyscall)) casgstatus(gp, _Grunning, _Gsyscall);
   if (sched.sysmonwait.Load() != 0) {
     // entersyscallWakeSysmon
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     if (sched.sysmonwait.Load() != 0) {
       sched.sysmonwait.Store(0);
       plat::notewakeup(sched.sysmonnote);
     }
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
   }
   gp->m->locks--;
 }
@@ -129,13 +129,13 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
     }
   }
   if (sched.pidle.loadRacy() != nullptr) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     p* pp = pidleget(0).first;
     if (pp != nullptr && sched.sysmonwait.Load() != 0) {
       sched.sysmonwait.Store(0);
       plat::notewakeup(sched.sysmonnote);
     }
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     if (pp != nullptr) {
       decGSyscallNoP(plat::getg()->m);  // we got a P for ourselves
       return pp;
@@ -151,7 +151,7 @@ void Runtime::exitsyscallNoP(g* gp) {
   casgstatus(gp, _Grunning, _Grunnable);
   decGSyscallNoP(plat::getg()->m);
   dropg();
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   p* pp = pidleget(0).first;
   bool locked = false;
   if (pp == nullptr) {
@@ -164,7 +164,7 @@ void Runtime::exitsyscallNoP(g* gp) {
     sched.sysmonwait.Store(0);
     plat::notewakeup(sched.sysmonnote);
   }
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   if (pp != nullptr) {
     acquirep(pp);
     execute(gp, false);

@@ -281,6 +281,11 @@ class Runtime {
   void netpollBreak();
   void wakeNetPoller(int64_t when);
 
+  // Package variables of subsystems the port leaves out (docs/fidelity.md, 13). The scheduler
+  // reads and writes them where Go's does, so it makes the same shared-memory operations; no flag
+  // among them is ever set here, so the branches they guard are never taken.
+  Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
+
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();
   int64_t schedtracePeriod = 0;  // ns; 0 off
@@ -303,5 +308,14 @@ class Runtime {
 };
 
 void assertLockHeld(const plat::Mutex& l);
+
+// lock and unlock (lock_spinbit.go's lock2 and unlock2, through lockrank_off.go): a runtime
+// mutex as the M sees it. The mutex itself is the platform's (docs/fidelity.md, 4); these add
+// what lock2/unlock2 do to the M: m.locks counts mutexMLocksDelta per lock held, which keeps the M
+// from being preempted (canPreemptM) or rescheduled (schedule, stopm) in between, and the last
+// unlock puts back a preemption request that newstack set aside.
+inline constexpr int32_t mutexMLocksDelta = 16;  // lock_spinbit.go
+void lock(plat::Mutex* l);
+void unlock(plat::Mutex* l);
 
 }  // namespace gmp::rt

@@ -1,0 +1,149 @@
+// Single ported functions against Go's order of operations: what each does to the M, and the
+// shared-memory operations it makes, as a driver that records them sees them.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/platform/driver.h"
+#include "sim/platform/platform.h"
+#include "sim/platform/throw.h"
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/time.h"
+
+using namespace gmp;
+using namespace gmp::rt;
+
+namespace {
+
+// A driver that records the accesses it is offered and lets everything else through at once.
+class Recorder final : public plat::Driver {
+ public:
+  std::vector<plat::Access> seen;
+  void access(const plat::Access& a) override { seen.push_back(a); }
+  void lock(plat::Mutex& l) override { l.key.store(1); }
+  void unlock(plat::Mutex& l) override {
+    l.key.store(0);
+    unlocked_at = static_cast<long>(seen.size());
+  }
+  long unlocked_at = -1;  // how many accesses came before the last unlock
+  void notesleep(plat::Note&) override {}
+  bool notetsleep(plat::Note&, int64_t) override { return true; }
+  void notewakeup(plat::Note&) override {}
+  void usleep(uint32_t) override {}
+  void osyield() override {}
+  int64_t nanotime() override { return 1000; }
+  uint64_t gettid() override { return 7; }
+  void tgkill(uint64_t, int) override {}
+  void charge(plat::Cost) override {}
+  int64_t compute(int64_t) override { return 0; }
+  void block_for(int64_t) override {}
+  void switchto(plat::Context&) override {}
+  void crash(const char*) override {}
+
+  // The cells accessed, in order.
+  std::vector<const void*> addrs() const {
+    std::vector<const void*> out;
+    for (const plat::Access& a : seen) out.push_back(a.addr);
+    return out;
+  }
+  // The position of the first access to addr (with op, if given) at or after from; -1 if none.
+  long find(const void* addr, long from = 0) const {
+    for (long i = from; i < static_cast<long>(seen.size()); i++) {
+      if (seen[static_cast<size_t>(i)].addr == addr) return i;
+    }
+    return -1;
+  }
+};
+
+// A Runtime with m0 running P 0 on the calling OS thread: getg() is m0's g0, as for code that runs
+// in the scheduler.
+struct OnM0 {
+  Runtime r{1};
+  p* pp = r.allp[0];
+  g* saved = plat::getg();
+  OnM0() {
+    Runtime::setCurrent(&r);
+    plat::setg(r.g0);
+    r.m0->p = pp;
+    pp->m.set(r.m0);
+    pp->status.set(_Prunning);
+  }
+  ~OnM0() {
+    plat::setg(saved);
+    Runtime::setCurrent(nullptr);
+  }
+  OnM0(const OnM0&) = delete;
+  OnM0& operator=(const OnM0&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("a runtime lock counts mutexMLocksDelta on the M while it is held", "[proc][lock]") {
+  OnM0 w;
+  m* mp = w.r.m0;
+  plat::Mutex a, b;
+  lock(&a);
+  CHECK(plat::lock_held(a));
+  CHECK(mp->locks == mutexMLocksDelta);
+  lock(&b);
+  CHECK(mp->locks == 2 * mutexMLocksDelta);
+  w.r.acquirem();  // acquirem/releasem count 1 each, on the same field
+  CHECK(mp->locks == 2 * mutexMLocksDelta + 1);
+  w.r.releasem(mp);
+  unlock(&b);
+  CHECK(mp->locks == mutexMLocksDelta);
+  unlock(&a);
+  CHECK_FALSE(plat::lock_held(a));
+  CHECK(mp->locks == 0);
+}
+
+TEST_CASE("unlock reads the mutex profile rate before it releases, then the goroutine's preempt flag", "[proc][lock]") {
+  OnM0 w;
+  plat::Mutex mu;
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  lock(&mu);
+  CHECK(rec.seen.empty());  // lock2's own operations are the platform's
+  unlock(&mu);
+  CHECK(rec.addrs() == std::vector<const void*>{&w.r.mutexprofilerate, &w.r.g0->preempt_});
+  CHECK(rec.unlocked_at == 1);
+}
+
+TEST_CASE("lock and unlock throw on a bad lock count, as lock2 and unlock2 do", "[proc][lock]") {
+  OnM0 w;
+  plat::Mutex mu;
+  SECTION("an unlock that the M never counted") {
+    plat::lock(mu);  // taken behind the M's back
+    CHECK_THROWS_WITH(unlock(&mu), "fatal error: runtime·unlock: lock count");
+    CHECK_FALSE(plat::lock_held(mu));  // unlock2 releases first, then checks
+  }
+  SECTION("a lock with the count already negative") {
+    w.r.m0->locks = -1;
+    CHECK_THROWS_WITH(lock(&mu), "fatal error: runtime·lock: lock count");
+    CHECK_FALSE(plat::lock_held(mu));
+  }
+}
+
+TEST_CASE("the last unlock puts back a preemption request that newstack set aside", "[proc][lock]") {
+  OnM0 w;
+  g* gp = w.r.g0;
+  plat::Mutex mu;
+  gp->setPreempt(true);
+  lock(&mu);
+  gp->stackguard0.set(stackGuardNormal);  // newstack found the M could not be preempted
+  m* mp = w.r.acquirem();
+  unlock(&mu);
+  CHECK(gp->stackguard0.peek() == stackGuardNormal);  // acquirem still holds the M
+  w.r.releasem(mp);
+  CHECK(gp->stackguard0.peek() == stackPreempt);
+  gp->stackguard0.set(stackGuardNormal);
+  lock(&mu);
+  unlock(&mu);
+  CHECK(gp->stackguard0.peek() == stackPreempt);
+  gp->setPreempt(false);
+  gp->stackguard0.set(stackGuardNormal);
+  lock(&mu);
+  unlock(&mu);
+  CHECK(gp->stackguard0.peek() == stackGuardNormal);
+}
+
