@@ -147,3 +147,42 @@ TEST_CASE("the last unlock puts back a preemption request that newstack set asid
   CHECK(gp->stackguard0.peek() == stackGuardNormal);
 }
 
+TEST_CASE("canPreemptM reads m.locks, the P's status, m.curg and its status, in Go's order", "[proc][preempt]") {
+  OnM0 w;
+  m* mp = w.r.m0;
+  g user;
+  user.atomicstatus.set(_Grunning);
+  user.m = mp;
+  mp->curg.set(&user);
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  CHECK(w.r.canPreemptM(mp));
+  CHECK(rec.addrs() == std::vector<const void*>{&w.pp->status, &mp->curg, &user.atomicstatus});
+
+  plat::Mutex mu;
+  lock(&mu);
+  rec.seen.clear();
+  CHECK_FALSE(w.r.canPreemptM(mp));  // a runtime lock keeps the M
+  CHECK(rec.seen.empty());           // decided by m.locks alone
+  unlock(&mu);
+  CHECK(w.r.canPreemptM(mp));
+}
+
+TEST_CASE("a preemption signal on g0 goes through wantAsyncPreempt as in Go", "[proc][preempt]") {
+  OnM0 w;
+  m* mp = w.r.m0;
+  g* g0 = w.r.g0;
+  w.pp->preempt.set(1);  // a request for this P is pending
+  mp->signalPending.set(1);
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  w.r.doSigPreempt(g0);
+  // g0.preempt, then the P's flag, then g0's status (never _Grunning): no injection. Then the
+  // acknowledgement.
+  CHECK(rec.addrs() ==
+        std::vector<const void*>{&g0->preempt_, &w.pp->preempt, &g0->atomicstatus, &mp->preemptGen, &mp->signalPending});
+  CHECK_FALSE(g0->asyncPreemptInjected);
+  CHECK(mp->preemptGen.peek() == 1);
+  CHECK(mp->signalPending.peek() == 0);
+}
+
