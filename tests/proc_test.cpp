@@ -76,6 +76,17 @@ struct OnM0 {
   OnM0& operator=(const OnM0&) = delete;
 };
 
+// Checks that the accesses to cells come in this order (other accesses may come in between).
+void checkOrder(const Recorder& rec, const std::vector<std::pair<const char*, const void*>>& cells) {
+  long at = 0;
+  for (const auto& [name, addr] : cells) {
+    INFO("cell " << name);
+    const long i = rec.find(addr, at);
+    REQUIRE(i >= 0);
+    at = i + 1;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a runtime lock counts mutexMLocksDelta on the M while it is held", "[proc][lock]") {
@@ -184,5 +195,24 @@ TEST_CASE("a preemption signal on g0 goes through wantAsyncPreempt as in Go", "[
   CHECK_FALSE(g0->asyncPreemptInjected);
   CHECK(mp->preemptGen.peek() == 1);
   CHECK(mp->signalPending.peek() == 0);
+}
+
+TEST_CASE("findRunnable reads the GC, tracer, finalizer and cleanup state before the local queue", "[proc][schedule]") {
+  OnM0 w;
+  g gp;
+  gp.atomicstatus.set(_Grunnable);
+  w.r.runqput(w.pp, &gp, false);
+  w.pp->schedtick.set(1);  // not a 61st tick: the global queue is not looked at first
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  const Runtime::Found f = w.r.findRunnable();
+  CHECK(f.gp == &gp);
+  checkOrder(rec, {{"sched.gcwaiting", &w.r.sched.gcwaiting},
+                   {"p.runSafePointFn", &w.pp->runSafePointFn},
+                   {"p.timers (minWhenHeap)", &w.pp->timers_->minWhenHeap},
+                   {"trace.shutdown", &w.r.trace.shutdown},
+                   {"fingStatus", &w.r.fingStatus},
+                   {"gcCleanups.workUnits", &w.r.gcCleanups.workUnits},
+                   {"p.runnext", &w.pp->runnext}});
 }
 

@@ -40,6 +40,12 @@ void Runtime::netpollGenericInit() {
   }
 }
 
+// netpollAdjustWaiters (netpoll.go): delta is what netpoll reported for goroutines it readied
+// that had been counted as waiters; always 0 here.
+void Runtime::netpollAdjustWaiters(int32_t delta) {
+  if (delta != 0) netpollWaiters.Add(static_cast<uint32_t>(delta));
+}
+
 // wakeNetPoller (proc.go): wakes the thread sleeping in the poller if it sleeps past `when`, or
 // wakes an idle P to take care of the new timer if none is polling.
 void Runtime::wakeNetPoller(int64_t when) {

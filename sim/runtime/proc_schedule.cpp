@@ -48,6 +48,8 @@ void Runtime::schedule() {
     // This thread is going to run a goroutine and is not spinning anymore, so if it was marked as
     // spinning we need to reset it now and potentially start a new spinning M.
     if (mp->spinning) resetspinning();
+    // Scheduling of user goroutines is disabled only by the GC (schedEnableUser), never here.
+    if (sched.disable.user.get() != 0) plat::throw_("schedule: user scheduling disabled (no GC here)");
     if (f.tryWakeP) wakep();
     if (f.gp->lockedm != nullptr) {
       // Hands off own p to the locked m, then blocks waiting for a new p.
@@ -81,8 +83,18 @@ Runtime::Found Runtime::findRunnable() {
   m* mp = plat::getg()->m;
 top:
   p* pp = mp->p;
+  // Go first checks for a stop-the-world and a safe-point function; with no GC neither is ever
+  // pending, but the reads are made.
+  if (sched.gcwaiting.Load() != 0) plat::throw_("findRunnable: gcwaiting (no GC here)");
+  if (pp->runSafePointFn.get() != 0) plat::throw_("findRunnable: runSafePointFn (no GC here)");
+
   auto [now, pollUntil, ran] = timersCheck(pp, 0);
   (void)ran;
+
+  // The trace reader would run first: trace.enabled is a plain read of a flag that changes only
+  // with the world stopped (not offered, see docs/fidelity.md), trace.shutdown an atomic load.
+  if (trace.shutdown.Load() != 0) plat::throw_("findRunnable: trace shutting down (no tracer here)");
+  // A GC worker would run next: gcBlackenEnabled, too, changes only with the world stopped.
 
   // Check the global runnable queue once in a while to ensure fairness. Otherwise two goroutines
   // can completely occupy the local runqueue by constantly respawning each other.
@@ -95,6 +107,16 @@ top:
       return {gp, false, false};
     }
   }
+
+  // A finalizer goroutine parked with finalizers queued for it would be readied here; there are
+  // no finalizers.
+  if ((fingStatus.Load() & (fingWait | fingWake)) == (fingWait | fingWake)) {
+    plat::throw_("findRunnable: finalizers to run (none here)");
+  }
+
+  // Likewise cleanup goroutines (gcCleanups.needsWake, which stops at its first load when no
+  // cleanup work is queued, as here).
+  if (gcCleanups.workUnits.Load() > 0) plat::throw_("findRunnable: cleanups to run (none here)");
 
   // local runq
   if (auto [gp, inheritTime] = runqget(pp); gp != nullptr) return {gp, inheritTime, false};
@@ -112,8 +134,20 @@ top:
     }
   }
 
-  // Poll network: an optimization before stealing; here the poller only ever has timers'
-  // wake-ups, never goroutines (see netpoll.cpp), so the non-blocking poll returns nothing.
+  // A non-blocking poll before stealing, made only when some goroutine waits on a file
+  // descriptor, no M sleeps in the poller, and no other M is polling. No goroutine here ever
+  // waits on a descriptor (netpoll.cpp), so the condition ends at netpollAnyWaiters.
+  if (netpollinited() && netpollAnyWaiters() && sched.lastpoll.Load() != 0 && sched.pollingNet.Swap(1) == 0) {
+    gList list = netpoll(0);
+    sched.pollingNet.Store(0);
+    if (!list.empty()) {  // non-blocking
+      g* gp = list.pop();
+      injectglist(&list);
+      netpollAdjustWaiters(0);
+      casgstatus(gp, _Gwaiting, _Grunnable);
+      return {gp, false, false};
+    }
+  }
 
   // Spinning Ms: steal work from other Ps. Limit the number of spinning Ms to half the number of
   // busy Ps, to prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism
@@ -132,6 +166,8 @@ top:
     if (s.pollUntil != 0 && (pollUntil == 0 || s.pollUntil < pollUntil)) pollUntil = s.pollUntil;
   }
 
+  // Idle-time GC marking needs gcBlackenEnabled (a plain read, see above); beforeIdle is wasm's.
+
   {
     // Before we drop our P, make a snapshot of the allp slice, which can change underfoot once we
     // no longer block safe-points. Go's mask "snapshots" copy slice headers, so their bits are
@@ -144,6 +180,9 @@ top:
 
     // Return P and block.
     lock(&sched.lock);
+    if (sched.gcwaiting.Load() != 0 || pp->runSafePointFn.get() != 0) {
+      plat::throw_("findRunnable: GC safe point (no GC here)");
+    }
     if (!sched.runq.empty()) {
       auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
       unlock(&sched.lock);
@@ -198,13 +237,17 @@ top:
         goto top;
       }
 
+      // Idle-priority GC work (checkIdleGCNoP): without a P, Go reads gcBlackenEnabled with an
+      // atomic load, and goes no further while no GC is marking.
+      if (gcBlackenEnabled.Load() != 0) plat::throw_("findRunnable: GC mark phase (no GC here)");
+
       // Finally, check for timer creation or expiry concurrently with transitioning from spinning
       // to non-spinning.
       pollUntil = checkTimersNoP(allpSnapshot, timerpMaskSnapshot, pollUntil);
     }
 
     // Poll network until next timer.
-    if (netpollinited() && pollUntil != 0 && sched.lastpoll.Swap(0) != 0) {
+    if (netpollinited() && (netpollAnyWaiters() || pollUntil != 0) && sched.lastpoll.Swap(0) != 0) {
       sched.pollUntil.Store(pollUntil);
       if (mp->p != nullptr) plat::throw_("findRunnable: netpoll with p");
       if (mp->spinning) plat::throw_("findRunnable: netpoll with spinning");
@@ -222,11 +265,13 @@ top:
       unlock(&sched.lock);
       if (pp2 == nullptr) {
         injectglist(&list);
+        netpollAdjustWaiters(0);
       } else {
         acquirep(pp2);
         if (!list.empty()) {
           g* gp = list.pop();
           injectglist(&list);
+          netpollAdjustWaiters(0);
           casgstatus(gp, _Gwaiting, _Grunnable);
           return {gp, false, false};
         }

@@ -64,6 +64,11 @@ class Host {
 // Go constants.
 inline constexpr int64_t forcePreemptNS = 10 * 1000 * 1000;  // 10ms time slice (proc.go)
 inline constexpr uint64_t _GoidCacheBatch = 16;              // proc.go
+// fingStatus bits (mfinal.go).
+inline constexpr uint32_t fingCreated = 1;
+inline constexpr uint32_t fingRunningFinalizer = 2;
+inline constexpr uint32_t fingWait = 4;
+inline constexpr uint32_t fingWake = 8;
 inline constexpr int sigPreempt = 23;                         // SIGURG (signal_unix.go)
 
 class Runtime {
@@ -275,8 +280,11 @@ class Runtime {
   // next timer or a break.
   Atomic<uint32_t> netpollInited;
   plat::Mutex netpollInitLock;
+  Atomic<uint32_t> netpollWaiters;  // goroutines blocked on file descriptors: none here
   void netpollGenericInit();
   bool netpollinited() const { return netpollInited.Load() != 0; }
+  bool netpollAnyWaiters() const { return netpollWaiters.Load() > 0; }
+  void netpollAdjustWaiters(int32_t delta);
   gList netpoll(int64_t delay);
   void netpollBreak();
   void wakeNetPoller(int64_t when);
@@ -284,6 +292,14 @@ class Runtime {
   // Package variables of subsystems the port leaves out (docs/fidelity.md, 13). The scheduler
   // reads and writes them where Go's does, so it makes the same shared-memory operations; no flag
   // among them is ever set here, so the branches they guard are never taken.
+  Atomic<uint32_t> fingStatus;        // mfinal.go: the finalizer goroutine's state bits
+  struct {
+    Atomic<uint64_t> workUnits;       // mcleanup.go's cleanupQueue: queued cleanup blocks
+  } gcCleanups;
+  Atomic<uint32_t> gcBlackenEnabled;  // mgc.go: a plain uint32, stored atomically by the GC
+  struct {
+    Atomic<uint32_t> shutdown;        // trace.go: atomic.Bool
+  } trace;
   Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.

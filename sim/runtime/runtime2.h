@@ -194,6 +194,9 @@ struct p {
   Atomic<muintptr> m;               // back-link to associated m (nil if idle); read by stealing Ps
   uint64_t goidcache = 0;
   uint64_t goidcacheend = 0;
+  // 1 asks the P to run sched.safePointFn when it next can: a plain uint32 in Go, set by
+  // forEachP from another thread. Never set here (no GC), but findRunnable reads it.
+  Atomic<uint32_t> runSafePointFn;
 
   // Queue of runnable goroutines. Accessed without lock.
   Atomic<uint32_t> runqhead;
@@ -241,6 +244,11 @@ struct schedt {
   Atomic<int32_t> nmspinning;     // see the spinning protocol comment in sim/runtime
   Atomic<uint32_t> needspinning;  // the "delicate dance" flag; set to 1 only under sched.lock
   Atomic<int32_t> nGsyscallNoP;   // goroutines in a system call whose M lost its P
+  Atomic<int32_t> pollingNet;     // 1 while an M makes findRunnable's non-blocking poll
+  Atomic<uint32_t> gcwaiting;     // Go's atomic.Bool: a stop-the-world is pending (never here)
+  struct {
+    Atomic<uint32_t> user;        // Go's plain bool: user goroutines may not run (never here)
+  } disable;
 
   // Global runnable queue.
   gQueue runq;
