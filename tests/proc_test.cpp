@@ -216,3 +216,58 @@ TEST_CASE("findRunnable reads the GC, tracer, finalizer and cleanup state before
                    {"p.runnext", &w.pp->runnext}});
 }
 
+TEST_CASE("newproc1 and gdestroy make Go's operations on a goroutine's way in and out", "[proc][newproc]") {
+  OnM0 w;
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  std::vector<g*> gs;
+  for (int i = 0; i < 4; i++) gs.push_back(w.r.newproc1(1, nullptr, w.r.g0, false, waitReason::waitReasonZero));
+  // The first G: made, published on allgs as _Gdead, set up, given a goid, made runnable.
+  const long first = rec.find(&gs[0]->atomicstatus);  // _Gidle -> _Gdead
+  checkOrder(rec, {{"g.atomicstatus", &gs[0]->atomicstatus},
+                   {"allgptr", &w.r.allgptr},
+                   {"allglen", &w.r.allglen},
+                   {"g.runningCleanups", &gs[0]->runningCleanups},
+                   {"sched.goidgen", &w.r.sched.goidgen}});
+  CHECK(rec.find(&gs[0]->atomicstatus, rec.find(&w.r.sched.goidgen)) > first);  // _Gdead -> _Grunnable
+  CHECK(w.r.allglen.peek() == 4);
+  CHECK(w.r.allgptr.peek() == w.r.allgs.data());
+  CHECK(w.pp->goroutinesCreated == 4);
+  for (int i = 0; i < 4; i++) {
+    CHECK(gs[static_cast<size_t>(i)]->goid == i + 1);
+    CHECK(readgstatus(gs[static_cast<size_t>(i)]) == _Grunnable);
+    CHECK(gs[static_cast<size_t>(i)]->tracking == (gs[static_cast<size_t>(i)]->trackingSeq % gTrackingPeriod == 0));
+  }
+  // Four 2 KiB stacks reach maxStackScanSlack: the fourth G's accounting goes to the global count,
+  // before its goid and status.
+  CHECK(w.r.gcController.maxStackScan.peek() == 4 * 2048);
+  CHECK(w.pp->maxStackScanDelta == 0);
+  const long add = rec.find(&w.r.gcController.maxStackScan);
+  CHECK(add > rec.find(&gs[3]->runningCleanups));
+  CHECK(rec.find(&gs[3]->atomicstatus, add) > add);
+  CHECK(w.r.sched.ngsys.peek() == 0);
+
+  // gdestroy takes the accounting back: the fourth brings the P's delta back to the slack.
+  for (g* gp : gs) {
+    gp->atomicstatus.set(_Grunning);
+    gp->m = w.r.m0;
+    w.r.m0->curg.set(gp);
+    rec.seen.clear();
+    w.r.gdestroy(gp);
+    CHECK(readgstatus(gp) == _Gdead);
+    CHECK(gp->m == nullptr);
+    CHECK(w.r.m0->curg.peek() == nullptr);
+  }
+  // The last gdestroy: status first, then the global count, then dropg's store to m.curg.
+  checkOrder(rec, {{"g.atomicstatus", &gs[3]->atomicstatus},
+                   {"gcController.maxStackScan", &w.r.gcController.maxStackScan},
+                   {"m.curg", &w.r.m0->curg}});
+  CHECK(w.r.gcController.maxStackScan.peek() == 0);
+  CHECK(w.pp->maxStackScanDelta == 0);
+  CHECK(w.pp->gFree.size == 4);
+
+  // A runtime goroutine counts in sched.ngsys.
+  w.r.newproc1(funcForcegchelper, nullptr, w.r.g0, true, waitReason::waitReasonForceGCIdle);
+  CHECK(w.r.sched.ngsys.peek() == 1);
+}
+

@@ -64,6 +64,11 @@ class Host {
 // Go constants.
 inline constexpr int64_t forcePreemptNS = 10 * 1000 * 1000;  // 10ms time slice (proc.go)
 inline constexpr uint64_t _GoidCacheBatch = 16;              // proc.go
+inline constexpr uint8_t gTrackingPeriod = 8;                 // runtime2.go
+// A goroutine's stack size: stackMin (stack.go) on Linux, where startingStackSize stays at
+// fixedStack unless GODEBUG=adaptivestackstart=1; stacks never grow here.
+inline constexpr int64_t startingStackSize = 2048;
+inline constexpr int64_t maxStackScanSlack = 8 << 10;         // mgcpacer.go
 // fingStatus bits (mfinal.go).
 inline constexpr uint32_t fingCreated = 1;
 inline constexpr uint32_t fingRunningFinalizer = 2;
@@ -84,7 +89,11 @@ class Runtime {
   m* allm = nullptr;
   m* m0 = nullptr;
   g* g0 = nullptr;   // m0's g0
+  // allgs, its lock, and what allgadd publishes for readers that take no lock.
+  plat::Mutex allglock;
   std::vector<g*> allgs;
+  Atomic<g**> allgptr;
+  Atomic<uintptr_t> allglen;
   bool mainStarted = false;
   bool asyncpreemptoff = false;  // GODEBUG=asyncpreemptoff=1
   int64_t starttime = 0;
@@ -301,6 +310,11 @@ class Runtime {
     Atomic<uint32_t> shutdown;        // trace.go: atomic.Bool
   } trace;
   Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
+  struct {
+    Atomic<uint64_t> maxStackScan;    // mgcpacer.go: allocated goroutine stack space, in bytes
+  } gcController;
+  void addScannableStack(p* pp, int64_t amount);  // gcControllerState.addScannableStack
+  void allgadd(g* gp);
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();
