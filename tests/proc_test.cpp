@@ -216,6 +216,33 @@ TEST_CASE("findRunnable reads the GC, tracer, finalizer and cleanup state before
                    {"p.runnext", &w.pp->runnext}});
 }
 
+TEST_CASE("checkdead reads panicking, walks allgs under allglock and reads each heap's length", "[proc][checkdead]") {
+  OnM0 w;
+  g waiting;
+  waiting.startpc = 1;  // a user goroutine
+  waiting.atomicstatus.set(_Gwaiting);
+  w.r.allgs.push_back(&waiting);
+  timer t;
+  w.pp->timers_->heap.push_back(timerWhen{&t, 5000});  // a sleeper's timer
+  w.r.sched.mnext = 0;  // no M running
+  lock(&w.r.sched.lock);
+  Recorder rec;
+  {
+    plat::DriverScope scope(&rec);
+    w.r.checkdead();  // the timer will wake someone: not dead
+  }
+  CHECK(w.r.m0->locks == mutexMLocksDelta);  // allglock taken and released
+  CHECK_FALSE(plat::lock_held(w.r.allglock));
+  checkOrder(rec, {{"panicking", &w.r.panicking},
+                   {"g.atomicstatus", &waiting.atomicstatus},
+                   {"len(p.timers.heap)", &w.pp->timers_->heap}});
+  const long at = rec.find(&w.pp->timers_->heap);
+  CHECK(rec.seen[static_cast<size_t>(at)].op == plat::Op::PlainLoad);
+  w.pp->timers_->heap.clear();
+  CHECK_THROWS_WITH(w.r.checkdead(), "fatal error: all goroutines are asleep - deadlock!");
+  CHECK_FALSE(plat::lock_held(w.r.sched.lock));
+}
+
 TEST_CASE("newproc1 and gdestroy make Go's operations on a goroutine's way in and out", "[proc][newproc]") {
   OnM0 w;
   Recorder rec;

@@ -363,6 +363,9 @@ int64_t Runtime::checkTimersNoP(const std::vector<p*>& allpSnapshot, const pMask
 // with no timer to wake one) can never make progress: throw or fatal with Go's messages.
 void Runtime::checkdead() {
   assertLockHeld(sched.lock);
+  // A program already dying of a panic or fatal signal freezes its threads, which would look
+  // like a deadlock; never the case here.
+  if (panicking.Load() > 0) return;
   const int32_t run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
   if (run > 0) return;
   if (run < 0) {
@@ -370,23 +373,26 @@ void Runtime::checkdead() {
     plat::throw_("checkdead: inconsistent counts");
   }
   int grunning = 0;
+  lock(&allglock);  // forEachG
   for (g* gp : allgs) {
     if (isSystemGoroutine(gp)) continue;
     const uint32_t s = readgstatus(gp) & ~_Gscan;
     if (s == _Gwaiting || s == _Gpreempted) {
       grunning++;
     } else if (s == _Grunnable || s == _Grunning || s == _Gsyscall) {
+      // Go throws from inside forEachG, with allglock still held.
       unlock(&sched.lock);
       plat::throw_("checkdead: runnable g");
     }
   }
+  unlock(&allglock);
   if (grunning == 0) {  // possible if main goroutine calls runtime·Goexit()
     unlock(&sched.lock);
     plat::fatal("no goroutines (main called runtime.Goexit) - deadlock!");
   }
   // There are no goroutines running, so we can look at the P's.
   for (p* pp : allp) {
-    if (!pp->timers_->heap.empty()) return;  // len(pp.timers.heap): a plain read, as in Go
+    if (pp->timers_->heapLenRacy() > 0) return;
   }
   unlock(&sched.lock);
   plat::fatal("all goroutines are asleep - deadlock!");

@@ -309,6 +309,7 @@ class Runtime {
   struct {
     Atomic<uint32_t> shutdown;        // trace.go: atomic.Bool
   } trace;
+  Atomic<uint32_t> panicking;         // panic.go: non-zero while the program dies of a panic
   Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
   struct {
     Atomic<uint64_t> maxStackScan;    // mgcpacer.go: allocated goroutine stack space, in bytes
