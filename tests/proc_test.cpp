@@ -298,3 +298,19 @@ TEST_CASE("newproc1 and gdestroy make Go's operations on a goroutine's way in an
   CHECK(w.r.sched.ngsys.peek() == 1);
 }
 
+TEST_CASE("mcommoninit publishes the new M on allm with a store", "[proc][m]") {
+  OnM0 w;
+  m* before = w.r.allm.peek();
+  m mp;
+  Recorder rec;
+  plat::DriverScope scope(&rec);
+  w.r.mcommoninit(&mp, -1);
+  CHECK(w.r.allm.peek() == &mp);
+  CHECK(mp.alllink == before);
+  const long at = rec.find(&w.r.allm);
+  REQUIRE(at >= 0);
+  const long store = rec.find(&w.r.allm, at + 1);  // the read of the old head, then the store
+  REQUIRE(store > at);
+  CHECK(rec.seen[static_cast<size_t>(store)].op == plat::Op::Store);
+  CHECK(rec.seen[static_cast<size_t>(store)].value == reinterpret_cast<uintptr_t>(&mp));
+}

@@ -53,8 +53,11 @@ void Runtime::mcommoninit(m* mp, int64_t id) {
   // mrandinit: cheaprand state from the run seed (see docs/fidelity.md).
   mp->cheaprand = static_cast<uint32_t>(seed_.next());
   mp->cheaprand64 = seed_.next();
-  mp->alllink = allm;
-  allm = mp;
+  // Push mp onto allm. Some of Go's readers of allm (NumCgoCall, for one) walk it without
+  // sched.lock, so the new head goes out by atomic store (atomicstorep, an XCHG on amd64: a
+  // sequentially consistent store, not merely a release).
+  mp->alllink = allm.get();
+  allm.Store(mp);
   unlock(&sched.lock);
 }
 
@@ -118,12 +121,19 @@ void Runtime::mexit() {
     plat::throw_("locked m0 woke up");
   }
   lock(&sched.lock);
+  // Go walks allm through a pointer to each link, allm itself first: plain reads and a plain
+  // store under sched.lock.
   bool found = false;
-  for (m** pprev = &allm; *pprev != nullptr; pprev = &(*pprev)->alllink) {
-    if (*pprev == mp) {
-      *pprev = mp->alllink;
-      found = true;
-      break;
+  if (m* head = allm.get(); head == mp) {
+    allm.set(mp->alllink);
+    found = true;
+  } else {
+    for (m* prev = head; prev != nullptr && prev->alllink != nullptr; prev = prev->alllink) {
+      if (prev->alllink == mp) {
+        prev->alllink = mp->alllink;
+        found = true;
+        break;
+      }
     }
   }
   if (!found) plat::throw_("m not found in allm");

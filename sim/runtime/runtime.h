@@ -86,7 +86,7 @@ class Runtime {
   randomOrder stealOrder;
   pMask idlepMask;   // bit set for each P on the idle list
   pMask timerpMask;  // bit set for each P that may have timers
-  m* allm = nullptr;
+  Atomic<m*> allm;   // published with a store (atomicstorep): read without sched.lock in Go
   m* m0 = nullptr;
   g* g0 = nullptr;   // m0's g0
   // allgs, its lock, and what allgadd publishes for readers that take no lock.
