@@ -38,7 +38,7 @@ uint64_t fingerprint(const rt::Runtime& r, std::span<const engine::Step> enabled
   x.add(static_cast<uint64_t>(r.sched.nmspinning.peek()));
   x.add(static_cast<uint64_t>(r.sched.nmidle));
   x.add(r.sched.needspinning.peek());
-  for (const rt::m* mp = r.allm; mp != nullptr; mp = mp->alllink) {
+  for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
     x.add(static_cast<uint64_t>(mp->id));
     x.add(static_cast<uint64_t>(mp->p != nullptr ? mp->p->id : -1));
     x.add(static_cast<uint64_t>(goid(mp->curg.peek())));

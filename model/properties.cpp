@@ -61,7 +61,7 @@ std::string check_g_conservation(const rt::Runtime& r) {
   std::unordered_map<const rt::g*, std::vector<std::string>> in;  // looked up only, never iterated
   for (const Place& pl : queued(r)) in[pl.gp].push_back(pl.where);
   std::unordered_map<const rt::g*, std::vector<int64_t>> running_on;
-  for (const rt::m* mp = r.allm; mp != nullptr; mp = mp->alllink) {
+  for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
     if (const rt::g* cg = mp->curg.peek()) running_on[cg].push_back(mp->id);
   }
   for (const rt::g* gp : r.allgs) {

@@ -199,15 +199,28 @@ struct Handover {
   }
 };
 
-// Takes every byte malloc can still get under the address-space limit; frees them when it goes.
+// Takes every byte malloc can still get under the address-space limit, in ever smaller blocks;
+// frees them when it goes. The blocks are chained through their first word: a container of them
+// would need memory of its own to grow, and throw when it found none.
 struct Hog {
-  std::vector<void*> blocks;
+  void* head = nullptr;
   Hog() {
-    for (void* p; (p = std::malloc(4096)) != nullptr;) blocks.push_back(p);
+    for (size_t size = 4096; size >= sizeof(void*); size /= 2) {
+      for (void* p; (p = std::malloc(size)) != nullptr;) {
+        *static_cast<void**>(p) = head;
+        head = p;
+      }
+    }
   }
   ~Hog() {
-    for (void* p : blocks) std::free(p);
+    while (head != nullptr) {
+      void* next = *static_cast<void**>(head);
+      std::free(head);
+      head = next;
+    }
   }
+  Hog(const Hog&) = delete;
+  Hog& operator=(const Hog&) = delete;
 };
 
 size_t address_space() {

@@ -19,6 +19,16 @@ std::vector<g*> ring(Runtime& r, p* pp) {
   return out;
 }
 
+// Runs the rest of a scope on m0's g0: runtime locks count themselves on the current M (lock2's
+// m.locks), so code that takes one needs getg() on an M, as it always has in Go.
+struct OnG0 {
+  g* saved;
+  explicit OnG0(Runtime& r) : saved(plat::getg()) { plat::setg(r.g0); }
+  ~OnG0() { plat::setg(saved); }
+  OnG0(const OnG0&) = delete;
+  OnG0& operator=(const OnG0&) = delete;
+};
+
 std::vector<g*> global(Runtime& r) {
   std::vector<g*> out;
   for (g* gp = r.sched.runq.head(); gp != nullptr; gp = gp->schedlink) out.push_back(gp);
@@ -94,6 +104,7 @@ TEST_CASE("runqsteal takes the oldest half in order", "[runq]") {
 // global queue in that order; the newer half stays local.
 TEST_CASE("runqputslow moves half the ring plus the new G to the global queue", "[runq]") {
   Runtime r(1);
+  OnG0 on(r);  // runqputslow takes sched.lock
   p* pp = r.allp[0];
   std::vector<g> gs(kRunqSize + 1);
   for (uint32_t i = 0; i < kRunqSize; i++) r.runqput(pp, &gs[i], false);
@@ -112,6 +123,7 @@ TEST_CASE("runqputslow moves half the ring plus the new G to the global queue", 
 // A full ring with a runnext put: the G kicked out of runnext is the one that overflows.
 TEST_CASE("runqput with next overflows the kicked runnext G", "[runq]") {
   Runtime r(1);
+  OnG0 on(r);
   p* pp = r.allp[0];
   std::vector<g> gs(kRunqSize + 2);
   r.runqput(pp, &gs[0], true);  // runnext = gs[0]
@@ -302,7 +314,10 @@ TEST_CASE("checkdead throws on inconsistent M counts", "[idle]") {
   Runtime r(1);
   m m1;
   r.sched.mnext = 0;  // no M was ever created, yet one goes idle
-  plat::lock(r.sched.lock);
+  OnG0 on(r);
+  lock(&r.sched.lock);
   CHECK_THROWS_WITH(r.mput(&m1), "fatal error: checkdead: inconsistent counts");
-  plat::unlock(r.sched.lock);
+  // checkdead unlocked sched.lock before it threw.
+  CHECK_FALSE(plat::lock_held(r.sched.lock));
+  CHECK(r.m0->locks == 0);
 }

@@ -416,7 +416,14 @@ TEST_CASE("a cgo busy-poll loop keeps its device saturated through sysmon's reta
     REQUIRE(r.end_time > 100LL * 1000 * 1000);  // ten forcePreemptNS periods
     CHECK(r.ns_per_op > 1337 * 0.999);
     CHECK(r.ns_per_op < 1337 * 1.005);
-    if (procs == 1) CHECK(count(r, "ProcSteal") > 0);  // sysmon took the P from the cgo call
+    if (procs == 1) {
+      // sysmon took the P from the cgo call. It looks every 10 ms, and whether a look finds the
+      // goroutine in a call, and still there after retake's incidlelocked, is a matter of phase:
+      // a run has a dozen looks, so up to four seeds are tried.
+      uint64_t steals = count(r, "ProcSteal");
+      for (uint64_t seed = 2; seed <= 4 && steals == 0; seed++) steals += count(run(text, procs, seed, cfg), "ProcSteal");
+      CHECK(steals > 0);
+    }
   }
 }
 
@@ -432,36 +439,41 @@ TEST_CASE("sysmon's retake for a preempted goroutine can take the P from the one
   const size_t at = text.find(shipped_count);
   REQUIRE(at != std::string::npos);
   text.replace(at, shipped_count.size(), "count: 50000");  // 50,000 sends: ~120 ms, 12 forcePreemptNS
-  SimConfig cfg;
-  cfg.trace_path = std::string(GMP_BINARY_DIR) + "/retake_race.trace";
-  std::remove(cfg.trace_path.c_str());
   const auto prof = cost::builtin_profile("epyc-vm");
   REQUIRE(prof.has_value());
   const scenario::Scenario sc = scenario::parse_scenario(text, "busypollhog.textproto");
-  cfg.procs = 1;
-  const SimResult r = engine::simulate(sc, *prof, cfg);
-  REQUIRE(r.stop == Engine::Stop::Exit);
-  // Walk the trace: the poller is the main goroutine (g 1); every other goroutine that is
-  // preempted is the hog.
-  trace::TraceReader in(cfg.trace_path);
-  trace::Event e;
-  int64_t hog_stopped = -1;     // when the hog last stopped for a preemption
-  bool poller_started = false;  // and the poller has started since
-  int quick = 0, slow = 0;      // retakes of the poller within 100 us of that, and later ones
-  while (in.next(e)) {
-    const bool poller = e.has_g() && e.g() == 1;
-    if (e.kind() == trace::KIND_GO_STOP && !poller &&
-        (e.reason() == trace::REASON_PREEMPT_COOPERATIVE || e.reason() == trace::REASON_PREEMPT_ASYNC)) {
-      hog_stopped = e.ts();
-      poller_started = false;
-    } else if (e.kind() == trace::KIND_GO_START && poller) {
-      poller_started = hog_stopped >= 0;
-    } else if (e.kind() == trace::KIND_P_RELEASE && e.reason() == trace::REASON_RETAKE && poller) {
-      (poller_started && e.ts() - hog_stopped < 100'000 ? quick : slow)++;
-      hog_stopped = -1;
+  int quick = 0, slow = 0;  // retakes of the poller within 100 us of the hog's stop, and later ones
+  // A run has a handful of retakes, and which way each goes is a matter of phase: seeds are tried
+  // until both kinds have been seen, up to eight.
+  for (uint64_t seed = 1; seed <= 8 && (quick == 0 || slow == 0); seed++) {
+    SimConfig cfg;
+    cfg.trace_path = std::string(GMP_BINARY_DIR) + "/retake_race.trace";
+    std::remove(cfg.trace_path.c_str());
+    cfg.procs = 1;
+    cfg.seed = seed;
+    const SimResult r = engine::simulate(sc, *prof, cfg);
+    REQUIRE(r.stop == Engine::Stop::Exit);
+    // Walk the trace: the poller is the main goroutine (g 1); every other goroutine that is
+    // preempted is the hog.
+    trace::TraceReader in(cfg.trace_path);
+    trace::Event e;
+    int64_t hog_stopped = -1;     // when the hog last stopped for a preemption
+    bool poller_started = false;  // and the poller has started since
+    while (in.next(e)) {
+      const bool poller = e.has_g() && e.g() == 1;
+      if (e.kind() == trace::KIND_GO_STOP && !poller &&
+          (e.reason() == trace::REASON_PREEMPT_COOPERATIVE || e.reason() == trace::REASON_PREEMPT_ASYNC)) {
+        hog_stopped = e.ts();
+        poller_started = false;
+      } else if (e.kind() == trace::KIND_GO_START && poller) {
+        poller_started = hog_stopped >= 0;
+      } else if (e.kind() == trace::KIND_P_RELEASE && e.reason() == trace::REASON_RETAKE && poller) {
+        (poller_started && e.ts() - hog_stopped < 100'000 ? quick : slow)++;
+        hog_stopped = -1;
+      }
     }
+    std::remove(cfg.trace_path.c_str());
   }
-  std::remove(cfg.trace_path.c_str());
   CHECK(quick > 0);
   CHECK(slow > 0);  // the race is not won every time
 }

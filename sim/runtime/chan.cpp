@@ -46,16 +46,16 @@ bool chansend(hchan* c, void* ep, bool block) {
   // not ready for sending.
   if (!block && c->closed.get() == 0 && full(c)) return false;
 
-  plat::lock(c->lock);
+  lock(&c->lock);
 
   if (c->closed.get() != 0) {
-    plat::unlock(c->lock);
+    unlock(&c->lock);
     panicPlain("send on closed channel");
   }
 
   if (sudog* sg = c->recvq.dequeue(); sg != nullptr) {
     // Found a waiting receiver: pass the value directly, bypassing the buffer.
-    send(c, sg, ep, [c] { plat::unlock(c->lock); }, 3);
+    send(c, sg, ep, [c] { unlock(&c->lock); }, 3);
     return true;
   }
 
@@ -64,12 +64,12 @@ bool chansend(hchan* c, void* ep, bool block) {
     c->sendx++;
     if (c->sendx == c->dataqsiz) c->sendx = 0;
     c->qcount.set(c->qcount.get() + 1);
-    plat::unlock(c->lock);
+    unlock(&c->lock);
     return true;
   }
 
   if (!block) {
-    plat::unlock(c->lock);
+    unlock(&c->lock);
     return false;
   }
 
@@ -124,9 +124,9 @@ void send(hchan* c, sudog* sg, void* ep, const std::function<void()>& unlockf, i
 void closechan(hchan* c) {
   if (c == nullptr) panicPlain("close of nil channel");
 
-  plat::lock(c->lock);
+  lock(&c->lock);
   if (c->closed.get() != 0) {
-    plat::unlock(c->lock);
+    unlock(&c->lock);
     panicPlain("close of closed channel");
   }
 
@@ -160,7 +160,7 @@ void closechan(hchan* c) {
     sg->success = false;
     glist.push(gp);
   }
-  plat::unlock(c->lock);
+  unlock(&c->lock);
 
   // Ready all Gs now that we've dropped the channel lock.
   while (!glist.empty()) {
@@ -206,11 +206,11 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
     }
   }
 
-  plat::lock(c->lock);
+  lock(&c->lock);
 
   if (c->closed.get() != 0) {
     if (c->qcount.get() == 0) {
-      plat::unlock(c->lock);
+      unlock(&c->lock);
       return {true, false};
     }
     // The channel has been closed, but the channel's buffer have data.
@@ -219,7 +219,7 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
     if (sudog* sg = c->sendq.dequeue(); sg != nullptr) {
       // Found a waiting sender. Unbuffered: receive directly from it. Buffered (so full): take
       // the head of the queue and put the sender's value at the tail (the same slot).
-      recv(c, sg, ep, [c] { plat::unlock(c->lock); }, 3);
+      recv(c, sg, ep, [c] { unlock(&c->lock); }, 3);
       return {true, true};
     }
   }
@@ -229,12 +229,12 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
     c->recvx++;
     if (c->recvx == c->dataqsiz) c->recvx = 0;
     c->qcount.set(c->qcount.get() - 1);
-    plat::unlock(c->lock);
+    unlock(&c->lock);
     return {true, true};
   }
 
   if (!block) {
-    plat::unlock(c->lock);
+    unlock(&c->lock);
     return {false, false};
   }
 
@@ -294,7 +294,7 @@ bool chanparkcommit(g* gp, void* chanLock) {
   // Go sets gp.activeStackChans first (no stack shrinking here). Safe for stack shrinking now:
   gp->parkingOnChan.Store(0);
   // Unlock only after the stores above: once unlocked, gp may be readied and run.
-  plat::unlock(*static_cast<plat::Mutex*>(chanLock));
+  unlock(static_cast<plat::Mutex*>(chanLock));
   return true;
 }
 

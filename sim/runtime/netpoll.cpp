@@ -39,10 +39,16 @@ void Runtime::netpollBreak() {
 // netpollInitLock; netpollinit itself (epoll_create, the eventfd) has nothing to do here.
 void Runtime::netpollGenericInit() {
   if (netpollInited.Load() == 0) {
-    plat::lock(netpollInitLock);
+    lock(&netpollInitLock);
     if (netpollInited.Load() == 0) netpollInited.Store(1);
-    plat::unlock(netpollInitLock);
+    unlock(&netpollInitLock);
   }
+}
+
+// netpollAdjustWaiters (netpoll.go): delta is what netpoll reported for goroutines it readied
+// that had been counted as waiters; always 0 here.
+void Runtime::netpollAdjustWaiters(int32_t delta) {
+  if (delta != 0) netpollWaiters.Add(static_cast<uint32_t>(delta));
 }
 
 // wakeNetPoller (proc.go): wakes the thread sleeping in the poller if it sleeps past `when`, or

@@ -45,11 +45,15 @@ void Runtime::preemptM(m* mp) {
   }
 }
 
-// canPreemptM (preempt.go), without the allocator and preemptoff conditions (not modelled).
+// canPreemptM (preempt.go), without the allocator and preemptoff conditions (m.mallocing and
+// m.preemptoff: the M's own fields, never set here). Go reads in this order and stops at the
+// first false: m.locks, the P's status, then m.curg and its status. Go names m.curg twice; only
+// this M writes it, so one read gives both the same value. Go has no nil check on m.p: its callers
+// have a P or hold m.locks (isAsyncSafePoint checks m.p first), so the check decides nothing.
 bool Runtime::canPreemptM(m* mp) {
+  if (mp->locks != 0 || mp->p == nullptr || mp->p->status.get() != _Prunning) return false;
   g* curg = mp->curg.get();
-  return mp->locks == 0 && mp->p != nullptr && mp->p->status.get() == _Prunning && curg != nullptr &&
-         (readgstatus(curg) & ~_Gscan) != _Gsyscall;
+  return curg != nullptr && (readgstatus(curg) & ~_Gscan) != _Gsyscall;
 }
 
 // isAsyncSafePoint (preempt.go): Go inspects the interrupted PC; here the goroutine's context says
@@ -69,11 +73,15 @@ bool Runtime::wantAsyncPreempt(g* gp) {
          (readgstatus(gp) & ~_Gscan) == _Grunning;
 }
 
-// doSigPreempt (signal_unix.go): handles a preemption signal on gp.
+// doSigPreempt (signal_unix.go): handles a preemption signal on gp, the goroutine the signal
+// interrupted. That may be the M's g0 (the signal landed in the scheduler): Go asks
+// wantAsyncPreempt about it all the same, which reads g0's preempt flag, the P's and g0's status
+// (never _Grunning), and so says no. Go's handler runs on gsignal with every signal blocked, so
+// gp is never gsignal; the port has none.
 void Runtime::doSigPreempt(g* gp) {
   bool injected = false;
   // Check if this G wants to be preempted and is safe to preempt.
-  if (gp != gp->m->g0 && wantAsyncPreempt(gp) && isAsyncSafePoint(gp)) {
+  if (wantAsyncPreempt(gp) && isAsyncSafePoint(gp)) {
     gp->asyncPreemptInjected = true;  // ctxt.pushCall(asyncPreempt, newpc)
     injected = true;
   }

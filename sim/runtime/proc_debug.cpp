@@ -46,7 +46,7 @@ const char* evName(Ev e) {
 std::string Runtime::schedtrace() {
   const int64_t now = plat::nanotime();
   if (starttime == 0) starttime = now;
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   std::string s = "SCHED " + std::to_string((now - starttime) / 1000000) + "ms: gomaxprocs=" +
                   std::to_string(gomaxprocs) + " idleprocs=" + std::to_string(sched.npidle.Load()) +
                   " threads=" + std::to_string(mcount()) + " spinningthreads=" +
@@ -64,7 +64,7 @@ std::string Runtime::schedtrace() {
   s += " schedticks=[ ";
   for (p* pp : allp) s += std::to_string(pp->schedtick.Load()) + " ";
   s += "]";
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   return s;
 }
 

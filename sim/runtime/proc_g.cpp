@@ -50,7 +50,7 @@ void Runtime::dropg() {
 namespace {
 // parkunlock_c (proc.go)
 bool parkunlock_c(g*, void* lock) {
-  plat::unlock(*static_cast<plat::Mutex*>(lock));
+  unlock(static_cast<plat::Mutex*>(lock));
   return true;
 }
 }  // namespace
@@ -125,9 +125,9 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   casgstatus(gp, _Grunning, _Grunnable);
   dropg();
   // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   globrunqput(gp);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   // Mutant gosched-no-wakep: before ad943066f6 there was no wakep here, on the theory that the
   // schedule below runs gp anyway; but a spinning M that is giving up may have looked at the
   // global queue already, and this P may run something else first.
@@ -180,7 +180,7 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
   if (newg == nullptr) {
     newg = malg();
     casgstatus(newg, _Gidle, _Gdead);
-    allgs.push_back(newg);
+    allgadd(newg);  // published as _Gdead, so a reader of allgs skips it until it is set up
   }
   if (newg->stack == nullptr) plat::throw_("newproc1: newg missing stack");
   if (readgstatus(newg) != _Gdead) plat::throw_("newproc1: new g is not Gdead");
@@ -189,9 +189,16 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
   newg->parentGoid = callergp->goid;
   newg->startpc = fn;
   newg->task = task;
-  // trackingSeq: goroutine tracking is left out (docs/fidelity.md, 15), but its draw advances
-  // m.cheaprand as in Go, so later draws (steal order, select, sema tickets) stay Go's.
-  (void)cheaprand();
+  newg->runningCleanups.Store(0);
+  // Go gives user goroutines the creator's synctest bubble and profiling labels (not modelled).
+  if (isSystemGoroutine(newg)) sched.ngsys.Add(1);
+  // Whether to sample this goroutine's scheduling latency. The statistics are left out
+  // (docs/fidelity.md, 22), but the draw advances m.cheaprand as in Go, so later draws (steal
+  // order, select, sema tickets) stay Go's.
+  newg->trackingSeq = static_cast<uint8_t>(cheaprand());
+  newg->tracking = newg->trackingSeq % gTrackingPeriod == 0;
+  addScannableStack(pp, startingStackSize);
+
   uint32_t status = _Grunnable;
   if (parked) {
     status = _Gwaiting;
@@ -206,15 +213,42 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
   casgstatus(newg, _Gdead, status);
   pp->goidcache++;
   ev(Ev::GoCreate, newg, pp, callergp->goid);
+  pp->goroutinesCreated++;
   releasem(mp);
   return newg;
+}
+
+// allgadd (proc.go): adds gp to allgs under allglock, and publishes the slice's address (when
+// append moved it) and length for readers that take no lock. Go's append grows the slice by its
+// own rule, std::vector by doubling: the moves, and so the allgptr stores, come at other lengths.
+void Runtime::allgadd(g* gp) {
+  if (readgstatus(gp) == _Gidle) plat::throw_("allgadd: bad status Gidle");
+  lock(&allglock);
+  allgs.push_back(gp);
+  if (allgs.data() != allgptr.get()) allgptr.Store(allgs.data());  // atomicstorep
+  allglen.Store(allgs.size());  // atomic.Storeuintptr
+  unlock(&allglock);
+}
+
+// gcControllerState.addScannableStack (mgcpacer.go): the GC's estimate of stack space to scan,
+// kept per P and added to the global count only when it has moved by maxStackScanSlack.
+void Runtime::addScannableStack(p* pp, int64_t amount) {
+  if (pp == nullptr) {
+    gcController.maxStackScan.Add(static_cast<uint64_t>(amount));
+    return;
+  }
+  pp->maxStackScanDelta += amount;
+  if (pp->maxStackScanDelta >= maxStackScanSlack || pp->maxStackScanDelta <= -maxStackScanSlack) {
+    gcController.maxStackScan.Add(static_cast<uint64_t>(pp->maxStackScanDelta));
+    pp->maxStackScanDelta = 0;
+  }
 }
 
 // gfget (proc.go): a dead G from pp's free list, refilled from the global one.
 g* Runtime::gfget(p* pp) {
   for (;;) {  // retry
     if (pp->gFree.empty() && (!sched.gFree.stack.emptyRacy() || !sched.gFree.noStack.emptyRacy())) {
-      plat::lock(sched.gFree.lock);
+      lock(&sched.gFree.lock);
       while (pp->gFree.size < 32) {
         g* gp = sched.gFree.stack.pop();
         if (gp == nullptr) {
@@ -223,7 +257,7 @@ g* Runtime::gfget(p* pp) {
         }
         pp->gFree.push(gp);
       }
-      plat::unlock(sched.gFree.lock);
+      unlock(&sched.gFree.lock);
       continue;
     }
     return pp->gFree.pop();  // stacks are never freed here, so every free G keeps its stack
@@ -237,9 +271,9 @@ void Runtime::gfput(p* pp, g* gp) {
   if (pp->gFree.size >= 64) {
     gQueue stackQ;
     while (pp->gFree.size >= 32) stackQ.push(pp->gFree.pop());
-    plat::lock(sched.gFree.lock);
+    lock(&sched.gFree.lock);
     sched.gFree.stack.pushAll(stackQ);
-    plat::unlock(sched.gFree.lock);
+    unlock(&sched.gFree.lock);
   }
 }
 
@@ -270,6 +304,8 @@ void Runtime::gdestroy(g* gp) {
   m* mp = plat::getg()->m;
   p* pp = mp->p;
   casgstatus(gp, _Grunning, _Gdead);
+  addScannableStack(pp, -startingStackSize);
+  if (isSystemGoroutine(gp)) sched.ngsys.Add(-1);
   gp->m = nullptr;
   const bool locked = gp->lockedm != nullptr;
   gp->lockedm = nullptr;
@@ -277,6 +313,10 @@ void Runtime::gdestroy(g* gp) {
   gp->preemptStop = false;
   gp->waitreason = waitReason::waitReasonZero;
   gp->param = nullptr;
+  // Go also sets gp.timer to nil, so a reused G allocates a fresh sleep timer and the GC frees the
+  // old one. With no GC that would keep every dropped timer until the run ends; the fired timer
+  // is out of every heap and unlocked, so reusing it makes the same operations
+  // (docs/fidelity.md, 15).
   gp->task = nullptr;
   dropg();
   if (locked && mp->lockedInt != 0) plat::throw_("exited a goroutine internally locked to the OS thread");

@@ -26,7 +26,7 @@ void Runtime::gcenable() {
 void Runtime::idleHelperLoop(HelperState& h, waitReason reason, const char* phaseError) {
   h.gp = plat::getg();
   for (;;) {
-    plat::lock(h.lock);
+    lock(&h.lock);
     if (h.idle.Load() != 0) plat::throw_(phaseError);
     h.idle.Store(1);
     goparkunlock(&h.lock, reason, 1);
@@ -49,7 +49,7 @@ void Runtime::updateMaxProcsGoroutine() {
 // bgsweep (mgcsweep.go), up to its first park: the sweeper waits for a GC cycle.
 void Runtime::bgsweep(hchan* c) {
   sweep.gp = plat::getg();
-  plat::lock(sweep.lock);
+  lock(&sweep.lock);
   sweep.parked = true;
   chansend1(c, nullptr);
   for (;;) goparkunlock(&sweep.lock, waitReason::waitReasonGCSweepWait, 1);
@@ -60,7 +60,7 @@ void Runtime::bgscavenge(hchan* c) {
   scavenger.gp = plat::getg();  // scavenger.init
   chansend1(c, nullptr);
   for (;;) {
-    plat::lock(scavenger.lock);  // scavengerState.park
+    lock(&scavenger.lock);  // scavengerState.park
     scavenger.parked = true;
     goparkunlock(&scavenger.lock, waitReason::waitReasonGCScavengeWait, 2);
   }

@@ -27,9 +27,9 @@ void Runtime::stopm() {
   if (gp->m->p != nullptr) plat::throw_("stopm holding p");
   if (gp->m->spinning) plat::throw_("stopm spinning");
   ev(Ev::StopM, nullptr, nullptr, gp->m->id);
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   mput(gp->m);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   mPark();
   acquirep(gp->m->nextp);
   gp->m->nextp = nullptr;
@@ -41,12 +41,12 @@ void Runtime::mspinning() { plat::getg()->m->spinning = true; }
 // startm (proc.go): runs pp (an idle P, or any idle P if nil) on an idle M, or a new one.
 void Runtime::startm(p* pp, bool spinning, bool lockheld) {
   m* mp = acquirem();
-  if (!lockheld) plat::lock(sched.lock);
+  if (!lockheld) lock(&sched.lock);
   if (pp == nullptr) {
     if (spinning) plat::throw_("startm: P required for spinning=true");
     pp = pidleget(0).first;
     if (pp == nullptr) {
-      if (!lockheld) plat::unlock(sched.lock);
+      if (!lockheld) unlock(&sched.lock);
       releasem(mp);
       return;
     }
@@ -56,16 +56,16 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
     // Mutant startm-late-mreserveid: before 85afa2eb19 the new M got its ID (and so counted
     // for checkdead) only in mcommoninit, after sched.lock was dropped here.
     const int64_t id = mutant(Mutant::StartmLateMReserveID) ? -1 : mReserveID();
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     void (Runtime::*fn)() = nullptr;
     if (spinning) fn = &Runtime::mspinning;
     ev(Ev::StartM, nullptr, pp, 1);
     newm(fn, pp, id);
-    if (lockheld) plat::lock(sched.lock);
+    if (lockheld) lock(&sched.lock);
     releasem(mp);
     return;
   }
-  if (!lockheld) plat::unlock(sched.lock);
+  if (!lockheld) unlock(&sched.lock);
   if (nmp->spinning) plat::throw_("startm: m is spinning");
   if (nmp->nextp != nullptr) plat::throw_("startm: m has p");
   if (spinning && !runqempty(pp)) plat::throw_("startm: p has runnable gs");
@@ -93,21 +93,21 @@ void Runtime::handoffp(p* pp) {
     startm(pp, true, false);
     return;
   }
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   if (!sched.runq.empty()) {
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     startm(pp, false, false);
     return;
   }
   // If this is the last running P and nobody is polling the network, someone must, for timers.
   if (sched.npidle.Load() == gomaxprocs - 1 && sched.lastpoll.Load() != 0) {
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     startm(pp, false, false);
     return;
   }
   const int64_t when = timersWakeTime(pp);
   pidleput(pp, 0);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   // Mutant handoffp-no-timer-wake: before d80ab3e85a the P went idle with its timers and told
   // no poller about them.
   if (when != 0 && !mutant(Mutant::HandoffpNoTimerWake)) wakeNetPoller(when);
@@ -121,7 +121,7 @@ void Runtime::wakep() {
     return;
   }
   m* mp = acquirem();
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   p* pp = pidlegetSpinning(0).first;
   if (pp == nullptr) {
     ev(Ev::WakepNoP, nullptr, nullptr, 0);
@@ -130,11 +130,11 @@ void Runtime::wakep() {
     if (!mutant(Mutant::WakepKeepsNmspinning) && sched.nmspinning.Add(-1) < 0) {
       plat::throw_("wakep: negative nmspinning");
     }
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     releasem(mp);
     return;
   }
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   ev(Ev::Wakep, nullptr, pp, 0);
   startm(pp, true, false);
   releasem(mp);
@@ -243,15 +243,15 @@ void Runtime::injectglist(gList* glist) {
   auto startIdle = [this](int32_t n) {
     for (; n > 0; n--) {
       m* mp = acquirem();
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       p* pp = pidlegetSpinning(0).first;
       if (pp == nullptr) {
-        plat::unlock(sched.lock);
+        unlock(&sched.lock);
         releasem(mp);
         break;
       }
       startm(pp, false, true);
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       releasem(mp);
     }
   };
@@ -259,9 +259,9 @@ void Runtime::injectglist(gList* glist) {
   p* pp = plat::getg()->m->p;
   if (pp == nullptr) {
     const int32_t n = q.size;
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     globrunqputbatch(&q);
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     startIdle(n);
     return;
   }
@@ -271,26 +271,26 @@ void Runtime::injectglist(gList* glist) {
   for (; npidle > 0 && !q.empty(); npidle--) globq.pushBack(q.pop());
   if (!globq.empty()) {
     const int32_t n = globq.size;
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     globrunqputbatch(&globq);
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     startIdle(n);
   }
   runqputbatch(pp, &q);
   if (!q.empty()) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     globrunqputbatch(&q);
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
   }
   wakep();
 }
 
 // incidlelocked (proc.go)
 void Runtime::incidlelocked(int32_t v) {
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   sched.nmidlelocked += v;
   if (v > 0) checkdead();
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
 }
 
 }  // namespace gmp::rt

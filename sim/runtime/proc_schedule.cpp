@@ -49,6 +49,8 @@ void Runtime::schedule() {
     // This thread is going to run a goroutine and is not spinning anymore, so if it was marked as
     // spinning we need to reset it now and potentially start a new spinning M.
     if (mp->spinning) resetspinning();
+    // Scheduling of user goroutines is disabled only by the GC (schedEnableUser), never here.
+    if (sched.disable.user.get() != 0) plat::throw_("schedule: user scheduling disabled (no GC here)");
     if (f.tryWakeP) wakep();
     if (f.gp->lockedm != nullptr) {
       // Hands off own p to the locked m, then blocks waiting for a new p.
@@ -82,29 +84,49 @@ Runtime::Found Runtime::findRunnable() {
   m* mp = plat::getg()->m;
 top:
   p* pp = mp->p;
+  // Go first checks for a stop-the-world and a safe-point function; with no GC neither is ever
+  // pending, but the reads are made.
+  if (sched.gcwaiting.Load() != 0) plat::throw_("findRunnable: gcwaiting (no GC here)");
+  if (pp->runSafePointFn.get() != 0) plat::throw_("findRunnable: runSafePointFn (no GC here)");
+
   auto [now, pollUntil, ran] = timersCheck(pp, 0);
   (void)ran;
+
+  // The trace reader would run first: trace.enabled is a plain read of a flag that changes only
+  // with the world stopped (not offered, see docs/fidelity.md), trace.shutdown an atomic load.
+  if (trace.shutdown.Load() != 0) plat::throw_("findRunnable: trace shutting down (no tracer here)");
+  // A GC worker would run next: gcBlackenEnabled, too, changes only with the world stopped.
 
   // Check the global runnable queue once in a while to ensure fairness. Otherwise two goroutines
   // can completely occupy the local runqueue by constantly respawning each other.
   if (pp->schedtick.get() % 61 == 0 && !sched.runq.emptyRacy()) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     g* gp = globrunqget();
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     if (gp != nullptr) {
       ev(Ev::GetGlobal, gp, pp, 1);
       return {gp, false, false};
     }
   }
 
+  // A finalizer goroutine parked with finalizers queued for it would be readied here; there are
+  // no finalizers.
+  if ((fingStatus.Load() & (fingWait | fingWake)) == (fingWait | fingWake)) {
+    plat::throw_("findRunnable: finalizers to run (none here)");
+  }
+
+  // Likewise cleanup goroutines (gcCleanups.needsWake, which stops at its first load when no
+  // cleanup work is queued, as here).
+  if (gcCleanups.workUnits.Load() > 0) plat::throw_("findRunnable: cleanups to run (none here)");
+
   // local runq
   if (auto [gp, inheritTime] = runqget(pp); gp != nullptr) return {gp, inheritTime, false};
 
   // global runq
   if (!sched.runq.emptyRacy()) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     if (gp != nullptr) {
       ev(Ev::GetGlobal, gp, pp, q.size + 1);
       runqputbatch(pp, &q);
@@ -113,8 +135,20 @@ top:
     }
   }
 
-  // Poll network: an optimization before stealing; here the poller only ever has timers'
-  // wake-ups, never goroutines (see netpoll.cpp), so the non-blocking poll returns nothing.
+  // A non-blocking poll before stealing, made only when some goroutine waits on a file
+  // descriptor, no M sleeps in the poller, and no other M is polling. No goroutine here ever
+  // waits on a descriptor (netpoll.cpp), so the condition ends at netpollAnyWaiters.
+  if (netpollinited() && netpollAnyWaiters() && sched.lastpoll.Load() != 0 && sched.pollingNet.Swap(1) == 0) {
+    gList list = netpoll(0);
+    sched.pollingNet.Store(0);
+    if (!list.empty()) {  // non-blocking
+      g* gp = list.pop();
+      injectglist(&list);
+      netpollAdjustWaiters(0);
+      casgstatus(gp, _Gwaiting, _Grunnable);
+      return {gp, false, false};
+    }
+  }
 
   // Spinning Ms: steal work from other Ps. Limit the number of spinning Ms to half the number of
   // busy Ps, to prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism
@@ -133,6 +167,8 @@ top:
     if (s.pollUntil != 0 && (pollUntil == 0 || s.pollUntil < pollUntil)) pollUntil = s.pollUntil;
   }
 
+  // Idle-time GC marking needs gcBlackenEnabled (a plain read, see above); beforeIdle is wasm's.
+
   {
     // Before we drop our P, make a snapshot of the allp slice, which can change underfoot once we
     // no longer block safe-points. Go's mask "snapshots" copy slice headers, so their bits are
@@ -144,10 +180,13 @@ top:
     const pMask& timerpMaskSnapshot = timerpMask;
 
     // Return P and block.
-    plat::lock(sched.lock);
+    lock(&sched.lock);
+    if (sched.gcwaiting.Load() != 0 || pp->runSafePointFn.get() != 0) {
+      plat::throw_("findRunnable: GC safe point (no GC here)");
+    }
     if (!sched.runq.empty()) {
       auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
       ev(Ev::GetGlobal, gp, pp, q.size + 1);
       runqputbatch(pp, &q);
@@ -159,12 +198,12 @@ top:
     if (!mp->spinning && !mutant(Mutant::NoNeedspinning) && sched.needspinning.Load() == 1) {
       // See "Delicate dance" above.
       becomeSpinning(mp);
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       goto top;
     }
     if (releasep() != pp) plat::throw_("findRunnable: wrong p");
     now = pidleput(pp, now);
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
 
     // Delicate dance: thread transitions from spinning to non-spinning state, potentially
     // concurrently with submission of new work. We must drop nmspinning first and then check all
@@ -182,12 +221,12 @@ top:
       if (mutant(Mutant::NoRecheckAfterSpinning)) goto recheckedQueues;
 
       // Check the global and P runqueues again.
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       if (!sched.runq.empty()) {
         p* pp2 = pidlegetSpinning(0).first;
         if (pp2 != nullptr) {
           auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
-          plat::unlock(sched.lock);
+          unlock(&sched.lock);
           if (gp == nullptr) plat::throw_("global runq empty with non-zero runqsize");
           ev(Ev::GetGlobal, gp, pp2, q.size + 1);
           runqputbatch(pp2, &q);
@@ -197,7 +236,7 @@ top:
           return {gp, false, false};
         }
       }
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
 
       if (p* pp2 = checkRunqsNoP(allpSnapshot, idlepMaskSnapshot); pp2 != nullptr) {
         acquirep(pp2);
@@ -206,6 +245,10 @@ top:
       }
 
     recheckedQueues:
+      // Idle-priority GC work (checkIdleGCNoP): without a P, Go reads gcBlackenEnabled with an
+      // atomic load, and goes no further while no GC is marking.
+      if (gcBlackenEnabled.Load() != 0) plat::throw_("findRunnable: GC mark phase (no GC here)");
+
       // Finally, check for timer creation or expiry concurrently with transitioning from spinning
       // to non-spinning. (Mutant no-timer-recheck-after-spinning: before 8fdc79e18a nothing read
       // the Ps' timers again after the decrement, so a timer added since this M's last look in
@@ -216,7 +259,7 @@ top:
     }
 
     // Poll network until next timer.
-    if (netpollinited() && pollUntil != 0 && sched.lastpoll.Swap(0) != 0) {
+    if (netpollinited() && (netpollAnyWaiters() || pollUntil != 0) && sched.lastpoll.Swap(0) != 0) {
       sched.pollUntil.Store(pollUntil);
       if (mp->p != nullptr) plat::throw_("findRunnable: netpoll with p");
       if (mp->spinning) plat::throw_("findRunnable: netpoll with spinning");
@@ -229,16 +272,18 @@ top:
       now = plat::nanotime();
       sched.pollUntil.Store(0);
       sched.lastpoll.Store(now);
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       p* pp2 = pidleget(now).first;
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       if (pp2 == nullptr) {
         injectglist(&list);
+        netpollAdjustWaiters(0);
       } else {
         acquirep(pp2);
         if (!list.empty()) {
           g* gp = list.pop();
           injectglist(&list);
+          netpollAdjustWaiters(0);
           casgstatus(gp, _Gwaiting, _Grunnable);
           return {gp, false, false};
         }
@@ -303,14 +348,14 @@ p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const pMask& idle
   for (size_t id = 0; id < allpSnapshot.size(); id++) {
     p* p2 = allpSnapshot[id];
     if (!idlepMaskSnapshot.read(static_cast<uint32_t>(id)) && !runqempty(p2)) {
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       p* pp = pidlegetSpinning(0).first;
       if (pp == nullptr) {
         // Can't get a P, don't bother checking remaining Ps.
-        plat::unlock(sched.lock);
+        unlock(&sched.lock);
         return nullptr;
       }
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
       return pp;
     }
   }
@@ -332,32 +377,38 @@ int64_t Runtime::checkTimersNoP(const std::vector<p*>& allpSnapshot, const pMask
 // with no timer to wake one) can never make progress: throw or fatal with Go's messages.
 void Runtime::checkdead() {
   assertLockHeld(sched.lock);
+  // A program already dying of a panic or fatal signal freezes its threads, which would look
+  // like a deadlock; never the case here.
+  if (panicking.Load() > 0) return;
   const int32_t run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
   if (run > 0) return;
   if (run < 0) {
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     plat::throw_("checkdead: inconsistent counts");
   }
   int grunning = 0;
+  lock(&allglock);  // forEachG
   for (g* gp : allgs) {
     if (isSystemGoroutine(gp)) continue;
     const uint32_t s = readgstatus(gp) & ~_Gscan;
     if (s == _Gwaiting || s == _Gpreempted) {
       grunning++;
     } else if (s == _Grunnable || s == _Grunning || s == _Gsyscall) {
-      plat::unlock(sched.lock);
+      // Go throws from inside forEachG, with allglock still held.
+      unlock(&sched.lock);
       plat::throw_("checkdead: runnable g");
     }
   }
+  unlock(&allglock);
   if (grunning == 0) {  // possible if main goroutine calls runtime·Goexit()
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     plat::fatal("no goroutines (main called runtime.Goexit) - deadlock!");
   }
   // There are no goroutines running, so we can look at the P's.
   for (p* pp : allp) {
-    if (!pp->timers_->heap.empty()) return;  // len(pp.timers.heap): a plain read, as in Go
+    if (pp->timers_->heapLenRacy() > 0) return;
   }
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   plat::fatal("all goroutines are asleep - deadlock!");
 }
 

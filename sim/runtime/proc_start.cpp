@@ -48,14 +48,17 @@ int64_t Runtime::mReserveID() {
 
 // mcommoninit (proc.go)
 void Runtime::mcommoninit(m* mp, int64_t id) {
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   mp->id = id >= 0 ? id : mReserveID();
   // mrandinit: cheaprand state from the run seed (see docs/fidelity.md).
   mp->cheaprand = static_cast<uint32_t>(seed_.next());
   mp->cheaprand64 = seed_.next();
-  mp->alllink = allm;
-  allm = mp;
-  plat::unlock(sched.lock);
+  // Push mp onto allm. Some of Go's readers of allm (NumCgoCall, for one) walk it without
+  // sched.lock, so the new head goes out by atomic store (atomicstorep, an XCHG on amd64: a
+  // sequentially consistent store, not merely a release).
+  mp->alllink = allm.get();
+  allm.Store(mp);
+  unlock(&sched.lock);
 }
 
 // allocm (proc.go), without borrowing pp for allocation (no allocator is modelled).
@@ -110,30 +113,37 @@ void Runtime::mexit() {
   if (mp == m0) {
     // m0 never exits: it hands off its P and parks for good.
     handoffp(releasep());
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     sched.nmfreed++;
     checkdead();
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     mPark();
     plat::throw_("locked m0 woke up");
   }
-  plat::lock(sched.lock);
+  lock(&sched.lock);
+  // Go walks allm through a pointer to each link, allm itself first: plain reads and a plain
+  // store under sched.lock.
   bool found = false;
-  for (m** pprev = &allm; *pprev != nullptr; pprev = &(*pprev)->alllink) {
-    if (*pprev == mp) {
-      *pprev = mp->alllink;
-      found = true;
-      break;
+  if (m* head = allm.get(); head == mp) {
+    allm.set(mp->alllink);
+    found = true;
+  } else {
+    for (m* prev = head; prev != nullptr && prev->alllink != nullptr; prev = prev->alllink) {
+      if (prev->alllink == mp) {
+        prev->alllink = mp->alllink;
+        found = true;
+        break;
+      }
     }
   }
   if (!found) plat::throw_("m not found in allm");
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   // Release the P for others.
   handoffp(releasep());
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   sched.nmfreed++;
   checkdead();
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   host->exitThread();
 }
 
@@ -179,10 +189,10 @@ void Runtime::schedinit() {
   g* gp = plat::getg();
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   sched.lastpoll.Store(plat::nanotime());
   procresize(gomaxprocs);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
 }
 
 namespace {

@@ -75,12 +75,12 @@ void Runtime::entersyscall() {
   if (!gp->atomicstatus.CompareAndSwap(_Grunning, _Gsyscall)) casgstatus(gp, _Grunning, _Gsyscall);
   if (sched.sysmonwait.Load() != 0) {
     // entersyscallWakeSysmon
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     if (sched.sysmonwait.Load() != 0) {
       sched.sysmonwait.Store(0);
       plat::notewakeup(sched.sysmonnote);
     }
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
   }
   gp->m->locks--;
 }
@@ -130,14 +130,14 @@ p* Runtime::exitsyscallTryGetP(p* oldp) {
     }
   }
   if (sched.pidle.loadRacy() != nullptr) {
-    plat::lock(sched.lock);
+    lock(&sched.lock);
     p* pp = pidleget(0).first;
     // Mutant exitsyscall-no-sysmon-wake: before 658d19a53f sysmon stayed in its deep sleep.
     if (pp != nullptr && !mutant(Mutant::ExitsyscallNoSysmonWake) && sched.sysmonwait.Load() != 0) {
       sched.sysmonwait.Store(0);
       plat::notewakeup(sched.sysmonnote);
     }
-    plat::unlock(sched.lock);
+    unlock(&sched.lock);
     if (pp != nullptr) {
       decGSyscallNoP(plat::getg()->m);  // we got a P for ourselves
       return pp;
@@ -153,7 +153,7 @@ void Runtime::exitsyscallNoP(g* gp) {
   casgstatus(gp, _Grunning, _Grunnable);
   decGSyscallNoP(plat::getg()->m);
   dropg();
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   p* pp = pidleget(0).first;
   bool locked = false;
   if (pp == nullptr) {
@@ -166,7 +166,7 @@ void Runtime::exitsyscallNoP(g* gp) {
     sched.sysmonwait.Store(0);
     plat::notewakeup(sched.sysmonnote);
   }
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   // Mutant exitsyscall-lockedm-race: before e0d029f758 gp.lockedm was read here, after gp was
   // published on the global queue, where another M may already run it and lock it to itself.
   if (mutant(Mutant::ExitsyscallLockedmRace) && pp == nullptr) locked = gp->lockedm != nullptr;

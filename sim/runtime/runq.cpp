@@ -100,9 +100,9 @@ bool Runtime::runqputslow(p* pp, g* gp, uint32_t h, uint32_t t) {
   gQueue q{batch[0], batch[n], static_cast<int32_t>(n + 1)};
 
   // Now put the batch on the global queue.
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   globrunqputbatch(&q);
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
   return true;
 }
 

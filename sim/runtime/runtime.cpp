@@ -11,6 +11,31 @@ void assertLockHeld(const plat::Mutex& l) {
   if (!plat::lock_held(l)) plat::throw_("lock not held");
 }
 
+// lock (lock_spinbit.go's lock2): the M counts the lock before it tries to take it.
+void lock(plat::Mutex* l, std::source_location site) {
+  g* gp = plat::getg();
+  if (gp->m->locks < 0) plat::throw_("runtime·lock: lock count");
+  gp->m->locks += mutexMLocksDelta;
+  plat::lock(*l, site);
+}
+
+// unlock (lock_spinbit.go's unlock2): the M uncounts the lock only once it is released; when it
+// holds no lock and nothing else keeps it from being preempted, a pending preemption request
+// gets its poisoned stackguard0 back.
+void unlock(plat::Mutex* l, std::source_location site) {
+  g* gp = plat::getg();
+  // mutexSampleContention: with the mutex profile off (rate 0) no unlock is sampled, and no
+  // cheaprand draw follows. Runtime::current() is null only in unit tests that run port code
+  // without installing a Runtime; they skip the load.
+  if (Runtime* r = Runtime::current(); r != nullptr && r->mutexprofilerate.Load(site) > 0) {
+    plat::throw_("unlock: the mutex profile is not modelled");
+  }
+  plat::unlock(*l, site);
+  gp->m->locks -= mutexMLocksDelta;
+  if (gp->m->locks < 0) plat::throw_("runtime·unlock: lock count");
+  if (gp->m->locks == 0 && gp->preempt()) gp->stackguard0.set(stackPreempt);
+}
+
 // pMask.resize (proc.go)
 void pMask::resize(int32_t nprocs) {
   const int32_t words = (nprocs + 31) / 32;

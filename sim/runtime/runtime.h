@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <source_location>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,16 @@ class Host {
 // Go constants.
 inline constexpr int64_t forcePreemptNS = 10 * 1000 * 1000;  // 10ms time slice (proc.go)
 inline constexpr uint64_t _GoidCacheBatch = 16;              // proc.go
+inline constexpr uint8_t gTrackingPeriod = 8;                 // runtime2.go
+// A goroutine's stack size: stackMin (stack.go) on Linux, where startingStackSize stays at
+// fixedStack unless GODEBUG=adaptivestackstart=1; stacks never grow here.
+inline constexpr int64_t startingStackSize = 2048;
+inline constexpr int64_t maxStackScanSlack = 8 << 10;         // mgcpacer.go
+// fingStatus bits (mfinal.go).
+inline constexpr uint32_t fingCreated = 1;
+inline constexpr uint32_t fingRunningFinalizer = 2;
+inline constexpr uint32_t fingWait = 4;
+inline constexpr uint32_t fingWake = 8;
 inline constexpr int sigPreempt = 23;                         // SIGURG (signal_unix.go)
 
 class Runtime {
@@ -76,10 +87,14 @@ class Runtime {
   randomOrder stealOrder;
   pMask idlepMask;   // bit set for each P on the idle list
   pMask timerpMask;  // bit set for each P that may have timers
-  m* allm = nullptr;
+  Atomic<m*> allm;   // published with a store (atomicstorep): read without sched.lock in Go
   m* m0 = nullptr;
   g* g0 = nullptr;   // m0's g0
+  // allgs, its lock, and what allgadd publishes for readers that take no lock.
+  plat::Mutex allglock;
   std::vector<g*> allgs;
+  Atomic<g**> allgptr;
+  Atomic<uintptr_t> allglen;
   bool mainStarted = false;
   bool asyncpreemptoff = false;  // GODEBUG=asyncpreemptoff=1
   int64_t starttime = 0;
@@ -275,11 +290,33 @@ class Runtime {
   // next timer or a break.
   Atomic<uint32_t> netpollInited;
   plat::Mutex netpollInitLock;
+  Atomic<uint32_t> netpollWaiters;  // goroutines blocked on file descriptors: none here
   void netpollGenericInit();
   bool netpollinited() const { return netpollInited.Load() != 0; }
+  bool netpollAnyWaiters() const { return netpollWaiters.Load() > 0; }
+  void netpollAdjustWaiters(int32_t delta);
   gList netpoll(int64_t delay);
   void netpollBreak();
   void wakeNetPoller(int64_t when);
+
+  // Package variables of subsystems the port leaves out (docs/fidelity.md, 13). The scheduler
+  // reads and writes them where Go's does, so it makes the same shared-memory operations; no flag
+  // among them is ever set here, so the branches they guard are never taken.
+  Atomic<uint32_t> fingStatus;        // mfinal.go: the finalizer goroutine's state bits
+  struct {
+    Atomic<uint64_t> workUnits;       // mcleanup.go's cleanupQueue: queued cleanup blocks
+  } gcCleanups;
+  Atomic<uint32_t> gcBlackenEnabled;  // mgc.go: a plain uint32, stored atomically by the GC
+  struct {
+    Atomic<uint32_t> shutdown;        // trace.go: atomic.Bool
+  } trace;
+  Atomic<uint32_t> panicking;         // panic.go: non-zero while the program dies of a panic
+  Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
+  struct {
+    Atomic<uint64_t> maxStackScan;    // mgcpacer.go: allocated goroutine stack space, in bytes
+  } gcController;
+  void addScannableStack(p* pp, int64_t amount);  // gcControllerState.addScannableStack
+  void allgadd(g* gp);
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();
@@ -303,5 +340,15 @@ class Runtime {
 };
 
 void assertLockHeld(const plat::Mutex& l);
+
+// lock and unlock (lock_spinbit.go's lock2 and unlock2, through lockrank_off.go): a runtime
+// mutex as the M sees it. The mutex itself is the platform's (docs/fidelity.md, 4); these add
+// what lock2/unlock2 do to the M: m.locks counts mutexMLocksDelta per lock held, which keeps the M
+// from being preempted (canPreemptM) or rescheduled (schedule, stopm) in between, and the last
+// unlock puts back a preemption request that newstack set aside.
+inline constexpr int32_t mutexMLocksDelta = 16;  // lock_spinbit.go
+// The call site travels down to the platform, so that the checker names the caller, not this.
+void lock(plat::Mutex* l, std::source_location site = std::source_location::current());
+void unlock(plat::Mutex* l, std::source_location site = std::source_location::current());
 
 }  // namespace gmp::rt

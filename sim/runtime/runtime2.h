@@ -113,6 +113,9 @@ struct g {
   int64_t sleepWhen = 0;            // when to sleep until (time.Sleep)
   int64_t parentGoid = 0;
   uintptr_t startpc = 0;            // the function the goroutine runs (a scenario function id)
+  Atomic<uint32_t> runningCleanups;  // Go's atomic.Bool: never true here (no cleanups run)
+  uint8_t trackingSeq = 0;          // newproc1's draw: 1 in gTrackingPeriod Gs is sampled
+  bool tracking = false;            // sampled for scheduling-latency statistics (not kept here)
   int64_t syscallsp = 0;            // nonzero while in a system call
 
   // Not in Go: the workload interpreter's state for this goroutine, and the time it last became
@@ -194,6 +197,12 @@ struct p {
   Atomic<muintptr> m;               // back-link to associated m (nil if idle); read by stealing Ps
   uint64_t goidcache = 0;
   uint64_t goidcacheend = 0;
+  // 1 asks the P to run sched.safePointFn when it next can: a plain uint32 in Go, set by
+  // forEachP from another thread. Never set here (no GC), but findRunnable reads it.
+  Atomic<uint32_t> runSafePointFn;
+  // Stack space held by this P's goroutines not yet added to gcController.maxStackScan.
+  int64_t maxStackScanDelta = 0;
+  uint64_t goroutinesCreated = 0;   // goroutines this P has made, all told
 
   // Queue of runnable goroutines. Accessed without lock.
   Atomic<uint32_t> runqhead;
@@ -241,6 +250,12 @@ struct schedt {
   Atomic<int32_t> nmspinning;     // see the spinning protocol comment in sim/runtime
   Atomic<uint32_t> needspinning;  // the "delicate dance" flag; set to 1 only under sched.lock
   Atomic<int32_t> nGsyscallNoP;   // goroutines in a system call whose M lost its P
+  Atomic<int32_t> pollingNet;     // 1 while an M makes findRunnable's non-blocking poll
+  Atomic<int32_t> ngsys;          // how many of the goroutines are the runtime's own
+  Atomic<uint32_t> gcwaiting;     // Go's atomic.Bool: a stop-the-world is pending (never here)
+  struct {
+    Atomic<uint32_t> user;        // Go's plain bool: user goroutines may not run (never here)
+  } disable;
 
   // Global runnable queue.
   gQueue runq;

@@ -16,7 +16,7 @@ void sellock(std::span<scase> scases, std::span<uint16_t> lockorder) {
     hchan* c0 = scases[o].c;
     if (c0 != c) {
       c = c0;
-      plat::lock(c->lock);
+      lock(&c->lock);
     }
   }
 }
@@ -27,7 +27,7 @@ void selunlock(std::span<scase> scases, std::span<uint16_t> lockorder) {
   for (int i = static_cast<int>(lockorder.size()) - 1; i >= 0; i--) {
     hchan* c = scases[lockorder[i]].c;
     if (i > 0 && c == scases[lockorder[i - 1]].c) continue;  // will unlock it on the next iteration
-    plat::unlock(c->lock);
+    unlock(&c->lock);
   }
 }
 
@@ -40,10 +40,10 @@ bool selparkcommit(g* gp, void* unused) {
   gp->parkingOnChan.Store(0);
   hchan* lastc = nullptr;
   for (sudog* sg = gp->waiting; sg != nullptr; sg = sg->waitlink) {
-    if (sg->c != lastc && lastc != nullptr) plat::unlock(lastc->lock);
+    if (sg->c != lastc && lastc != nullptr) unlock(&lastc->lock);
     lastc = sg->c;
   }
-  if (lastc != nullptr) plat::unlock(lastc->lock);
+  if (lastc != nullptr) unlock(&lastc->lock);
   return true;
 }
 

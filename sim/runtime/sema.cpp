@@ -70,7 +70,7 @@ void semacquire1(Sema* addr, bool lifo, int skipframes, waitReason reason) {
   s->acquiretime = 0;
   s->ticket = 0;
   for (;;) {
-    plat::lock(root->lock);
+    lock(&root->lock);
     // Add ourselves to nwait to disable "easy case" in semrelease.
     root->nwait.Add(1);
     // Check cansemacquire to avoid missed wakeup. (Mutant semacquire-no-recheck: skip it, and a
@@ -78,7 +78,7 @@ void semacquire1(Sema* addr, bool lifo, int skipframes, waitReason reason) {
     // check is part of 997c00f991's nwait protocol.)
     if (!mutant(Mutant::SemacquireNoRecheck) && cansemacquire(addr)) {
       root->nwait.Add(static_cast<uint32_t>(-1));
-      plat::unlock(root->lock);
+      unlock(&root->lock);
       break;
     }
     // Any semrelease after the cansemacquire knows we're waiting (nwait), so go to sleep.
@@ -103,15 +103,15 @@ void semrelease1(Sema* addr, bool handoff, int skipframes) {
   if (root->nwait.Load() == 0) return;
 
   // Harder case: search for a waiter and wake it.
-  plat::lock(root->lock);
+  lock(&root->lock);
   if (root->nwait.Load() == 0) {
     // The count is already consumed by another goroutine.
-    plat::unlock(root->lock);
+    unlock(&root->lock);
     return;
   }
   sudog* s = root->dequeue(addr).found;
   if (s != nullptr) root->nwait.Add(static_cast<uint32_t>(-1));
-  plat::unlock(root->lock);
+  unlock(&root->lock);
   if (s != nullptr) {  // may be slow or even yield, so unlock first
     if (s->ticket != 0) plat::throw_("corrupted semaphore ticket");
     if (handoff && cansemacquire(addr)) s->ticket = 1;

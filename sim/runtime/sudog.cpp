@@ -33,7 +33,7 @@ sudog* acquireSudog() {
   m* mp = r.acquirem();
   p* pp = mp->p;
   if (pp->sudogcache.empty()) {
-    plat::lock(r.sched.sudoglock);
+    lock(&r.sched.sudoglock);
     // First, try to grab a batch from central cache.
     while (pp->sudogcache.size() < kSudogBufLen / 2 && r.sched.sudogcache != nullptr) {
       sudog* s = r.sched.sudogcache;
@@ -41,7 +41,7 @@ sudog* acquireSudog() {
       s->next = nullptr;
       pp->sudogcache.push_back(s);
     }
-    plat::unlock(r.sched.sudoglock);
+    unlock(&r.sched.sudoglock);
     // If the central cache is empty, allocate a new one.
     if (pp->sudogcache.empty()) {
       SyncState& st = syncState(r);
@@ -83,10 +83,10 @@ void releaseSudog(sudog* s) {
       }
       last = q;
     }
-    plat::lock(r.sched.sudoglock);
+    lock(&r.sched.sudoglock);
     last->next = r.sched.sudogcache;
     r.sched.sudogcache = first;
-    plat::unlock(r.sched.sudoglock);
+    unlock(&r.sched.sudoglock);
   }
   pp->sudogcache.push_back(s);
   r.releasem(mp);

@@ -18,10 +18,10 @@ constexpr int64_t forcegcperiod = 2 * 60 * 1000000000LL;  // proc.go
 
 // sysmon (proc.go)
 void Runtime::sysmon() {
-  plat::lock(sched.lock);
+  lock(&sched.lock);
   sched.nmsys++;
   checkdead();
-  plat::unlock(sched.lock);
+  unlock(&sched.lock);
 
   int64_t lasttrace = 0;
   int idle = 0;  // how many cycles in succession we had not wokeup somebody
@@ -39,18 +39,18 @@ void Runtime::sysmon() {
     // information at the right time.
     int64_t now = plat::nanotime();
     if (schedtracePeriod <= 0 && sched.npidle.Load() == gomaxprocs) {
-      plat::lock(sched.lock);
+      lock(&sched.lock);
       if (sched.npidle.Load() == gomaxprocs) {
         bool syscallWake = false;
         const int64_t next = timeSleepUntil();
         if (next > now) {
           sched.sysmonwait.Store(1);
-          plat::unlock(sched.lock);
+          unlock(&sched.lock);
           // Make wake-up period small enough for the sampling to be correct.
           int64_t sleep = forcegcperiod / 2;
           if (next - now < sleep) sleep = next - now;
           syscallWake = plat::notetsleep(sched.sysmonnote, sleep);
-          plat::lock(sched.lock);
+          lock(&sched.lock);
           sched.sysmonwait.Store(0);
           plat::noteclear(sched.sysmonnote);
         }
@@ -59,10 +59,10 @@ void Runtime::sysmon() {
           delay = 20;
         }
       }
-      plat::unlock(sched.lock);
+      unlock(&sched.lock);
     }
 
-    plat::lock(sched.sysmonlock);
+    lock(&sched.sysmonlock);
     // Update now in case we blocked on sysmonnote or spent a long time blocked on schedlock or
     // sysmonlock above.
     now = plat::nanotime();
@@ -87,7 +87,7 @@ void Runtime::sysmon() {
       lasttrace = now;
       schedtraceLines.push_back(schedtrace());
     }
-    plat::unlock(sched.sysmonlock);
+    unlock(&sched.sysmonlock);
   }
 }
 

@@ -47,21 +47,21 @@ bool timerWhen::less(const timerWhen& other) const {
 }
 
 // timers.lock (time.go)
-void timers::lock() { plat::lock(mu); }
+void timers::lock() { rt::lock(&mu); }
 
 // timers.unlock (time.go): publishes len(heap) first, so len is always the last unlocked length.
 void timers::unlock() {
   len->Store(static_cast<uint32_t>(heap.size()));
-  plat::unlock(mu);
+  rt::unlock(&mu);
 }
 
 // timer.lock (time.go)
-void timer::lock() { plat::lock(mu); }
+void timer::lock() { rt::lock(&mu); }
 
 // timer.unlock (time.go): publishes the state bits for the lock-free fast paths, then unlocks.
 void timer::unlock() {
   astate.Store(state);
-  plat::unlock(mu);
+  rt::unlock(&mu);
 }
 
 // timer.updateHeap (time.go): applies t.state to t, which must be ts.heap[0] with ts and t locked;

@@ -75,6 +75,12 @@ struct timerWhen {
 struct timers {
   plat::Mutex mu;
   std::vector<timerWhen> heap;  // ordered by heap[i].when; guarded by mu
+  // len(heap) read without mu (checkdead does): a plain read racing with the heap's owner, so it
+  // is offered to the driver, as LockGuarded's unlocked reads are.
+  size_t heapLenRacy() const {
+    plat::offer_access(plat::Op::PlainLoad, sizeof(size_t), &heap, 0, 0, nullptr);
+    return heap.size();
+  }
   // Go's ts.len: the owning P's p.timersLen (runtime2.h), or ownLen for a set without a P.
   Atomic<uint32_t>* len = &ownLen;
   Atomic<int32_t> zombies;           // timers in the heap marked for removal

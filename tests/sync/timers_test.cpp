@@ -21,6 +21,7 @@ struct Fixture {
   Runtime rt{1};  // addHeap starts its poller (netpollGenericInit)
   p pp;
   std::vector<std::unique_ptr<timer>> ts;
+  FakeG on{&pp};  // the heap's lock counts itself on the current M
   Fixture() {
     Runtime::setCurrent(&rt);
     timersInit(&pp);
