@@ -115,7 +115,7 @@ constexpr uint64_t kClockKey = 1;
 constexpr uint64_t kSignalKey = 2;  // + the thread: its pending-signal cell
 }  // namespace
 
-Dpor::Dpor(int preemption_bound) : bound_(preemption_bound) {}
+Dpor::Dpor(int preemption_bound, bool reduce) : bound_(preemption_bound), reduce_(reduce) {}
 
 void Dpor::set_prefix(const std::vector<uint32_t>& tids) {
   nodes_.clear();
@@ -142,6 +142,7 @@ bool Dpor::preempts(const Node& n, uint32_t t) const {
 
 bool Dpor::next() {
   tvc_.clear();
+  tev_.clear();
   objs_.clear();
   if (!started_ || random_) {
     started_ = true;
@@ -210,7 +211,7 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
     n.current = current;
     if (i > 0) {
       const Node& prev = nodes_[i - 1];
-      n.sleep = sleep_into(prev, enabled);
+      n.sleep = reduce_ ? sleep_into(prev, enabled) : 0;
       n.preemptions = prev.preemptions + (preempts(prev, prev.chosen) ? 1 : 0);
     }
     if (n.fixed) {
@@ -234,25 +235,63 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
       }
       if (bound_ >= 0 && preempts(n, t) && n.preemptions + 1 > static_cast<uint32_t>(bound_)) return engine::kStopRun;
       n.chosen = t;
-      n.done = n.backtrack = bit(t);
+      n.done = bit(t);
+      n.backtrack = reduce_ ? bit(t) : mask;
       nodes_.push_back(std::move(fresh));
     }
   }
   Node& n = nodes_[i];
   const size_t idx = index_of(enabled, n.chosen);
-  analyse(i, enabled[idx]);
+  if (reduce_ || random_) analyse(i, enabled[idx]);
   return idx;
 }
 
-void Dpor::add_backtrack(size_t j, uint32_t p) {
+// Source-DPOR's backtracking (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014): for a race between
+// step j and step i of thread p, the branch to add before j is one that starts the reversal: a
+// thread whose first step among v.i (v: the steps after j that do not happen after j) has no
+// happens-before predecessor in v. If one such thread is already in j's backtrack set, nothing is
+// added. (Adding p itself, Flanagan-Godefroid's rule, is not enough once sleep sets are on: p may
+// sleep before j while the reversal must start with another thread's step; the DPOR unit test
+// shows the outcome that is then lost.)
+void Dpor::add_race(size_t j, size_t i, uint32_t p, const Clock& ci) {
   Node& nj = nodes_[j];
   if (nj.fixed) return;  // every thread there is some share's
-  nj.backtrack |= (nj.enabled_mask & bit(p)) != 0 ? bit(p) : nj.enabled_mask;
+  const uint32_t tj = nj.chosen;
+  const uint32_t lj = nj.vc[tj];  // j is tj's lj-th step
+  // The step of thread r with local number k (1-based), as a node index.
+  auto at = [&](uint32_t r, uint32_t k) -> int64_t { return k == 0 ? -1 : static_cast<int64_t>(tev_[r][k - 1]); };
+  auto initial = [&](uint32_t q, const Clock& vk) {
+    for (uint32_t r = 0; r < tev_.size(); r++) {
+      if (r != q && at(r, vk[r]) > static_cast<int64_t>(j)) return false;  // a predecessor lies in v
+    }
+    return true;
+  };
+  uint64_t initials = 0;
+  for (uint32_t q = 0; q < tev_.size(); q++) {
+    // q's first step after j; it is in v unless it happens after j, and then all of q's later are too.
+    const auto& ev = tev_[q];
+    const auto it = std::upper_bound(ev.begin(), ev.end(), static_cast<uint32_t>(j));
+    if (it != ev.end() && *it < i) {
+      const Node& nk = nodes_[*it];
+      if (nk.vc[tj] >= lj) continue;  // happens after j
+      if (initial(q, nk.vc)) initials |= bit(q);
+    } else if (q == p && initial(p, ci)) {
+      initials |= bit(p);  // p's step i is the first of p in v.i
+    }
+  }
+  initials &= nj.enabled_mask;
+  if (initials == 0) {
+    nj.backtrack |= nj.enabled_mask;  // not expected; all of them is always safe
+    return;
+  }
+  if ((initials & nj.backtrack) != 0) return;
+  nj.backtrack |= bit(static_cast<uint32_t>(std::countr_zero(initials)));
 }
 
 void Dpor::analyse(size_t i, const engine::Step& s) {
   const uint32_t p = s.tid;
   if (tvc_.size() <= p) tvc_.resize(p + 1, Clock{});
+  if (tev_.size() < tvc_.size()) tev_.resize(tvc_.size());
   struct Key {
     uint64_t key;
     bool write;
@@ -264,31 +303,49 @@ void Dpor::analyse(size_t i, const engine::Step& s) {
   keys[nk++] = {kSignalKey + p, false};
   if (s.kind == engine::StepKind::Signal) keys[nk++] = {kSignalKey + s.target, true};
 
+  // Races: every earlier step this one depends on that does not happen before it. All of them,
+  // not only the latest: with sleep sets, the branch that would reveal an older race once the
+  // latest is reversed may never run, so each is given its backtrack point here.
   Clock c = tvc_[p];
   const Clock before = c;
-  auto depend_on = [&](uint32_t j) {
+  races_.clear();
+  auto race = [&](uint32_t j) {
     const Node& nj = nodes_[j];
     const uint32_t q = nj.chosen;
-    if (q != p && nj.vc[q] > before[q]) add_backtrack(j, p);  // a race: j is not ordered before s
-    for (size_t t = 0; t < kMaxThreads; t++) c[t] = std::max(c[t], nj.vc[t]);
+    if (q != p && nj.vc[q] > before[q]) races_.push_back(j);
+  };
+  auto join = [&](uint32_t j) {
+    for (size_t t = 0; t < kMaxThreads; t++) c[t] = std::max(c[t], nodes_[j].vc[t]);
   };
   for (size_t k = 0; k < nk; k++) {
     Obj& o = objs_[keys[k].key];
-    if (o.last_write >= 0) depend_on(static_cast<uint32_t>(o.last_write));
+    for (uint32_t j : o.writes) race(j);
     if (keys[k].write) {
-      for (uint32_t j : o.reads) depend_on(j);
+      for (uint32_t j : o.all_reads) race(j);
+    }
+    // Happens-before: the last write and, for a write, the reads since dominate the rest.
+    if (o.last_write >= 0) join(static_cast<uint32_t>(o.last_write));
+    if (keys[k].write) {
+      for (uint32_t j : o.reads) join(j);
     }
   }
   c[p]++;
   tvc_[p] = c;
   nodes_[i].vc = c;
+  if (tev_.size() <= p) tev_.resize(p + 1);
+  tev_[p].push_back(static_cast<uint32_t>(i));
+  std::sort(races_.begin(), races_.end());
+  races_.erase(std::unique(races_.begin(), races_.end()), races_.end());
+  for (uint32_t j : races_) add_race(j, i, p, c);
   for (size_t k = 0; k < nk; k++) {
     Obj& o = objs_[keys[k].key];
     if (keys[k].write) {
       o.last_write = static_cast<int64_t>(i);
       o.reads.clear();
+      o.writes.push_back(static_cast<uint32_t>(i));
     } else {
       o.reads.push_back(static_cast<uint32_t>(i));
+      o.all_reads.push_back(static_cast<uint32_t>(i));
     }
   }
 }

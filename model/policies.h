@@ -65,15 +65,15 @@ class ReplayPolicy final : public Policy {
   size_t next_ = 0;
 };
 
-// Stateless dynamic partial-order reduction with persistent (backtrack) sets and sleep sets
-// (Flanagan and Godefroid, POPL 2005; Godefroid's sleep sets), over the steps of chooser.h and
-// its dependence relation. Each execution replays a prefix of the search tree's current path,
-// takes one unexplored branch, then runs on by the default rule (stay on the current thread),
-// avoiding sleeping threads. Along the way every step is compared with the earlier steps it
-// depends on; when such a step is not ordered before it by happens-before (vector clocks), the
-// two race, and the thread is added to the backtrack set of the node before the earlier step (all
-// the threads enabled there, if it was not one of them). The search is complete when no node has
-// an unexplored thread in its backtrack set outside its sleep set.
+// Stateless dynamic partial-order reduction with source sets and sleep sets (Abdulla, Aronis,
+// Jonsson and Sagonas, "Optimal dynamic partial order reduction", POPL 2014, Algorithm 1; sleep
+// sets after Godefroid), over the steps of chooser.h and its dependence relation. Each execution
+// replays a prefix of the search tree's current path, takes one unexplored branch, then runs on by
+// the default rule, avoiding sleeping threads. Every step is compared with each earlier step it
+// depends on; when such a step is not ordered before it by happens-before (vector clocks), the two
+// race, and a thread that can start the reversed order is added to the backtrack set of the node
+// before the earlier step, unless one already is (add_race). The search is complete when no node
+// has an unexplored thread in its backtrack set outside its sleep set.
 //
 // With a preemption bound, branches that would switch away from an enabled thread more than that
 // many times are not taken (bounded search: complete only up to the bound, and, as with any bound
@@ -84,7 +84,9 @@ class ReplayPolicy final : public Policy {
 // tree that DPOR would explore from the backtrack sets one execution yields (Knuth's estimator).
 class Dpor final : public Policy {
  public:
-  explicit Dpor(int preemption_bound = -1);
+  // reduce = false: plain enumeration (every enabled thread at every node, no sleep sets), the
+  // baseline DPOR's reduction is measured against.
+  explicit Dpor(int preemption_bound = -1, bool reduce = true);
   void set_prefix(const std::vector<uint32_t>& tids);
   void set_random(uint64_t seed);  // estimation mode
   // Prepares the next execution; false when the search (of the subtree) is complete.
@@ -107,14 +109,17 @@ class Dpor final : public Policy {
   };
   struct Obj {
     int64_t last_write = -1;
-    std::vector<uint32_t> reads;  // nodes that read it since the last write
+    std::vector<uint32_t> reads;   // nodes that read it since the last write
+    std::vector<uint32_t> writes;  // every node that wrote it
+    std::vector<uint32_t> all_reads;  // every node that read it
   };
   void analyse(size_t i, const engine::Step& s);
-  void add_backtrack(size_t j, uint32_t p);
+  void add_race(size_t j, size_t i, uint32_t p, const Clock& ci);
   uint64_t sleep_into(const Node& prev, std::span<const engine::Step> enabled) const;
   bool preempts(const Node& n, uint32_t t) const;
 
   int bound_;
+  bool reduce_;
   std::vector<Node> nodes_;
   size_t fixed_ = 0;
   bool random_ = false;
@@ -122,6 +127,8 @@ class Dpor final : public Policy {
   bool started_ = false;
   // Per execution.
   std::vector<Clock> tvc_;
+  std::vector<std::vector<uint32_t>> tev_;  // each thread's steps, as node indices
+  std::vector<uint32_t> races_;             // scratch
   std::unordered_map<uint64_t, Obj> objs_;  // looked up, never iterated
 };
 

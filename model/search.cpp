@@ -18,6 +18,7 @@ const char* strategy_name(StrategyKind s) {
     case StrategyKind::Bounded: return "bounded";
     case StrategyKind::Pct: return "pct";
     case StrategyKind::Random: return "random";
+    case StrategyKind::Plain: return "plain";
   }
   return "?";
 }
@@ -170,8 +171,9 @@ void merge_states(Shared& sh, const StateGraph& g) {
 // Searches DPOR share `k` to its end, or to the first violation, or until told to stop.
 // Returns whether the share was searched completely.
 bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, StateGraph* g) {
-  const int bound = sh.cfg.strategy == StrategyKind::Bounded ? sh.cfg.preemptions : -1;
-  Dpor d(bound);
+  const bool plain = sh.cfg.strategy == StrategyKind::Plain;
+  const int bound = sh.cfg.strategy == StrategyKind::Bounded || (plain && sh.cfg.preemptions >= 0) ? sh.cfg.preemptions : -1;
+  Dpor d(bound, !plain);
   d.set_prefix(prefix);
   while (d.next()) {
     if (sh.best.load() < k || sh.out_of_budget) return false;
@@ -220,7 +222,7 @@ CheckReport run_check(const CheckConfig& cfg) {
   std::vector<StateGraph> graphs(jobs);
   bool complete = true;
 
-  if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded) {
+  if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded || cfg.strategy == StrategyKind::Plain) {
     if (cfg.estimate_runs > 0) {
       double plain = 0, dpor = 0;
       for (uint32_t r = 0; r < cfg.estimate_runs; r++) {

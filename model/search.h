@@ -20,7 +20,7 @@
 
 namespace gmp::model {
 
-enum class StrategyKind { Dpor, Bounded, Pct, Random };
+enum class StrategyKind { Dpor, Bounded, Pct, Random, Plain };
 const char* strategy_name(StrategyKind s);
 
 inline constexpr uint32_t kShares = 16;

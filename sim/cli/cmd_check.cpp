@@ -88,7 +88,7 @@ int cmd_check(int argc, char** argv) {
   RunOptions o;
   CheckOptions co;
   model::CheckConfig& c = co.cfg;
-  bool seed_for_search = false;
+  bool preemptions_set = false;
   parse_sim_args("check", argc, argv, o, [&](Args& a) {
     const std::string& f = a.flag();
     if (f == "--strategy") {
@@ -97,9 +97,11 @@ int cmd_check(int argc, char** argv) {
       else if (v == "bounded") c.strategy = model::StrategyKind::Bounded;
       else if (v == "pct") c.strategy = model::StrategyKind::Pct;
       else if (v == "random") c.strategy = model::StrategyKind::Random;
-      else usage_error("--strategy: expected dpor, bounded, pct or random, got '" + v + "'");
+      else if (v == "plain") c.strategy = model::StrategyKind::Plain;
+      else usage_error("--strategy: expected dpor, bounded, pct, random or plain, got '" + v + "'");
     } else if (f == "--preemptions") {
       c.preemptions = static_cast<int>(parse_uint(f, a.value(), 0, 1000));
+      preemptions_set = true;
     } else if (f == "--depth") {
       c.depth = static_cast<uint32_t>(parse_uint(f, a.value(), 1, 100));
     } else if (f == "--max-executions") {
@@ -148,7 +150,7 @@ int cmd_check(int argc, char** argv) {
     }
     return true;
   });
-  (void)seed_for_search;
+  if (c.strategy == model::StrategyKind::Plain && !preemptions_set) c.preemptions = -1;
   if (o.procs.size() != 1) usage_error("check: --procs takes one value");
   if (o.cores.size() != 1 || o.cores.front() != 0) usage_error("check: --cores plays no part under the checker (time is a choice)");
   if (o.seeds != 1) usage_error("check: --seeds is for gmpsim sweep");
@@ -185,7 +187,9 @@ int cmd_check(int argc, char** argv) {
     if ((c.setup.properties & b) != 0) props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }
   std::printf("gmpsim check: %s, %d Ps, strategy %s", o.scenario_path.c_str(), c.setup.procs, model::strategy_name(c.strategy));
-  if (c.strategy == model::StrategyKind::Bounded) std::printf(" (at most %d preemptions)", c.preemptions);
+  if (c.strategy == model::StrategyKind::Bounded || (c.strategy == model::StrategyKind::Plain && preemptions_set)) {
+    std::printf(" (at most %d preemptions)", c.preemptions);
+  }
   if (c.strategy == model::StrategyKind::Pct) std::printf(" (depth %u)", c.depth);
   std::printf(", seed %llu", static_cast<unsigned long long>(o.seed));
   if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
@@ -239,7 +243,7 @@ int cmd_check(int argc, char** argv) {
   }
   const model::Found& f = *rep.found;
   std::printf("\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
-              c.strategy == model::StrategyKind::Dpor || c.strategy == model::StrategyKind::Bounded ? "share" : "execution",
+              c.strategy == model::StrategyKind::Pct || c.strategy == model::StrategyKind::Random ? "execution" : "share",
               static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
   std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps", f.schedule.str().c_str(),
               f.schedule.picks.size(), f.preemptions, static_cast<unsigned long long>(f.schedule.steps));

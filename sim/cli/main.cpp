@@ -27,7 +27,7 @@ const char kSweepUsage[] =
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
 const char kCheckUsage[] =
-    "  gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random] [--preemptions K] [--depth D]\n"
+    "  gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random|plain] [--preemptions K] [--depth D]\n"
     "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
     "                        [--max-steps N] [--sysmon-rounds N] [--property LIST] [--estimate N]\n"
     "                        [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE] [--profile F]\n"
