@@ -1,0 +1,224 @@
+// gmpsim check's model checker (model/): schedules as text, exact replay, the properties, the
+// search's splits, and what it says about programs it cannot bound.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "model/execution.h"
+#include "model/policies.h"
+#include "model/properties.h"
+#include "model/search.h"
+#include "sim/cost/profile.h"
+#include "sim/runtime/runtime.h"
+#include "sim/scenario/scenario.h"
+
+using namespace gmp;
+
+namespace {
+
+// main waits on a channel nobody sends on: every execution ends in Go's deadlock throw.
+const char kDeadlock[] = R"(
+chan { name: "a" }
+func { name: "main" op { go { func: "w" } } op { recv { chan: "a" } } }
+func { name: "w" op { compute { ns: 100 } } }
+)";
+
+const char kWaitGroup[] = R"(
+waitgroup { name: "wg" }
+func {
+  name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "worker" } }
+  op { go { func: "worker" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
+)";
+
+model::CheckSetup setup_for(const scenario::Scenario& sc, int32_t procs) {
+  model::CheckSetup s;
+  s.scenario = &sc;
+  s.profile = &cost::default_profile();
+  s.procs = procs;
+  return s;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+}  // namespace
+
+TEST_CASE("a schedule's text round-trips, and bad text names its byte", "[check]") {
+  const model::Schedule s = model::Schedule::parse("12:1,40:0/97");
+  CHECK(s.picks.size() == 2);
+  CHECK(s.picks[1] == std::pair<uint64_t, uint32_t>{40, 0});
+  CHECK(s.steps == 97);
+  CHECK(s.str() == "12:1,40:0/97");
+  CHECK(model::Schedule::parse("/5").picks.empty());
+  auto error_of = [](const std::string& text) {
+    try {
+      model::Schedule::parse(text);
+    } catch (const model::ScheduleError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("12:1,x/9").find("byte 5") != std::string::npos);
+  CHECK(error_of("12:1").find("byte 4: expected '/'") != std::string::npos);
+  CHECK(error_of("5:1,3:0/9").find("steps must increase") != std::string::npos);
+  CHECK(error_of("5:1/4").find("beyond the last step") != std::string::npos);
+  CHECK(error_of("99999999999999999999:1/5").find("too large") != std::string::npos);
+  CHECK(error_of("1:2/3 ").find("byte 5") != std::string::npos);
+}
+
+TEST_CASE("a counterexample replays exactly: the same steps and the same trace bytes", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 2);
+  cfg.strategy = model::StrategyKind::Random;
+  cfg.max_executions = 5;
+  cfg.states = false;
+  const model::CheckReport rep = model::run_check(cfg);
+  REQUIRE(rep.found);
+  CHECK(rep.found->violation.property == model::kThrow);
+  CHECK(rep.found->violation.message.find("all goroutines are asleep") != std::string::npos);
+  const std::string a = std::string(GMP_BINARY_DIR) + "/check_test_a.trace", b = a + ".b";
+  const model::Execution x = model::replay(cfg.setup, rep.found->schedule, a);
+  const model::Execution y = model::replay(cfg.setup, rep.found->schedule, b);
+  CHECK(x.end == model::Execution::End::Violation);
+  CHECK(x.steps == rep.found->schedule.steps);
+  CHECK(x.schedule.str() == rep.found->schedule.str());
+  REQUIRE(x.log.size() == y.log.size());
+  for (size_t i = 0; i < x.log.size(); i++) CHECK(x.log[i].step.tid == y.log[i].step.tid);
+  const std::string ta = slurp(a), tb = slurp(b);
+  CHECK(!ta.empty());
+  CHECK(ta == tb);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
+TEST_CASE("a stale schedule is refused at the step where it diverges", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kWaitGroup, "wg");
+  const model::CheckSetup setup = setup_for(sc, 2);
+  std::string what;
+  try {
+    model::replay(setup, model::Schedule::parse("3:9/500"), "");
+  } catch (const model::ScheduleError& e) {
+    what = e.what();
+  }
+  CHECK(what.find("diverges at step 3") != std::string::npos);
+  CHECK(what.find("thread 9") != std::string::npos);
+  // The default order with a wrong length: the run and the schedule disagree on where it ends.
+  what.clear();
+  try {
+    model::replay(setup, model::Schedule::parse("/3"), "");
+  } catch (const model::ScheduleError& e) {
+    what = e.what();
+  }
+  CHECK(what.find("ends at step 3") != std::string::npos);
+}
+
+TEST_CASE("--jobs and --shard search the same executions as one job", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kWaitGroup, "wg");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 2);
+  cfg.strategy = model::StrategyKind::Bounded;
+  cfg.preemptions = 1;
+  const model::CheckReport one = model::run_check(cfg);
+  CHECK(one.complete);
+  CHECK(!one.found);
+  cfg.jobs = 3;
+  const model::CheckReport three = model::run_check(cfg);
+  CHECK(three.complete);
+  CHECK(three.executions == one.executions);
+  CHECK(three.states == one.states);
+  cfg.jobs = 1;
+  cfg.shards = 2;
+  cfg.shard = 0;
+  const model::CheckReport s0 = model::run_check(cfg);
+  cfg.shard = 1;
+  const model::CheckReport s1 = model::run_check(cfg);
+  CHECK(s0.executions + s1.executions == one.executions);
+  CHECK(s0.executions > 0);
+  CHECK(s1.executions > 0);
+}
+
+TEST_CASE("random search reports the same first violation whatever the jobs", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 2);
+  cfg.strategy = model::StrategyKind::Random;
+  cfg.max_executions = 20;
+  cfg.shrink = false;
+  const model::CheckReport one = model::run_check(cfg);
+  cfg.jobs = 4;
+  const model::CheckReport four = model::run_check(cfg);
+  REQUIRE(one.found);
+  REQUIRE(four.found);
+  CHECK(one.found->execution == four.found->execution);
+  CHECK(one.found->schedule.str() == four.found->schedule.str());
+}
+
+TEST_CASE("a program that does not end is reported with the loop it is in", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(R"(
+func { name: "main" op { loop { forever: true op { compute { ns: 1000 } } op { gosched {} } } } }
+)",
+                                                         "forever.textproto");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 2);
+  cfg.setup.max_steps = 3000;
+  cfg.strategy = model::StrategyKind::Random;
+  cfg.max_executions = 2;
+  const model::CheckReport rep = model::run_check(cfg);
+  CHECK(!rep.found);
+  CHECK(rep.step_limited == 2);
+  CHECK(!rep.complete);
+  CHECK(rep.unbounded.find("G1 (main)") != std::string::npos);
+  CHECK(rep.unbounded.find("endless loop at forever.textproto:2") != std::string::npos);
+}
+
+TEST_CASE("the state properties name what is wrong", "[check]") {
+  rt::Runtime r(2);
+  rt::g a, b;
+  a.goid = 7;
+  b.goid = 8;
+  a.atomicstatus.set(rt::_Grunnable);
+  b.atomicstatus.set(rt::_Gwaiting);
+  r.allgs = {&a, &b};
+  r.allp[0]->runnext.set(&a);
+  CHECK(model::check_g_conservation(r).empty());
+  // The same G in a second queue.
+  r.allp[1]->runq[0].set(&a);
+  r.allp[1]->runqtail.set(1);
+  CHECK(model::check_g_conservation(r).find("G7 is in 2 run queues at once") != std::string::npos);
+  r.allp[1]->runqtail.set(0);
+  // A waiting G in a run queue.
+  r.allp[1]->runnext.set(&b);
+  CHECK(model::check_g_conservation(r).find("G8 is _Gwaiting but in P1's runnext") != std::string::npos);
+  r.allp[1]->runnext.set(nullptr);
+  // A runnable G in no queue at all.
+  r.allp[0]->runnext.set(nullptr);
+  CHECK(model::check_g_conservation(r).find("G7 is _Grunnable but in no run queue") != std::string::npos);
+  r.allp[0]->runnext.set(&a);
+
+  // Work conservation: runnable work, an idle P, nobody spinning.
+  r.sched.npidle.set(1);
+  r.allp[1]->status.set(rt::_Pidle);
+  r.allp[0]->status.set(rt::_Prunning);
+  CHECK(model::check_work_conservation(r).find("G7 in P0's runnext while P1 is idle") != std::string::npos);
+  r.sched.nmspinning.set(1);
+  CHECK(model::check_work_conservation(r).empty());
+  r.sched.nmspinning.set(0);
+
+  // Lost wake-up: the same, with no M running anything.
+  engine::PointInfo info;
+  CHECK(model::check_lost_wakeup(r, info).find("every M is parked") != std::string::npos);
+  info.user_running = 1;
+  CHECK(model::check_lost_wakeup(r, info).empty());
+  r.allgs.clear();
+}
