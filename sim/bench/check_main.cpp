@@ -1,0 +1,171 @@
+// gmp_check_bench: the model checker's speed and reduction, as figures (never a test).
+//   1. the 2-P run-queue check (model/queue_check, the Explorer): executions and steps a second;
+//   2. a whole-scheduler scenario (two workers and a WaitGroup, 2 Ps) under gmpsim check's
+//      random and bounded strategies: executions and distinct states a second;
+//   3. DPOR against plain enumeration where plain enumeration finishes: small synthetic programs
+//      (threads reading and writing shared cells), and the whole scheduler with a preemption bound.
+// Usage: gmp_check_bench [--quick]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/policies.h"
+#include "model/queue_check.h"
+#include "model/search.h"
+#include "model/strategy.h"
+#include "sim/cost/profile.h"
+#include "sim/scenario/scenario.h"
+
+using namespace gmp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+const char kWaitGroup[] = R"(
+waitgroup { name: "wg" }
+func {
+  name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "worker" } }
+  op { go { func: "worker" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
+)";
+const char kEmpty[] = "func { name: \"main\" }\n";
+
+// A synthetic program: per thread, a list of (cell, write) steps.
+struct Op {
+  int cell;
+  bool write;
+};
+using Program = std::vector<std::vector<Op>>;
+
+uint64_t enumerate(const Program& prog, bool reduce) {
+  static int cells[8];
+  model::Dpor d(-1, reduce);
+  uint64_t n = 0;
+  while (d.next()) {
+    n++;
+    std::vector<size_t> pc(prog.size(), 0);
+    for (uint32_t t = 0; t < prog.size(); t++) d.thread_created(t, UINT32_MAX, false);
+    uint32_t cur = 0;
+    for (uint64_t step = 0;; step++) {
+      std::vector<engine::Step> en;
+      for (uint32_t t = 0; t < prog.size(); t++) {
+        if (pc[t] >= prog[t].size()) continue;
+        engine::Step s;
+        s.tid = t;
+        s.kind = engine::StepKind::Access;
+        s.write = prog[t][pc[t]].write;
+        s.op = s.write ? plat::Op::Store : plat::Op::Load;
+        s.obj = &cells[prog[t][pc[t]].cell];
+        en.push_back(s);
+      }
+      if (en.empty()) break;
+      const size_t i = d.pick(step, en, cur);
+      if (i == engine::kStopRun) break;
+      cur = en[i].tid;
+      pc[cur]++;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+
+  // 1. The run-queue check at 2 Ps, a small configuration (8 Gs, one producer).
+  {
+    model::QueueCheckConfig cfg;
+    cfg.procs = 2;
+    cfg.gs = 8;
+    cfg.producers = 1;
+    const uint64_t n = quick ? 2000 : 50000;
+    uint64_t steps = 0;
+    const auto t0 = Clock::now();
+    for (uint64_t i = 0; i < n; i++) {
+      model::RandomStrategy s(i + 1);
+      cfg.seed = i + 1;
+      steps += model::run_queue_check(cfg, s).run.steps;
+    }
+    const double s = since(t0);
+    std::printf("runq check, 2 Ps, 8 Gs (Explorer, random): %llu executions in %.2f s: %.0f executions/s, %.2f M steps/s\n",
+                static_cast<unsigned long long>(n), s, static_cast<double>(n) / s, static_cast<double>(steps) / s / 1e6);
+  }
+
+  // 2. The whole scheduler: gmpsim check on two workers and a WaitGroup at 2 Ps.
+  const scenario::Scenario wg = scenario::parse_scenario(kWaitGroup, "waitgroup");
+  for (model::StrategyKind k : {model::StrategyKind::Random, model::StrategyKind::Bounded}) {
+    model::CheckConfig cfg;
+    cfg.setup.scenario = &wg;
+    cfg.setup.profile = &cost::default_profile();
+    cfg.setup.procs = 2;
+    cfg.strategy = k;
+    cfg.preemptions = 1;
+    cfg.max_executions = k == model::StrategyKind::Random ? (quick ? 300 : 3000) : 0;
+    const model::CheckReport r = model::run_check(cfg);
+    std::printf("whole scheduler, waitgroup, 2 Ps, %s%s: %llu executions (%s), %llu distinct states, %.2f s: %.0f executions/s, "
+                "%.0f states/s, %.0f steps an execution at most\n",
+                model::strategy_name(k), k == model::StrategyKind::Bounded ? " (1 preemption)" : "",
+                static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "sampled",
+                static_cast<unsigned long long>(r.states), r.seconds, static_cast<double>(r.executions) / r.seconds,
+                static_cast<double>(r.states) / r.seconds, static_cast<double>(r.max_steps_seen));
+  }
+
+  // 3. Reduction. Synthetic programs first: every interleaving against DPOR's.
+  {
+    uint64_t plain = 0, dpor = 0;
+    SplitMix64 rng(7);
+    const int programs = quick ? 5 : 20;
+    for (int k = 0; k < programs; k++) {
+      Program p(3);
+      for (auto& t : p) {
+        for (int i = 0; i < 4; i++) t.push_back(Op{static_cast<int>(rng.next() % 3), rng.next() % 2 == 0});
+      }
+      plain += enumerate(p, false);
+      dpor += enumerate(p, true);
+    }
+    std::printf("reduction, %d synthetic programs (3 threads x 4 steps on 3 cells): plain %llu executions, DPOR %llu: %.1fx fewer\n",
+                programs, static_cast<unsigned long long>(plain), static_cast<unsigned long long>(dpor),
+                static_cast<double>(plain) / static_cast<double>(dpor));
+  }
+  // The whole scheduler: an empty main (the runtime's start and exit, sysmon), preemption-bounded.
+  const scenario::Scenario empty = scenario::parse_scenario(kEmpty, "empty");
+  for (int procs : {1, 2}) {
+    for (int bound : {0, 1}) {
+      if (quick && bound == 1 && procs == 2) continue;
+      uint64_t ex[2] = {0, 0};
+      double secs[2] = {0, 0};
+      bool complete[2] = {false, false};
+      for (int plain = 0; plain < 2; plain++) {
+        model::CheckConfig cfg;
+        cfg.setup.scenario = &empty;
+        cfg.setup.profile = &cost::default_profile();
+        cfg.setup.procs = procs;
+        cfg.strategy = plain != 0 ? model::StrategyKind::Plain : model::StrategyKind::Bounded;
+        cfg.preemptions = bound;
+        cfg.time_limit = quick ? 10 : 120;
+        cfg.states = false;
+        const model::CheckReport r = model::run_check(cfg);
+        ex[plain] = r.executions;
+        secs[plain] = r.seconds;
+        complete[plain] = r.complete;
+      }
+      std::printf("reduction, whole scheduler, empty main, %d P%s, at most %d preemption%s: plain %llu executions%s (%.2f s), "
+                  "DPOR %llu%s (%.2f s): %.1fx fewer\n",
+                  procs, procs > 1 ? "s" : "", bound, bound == 1 ? "" : "s", static_cast<unsigned long long>(ex[1]),
+                  complete[1] ? "" : " (stopped at the time limit)", secs[1], static_cast<unsigned long long>(ex[0]),
+                  complete[0] ? "" : " (stopped at the time limit)", secs[0],
+                  static_cast<double>(ex[1]) / static_cast<double>(std::max<uint64_t>(ex[0], 1)));
+    }
+  }
+  return 0;
+}
