@@ -155,7 +155,7 @@ class Recorder final : public engine::Chooser {
     const uint32_t props = setup_.properties;
     std::string why;
     Property p = kThrow;
-    if ((props & kGConservation) != 0 && !(why = check_g_conservation(*r_)).empty()) {
+    if ((props & kGConservation) != 0 && (!(why = check_g_conservation(*r_)).empty() || !(why = check_accounting(*r_)).empty())) {
       p = kGConservation;
     } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*r_, info)).empty()) {
       p = kLostWakeup;

@@ -89,12 +89,36 @@ std::string check_g_conservation(const rt::Runtime& r) {
   return "";
 }
 
+namespace {
+// Ms with m.spinning set, and Ps with status _Pidle, counted from the Ms and Ps themselves.
+int32_t spinning_ms(const rt::Runtime& r) {
+  int32_t n = 0;
+  for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) n += mp->spinning ? 1 : 0;
+  return n;
+}
+}  // namespace
+
+std::string check_accounting(const rt::Runtime& r) {
+  const int32_t spinning = spinning_ms(r);
+  if (r.sched.nmspinning.peek() != spinning) {
+    return "sched.nmspinning is " + std::to_string(r.sched.nmspinning.peek()) + " but " + std::to_string(spinning) +
+           " Ms are spinning";
+  }
+  int32_t idle = 0, listed = 0;
+  for (const rt::p* pp : r.allp) idle += pp->status.peek() == rt::_Pidle ? 1 : 0;
+  for (const rt::p* pp = r.sched.pidle.load(); pp != nullptr && listed <= static_cast<int32_t>(r.allp.size()); pp = pp->link) listed++;
+  if (r.sched.npidle.peek() != idle || listed != idle) {
+    return "sched.npidle is " + std::to_string(r.sched.npidle.peek()) + ", the idle list holds " + std::to_string(listed) +
+           " Ps, and " + std::to_string(idle) + " Ps are _Pidle";
+  }
+  return "";
+}
+
 std::string check_work_conservation(const rt::Runtime& r) {
   const std::vector<Place> q = queued(r);
   if (q.empty()) return "";
   const int32_t idle = r.sched.npidle.peek();
-  const int32_t spinning = r.sched.nmspinning.peek();
-  if (idle <= 0 || spinning != 0) return "";
+  if (idle <= 0 || spinning_ms(r) != 0) return "";
   std::string idle_ps;
   for (const rt::p* pp : r.allp) {
     if (pp->status.peek() == rt::_Pidle) idle_ps += (idle_ps.empty() ? "P" : ", P") + std::to_string(pp->id);
@@ -103,7 +127,7 @@ std::string check_work_conservation(const rt::Runtime& r) {
 }
 
 std::string check_timer_conservation(const rt::Runtime& r) {
-  if (r.sched.npidle.peek() <= 0 || r.sched.nmspinning.peek() != 0) return "";
+  if (r.sched.npidle.peek() <= 0 || spinning_ms(r) != 0) return "";
   int64_t first = 0;
   int32_t on = -1;
   for (const rt::p* pp : r.allp) {

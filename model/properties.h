@@ -15,6 +15,10 @@ namespace gmp::model {
 // no G of another status is in a run queue.
 std::string check_g_conservation(const rt::Runtime& r);
 
+// Accounting, part of G conservation: the scheduler's counts agree with what they count:
+// sched.nmspinning with the Ms that spin, sched.npidle with the idle list and the _Pidle Ps.
+std::string check_accounting(const rt::Runtime& r);
+
 // Work conservation: no G is runnable while a P is idle and no M spins to find it.
 std::string check_work_conservation(const rt::Runtime& r);
 
