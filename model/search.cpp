@@ -188,27 +188,70 @@ bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, S
   return true;
 }
 
+// Delta debugging (Zeller's ddmin) over the schedule's departures: drop a chunk of them, replay
+// the rest leniently (a pick that no longer fits is skipped), and keep the run if the same
+// property still fails with fewer departures, or as many and fewer steps; chunks halve down to
+// single departures. The kept schedule is the one the replay recorded, so it replays strictly.
 void shrink(const CheckSetup& setup, Found& f) {
-  constexpr uint32_t kMaxRuns = 300;
-  bool better = true;
-  while (better && f.shrink_runs < kMaxRuns) {
-    better = false;
-    for (size_t i = 0; i < f.schedule.picks.size() && f.shrink_runs < kMaxRuns; i++) {
+  constexpr uint32_t kMaxRuns = 400;
+  auto attempt = [&](const Schedule& cand) {
+    ReplayPolicy pol(cand, /*strict=*/false);
+    f.shrink_runs++;
+    const Execution ex = execute(setup, pol, ExecOptions{});
+    if (ex.end != Execution::End::Violation || ex.violation.property != f.violation.property) return false;
+    if (ex.schedule.picks.size() > f.schedule.picks.size()) return false;
+    if (ex.schedule.picks.size() == f.schedule.picks.size() && ex.steps >= f.schedule.steps) return false;
+    f.schedule = ex.schedule;
+    f.preemptions = ex.preemptions;
+    f.violation = ex.violation;
+    return true;
+  };
+  size_t chunk = std::max<size_t>(f.schedule.picks.size() / 2, 1);
+  while (!f.schedule.picks.empty() && f.shrink_runs < kMaxRuns) {
+    bool better = false;
+    for (size_t at = 0; at < f.schedule.picks.size() && f.shrink_runs < kMaxRuns;) {
       Schedule cand = f.schedule;
-      cand.picks.erase(cand.picks.begin() + static_cast<ptrdiff_t>(i));
+      const size_t end = std::min(at + chunk, cand.picks.size());
+      cand.picks.erase(cand.picks.begin() + static_cast<ptrdiff_t>(at), cand.picks.begin() + static_cast<ptrdiff_t>(end));
       cand.steps = 0;
-      ReplayPolicy pol(cand, /*strict=*/false);
-      f.shrink_runs++;
-      const Execution ex = execute(setup, pol, ExecOptions{});
-      if (ex.end != Execution::End::Violation || ex.violation.property != f.violation.property) continue;
-      if (ex.schedule.picks.size() > f.schedule.picks.size()) continue;
-      if (ex.schedule.picks.size() == f.schedule.picks.size() && ex.steps >= f.schedule.steps) continue;
-      f.schedule = ex.schedule;
-      f.preemptions = ex.preemptions;
-      f.violation = ex.violation;
-      better = true;
-      break;
+      if (attempt(cand)) {
+        better = true;  // the same position now holds the next chunk
+      } else {
+        at += chunk;
+      }
     }
+    if (!better) {
+      if (chunk == 1) break;
+      chunk = std::max<size_t>(chunk / 2, 1);
+    } else {
+      chunk = std::min(chunk, std::max<size_t>(f.schedule.picks.size() / 2, 1));
+    }
+  }
+}
+
+// A random or PCT counterexample switches threads hundreds of times, and most of those switches
+// cannot be dropped one by one without losing the bug (every later step moves). Iterative
+// context bounding finds the fewest: a bounded DPOR search for the same property with 0, 1, 2,
+// then 3 preemptions, each within a budget, takes the first schedule that fails the same way.
+void fewer_preemptions(const CheckConfig& cfg, Found& f) {
+  constexpr int kMaxBound = 3;
+  constexpr uint64_t kBudget = 20'000;  // executions per bound
+  for (int k = 0; k <= kMaxBound && static_cast<uint32_t>(k) < f.preemptions; k++) {
+    CheckConfig b;
+    b.setup = cfg.setup;
+    b.strategy = StrategyKind::Bounded;
+    b.preemptions = k;
+    b.max_executions = kBudget;
+    b.shrink = false;
+    b.states = false;
+    const CheckReport r = run_check(b);
+    f.shrink_runs += static_cast<uint32_t>(std::min<uint64_t>(r.executions, UINT32_MAX));
+    if (!r.found || r.found->violation.property != f.violation.property) continue;
+    f.schedule = r.found->schedule;
+    f.preemptions = r.found->preemptions;
+    f.violation = r.found->violation;
+    shrink(cfg.setup, f);
+    return;
   }
 }
 
@@ -304,11 +347,15 @@ CheckReport run_check(const CheckConfig& cfg) {
   rep.states = sh.states.fingerprints.size();
   rep.states_truncated = sh.states.truncated;
   rep.complete = complete && !sh.out_of_budget && rep.step_limited == 0;
+  rep.seconds = sh.seconds();
   if (sh.found) {
     rep.found = sh.found;
-    if (cfg.shrink) shrink(cfg.setup, *rep.found);
+    if (cfg.shrink) {
+      shrink(cfg.setup, *rep.found);
+      fewer_preemptions(cfg, *rep.found);
+    }
   }
-  rep.seconds = sh.seconds();
+  rep.shrink_seconds = sh.seconds() - rep.seconds;
   return rep;
 }
 
@@ -392,14 +439,21 @@ std::string operation(const LoggedStep& l) {
 
 }  // namespace
 
-std::string format_interleaving(const Execution& ex, size_t last) {
+std::string format_interleaving(const Execution& ex, size_t from, size_t to, size_t max_lines) {
   std::string out;
   char buf[512];
   std::snprintf(buf, sizeof buf, "%7s %6s %4s %4s %5s %10s  %-24s %-22s %s\n", "step", "thread", "M", "P", "G", "time", "function",
                 "site", "operation");
   out += buf;
-  const size_t from = last != 0 && ex.log.size() > last ? ex.log.size() - last : 0;
-  for (size_t i = from; i < ex.log.size(); i++) {
+  to = std::min(to, ex.log.size());
+  from = std::min(from, to);
+  for (size_t i = from; i < to; i++) {
+    if (max_lines != 0 && to - from > max_lines && i == from + max_lines / 2) {
+      const size_t skip = (to - from) - max_lines;
+      out += "    ... " + std::to_string(skip) + " steps left out (--show 0 prints them all)\n";
+      i += skip - 1;
+      continue;
+    }
     const LoggedStep& l = ex.log[i];
     auto id = [](int64_t v, const char* pre) { return v < 0 ? std::string("-") : pre + std::to_string(v); };
     const std::string site = base_name(l.step.site.file_name()) + ":" + std::to_string(l.step.site.line());

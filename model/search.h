@@ -57,7 +57,8 @@ struct CheckReport {
   std::string unbounded;    // the first execution at the step limit: where its goroutines were
   uint64_t states = 0;      // distinct fingerprints (union over the jobs of this process)
   bool states_truncated = false;
-  double seconds = 0;
+  double seconds = 0;       // the search, without shrinking
+  double shrink_seconds = 0;
   bool complete = false;    // the whole space (of the strategy, within its bounds) was searched
   uint64_t max_steps_seen = 0;
   uint32_t max_threads = 0;
@@ -73,7 +74,8 @@ CheckReport run_check(const CheckConfig& cfg);
 Execution replay(const CheckSetup& setup, const Schedule& s, const std::string& trace_path,
                  const std::vector<std::pair<std::string, std::string>>& metadata = {});
 
-// The readable interleaving: one line per step (the last `last` steps; 0: all).
-std::string format_interleaving(const Execution& ex, size_t last);
+// The readable interleaving: one line per step, of the steps from `from` to `to` (exclusive); at
+// most `max_lines` of them (0: all), the first and last halves with the count left out between.
+std::string format_interleaving(const Execution& ex, size_t from, size_t to, size_t max_lines);
 
 }  // namespace gmp::model

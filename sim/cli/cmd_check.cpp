@@ -24,7 +24,7 @@ struct CheckOptions {
   model::CheckConfig cfg;
   std::string replay;
   bool replaying = false;
-  size_t show = 40;
+  size_t show = 80;
   bool estimate_set = false;
   std::string mutant;
 };
@@ -68,10 +68,16 @@ bool show_replay(const RunOptions& o, const CheckOptions& co, const Loaded& in, 
     std::fprintf(stderr, "gmpsim: %s\n", e.what());
     std::exit(1);
   }
-  std::printf("\ninterleaving (%s%zu steps; time is the checker's clock):\n",
-              co.show != 0 && ex.log.size() > co.show ? ("the last " + std::to_string(co.show) + " of ").c_str() : "",
-              ex.log.size());
-  std::fputs(model::format_interleaving(ex, co.show).c_str(), stdout);
+  // From a little before the first departure from the default order to a little after the
+  // violation: the part of the run the schedule is about.
+  constexpr size_t kContext = 12;
+  size_t from = 0, to = ex.log.size();
+  if (co.show != 0) {
+    if (!s.picks.empty()) from = s.picks.front().first > kContext ? s.picks.front().first - kContext : 0;
+    if (ex.end == model::Execution::End::Violation) to = std::min(to, ex.violation.step + kContext);
+  }
+  std::printf("\ninterleaving (steps %zu to %zu of %zu; time is the checker's clock):\n", from, to, ex.log.size());
+  std::fputs(model::format_interleaving(ex, from, to, co.show).c_str(), stdout);
   std::printf("run: %s after %llu steps, %u preemptions\n", ex.how.c_str(), static_cast<unsigned long long>(ex.steps),
               ex.preemptions);
   if (ex.end == model::Execution::End::Violation) {
@@ -230,6 +236,7 @@ int cmd_check(int argc, char** argv) {
               rep.states_truncated ? " (capped)" : "", rep.seconds, static_cast<double>(rep.executions) / std::max(rep.seconds, 1e-9),
               static_cast<double>(rep.states) / std::max(rep.seconds, 1e-9),
               rep.complete ? "complete" : (rep.found ? "stopped at the first violation" : "incomplete"));
+  if (rep.found && c.shrink) std::printf("shrinking took %.2f s\n", rep.shrink_seconds);
   if (rep.step_limited != 0) {
     std::printf("warning: %llu executions did not end within %llu steps; in the first, the program's goroutines were:%s\n"
                 "hint: the checker explores programs that end; give endless loops a count, or raise --max-steps if the "

@@ -720,6 +720,7 @@ void Engine::osyield() {
   if (chooser_ != nullptr) {
     Step s;
     s.kind = StepKind::Yield;
+    s.site = plat::current_site();
     return check_point(s);
   }
   advance(cfg_.costs.osyield);
@@ -734,6 +735,7 @@ int64_t Engine::nanotime() {
     Step s;
     s.kind = StepKind::Clock;
     s.clock = true;
+    s.site = plat::current_site();
     check_point(s);
     return kNanotimeEpoch + now_;
   }

@@ -135,6 +135,7 @@ void Engine::check_take(Thread& n) {
 
 void Engine::check_block(Wait w, const void* on, int64_t deadline) {
   Thread& self = cur();
+  if (w == Wait::Sleep || w == Wait::Syscall || w == Wait::Timer) self.wait_site = plat::current_site();
   self.state = State::Blocked;
   self.wait = w;
   self.wait_on = on;
@@ -264,7 +265,6 @@ int64_t Engine::check_compute(int64_t work) {
   self.computing = true;
   self.compute_start = now_;
   self.compute_end = now_ + clamp_step(work);
-  self.wait_site = self.step.site;
   check_block(Wait::Timer, nullptr, self.compute_end);
   Thread& me = cur();
   me.computing = false;
@@ -278,6 +278,7 @@ void Engine::check_tgkill(uint64_t tid, int sig) {
   Step s;
   s.kind = StepKind::Signal;
   s.target = static_cast<uint32_t>(tid);
+  s.site = plat::current_site();
   check_point(s);
   Thread& target = *threads_[tid];
   if (target.state == State::Exited) return;

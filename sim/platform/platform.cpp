@@ -100,19 +100,28 @@ void notewakeup(Note& n, std::source_location site) {
   n.key.notify_all();
 }
 
-void usleep(uint32_t usec) {
-  if (Driver* d = current_driver()) return d->usleep(usec);
+void usleep(uint32_t usec, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->usleep(usec);
+  }
   timespec ts{static_cast<time_t>(usec / 1000000), static_cast<long>(usec % 1000000) * 1000};
   nanosleep(&ts, nullptr);
 }
 
-void osyield() {
-  if (Driver* d = current_driver()) return d->osyield();
+void osyield(std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->osyield();
+  }
   sched_yield();
 }
 
-int64_t nanotime() {
-  if (Driver* d = current_driver()) return d->nanotime();
+int64_t nanotime(std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->nanotime();
+  }
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
@@ -123,8 +132,11 @@ uint64_t gettid() {
   return static_cast<uint64_t>(::gettid());
 }
 
-void tgkill(uint64_t tid, int sig) {
-  if (Driver* d = current_driver()) return d->tgkill(tid, sig);
+void tgkill(uint64_t tid, int sig, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->tgkill(tid, sig);
+  }
   if (::tgkill(::getpid(), static_cast<pid_t>(tid), sig) != 0) throw_("tgkill failed");
 }
 
@@ -152,8 +164,11 @@ SignalHandler signal_handler(int sig) {
   return handlers[sig].load(std::memory_order_acquire);
 }
 
-int64_t compute(int64_t work) {
-  if (Driver* d = current_driver()) return d->compute(work);
+int64_t compute(int64_t work, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->compute(work);
+  }
   // Real hardware: burn the CPU for that long.
   const int64_t end = nanotime() + work;
   while (nanotime() < end) {
@@ -161,8 +176,11 @@ int64_t compute(int64_t work) {
   return 0;
 }
 
-void block_for(int64_t ns) {
-  if (Driver* d = current_driver()) return d->block_for(ns);
+void block_for(int64_t ns, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->block_for(ns);
+  }
   if (ns <= 0) return;
   timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
   nanosleep(&ts, nullptr);

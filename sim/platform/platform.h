@@ -38,22 +38,22 @@ void notesleep(Note& n, std::source_location site = std::source_location::curren
 bool notetsleep(Note& n, int64_t ns, std::source_location site = std::source_location::current());  // true if woken before ns elapsed
 void notewakeup(Note& n, std::source_location site = std::source_location::current());
 
-void usleep(uint32_t usec);
-void osyield();
-int64_t nanotime();
+void usleep(uint32_t usec, std::source_location site = std::source_location::current());
+void osyield(std::source_location site = std::source_location::current());
+int64_t nanotime(std::source_location site = std::source_location::current());
 // Threads and signals, as Go's os_linux.go uses them: an M records its thread id (m.procid) when it
 // starts, and signalM(mp, sig) is tgkill(getpid(), mp.procid, sig). The handler installed with
 // set_signal_handler runs on the receiving thread (the real platform installs it with sigaction;
 // a driver calls it on the target's context when the signal is delivered).
 uint64_t gettid();
-void tgkill(uint64_t tid, int sig);
+void tgkill(uint64_t tid, int sig, std::source_location site = std::source_location::current());
 using SignalHandler = void (*)(int sig);
 void set_signal_handler(int sig, SignalHandler h);
 SignalHandler signal_handler(int sig);
 void charge(Cost c);
 // User computation and blocking system calls, for the workload (see Driver).
-int64_t compute(int64_t work);
-void block_for(int64_t ns);
+int64_t compute(int64_t work, std::source_location site = std::source_location::current());
+void block_for(int64_t ns, std::source_location site = std::source_location::current());
 
 // The end of the program after a Go throw that no driver frame can catch (one raised on a
 // goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.
