@@ -123,8 +123,14 @@ TEST_CASE("a stale schedule is refused at the step where it diverges", "[check]"
   CHECK(what.find("ends at step 3") != std::string::npos);
 }
 
-TEST_CASE("--jobs and --shard search the same executions as one job", "[check]") {
-  const scenario::Scenario sc = scenario::parse_scenario(kWaitGroup, "wg");
+TEST_CASE("jobs and shards search the same executions as one job", "[check]") {
+  // One worker and a WaitGroup: a complete bounded search of a few hundred executions.
+  const scenario::Scenario sc = scenario::parse_scenario(R"(
+waitgroup { name: "wg" }
+func { name: "main" op { add { wg: "wg" n: 1 } } op { go { func: "worker" } } op { wait { wg: "wg" } } }
+func { name: "worker" op { done { wg: "wg" } } }
+)",
+                                                         "wg1");
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
   cfg.strategy = model::StrategyKind::Bounded;
@@ -211,8 +217,16 @@ TEST_CASE("the state properties name what is wrong", "[check]") {
   r.allp[1]->status.set(rt::_Pidle);
   r.allp[0]->status.set(rt::_Prunning);
   CHECK(model::check_work_conservation(r).find("G7 in P0's runnext while P1 is idle") != std::string::npos);
-  r.sched.nmspinning.set(1);
+  // An M that spins will find it.
+  rt::m spinner;
+  spinner.spinning = true;
+  r.allm.set(&spinner);
   CHECK(model::check_work_conservation(r).empty());
+  // The counts must agree with the Ms and Ps they count.
+  CHECK(model::check_accounting(r).find("sched.nmspinning is 0 but 1 Ms are spinning") != std::string::npos);
+  r.sched.nmspinning.set(1);
+  CHECK(model::check_accounting(r).find("sched.npidle is 1, the idle list holds 0 Ps") != std::string::npos);
+  r.allm.set(nullptr);
   r.sched.nmspinning.set(0);
 
   // Lost wake-up: the same, with no M running anything.
