@@ -127,6 +127,9 @@ class Recorder final : public engine::Chooser {
       }
       if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return engine::kStopRun;
     }
+    // After a yield (osyield, a spin-wait's procyield) the thread that yielded does not go on by
+    // default: the next thread in order does, as on a machine where the others run meanwhile.
+    if (last_yield_) current = next_after(enabled, current);
     const size_t i = policy_.pick(ex_.steps, enabled, current);
     if (i == engine::kStopRun) {
       pruned_ = true;
@@ -141,6 +144,7 @@ class Recorder final : public engine::Chooser {
     if (enabled.size() > 1 && ex_.tree_product < 1e300) ex_.tree_product *= static_cast<double>(enabled.size());
     prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
     prev_user_ = s.kind == engine::StepKind::Timeout && s.user;
+    last_yield_ = s.kind == engine::StepKind::Yield;
     if (opt_.log) log(s, info, enabled.size());
     ex_.steps++;
     return i;
@@ -150,6 +154,18 @@ class Recorder final : public engine::Chooser {
   bool violated() const { return violated_; }
 
  private:
+  // The first thread after t (in thread order, wrapping) that is enabled and not in a timed wait;
+  // t if there is none.
+  static uint32_t next_after(std::span<const engine::Step> enabled, uint32_t t) {
+    uint32_t first = UINT32_MAX, after = UINT32_MAX;
+    for (const engine::Step& e : enabled) {
+      if (e.kind == engine::StepKind::Timeout || e.tid == t) continue;
+      if (first == UINT32_MAX) first = e.tid;
+      if (e.tid > t && after == UINT32_MAX) after = e.tid;
+    }
+    return after != UINT32_MAX ? after : first != UINT32_MAX ? first : t;
+  }
+
   // Tests the properties of a quiescent state; true if one fails (the execution then ends).
   bool test_quiescent(const engine::PointInfo& info) {
     const uint32_t props = setup_.properties;
@@ -278,6 +294,7 @@ class Recorder final : public engine::Chooser {
   uint32_t prev_ = UINT32_MAX;
   bool prev_progress_ = false;
   bool prev_user_ = false;
+  bool last_yield_ = false;
   bool pruned_ = false;
   bool violated_ = false;
   const rt::g* stranded_ = nullptr;

@@ -28,7 +28,10 @@ struct Schedule {
 // The default rule, as the timing engine would run a program on enough cores: threads run until
 // they block, and time passes only when every thread waits. The thread that took the last step
 // goes on if it can; else the lowest-numbered thread that is not in a timed wait; else, with every
-// thread waiting, the timed wait that ends first (lowest thread among equals). default_pick picks
+// thread waiting, the timed wait that ends first (lowest thread among equals). After a yield
+// (osyield, a spin-wait's procyield) the next thread in order counts as the one that goes on (the
+// Recorder passes it as `current`), so a spin-wait does not starve the thread it waits for.
+// default_pick picks
 // among the threads in `allowed` (a mask; all by default) and returns SIZE_MAX if none is.
 size_t default_pick(std::span<const engine::Step> enabled, uint32_t current, uint64_t allowed = ~uint64_t{0});
 

@@ -763,8 +763,16 @@ void Engine::spend(int64_t ns) {
   if (chooser_ == nullptr) advance(ns);  // costs are no part of choice mode
 }
 
+// In choice mode a procyield (the PAUSE of a spin-wait) is a Yield step: the default order then
+// lets the other threads run, as other cores would while this one spins.
 void Engine::charge(plat::Cost c) {
-  if (chooser_ == nullptr) advance(cfg_.costs.path[static_cast<size_t>(c)]);
+  if (chooser_ == nullptr) return advance(cfg_.costs.path[static_cast<size_t>(c)]);
+  if (c == plat::Cost::ProcYield) {
+    Step s;
+    s.kind = StepKind::Yield;
+    s.site = plat::current_site();
+    check_point(s);
+  }
 }
 
 // The runtime charges gogo and mcall themselves (Cost::Gogo, Cost::Mcall); the switch is free.

@@ -186,8 +186,11 @@ void block_for(int64_t ns, std::source_location site) {
   nanosleep(&ts, nullptr);
 }
 
-void charge(Cost c) {
-  if (Driver* d = current_driver()) d->charge(c);
+void charge(Cost c, std::source_location site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    d->charge(c);
+  }
   // Real hardware charges itself.
 }
 

@@ -50,7 +50,7 @@ void tgkill(uint64_t tid, int sig, std::source_location site = std::source_locat
 using SignalHandler = void (*)(int sig);
 void set_signal_handler(int sig, SignalHandler h);
 SignalHandler signal_handler(int sig);
-void charge(Cost c);
+void charge(Cost c, std::source_location site = std::source_location::current());
 // User computation and blocking system calls, for the workload (see Driver).
 int64_t compute(int64_t work, std::source_location site = std::source_location::current());
 void block_for(int64_t ns, std::source_location site = std::source_location::current());
