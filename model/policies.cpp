@@ -219,6 +219,7 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
       // other shares, explored as if before it (the order a single search would take).
       if ((mask & bit(pinned)) == 0) throw std::logic_error("check: a pinned prefix does not fit the run");
       if ((n.sleep & bit(pinned)) != 0) return engine::kStopRun;  // covered by an earlier share
+      if (bound_ >= 0 && preempts(n, pinned) && n.preemptions + 1 > static_cast<uint32_t>(bound_)) return engine::kStopRun;
       n.done = mask & (bit(pinned) | (bit(pinned) - 1));
       n.backtrack = mask;
     } else {

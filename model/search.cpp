@@ -4,6 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -107,6 +109,7 @@ struct Shared {
   std::mutex mu;  // guards found, states, progress
   std::optional<Found> found;
   std::string unbounded;
+  std::exception_ptr failure;
   StateGraph states;
   Clock::time_point last_progress;
 
@@ -154,6 +157,19 @@ struct Shared {
     found = f;
   }
 };
+
+// Runs a searching thread's loop; an exception (a scenario with too many threads, a run that
+// does not repeat itself) stops every thread and is rethrown by run_check once all have joined.
+template <class F>
+void guarded(Shared& sh, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    std::lock_guard<std::mutex> l(sh.mu);
+    if (!sh.failure) sh.failure = std::current_exception();
+    sh.out_of_budget = true;
+  }
+}
 
 // One execution with this thread's state graph (merged at the end), or none.
 Execution run_one(Shared& sh, Policy& pol, StateGraph* g) {
@@ -246,7 +262,7 @@ void fewer_preemptions(const CheckConfig& cfg, Found& f) {
     b.states = false;
     const CheckReport r = run_check(b);
     f.shrink_runs += static_cast<uint32_t>(std::min<uint64_t>(r.executions, UINT32_MAX));
-    if (!r.found || r.found->violation.property != f.violation.property) continue;
+    if (!r.found || r.found->violation.property != f.violation.property || r.found->preemptions >= f.preemptions) continue;
     f.schedule = r.found->schedule;
     f.preemptions = r.found->preemptions;
     f.violation = r.found->violation;
@@ -285,11 +301,13 @@ CheckReport run_check(const CheckConfig& cfg) {
     std::atomic<size_t> next{0};
     std::atomic<bool> all_complete{true};
     auto worker = [&](uint32_t j) {
-      for (;;) {
-        const size_t i = next.fetch_add(1);
-        if (i >= mine.size()) return;
-        if (!search_share(sh, mine[i], shares[mine[i]], keep_states ? &graphs[j] : nullptr)) all_complete = false;
-      }
+      guarded(sh, [&] {
+        for (;;) {
+          const size_t i = next.fetch_add(1);
+          if (i >= mine.size()) return;
+          if (!search_share(sh, mine[i], shares[mine[i]], keep_states ? &graphs[j] : nullptr)) all_complete = false;
+        }
+      });
     };
     std::vector<std::thread> ts;
     for (uint32_t j = 1; j < jobs; j++) ts.emplace_back(worker, j);
@@ -310,7 +328,11 @@ CheckReport run_check(const CheckConfig& cfg) {
     const uint64_t k = std::max<uint64_t>(rep.max_steps_seen, 1);
     std::atomic<uint64_t> next{cfg.shard};
     const uint64_t stride = std::max<uint32_t>(cfg.shards, 1);
+    std::function<void(uint32_t)> work;
     auto worker = [&](uint32_t j) {
+      guarded(sh, [&] { work(j); });
+    };
+    work = [&](uint32_t j) {
       for (;;) {
         const uint64_t i = next.fetch_add(stride);
         if (i >= total || i >= sh.best.load() || sh.out_of_budget) return;
@@ -334,6 +356,7 @@ CheckReport run_check(const CheckConfig& cfg) {
     complete = false;  // sampling is never complete
   }
 
+  if (sh.failure) std::rethrow_exception(sh.failure);
   if (keep_states) {
     for (const StateGraph& g : graphs) merge_states(sh, g);
   }
@@ -375,7 +398,7 @@ namespace {
 
 // "void gmp::rt::Runtime::runqput(gmp::rt::p*, ...)" -> "runqput"; lambdas name their enclosing
 // function.
-std::string go_function(const std::source_location& site) {
+std::string go_function(const plat::Site& site) {
   std::string f = site.function_name();
   const size_t paren = f.find('(');
   if (paren != std::string::npos) f.resize(paren);

@@ -19,10 +19,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <source_location>
 #include <span>
 
 #include "sim/platform/driver.h"
+#include "sim/platform/site.h"
 
 namespace gmp::rt {
 struct g;
@@ -38,7 +38,7 @@ enum class StepKind : uint8_t {
   Unlock,     // a runtime lock's release
   NoteSleep,  // a note sleeper checks its note (after a wake-up or on entry)
   Timeout,    // a timed wait ends (obj: the note waited on, if any; the clock moves)
-  Clock,      // nanotime
+  Clock,      // nanotime, or the clock read that starts a timed wait
   Signal,     // tgkill (target: the thread signalled)
   Yield,      // osyield
 };
@@ -60,7 +60,7 @@ struct Step {
   int64_t deadline = 0;          // Timeout: when the wait would end by itself
   bool user = false;             // Timeout: the end of user code (a compute, a system call)
   rt::g* g = nullptr;            // getg() when the thread stopped
-  std::source_location site;     // where in the port
+  plat::Site site;     // where in the port
 };
 
 // Whether the order of two steps of different threads can matter.

@@ -124,7 +124,7 @@ void Engine::exit_thread() {
 }
 
 void Engine::block_for(int64_t ns) {
-  if (chooser_ != nullptr) return check_block(Wait::Syscall, nullptr, now_ + clamp_step(ns));
+  if (chooser_ != nullptr) return check_block(Wait::Syscall, nullptr, check_wait_start() + clamp_step(ns));
   block(Wait::Timer, nullptr, cur().t + clamp_step(ns));
 }
 
@@ -711,7 +711,7 @@ int64_t Engine::os_jitter() {
 }
 
 void Engine::usleep(uint32_t usec) {
-  if (chooser_ != nullptr) return check_block(Wait::Sleep, nullptr, now_ + int64_t{usec} * 1000);
+  if (chooser_ != nullptr) return check_block(Wait::Sleep, nullptr, check_wait_start() + int64_t{usec} * 1000);
   const int64_t d = std::max<int64_t>(static_cast<int64_t>(usec) * 1000, cfg_.costs.usleep_min_latency);
   block(Wait::Timer, nullptr, cur().t + d + os_jitter());
 }

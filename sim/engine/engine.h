@@ -175,6 +175,7 @@ class Engine final : public plat::Driver {
   void check_point(Step s);              // the current thread's next step; returns once it is chosen
   Thread* check_choose();                // asks the chooser; nullptr when no thread is enabled
   void check_take(Thread& t);            // t was chosen: end its timed wait, set its clock
+  int64_t check_wait_start();           // the step that reads the clock for a deadline
   void check_block(Wait w, const void* on, int64_t deadline);
   void check_wake(Thread& t, Step s);    // a waiter becomes enabled, its next step s
   void check_switch_away();              // the current thread stopped: run the chosen one

@@ -85,9 +85,10 @@ Engine::Thread* Engine::check_choose() {
       steps_.push_back(timeout(t));
     }
   }
-  if (!steps_.empty()) {
-    idle_daemon_rounds_ = 0;
-  } else {
+  bool others = false;  // a thread other than a daemon can move
+  for (const Step& st : steps_) others |= !threads_[st.tid]->daemon;
+  if (others) idle_daemon_rounds_ = 0;
+  if (steps_.empty()) {
     // Only daemons past their rounds can move: time passes for them alone.
     for (const auto& tp : threads_) {
       if (tp->state == State::Blocked && tp->deadline != kNever) steps_.push_back(timeout(*tp));
@@ -131,6 +132,17 @@ void Engine::check_take(Thread& n) {
   } else {
     n.t = std::max(n.t, now_);
   }
+}
+
+// A timed wait's deadline is computed from the clock: reading it is a step of its own (a Clock
+// step), so that it is ordered against the ends of other waits, which move the clock.
+int64_t Engine::check_wait_start() {
+  Step s;
+  s.kind = StepKind::Clock;
+  s.clock = true;
+  s.site = plat::current_site();
+  check_point(s);
+  return now_;
 }
 
 void Engine::check_block(Wait w, const void* on, int64_t deadline) {
@@ -232,6 +244,7 @@ bool Engine::check_notetsleep(plat::Note& n, int64_t ns) {
   s.kind = StepKind::NoteSleep;
   s.obj = &n.key;
   s.size = sizeof(uint32_t);
+  s.clock = true;  // the deadline below is read from the clock at this step
   s.site = plat::current_site();
   check_point(s);
   if (n.key.load(std::memory_order_acquire) != 0) return true;
@@ -261,10 +274,11 @@ void Engine::check_notewakeup(plat::Note& n) {
 
 int64_t Engine::check_compute(int64_t work) {
   if (work <= 0) return 0;
+  const int64_t start = check_wait_start();
   Thread& self = cur();
   self.computing = true;
-  self.compute_start = now_;
-  self.compute_end = now_ + clamp_step(work);
+  self.compute_start = start;
+  self.compute_end = start + clamp_step(work);
   check_block(Wait::Timer, nullptr, self.compute_end);
   Thread& me = cur();
   me.computing = false;

@@ -6,11 +6,11 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <source_location>
 #include <string>
 
 #include "sim/engine/engine.h"
 #include "sim/platform/context.h"
+#include "sim/platform/site.h"
 
 namespace gmp::engine {
 
@@ -65,7 +65,7 @@ struct Engine::Thread {
   int64_t deadline = kNever;   // when its timed wait may end (Blocked); kNever: not timed
   bool daemon = false;
   uint32_t rounds = 0;         // timed waits ended by choice (daemons)
-  std::source_location wait_site;  // where it blocked
+  plat::Site wait_site;  // where it blocked
 };
 
 

@@ -26,10 +26,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <source_location>
 #include <type_traits>
 
 #include "sim/platform/driver.h"
+#include "sim/platform/site.h"
 
 namespace gmp {
 
@@ -44,36 +44,36 @@ class Atomic {
   Atomic(const Atomic&) = delete;
   Atomic& operator=(const Atomic&) = delete;
 
-  T Load(std::source_location loc = std::source_location::current()) const {
+  T Load(plat::Site loc = plat::Site::current()) const {
     offer(plat::Op::Load, 0, 0, loc);
     return v_.load(std::memory_order_seq_cst);
   }
-  T LoadAcquire(std::source_location loc = std::source_location::current()) const {
+  T LoadAcquire(plat::Site loc = plat::Site::current()) const {
     offer(plat::Op::LoadAcquire, 0, 0, loc);
     return v_.load(std::memory_order_acquire);
   }
-  void Store(T v, std::source_location loc = std::source_location::current()) {
+  void Store(T v, plat::Site loc = plat::Site::current()) {
     if (offer(plat::Op::Store, bits(v), 0, loc)) {
       v_.store(v, std::memory_order_relaxed);
       return;
     }
     v_.store(v, std::memory_order_seq_cst);
   }
-  void StoreRelease(T v, std::source_location loc = std::source_location::current()) {
+  void StoreRelease(T v, plat::Site loc = plat::Site::current()) {
     offer(plat::Op::StoreRelease, bits(v), 0, loc);
     v_.store(v, std::memory_order_release);
   }
-  bool CompareAndSwap(T old, T nv, std::source_location loc = std::source_location::current()) {
+  bool CompareAndSwap(T old, T nv, plat::Site loc = plat::Site::current()) {
     if (offer(plat::Op::Cas, bits(nv), bits(old), loc)) return cas_single(old, nv);
     return v_.compare_exchange_strong(old, nv, std::memory_order_seq_cst);
   }
-  bool CompareAndSwapRelease(T old, T nv, std::source_location loc = std::source_location::current()) {
+  bool CompareAndSwapRelease(T old, T nv, plat::Site loc = plat::Site::current()) {
     if (offer(plat::Op::CasRelease, bits(nv), bits(old), loc)) return cas_single(old, nv);
     return v_.compare_exchange_strong(old, nv, std::memory_order_release,
                                       std::memory_order_relaxed);
   }
   // Go's Xadd: returns the new value.
-  T Add(T delta, std::source_location loc = std::source_location::current())
+  T Add(T delta, plat::Site loc = plat::Site::current())
     requires std::is_integral_v<T>
   {
     if (offer(plat::Op::Add, bits(delta), 0, loc)) {
@@ -84,7 +84,7 @@ class Atomic {
     return static_cast<T>(v_.fetch_add(delta, std::memory_order_seq_cst) + delta);
   }
   // Go's Xchg: returns the old value.
-  T Swap(T v, std::source_location loc = std::source_location::current()) {
+  T Swap(T v, plat::Site loc = plat::Site::current()) {
     if (offer(plat::Op::Swap, bits(v), 0, loc)) {
       const T prev = v_.load(std::memory_order_relaxed);
       v_.store(v, std::memory_order_relaxed);
@@ -92,7 +92,7 @@ class Atomic {
     }
     return v_.exchange(v, std::memory_order_seq_cst);
   }
-  void Or(T mask, std::source_location loc = std::source_location::current())
+  void Or(T mask, plat::Site loc = plat::Site::current())
     requires std::is_unsigned_v<T>
   {
     if (offer(plat::Op::Or, bits(mask), 0, loc)) {
@@ -101,7 +101,7 @@ class Atomic {
     }
     v_.fetch_or(mask, std::memory_order_seq_cst);
   }
-  void And(T mask, std::source_location loc = std::source_location::current())
+  void And(T mask, plat::Site loc = plat::Site::current())
     requires std::is_unsigned_v<T>
   {
     if (offer(plat::Op::And, bits(mask), 0, loc)) {
@@ -112,11 +112,11 @@ class Atomic {
   }
 
   // A Go plain read or write of a field that other threads also access.
-  T get(std::source_location loc = std::source_location::current()) const {
+  T get(plat::Site loc = plat::Site::current()) const {
     offer(plat::Op::PlainLoad, 0, 0, loc);
     return v_.load(std::memory_order_relaxed);
   }
-  void set(T v, std::source_location loc = std::source_location::current()) {
+  void set(T v, plat::Site loc = plat::Site::current()) {
     offer(plat::Op::PlainStore, bits(v), 0, loc);
     v_.store(v, std::memory_order_relaxed);
   }
@@ -138,7 +138,7 @@ class Atomic {
     }
   }
   // Offers the access to the driver; true if there is one (see the note at the top).
-  bool offer(plat::Op op, uint64_t value, uint64_t expected, const std::source_location& loc) const {
+  bool offer(plat::Op op, uint64_t value, uint64_t expected, const plat::Site& loc) const {
     return plat::offer_access(op, sizeof(T), &v_, value, expected, &holders_, loc);
   }
   // A CAS on a cell that only this OS thread touches.
@@ -172,7 +172,7 @@ class LockGuarded {
   T load() const { return std::atomic_ref<T>(const_cast<T&>(v_)).load(std::memory_order_relaxed); }
   void store(T v) { std::atomic_ref<T>(v_).store(v, std::memory_order_relaxed); }
   // The read Go makes without the lock: an interleaving point.
-  T loadRacy(std::source_location loc = std::source_location::current()) const {
+  T loadRacy(plat::Site loc = plat::Site::current()) const {
     plat::offer_access(plat::Op::PlainLoad, sizeof(T), &v_, 0, 0, nullptr, loc);
     return load();
   }

@@ -16,8 +16,9 @@
 
 #include <cstdint>
 #include <exception>
-#include <source_location>
 #include <string>
+
+#include "sim/platform/site.h"
 
 namespace gmp::rt {
 struct g;
@@ -58,7 +59,7 @@ struct Access {
   uint64_t* holders;
   // Where in the port the operation is (file, line, function), for counterexamples. Costs the
   // fast path nothing: drivers with fast_access never see it.
-  std::source_location site;
+  plat::Site site;
 };
 
 struct Note;
@@ -123,18 +124,18 @@ namespace detail {
 inline thread_local Driver* tls_driver = nullptr;
 // The port's call site of the lock, unlock or note operation being handed to the driver (set just
 // before the call, for drivers that report where an operation came from).
-inline thread_local std::source_location tls_site;
+inline thread_local plat::Site tls_site;
 }
 
 // The call site of the runtime lock or note operation now in the driver.
-inline const std::source_location& current_site() { return detail::tls_site; }
+inline const plat::Site& current_site() { return detail::tls_site; }
 
 inline Driver* current_driver() { return detail::tls_driver; }
 
 // Offers one shared-memory access to the driver installed on this thread, through its fast path
 // when it has one; false when none is installed (the real platform).
 inline bool offer_access(Op op, uint8_t size, const void* addr, uint64_t value, uint64_t expected,
-                         uint64_t* holders, const std::source_location& site = std::source_location::current()) {
+                         uint64_t* holders, const plat::Site& site = plat::Site::current()) {
   Driver* d = current_driver();
   if (d == nullptr) return false;
   if (d->fast_access != nullptr) {

@@ -34,7 +34,7 @@ const char* op_name(Op op) {
 
 // Real platform: a three-state futex mutex (Drepper, "Futexes Are Tricky", mutex2), on C++20
 // atomic wait/notify, which are futexes on Linux.
-void lock(Mutex& l, std::source_location site) {
+void lock(Mutex& l, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->lock(l);
@@ -48,7 +48,7 @@ void lock(Mutex& l, std::source_location site) {
   }
 }
 
-void unlock(Mutex& l, std::source_location site) {
+void unlock(Mutex& l, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->unlock(l);
@@ -58,9 +58,13 @@ void unlock(Mutex& l, std::source_location site) {
 
 bool lock_held(const Mutex& l) { return l.key.load(std::memory_order_relaxed) != 0; }
 
-void noteclear(Note& n) { n.key.store(0, std::memory_order_relaxed); }
+// Go's noteclear is a plain store of the key; under a driver it is offered as one.
+void noteclear(Note& n, Site site) {
+  offer_access(Op::Store, sizeof(uint32_t), &n.key, 0, 0, nullptr, site);
+  n.key.store(0, std::memory_order_relaxed);
+}
 
-void notesleep(Note& n, std::source_location site) {
+void notesleep(Note& n, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->notesleep(n);
@@ -68,7 +72,7 @@ void notesleep(Note& n, std::source_location site) {
   while (n.key.load(std::memory_order_acquire) == 0) n.key.wait(0, std::memory_order_acquire);
 }
 
-bool notetsleep(Note& n, int64_t ns, std::source_location site) {
+bool notetsleep(Note& n, int64_t ns, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->notetsleep(n, ns);
@@ -89,7 +93,7 @@ bool notetsleep(Note& n, int64_t ns, std::source_location site) {
 // The key's exchange is Go's atomic.Xchg: under a driver it is offered as an access of its own
 // first, so that the wake-up becomes visible at a scheduling point of its own, not together with
 // whatever operation came before it. The driver's notewakeup is the futex wake that follows.
-void notewakeup(Note& n, std::source_location site) {
+void notewakeup(Note& n, plat::Site site) {
   Driver* d = current_driver();
   if (d != nullptr) offer_access(Op::Swap, sizeof(uint32_t), &n.key, 1, 0, nullptr, site);
   if (n.key.exchange(1, std::memory_order_release) != 0) throw_("notewakeup - double wakeup");
@@ -100,7 +104,7 @@ void notewakeup(Note& n, std::source_location site) {
   n.key.notify_all();
 }
 
-void usleep(uint32_t usec, std::source_location site) {
+void usleep(uint32_t usec, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->usleep(usec);
@@ -109,7 +113,7 @@ void usleep(uint32_t usec, std::source_location site) {
   nanosleep(&ts, nullptr);
 }
 
-void osyield(std::source_location site) {
+void osyield(plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->osyield();
@@ -117,7 +121,7 @@ void osyield(std::source_location site) {
   sched_yield();
 }
 
-int64_t nanotime(std::source_location site) {
+int64_t nanotime(plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->nanotime();
@@ -132,7 +136,7 @@ uint64_t gettid() {
   return static_cast<uint64_t>(::gettid());
 }
 
-void tgkill(uint64_t tid, int sig, std::source_location site) {
+void tgkill(uint64_t tid, int sig, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->tgkill(tid, sig);
@@ -164,7 +168,7 @@ SignalHandler signal_handler(int sig) {
   return handlers[sig].load(std::memory_order_acquire);
 }
 
-int64_t compute(int64_t work, std::source_location site) {
+int64_t compute(int64_t work, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->compute(work);
@@ -176,7 +180,7 @@ int64_t compute(int64_t work, std::source_location site) {
   return 0;
 }
 
-void block_for(int64_t ns, std::source_location site) {
+void block_for(int64_t ns, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->block_for(ns);
@@ -186,7 +190,7 @@ void block_for(int64_t ns, std::source_location site) {
   nanosleep(&ts, nullptr);
 }
 
-void charge(Cost c, std::source_location site) {
+void charge(Cost c, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     d->charge(c);

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
-#include <source_location>
 #include <string>
 
 #include "sim/platform/driver.h"
+#include "sim/platform/site.h"
 
 namespace gmp::plat {
 
@@ -28,32 +28,32 @@ struct Note {
   std::atomic<uint32_t> key{0};
 };
 
-void lock(Mutex& l, std::source_location site = std::source_location::current());
-void unlock(Mutex& l, std::source_location site = std::source_location::current());
+void lock(Mutex& l, plat::Site site = plat::Site::current());
+void unlock(Mutex& l, plat::Site site = plat::Site::current());
 // Go's assertLockHeld, reduced to "someone holds it": the owner is not tracked.
 bool lock_held(const Mutex& l);
 
-void noteclear(Note& n);
-void notesleep(Note& n, std::source_location site = std::source_location::current());
-bool notetsleep(Note& n, int64_t ns, std::source_location site = std::source_location::current());  // true if woken before ns elapsed
-void notewakeup(Note& n, std::source_location site = std::source_location::current());
+void noteclear(Note& n, Site site = Site::current());
+void notesleep(Note& n, plat::Site site = plat::Site::current());
+bool notetsleep(Note& n, int64_t ns, plat::Site site = plat::Site::current());  // true if woken before ns elapsed
+void notewakeup(Note& n, plat::Site site = plat::Site::current());
 
-void usleep(uint32_t usec, std::source_location site = std::source_location::current());
-void osyield(std::source_location site = std::source_location::current());
-int64_t nanotime(std::source_location site = std::source_location::current());
+void usleep(uint32_t usec, plat::Site site = plat::Site::current());
+void osyield(plat::Site site = plat::Site::current());
+int64_t nanotime(plat::Site site = plat::Site::current());
 // Threads and signals, as Go's os_linux.go uses them: an M records its thread id (m.procid) when it
 // starts, and signalM(mp, sig) is tgkill(getpid(), mp.procid, sig). The handler installed with
 // set_signal_handler runs on the receiving thread (the real platform installs it with sigaction;
 // a driver calls it on the target's context when the signal is delivered).
 uint64_t gettid();
-void tgkill(uint64_t tid, int sig, std::source_location site = std::source_location::current());
+void tgkill(uint64_t tid, int sig, plat::Site site = plat::Site::current());
 using SignalHandler = void (*)(int sig);
 void set_signal_handler(int sig, SignalHandler h);
 SignalHandler signal_handler(int sig);
-void charge(Cost c, std::source_location site = std::source_location::current());
+void charge(Cost c, plat::Site site = plat::Site::current());
 // User computation and blocking system calls, for the workload (see Driver).
-int64_t compute(int64_t work, std::source_location site = std::source_location::current());
-void block_for(int64_t ns, std::source_location site = std::source_location::current());
+int64_t compute(int64_t work, plat::Site site = plat::Site::current());
+void block_for(int64_t ns, plat::Site site = plat::Site::current());
 
 // The end of the program after a Go throw that no driver frame can catch (one raised on a
 // goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.

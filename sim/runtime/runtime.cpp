@@ -12,7 +12,7 @@ void assertLockHeld(const plat::Mutex& l) {
 }
 
 // lock (lock_spinbit.go's lock2): the M counts the lock before it tries to take it.
-void lock(plat::Mutex* l, std::source_location site) {
+void lock(plat::Mutex* l, plat::Site site) {
   g* gp = plat::getg();
   if (gp->m->locks < 0) plat::throw_("runtime·lock: lock count");
   gp->m->locks += mutexMLocksDelta;
@@ -22,7 +22,7 @@ void lock(plat::Mutex* l, std::source_location site) {
 // unlock (lock_spinbit.go's unlock2): the M uncounts the lock only once it is released; when it
 // holds no lock and nothing else keeps it from being preempted, a pending preemption request
 // gets its poisoned stackguard0 back.
-void unlock(plat::Mutex* l, std::source_location site) {
+void unlock(plat::Mutex* l, plat::Site site) {
   g* gp = plat::getg();
   // mutexSampleContention: with the mutex profile off (rate 0) no unlock is sampled, and no
   // cheaprand draw follows. Runtime::current() is null only in unit tests that run port code

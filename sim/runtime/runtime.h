@@ -9,10 +9,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <source_location>
 #include <utility>
 #include <vector>
 
+#include "sim/platform/site.h"
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/rand.h"
@@ -348,7 +348,7 @@ void assertLockHeld(const plat::Mutex& l);
 // unlock puts back a preemption request that newstack set aside.
 inline constexpr int32_t mutexMLocksDelta = 16;  // lock_spinbit.go
 // The call site travels down to the platform, so that the checker names the caller, not this.
-void lock(plat::Mutex* l, std::source_location site = std::source_location::current());
-void unlock(plat::Mutex* l, std::source_location site = std::source_location::current());
+void lock(plat::Mutex* l, plat::Site site = plat::Site::current());
+void unlock(plat::Mutex* l, plat::Site site = plat::Site::current());
 
 }  // namespace gmp::rt
