@@ -16,19 +16,28 @@ namespace gmp::model {
 
 const char* property_name(Property p) {
   switch (p) {
-    case kThrow: return "throw";
-    case kDeadlock: return "deadlock";
-    case kGConservation: return "g-conservation";
-    case kWorkConservation: return "work-conservation";
-    case kLostWakeup: return "lost-wakeup";
-    case kLivelock: return "livelock";
-    case kAssertions: return "assertions";
-    default: return "?";
+    case kThrow:
+      return "throw";
+    case kDeadlock:
+      return "deadlock";
+    case kGConservation:
+      return "g-conservation";
+    case kWorkConservation:
+      return "work-conservation";
+    case kLostWakeup:
+      return "lost-wakeup";
+    case kLivelock:
+      return "livelock";
+    case kAssertions:
+      return "assertions";
+    default:
+      return "?";
   }
 }
 
 uint32_t parse_properties(const std::string& list) {
-  static constexpr Property all[] = {kThrow, kDeadlock, kGConservation, kWorkConservation, kLostWakeup, kLivelock, kAssertions};
+  static constexpr Property all[] = {kThrow,      kDeadlock, kGConservation, kWorkConservation,
+                                     kLostWakeup, kLivelock, kAssertions};
   uint32_t bits = 0;
   size_t i = 0;
   while (i <= list.size()) {
@@ -44,9 +53,10 @@ uint32_t parse_properties(const std::string& list) {
       }
     }
     if (!found) {
-      throw std::invalid_argument("unknown property '" + name +
-                                  "' (known: throw, deadlock, g-conservation, work-conservation, lost-wakeup, livelock, "
-                                  "assertions, default, all)");
+      throw std::invalid_argument(
+          "unknown property '" + name +
+          "' (known: throw, deadlock, g-conservation, work-conservation, lost-wakeup, livelock, "
+          "assertions, default, all)");
     }
     i = comma + 1;
   }
@@ -171,13 +181,15 @@ class Recorder final : public engine::Chooser {
     const uint32_t props = setup_.properties;
     std::string why;
     Property p = kThrow;
-    if ((props & kGConservation) != 0 && (!(why = check_g_conservation(*r_)).empty() || !(why = check_accounting(*r_)).empty())) {
+    if ((props & kGConservation) != 0 &&
+        (!(why = check_g_conservation(*r_)).empty() || !(why = check_accounting(*r_)).empty())) {
       p = kGConservation;
     } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*r_, info)).empty()) {
       p = kLostWakeup;
     } else if ((props & kWorkConservation) != 0 && !(why = check_timer_conservation(*r_)).empty()) {
       p = kWorkConservation;
-    } else if ((props & kWorkConservation) != 0 && stranded_ == nullptr && !(why = check_work_conservation(*r_)).empty()) {
+    } else if ((props & kWorkConservation) != 0 && stranded_ == nullptr &&
+               !(why = check_work_conservation(*r_)).empty()) {
       // Not the end of the execution: it goes on, to measure how long the stranding lasts.
       ex_.violation = Violation{kWorkConservation, why, ex_.steps};
       stranded_at_ = info.now;
@@ -191,8 +203,9 @@ class Recorder final : public engine::Chooser {
   }
 
   // Livelock: the same state comes back again and again, through steps of threads other than
-  // daemons, while no user code ends a compute or a system call. A bounded loop of the scheduler (stealWork's tries, a CAS retried) brings a state
-  // back a few times at most, since its counters are not part of the fingerprint; coming back
+  // daemons, while no user code ends a compute or a system call. A bounded loop of the scheduler
+  // (stealWork's tries, a CAS retried) brings a state back a few times at most, since its
+  // counters are not part of the fingerprint; coming back
   // kLivelockVisits times means nothing bounds the loop. The cycle itself is measured afterwards
   // (livelock_cycle) over the execution's own sequence of states.
   bool livelock(uint64_t fp) {
@@ -231,8 +244,8 @@ class Recorder final : public engine::Chooser {
       for (const scenario::Loop& l : sc.loops) {
         if (l.func != t->func || pc < l.begin || pc >= l.end) continue;
         const int32_t line = f.code[static_cast<size_t>(l.begin)].line;
-        out += ", in the " + std::string(l.kind == scenario::LoopKind::Forever ? "endless " : "") + "loop at " + sc.source + ":" +
-               std::to_string(line);
+        out += ", in the " + std::string(l.kind == scenario::LoopKind::Forever ? "endless " : "") + "loop at " +
+               sc.source + ":" + std::to_string(line);
       }
     }
     return out;
@@ -318,13 +331,27 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   ex.schedule.steps = ex.steps;
   using Stop = engine::Engine::Stop;
   switch (r.stop) {
-    case Stop::AllExited: ex.how = "every thread exited"; break;
-    case Stop::Exit: ex.how = "the program exited (status " + std::to_string(r.exit_code) + ")"; break;
-    case Stop::Deadlock: ex.how = r.message; break;
-    case Stop::EventLimit: ex.how = r.message; break;
-    case Stop::TimeLimit: ex.how = r.message; break;
-    case Stop::Fatal: ex.how = r.message; break;
-    case Stop::Stopped: ex.how = "stopped by the checker"; break;
+    case Stop::AllExited:
+      ex.how = "every thread exited";
+      break;
+    case Stop::Exit:
+      ex.how = "the program exited (status " + std::to_string(r.exit_code) + ")";
+      break;
+    case Stop::Deadlock:
+      ex.how = r.message;
+      break;
+    case Stop::EventLimit:
+      ex.how = r.message;
+      break;
+    case Stop::TimeLimit:
+      ex.how = r.message;
+      break;
+    case Stop::Fatal:
+      ex.how = r.message;
+      break;
+    case Stop::Stopped:
+      ex.how = "stopped by the checker";
+      break;
   }
   if (rec.violated() && ex.violation.property == kLivelock) {
     const size_t n = livelock_cycle(rec.path_, rec.livelock_fp_);

@@ -38,7 +38,7 @@ struct CheckSetup {
   const scenario::Scenario* scenario = nullptr;
   const cost::Profile* profile = nullptr;
   int32_t procs = 1;
-  uint64_t seed = 1;           // the runtime's own randomness (cheaprand, steal order)
+  uint64_t seed = 1;  // the runtime's own randomness (cheaprand, steal order)
   uint64_t max_steps = 200'000;
   uint32_t daemon_rounds = 2;  // sysmon's waits per execution that may end by choice
   uint32_t properties = kDefaultProperties;
@@ -57,14 +57,14 @@ class Policy {
 // The distinct states seen, and the edges between them (for livelock), shared by the executions
 // of a search. Capped: past max_states new states are counted but not stored.
 struct StateGraph {
-  std::unordered_map<uint64_t, uint32_t> index;  // fingerprint -> vertex; looked up, never iterated
-  std::vector<uint64_t> fingerprints;            // by vertex
-  std::unordered_set<uint64_t> edge_set;         // (u << 32 | v); looked up, never iterated
+  std::unordered_map<uint64_t, uint32_t> index;      // fingerprint -> vertex; looked up, never iterated
+  std::vector<uint64_t> fingerprints;                // by vertex
+  std::unordered_set<uint64_t> edge_set;             // (u << 32 | v); looked up, never iterated
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // in the order found
-  std::vector<bool> edge_progress;               // the edge's step was a non-daemon thread's
+  std::vector<bool> edge_progress;                   // the edge's step was a non-daemon thread's
   size_t max_states = 2'000'000;
   bool truncated = false;
-  uint32_t vertex(uint64_t fp);                  // UINT32_MAX past the cap
+  uint32_t vertex(uint64_t fp);  // UINT32_MAX past the cap
   void edge(uint32_t u, uint32_t v, bool progress);
 };
 
@@ -74,8 +74,8 @@ struct LoggedStep {
   int64_t m = -1, p = -1, g = -1;  // ids when the step was taken; -1: none
   bool has_post = false;           // post: the cell's value after an access
   uint64_t post = 0;
-  int64_t now = 0;                 // the clock (ns since the start) when it was taken
-  uint32_t enabled = 0;            // how many steps were enabled
+  int64_t now = 0;       // the clock (ns since the start) when it was taken
+  uint32_t enabled = 0;  // how many steps were enabled
 };
 
 struct Violation {
@@ -88,13 +88,13 @@ struct Execution {
   enum class End { Completed, Violation, StepLimit, Pruned };
   End end = End::Completed;
   Violation violation;
-  std::string how;           // how the program ended (engine stop and message)
+  std::string how;  // how the program ended (engine stop and message)
   Schedule schedule;
   uint64_t steps = 0;
   uint32_t preemptions = 0;  // switches away from a thread that could have gone on
   uint32_t threads = 0;
-  uint64_t quiescent = 0;    // quiescent points, where the state properties were tested
-  std::string unbounded;     // at the step limit: where the program's goroutines were
+  uint64_t quiescent = 0;       // quiescent points, where the state properties were tested
+  std::string unbounded;        // at the step limit: where the program's goroutines were
   std::vector<LoggedStep> log;  // with ExecOptions::log
   // The branching seen along the way: the product of the enabled counts (for estimates; capped).
   double tree_product = 1;

@@ -27,7 +27,8 @@ uint64_t fingerprint(const rt::Runtime& r, std::span<const engine::Step> enabled
     x.add(static_cast<uint64_t>(mp != nullptr ? mp->id : -1));
     const uint32_t h = pp->runqhead.peek(), t = pp->runqtail.peek();
     x.add(t - h);
-    for (uint32_t i = h; i != t && i - h <= rt::kRunqSize; i++) x.add(static_cast<uint64_t>(goid(pp->runq[i % rt::kRunqSize].peek())));
+    for (uint32_t i = h; i != t && i - h <= rt::kRunqSize; i++)
+      x.add(static_cast<uint64_t>(goid(pp->runq[i % rt::kRunqSize].peek())));
     x.add(static_cast<uint64_t>(goid(pp->runnext.peek())));
   }
   int32_t n = 0;

@@ -60,7 +60,8 @@ size_t PctPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, uin
 }
 
 double PctPolicy::bound(uint32_t depth, uint32_t threads, uint64_t steps) {
-  return 1.0 / (std::max<double>(threads, 1) * std::pow(std::max<double>(static_cast<double>(steps), 1), depth > 0 ? depth - 1 : 0));
+  return 1.0 / (std::max<double>(threads, 1) *
+                std::pow(std::max<double>(static_cast<double>(steps), 1), depth > 0 ? depth - 1 : 0));
 }
 
 // ---- Replay ----
@@ -81,8 +82,9 @@ size_t ReplayPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, 
     }
   }
   if (strict_ && s_.steps != 0 && step >= s_.steps) {
-    throw ScheduleError("replay: the schedule ends at step " + std::to_string(s_.steps) +
-                        " but the run goes on past it; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+    throw ScheduleError(
+        "replay: the schedule ends at step " + std::to_string(s_.steps) +
+        " but the run goes on past it; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
   }
   return default_pick(enabled, current);
 }
@@ -90,7 +92,8 @@ size_t ReplayPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, 
 void ReplayPolicy::finish(const Execution& ex) const {
   if (strict_ && s_.steps != 0 && ex.steps != s_.steps) {
     throw ScheduleError("replay: the run ended at step " + std::to_string(ex.steps) + " but the schedule has " +
-                        std::to_string(s_.steps) + " steps; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+                        std::to_string(s_.steps) +
+                        " steps; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
   }
 }
 
@@ -100,8 +103,8 @@ namespace {
 uint64_t bit(uint32_t t) { return uint64_t{1} << t; }
 
 bool same_step(const engine::Step& a, const engine::Step& b) {
-  return a.kind == b.kind && a.op == b.op && a.write == b.write && a.obj == b.obj && a.clock == b.clock && a.target == b.target &&
-         a.site.line() == b.site.line();
+  return a.kind == b.kind && a.op == b.op && a.write == b.write && a.obj == b.obj && a.clock == b.clock &&
+         a.target == b.target && a.site.line() == b.site.line();
 }
 
 size_t index_of(std::span<const engine::Step> enabled, uint32_t t) {
@@ -219,7 +222,8 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
       // other shares, explored as if before it (the order a single search would take).
       if ((mask & bit(pinned)) == 0) throw std::logic_error("check: a pinned prefix does not fit the run");
       if ((n.sleep & bit(pinned)) != 0) return engine::kStopRun;  // covered by an earlier share
-      if (bound_ >= 0 && preempts(n, pinned) && n.preemptions + 1 > static_cast<uint32_t>(bound_)) return engine::kStopRun;
+      if (bound_ >= 0 && preempts(n, pinned) && n.preemptions + 1 > static_cast<uint32_t>(bound_))
+        return engine::kStopRun;
       n.done = mask & (bit(pinned) | (bit(pinned) - 1));
       n.backtrack = mask;
     } else {

@@ -109,8 +109,8 @@ class Dpor final : public Policy {
   };
   struct Obj {
     int64_t last_write = -1;
-    std::vector<uint32_t> reads;   // nodes that read it since the last write
-    std::vector<uint32_t> writes;  // every node that wrote it
+    std::vector<uint32_t> reads;      // nodes that read it since the last write
+    std::vector<uint32_t> writes;     // every node that wrote it
     std::vector<uint32_t> all_reads;  // every node that read it
   };
   void analyse(size_t i, const engine::Step& s);

@@ -38,14 +38,22 @@ std::string gname(const rt::g* gp) { return "G" + std::to_string(gp->goid); }
 
 const char* status_name(uint32_t s) {
   switch (s & ~rt::_Gscan) {
-    case rt::_Gidle: return "_Gidle";
-    case rt::_Grunnable: return "_Grunnable";
-    case rt::_Grunning: return "_Grunning";
-    case rt::_Gsyscall: return "_Gsyscall";
-    case rt::_Gwaiting: return "_Gwaiting";
-    case rt::_Gdead: return "_Gdead";
-    case rt::_Gpreempted: return "_Gpreempted";
-    default: return "?";
+    case rt::_Gidle:
+      return "_Gidle";
+    case rt::_Grunnable:
+      return "_Grunnable";
+    case rt::_Grunning:
+      return "_Grunning";
+    case rt::_Gsyscall:
+      return "_Gsyscall";
+    case rt::_Gwaiting:
+      return "_Gwaiting";
+    case rt::_Gdead:
+      return "_Gdead";
+    case rt::_Gpreempted:
+      return "_Gpreempted";
+    default:
+      return "?";
   }
 }
 
@@ -106,10 +114,12 @@ std::string check_accounting(const rt::Runtime& r) {
   }
   int32_t idle = 0, listed = 0;
   for (const rt::p* pp : r.allp) idle += pp->status.peek() == rt::_Pidle ? 1 : 0;
-  for (const rt::p* pp = r.sched.pidle.load(); pp != nullptr && listed <= static_cast<int32_t>(r.allp.size()); pp = pp->link) listed++;
+  for (const rt::p* pp = r.sched.pidle.load(); pp != nullptr && listed <= static_cast<int32_t>(r.allp.size());
+       pp = pp->link)
+    listed++;
   if (r.sched.npidle.peek() != idle || listed != idle) {
-    return "sched.npidle is " + std::to_string(r.sched.npidle.peek()) + ", the idle list holds " + std::to_string(listed) +
-           " Ps, and " + std::to_string(idle) + " Ps are _Pidle";
+    return "sched.npidle is " + std::to_string(r.sched.npidle.peek()) + ", the idle list holds " +
+           std::to_string(listed) + " Ps, and " + std::to_string(idle) + " Ps are _Pidle";
   }
   return "";
 }
@@ -143,8 +153,10 @@ std::string check_timer_conservation(const rt::Runtime& r) {
   const bool polling = r.sched.lastpoll.peek() == 0;
   const int64_t until = r.sched.pollUntil.peek();
   if (polling && until != 0 && until <= first) return "";
-  return "a timer on P" + std::to_string(on) + " is due at " + std::to_string(first) + " ns while a P is idle and no M " +
-         (polling ? "polls until then (the poller sleeps until " + (until == 0 ? std::string("woken") : std::to_string(until) + " ns") + ")"
+  return "a timer on P" + std::to_string(on) + " is due at " + std::to_string(first) +
+         " ns while a P is idle and no M " +
+         (polling ? "polls until then (the poller sleeps until " +
+                        (until == 0 ? std::string("woken") : std::to_string(until) + " ns") + ")"
                   : "is in the poller or spinning") +
          ": it will run late";
 }

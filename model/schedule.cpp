@@ -42,7 +42,8 @@ constexpr uint64_t kMaxNumber = uint64_t{1} << 40;
 
 uint64_t number(const std::string& t, size_t& i, const char* what) {
   if (i >= t.size() || std::isdigit(static_cast<unsigned char>(t[i])) == 0) {
-    bad(i, std::string("expected ") + what + (i >= t.size() ? ", found the end" : ", found '" + std::string(1, t[i]) + "'"));
+    bad(i, std::string("expected ") + what +
+               (i >= t.size() ? ", found the end" : ", found '" + std::string(1, t[i]) + "'"));
   }
   const size_t start = i;
   uint64_t v = 0;

@@ -16,11 +16,16 @@ namespace gmp::model {
 
 const char* strategy_name(StrategyKind s) {
   switch (s) {
-    case StrategyKind::Dpor: return "dpor";
-    case StrategyKind::Bounded: return "bounded";
-    case StrategyKind::Pct: return "pct";
-    case StrategyKind::Random: return "random";
-    case StrategyKind::Plain: return "plain";
+    case StrategyKind::Dpor:
+      return "dpor";
+    case StrategyKind::Bounded:
+      return "bounded";
+    case StrategyKind::Pct:
+      return "pct";
+    case StrategyKind::Random:
+      return "random";
+    case StrategyKind::Plain:
+      return "plain";
   }
   return "?";
 }
@@ -188,7 +193,8 @@ void merge_states(Shared& sh, const StateGraph& g) {
 // Returns whether the share was searched completely.
 bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, StateGraph* g) {
   const bool plain = sh.cfg.strategy == StrategyKind::Plain;
-  const int bound = sh.cfg.strategy == StrategyKind::Bounded || (plain && sh.cfg.preemptions >= 0) ? sh.cfg.preemptions : -1;
+  const int bound =
+      sh.cfg.strategy == StrategyKind::Bounded || (plain && sh.cfg.preemptions >= 0) ? sh.cfg.preemptions : -1;
   Dpor d(bound, !plain);
   d.set_prefix(prefix);
   while (d.next()) {
@@ -228,7 +234,8 @@ void shrink(const CheckSetup& setup, Found& f) {
     for (size_t at = 0; at < f.schedule.picks.size() && f.shrink_runs < kMaxRuns;) {
       Schedule cand = f.schedule;
       const size_t end = std::min(at + chunk, cand.picks.size());
-      cand.picks.erase(cand.picks.begin() + static_cast<ptrdiff_t>(at), cand.picks.begin() + static_cast<ptrdiff_t>(end));
+      cand.picks.erase(cand.picks.begin() + static_cast<ptrdiff_t>(at),
+                       cand.picks.begin() + static_cast<ptrdiff_t>(end));
       cand.steps = 0;
       if (attempt(cand)) {
         better = true;  // the same position now holds the next chunk
@@ -262,7 +269,8 @@ void fewer_preemptions(const CheckConfig& cfg, Found& f) {
     b.states = false;
     const CheckReport r = run_check(b);
     f.shrink_runs += static_cast<uint32_t>(std::min<uint64_t>(r.executions, UINT32_MAX));
-    if (!r.found || r.found->violation.property != f.violation.property || r.found->preemptions >= f.preemptions) continue;
+    if (!r.found || r.found->violation.property != f.violation.property || r.found->preemptions >= f.preemptions)
+      continue;
     f.schedule = r.found->schedule;
     f.preemptions = r.found->preemptions;
     f.violation = r.found->violation;
@@ -281,7 +289,8 @@ CheckReport run_check(const CheckConfig& cfg) {
   std::vector<StateGraph> graphs(jobs);
   bool complete = true;
 
-  if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded || cfg.strategy == StrategyKind::Plain) {
+  if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded ||
+      cfg.strategy == StrategyKind::Plain) {
     if (cfg.estimate_runs > 0) {
       double plain = 0, dpor = 0;
       for (uint32_t r = 0; r < cfg.estimate_runs; r++) {
@@ -329,9 +338,7 @@ CheckReport run_check(const CheckConfig& cfg) {
     std::atomic<uint64_t> next{cfg.shard};
     const uint64_t stride = std::max<uint32_t>(cfg.shards, 1);
     std::function<void(uint32_t)> work;
-    auto worker = [&](uint32_t j) {
-      guarded(sh, [&] { work(j); });
-    };
+    auto worker = [&](uint32_t j) { guarded(sh, [&] { work(j); }); };
     work = [&](uint32_t j) {
       for (;;) {
         const uint64_t i = next.fetch_add(stride);
@@ -429,33 +436,48 @@ std::string operation(const LoggedStep& l) {
   const engine::Step& s = l.step;
   const std::string post = l.has_post ? hex_or_dec(l.post) : "?";
   switch (s.kind) {
-    case engine::StepKind::Start: return "thread starts";
-    case engine::StepKind::Lock: return "lock";
-    case engine::StepKind::Unlock: return "unlock";
-    case engine::StepKind::NoteSleep: return "note check (notesleep)";
-    case engine::StepKind::Timeout: return "timed wait ends";
-    case engine::StepKind::Clock: return "nanotime";
-    case engine::StepKind::Signal: return "tgkill thread " + std::to_string(s.target);
-    case engine::StepKind::Yield: return "osyield";
-    case engine::StepKind::Access: break;
+    case engine::StepKind::Start:
+      return "thread starts";
+    case engine::StepKind::Lock:
+      return "lock";
+    case engine::StepKind::Unlock:
+      return "unlock";
+    case engine::StepKind::NoteSleep:
+      return "note check (notesleep)";
+    case engine::StepKind::Timeout:
+      return "timed wait ends";
+    case engine::StepKind::Clock:
+      return "nanotime";
+    case engine::StepKind::Signal:
+      return "tgkill thread " + std::to_string(s.target);
+    case engine::StepKind::Yield:
+      return "osyield";
+    case engine::StepKind::Access:
+      break;
   }
   const std::string name = plat::op_name(s.op);
   switch (s.op) {
     case plat::Op::Load:
     case plat::Op::LoadAcquire:
-    case plat::Op::PlainLoad: return name + " -> " + post;
+    case plat::Op::PlainLoad:
+      return name + " -> " + post;
     case plat::Op::Store:
     case plat::Op::StoreRelease:
-    case plat::Op::PlainStore: return name + " " + hex_or_dec(s.value);
+    case plat::Op::PlainStore:
+      return name + " " + hex_or_dec(s.value);
     case plat::Op::Cas:
     case plat::Op::CasRelease:
       return name + " " + hex_or_dec(s.expected) + " -> " + hex_or_dec(s.value) +
              (l.has_post ? (l.post == s.value ? ": ok" : ": failed, is " + post) : "");
-    case plat::Op::Add: return name + " " + std::to_string(static_cast<int64_t>(s.value)) + " -> " + post;
-    case plat::Op::Swap: return name + " " + hex_or_dec(s.value);
+    case plat::Op::Add:
+      return name + " " + std::to_string(static_cast<int64_t>(s.value)) + " -> " + post;
+    case plat::Op::Swap:
+      return name + " " + hex_or_dec(s.value);
     case plat::Op::Or:
-    case plat::Op::And: return name + " " + hex_or_dec(s.value) + " -> " + post;
-    case plat::Op::Count_: break;
+    case plat::Op::And:
+      return name + " " + hex_or_dec(s.value) + " -> " + post;
+    case plat::Op::Count_:
+      break;
   }
   return name;
 }
@@ -465,8 +487,8 @@ std::string operation(const LoggedStep& l) {
 std::string format_interleaving(const Execution& ex, size_t from, size_t to, size_t max_lines) {
   std::string out;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%7s %6s %4s %4s %5s %10s  %-24s %-22s %s\n", "step", "thread", "M", "P", "G", "time", "function",
-                "site", "operation");
+  std::snprintf(buf, sizeof buf, "%7s %6s %4s %4s %5s %10s  %-24s %-22s %s\n", "step", "thread", "M", "P", "G", "time",
+                "function", "site", "operation");
   out += buf;
   to = std::min(to, ex.log.size());
   from = std::min(from, to);
@@ -480,10 +502,12 @@ std::string format_interleaving(const Execution& ex, size_t from, size_t to, siz
     const LoggedStep& l = ex.log[i];
     auto id = [](int64_t v, const char* pre) { return v < 0 ? std::string("-") : pre + std::to_string(v); };
     const std::string site = base_name(l.step.site.file_name()) + ":" + std::to_string(l.step.site.line());
-    std::snprintf(buf, sizeof buf, "%7zu %6s %4s %4s %5s %8.3fus  %-24s %-22s %s%s\n", i, ("t" + std::to_string(l.step.tid)).c_str(),
-                  id(l.m, "M").c_str(), id(l.p, "P").c_str(), l.g == 0 ? "g0" : id(l.g, "G").c_str(), static_cast<double>(l.now) / 1e3,
-                  l.step.site.line() != 0 ? go_function(l.step.site).c_str() : "-", l.step.site.line() != 0 ? site.c_str() : "-",
-                  operation(l).c_str(), l.enabled > 1 ? "" : "  (only choice)");
+    std::snprintf(buf, sizeof buf, "%7zu %6s %4s %4s %5s %8.3fus  %-24s %-22s %s%s\n", i,
+                  ("t" + std::to_string(l.step.tid)).c_str(), id(l.m, "M").c_str(), id(l.p, "P").c_str(),
+                  l.g == 0 ? "g0" : id(l.g, "G").c_str(), static_cast<double>(l.now) / 1e3,
+                  l.step.site.line() != 0 ? go_function(l.step.site).c_str() : "-",
+                  l.step.site.line() != 0 ? site.c_str() : "-", operation(l).c_str(),
+                  l.enabled > 1 ? "" : "  (only choice)");
     out += buf;
   }
   return out;

@@ -28,42 +28,42 @@ inline constexpr uint32_t kShares = 16;
 struct CheckConfig {
   CheckSetup setup;
   StrategyKind strategy = StrategyKind::Dpor;
-  int preemptions = 2;           // Bounded: the preemption bound
-  uint32_t depth = 3;            // PCT: the bug depth
-  uint64_t search_seed = 1;      // random and PCT choices, DPOR's estimate
-  uint64_t max_executions = 0;   // 0: DPOR until complete, random and PCT 10,000
-  double time_limit = 0;         // seconds of wall time; 0: none
+  int preemptions = 2;          // Bounded: the preemption bound
+  uint32_t depth = 3;           // PCT: the bug depth
+  uint64_t search_seed = 1;     // random and PCT choices, DPOR's estimate
+  uint64_t max_executions = 0;  // 0: DPOR until complete, random and PCT 10,000
+  double time_limit = 0;        // seconds of wall time; 0: none
   uint32_t jobs = 1;
   uint32_t shard = 0, shards = 1;
-  uint32_t estimate_runs = 0;    // DPOR: random executions for the estimate; 0: none
+  uint32_t estimate_runs = 0;  // DPOR: random executions for the estimate; 0: none
   bool shrink = true;
-  bool states = true;            // count distinct states (and find livelocks)
+  bool states = true;  // count distinct states (and find livelocks)
   // Called now and then from the searching threads (serialised), for a progress line.
   std::function<void(uint64_t executions, uint64_t states, double seconds)> progress;
 };
 
 struct Found {
   Violation violation;
-  Schedule schedule;        // shrunk
-  Schedule original;        // as found
+  Schedule schedule;  // shrunk
+  Schedule original;  // as found
   uint32_t preemptions = 0, original_preemptions = 0;
-  uint64_t execution = 0;   // its number (random, PCT) or share (DPOR)
+  uint64_t execution = 0;  // its number (random, PCT) or share (DPOR)
   uint32_t shrink_runs = 0;
 };
 
 struct CheckReport {
   uint64_t executions = 0, pruned = 0, step_limited = 0;
-  uint64_t quiescent = 0;   // quiescent points tested, over all executions
-  std::string unbounded;    // the first execution at the step limit: where its goroutines were
-  uint64_t states = 0;      // distinct fingerprints (union over the jobs of this process)
+  uint64_t quiescent = 0;  // quiescent points tested, over all executions
+  std::string unbounded;   // the first execution at the step limit: where its goroutines were
+  uint64_t states = 0;     // distinct fingerprints (union over the jobs of this process)
   bool states_truncated = false;
-  double seconds = 0;       // the search, without shrinking
+  double seconds = 0;  // the search, without shrinking
   double shrink_seconds = 0;
-  bool complete = false;    // the whole space (of the strategy, within its bounds) was searched
+  bool complete = false;  // the whole space (of the strategy, within its bounds) was searched
   uint64_t max_steps_seen = 0;
   uint32_t max_threads = 0;
   double estimate_plain = 0, estimate_dpor = 0;  // estimated executions, when estimated
-  double pct_bound = 0;     // PCT: per-execution probability bound
+  double pct_bound = 0;                          // PCT: per-execution probability bound
   std::optional<Found> found;
 };
 

@@ -87,7 +87,8 @@ Program random_program(uint64_t seed, int threads, int ops, int ncells) {
   gmp::SplitMix64 rng(seed);
   Program p(static_cast<size_t>(threads));
   for (auto& t : p) {
-    for (int i = 0; i < ops; i++) t.push_back(Op{static_cast<int>(rng.next() % static_cast<uint64_t>(ncells)), rng.next() % 2 == 0});
+    for (int i = 0; i < ops; i++)
+      t.push_back(Op{static_cast<int>(rng.next() % static_cast<uint64_t>(ncells)), rng.next() % 2 == 0});
   }
   return p;
 }

@@ -21,10 +21,10 @@ struct Case {
   const char* scenario;  // in sim/scenarios/check
   int32_t procs;
   model::StrategyKind strategy;
-  int preemptions;             // bounded only
-  uint64_t max_executions;     // random and PCT: the budget; 0 for bounded (runs to the end)
+  int preemptions;          // bounded only
+  uint64_t max_executions;  // random and PCT: the budget; 0 for bounded (runs to the end)
   model::Property expect;
-  double seconds;              // the time it must take at most, on one core
+  double seconds;  // the time it must take at most, on one core
 };
 
 // The searches that find each mutant. Each budget is the executions it took, with room to spare;
@@ -36,7 +36,8 @@ constexpr Case kCases[] = {
     {"wakep-keeps-nmspinning", "syscall_sleep", 2, model::StrategyKind::Random, 0, 50, model::kGConservation, 60},
     {"semacquire-no-recheck", "mutex", 2, model::StrategyKind::Random, 0, 300, model::kThrow, 60},
     {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
-    {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
+    {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
+     60},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
@@ -57,7 +58,8 @@ model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
 
 TEST_CASE("gmpsim check finds every mutant of the table, and nothing on the unmutated port", "[mutants][check]") {
   for (const Case& c : kCases) {
-    const scenario::Scenario sc = scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/" + c.scenario + ".textproto");
+    const scenario::Scenario sc =
+        scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/" + c.scenario + ".textproto");
     INFO(c.mutant << " on " << c.scenario << " at " << c.procs << " Ps, " << model::strategy_name(c.strategy));
     rt::setActiveMutant(rt::mutantFromName(c.mutant));
     const auto t0 = std::chrono::steady_clock::now();

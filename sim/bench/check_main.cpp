@@ -97,8 +97,9 @@ int main(int argc, char** argv) {
       steps += model::run_queue_check(cfg, s).run.steps;
     }
     const double s = since(t0);
-    std::printf("runq check, 2 Ps, 8 Gs (Explorer, random): %llu executions in %.2f s: %.0f executions/s, %.2f M steps/s\n",
-                static_cast<unsigned long long>(n), s, static_cast<double>(n) / s, static_cast<double>(steps) / s / 1e6);
+    std::printf(
+        "runq check, 2 Ps, 8 Gs (Explorer, random): %llu executions in %.2f s: %.0f executions/s, %.2f M steps/s\n",
+        static_cast<unsigned long long>(n), s, static_cast<double>(n) / s, static_cast<double>(steps) / s / 1e6);
   }
 
   // 2. The whole scheduler: gmpsim check on two workers and a WaitGroup at 2 Ps.
@@ -112,12 +113,14 @@ int main(int argc, char** argv) {
     cfg.preemptions = 1;
     cfg.max_executions = k == model::StrategyKind::Random ? (quick ? 300 : 3000) : 0;
     const model::CheckReport r = model::run_check(cfg);
-    std::printf("whole scheduler, waitgroup, 2 Ps, %s%s: %llu executions (%s), %llu distinct states, %.2f s: %.0f executions/s, "
-                "%.0f states/s, %.0f steps an execution at most\n",
-                model::strategy_name(k), k == model::StrategyKind::Bounded ? " (1 preemption)" : "",
-                static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "sampled",
-                static_cast<unsigned long long>(r.states), r.seconds, static_cast<double>(r.executions) / r.seconds,
-                static_cast<double>(r.states) / r.seconds, static_cast<double>(r.max_steps_seen));
+    std::printf(
+        "whole scheduler, waitgroup, 2 Ps, %s%s: %llu executions (%s), %llu distinct states, %.2f s: %.0f "
+        "executions/s, "
+        "%.0f states/s, %.0f steps an execution at most\n",
+        model::strategy_name(k), k == model::StrategyKind::Bounded ? " (1 preemption)" : "",
+        static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "sampled",
+        static_cast<unsigned long long>(r.states), r.seconds, static_cast<double>(r.executions) / r.seconds,
+        static_cast<double>(r.states) / r.seconds, static_cast<double>(r.max_steps_seen));
   }
 
   // 3. Reduction. Synthetic programs first: every interleaving against DPOR's.
@@ -133,9 +136,11 @@ int main(int argc, char** argv) {
       plain += enumerate(p, false);
       dpor += enumerate(p, true);
     }
-    std::printf("reduction, %d synthetic programs (3 threads x 4 steps on 3 cells): plain %llu executions, DPOR %llu: %.1fx fewer\n",
-                programs, static_cast<unsigned long long>(plain), static_cast<unsigned long long>(dpor),
-                static_cast<double>(plain) / static_cast<double>(dpor));
+    std::printf(
+        "reduction, %d synthetic programs (3 threads x 4 steps on 3 cells): plain %llu executions, DPOR %llu: %.1fx "
+        "fewer\n",
+        programs, static_cast<unsigned long long>(plain), static_cast<unsigned long long>(dpor),
+        static_cast<double>(plain) / static_cast<double>(dpor));
   }
   // The whole scheduler: an empty main (the runtime's start and exit, sysmon), preemption-bounded.
   const scenario::Scenario empty = scenario::parse_scenario(kEmpty, "empty");
@@ -159,12 +164,13 @@ int main(int argc, char** argv) {
         secs[plain] = r.seconds;
         complete[plain] = r.complete;
       }
-      std::printf("reduction, whole scheduler, empty main, %d P%s, at most %d preemption%s: plain %llu executions%s (%.2f s), "
-                  "DPOR %llu%s (%.2f s): %.1fx fewer\n",
-                  procs, procs > 1 ? "s" : "", bound, bound == 1 ? "" : "s", static_cast<unsigned long long>(ex[1]),
-                  complete[1] ? "" : " (stopped at the time limit)", secs[1], static_cast<unsigned long long>(ex[0]),
-                  complete[0] ? "" : " (stopped at the time limit)", secs[0],
-                  static_cast<double>(ex[1]) / static_cast<double>(std::max<uint64_t>(ex[0], 1)));
+      std::printf(
+          "reduction, whole scheduler, empty main, %d P%s, at most %d preemption%s: plain %llu executions%s (%.2f s), "
+          "DPOR %llu%s (%.2f s): %.1fx fewer\n",
+          procs, procs > 1 ? "s" : "", bound, bound == 1 ? "" : "s", static_cast<unsigned long long>(ex[1]),
+          complete[1] ? "" : " (stopped at the time limit)", secs[1], static_cast<unsigned long long>(ex[0]),
+          complete[0] ? "" : " (stopped at the time limit)", secs[0],
+          static_cast<double>(ex[1]) / static_cast<double>(std::max<uint64_t>(ex[0], 1)));
     }
   }
   return 0;

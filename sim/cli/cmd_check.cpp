@@ -46,11 +46,13 @@ std::string replay_command(const RunOptions& o, const CheckOptions& co, const st
   if (!o.profile.empty()) cmd += " --profile " + o.profile;
   if (o.seed != 1) cmd += " --seed " + std::to_string(o.seed);
   if (c.setup.max_steps != model::CheckSetup{}.max_steps) cmd += " --max-steps " + std::to_string(c.setup.max_steps);
-  if (c.setup.daemon_rounds != model::CheckSetup{}.daemon_rounds) cmd += " --sysmon-rounds " + std::to_string(c.setup.daemon_rounds);
+  if (c.setup.daemon_rounds != model::CheckSetup{}.daemon_rounds)
+    cmd += " --sysmon-rounds " + std::to_string(c.setup.daemon_rounds);
   if (c.setup.properties != model::kDefaultProperties) {
     std::string props;
     for (uint32_t b = 1; b <= model::kAssertions; b <<= 1) {
-      if ((c.setup.properties & b) != 0) props += (props.empty() ? "" : ",") + std::string(model::property_name(static_cast<model::Property>(b)));
+      if ((c.setup.properties & b) != 0)
+        props += (props.empty() ? "" : ",") + std::string(model::property_name(static_cast<model::Property>(b)));
     }
     cmd += " --property " + props;
   }
@@ -99,12 +101,18 @@ int cmd_check(int argc, char** argv) {
     const std::string& f = a.flag();
     if (f == "--strategy") {
       const std::string v = a.value();
-      if (v == "dpor") c.strategy = model::StrategyKind::Dpor;
-      else if (v == "bounded") c.strategy = model::StrategyKind::Bounded;
-      else if (v == "pct") c.strategy = model::StrategyKind::Pct;
-      else if (v == "random") c.strategy = model::StrategyKind::Random;
-      else if (v == "plain") c.strategy = model::StrategyKind::Plain;
-      else usage_error("--strategy: expected dpor, bounded, pct, random or plain, got '" + v + "'");
+      if (v == "dpor")
+        c.strategy = model::StrategyKind::Dpor;
+      else if (v == "bounded")
+        c.strategy = model::StrategyKind::Bounded;
+      else if (v == "pct")
+        c.strategy = model::StrategyKind::Pct;
+      else if (v == "random")
+        c.strategy = model::StrategyKind::Random;
+      else if (v == "plain")
+        c.strategy = model::StrategyKind::Plain;
+      else
+        usage_error("--strategy: expected dpor, bounded, pct, random or plain, got '" + v + "'");
     } else if (f == "--preemptions") {
       c.preemptions = static_cast<int>(parse_uint(f, a.value(), 0, 1000));
       preemptions_set = true;
@@ -114,7 +122,8 @@ int cmd_check(int argc, char** argv) {
       c.max_executions = parse_uint(f, a.value(), 1, UINT64_MAX);
     } else if (f == "--time-limit") {
       c.time_limit = static_cast<double>(parse_duration(f, a.value(), 1'000'000, 1'000'000'000LL * 3600 * 24 * 365,
-                                                        "of at least 1ms and at most a year")) / 1e9;
+                                                        "of at least 1ms and at most a year")) /
+                     1e9;
     } else if (f == "--jobs") {
       c.jobs = static_cast<uint32_t>(parse_uint(f, a.value(), 1, 1024));
     } else if (f == "--shard") {
@@ -158,7 +167,8 @@ int cmd_check(int argc, char** argv) {
   });
   if (c.strategy == model::StrategyKind::Plain && !preemptions_set) c.preemptions = -1;
   if (o.procs.size() != 1) usage_error("check: --procs takes one value");
-  if (o.cores.size() != 1 || o.cores.front() != 0) usage_error("check: --cores plays no part under the checker (time is a choice)");
+  if (o.cores.size() != 1 || o.cores.front() != 0)
+    usage_error("check: --cores plays no part under the checker (time is a choice)");
   if (o.seeds != 1) usage_error("check: --seeds is for gmpsim sweep");
   if (o.sim.jitter != 0 || o.sim.schedtrace_ns != 0) usage_error("check: --jitter and --schedtrace are for gmpsim run");
   model::Schedule sched;
@@ -176,7 +186,8 @@ int cmd_check(int argc, char** argv) {
   c.setup.procs = static_cast<int32_t>(o.procs.front());
   c.setup.seed = o.seed;
   c.search_seed = o.seed;
-  if (!co.estimate_set && (c.strategy == model::StrategyKind::Dpor || c.strategy == model::StrategyKind::Bounded)) c.estimate_runs = 20;
+  if (!co.estimate_set && (c.strategy == model::StrategyKind::Dpor || c.strategy == model::StrategyKind::Bounded))
+    c.estimate_runs = 20;
 
   if (co.replaying) {
     std::printf("gmpsim check: replaying %s on %s, %d Ps\n", co.replay.c_str(), o.scenario_path.c_str(), c.setup.procs);
@@ -190,9 +201,11 @@ int cmd_check(int argc, char** argv) {
 
   std::string props;
   for (uint32_t b = 1; b <= model::kAssertions; b <<= 1) {
-    if ((c.setup.properties & b) != 0) props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
+    if ((c.setup.properties & b) != 0)
+      props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }
-  std::printf("gmpsim check: %s, %d Ps, strategy %s", o.scenario_path.c_str(), c.setup.procs, model::strategy_name(c.strategy));
+  std::printf("gmpsim check: %s, %d Ps, strategy %s", o.scenario_path.c_str(), c.setup.procs,
+              model::strategy_name(c.strategy));
   if (c.strategy == model::StrategyKind::Bounded || (c.strategy == model::StrategyKind::Plain && preemptions_set)) {
     std::printf(" (at most %d preemptions)", c.preemptions);
   }
@@ -200,13 +213,14 @@ int cmd_check(int argc, char** argv) {
   std::printf(", seed %llu", static_cast<unsigned long long>(o.seed));
   if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
   if (c.shards > 1) std::printf(", shard %u/%u", c.shard, c.shards);
-  std::printf("\nproperties: %s; at most %llu steps an execution, sysmon's waits end by choice %u times\n", props.c_str(),
-              static_cast<unsigned long long>(c.setup.max_steps), c.setup.daemon_rounds);
+  std::printf("\nproperties: %s; at most %llu steps an execution, sysmon's waits end by choice %u times\n",
+              props.c_str(), static_cast<unsigned long long>(c.setup.max_steps), c.setup.daemon_rounds);
   std::fflush(stdout);
   if (isatty(STDERR_FILENO) != 0) {
     c.progress = [](uint64_t n, uint64_t states, double s) {
-      std::fprintf(stderr, "\rcheck: %llu executions, %llu states, %.1f s, %.0f/s   ", static_cast<unsigned long long>(n),
-                   static_cast<unsigned long long>(states), s, static_cast<double>(n) / std::max(s, 1e-9));
+      std::fprintf(stderr, "\rcheck: %llu executions, %llu states, %.1f s, %.0f/s   ",
+                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(states), s,
+                   static_cast<double>(n) / std::max(s, 1e-9));
     };
   }
   model::CheckReport rep;
@@ -219,41 +233,48 @@ int cmd_check(int argc, char** argv) {
   }
   if (isatty(STDERR_FILENO) != 0) std::fputs("\r\033[K", stderr);
   if (rep.estimate_plain > 0) {
-    std::printf("estimate (before the search, %u random executions, Knuth's estimator): %s executions by plain enumeration, "
-                "%s by DPOR\n",
-                c.estimate_runs, fmt_count(rep.estimate_plain).c_str(), fmt_count(rep.estimate_dpor).c_str());
+    std::printf(
+        "estimate (before the search, %u random executions, Knuth's estimator): %s executions by plain enumeration, "
+        "%s by DPOR\n",
+        c.estimate_runs, fmt_count(rep.estimate_plain).c_str(), fmt_count(rep.estimate_dpor).c_str());
   }
   if (c.strategy == model::StrategyKind::Pct) {
-    std::printf("PCT: each execution finds a given bug of depth %u with probability at least %.3g (1/(n k^(d-1)), n=%u threads, "
-                "k=%llu steps)\n",
-                c.depth, rep.pct_bound, rep.max_threads, static_cast<unsigned long long>(rep.max_steps_seen));
+    std::printf(
+        "PCT: each execution finds a given bug of depth %u with probability at least %.3g (1/(n k^(d-1)), n=%u "
+        "threads, "
+        "k=%llu steps)\n",
+        c.depth, rep.pct_bound, rep.max_threads, static_cast<unsigned long long>(rep.max_steps_seen));
   }
-  std::printf("executions %llu (%llu cut short by sleep sets or bounds, %llu at the step limit), quiescent points tested "
-              "%llu, distinct states %llu%s, %.2f s, %.0f executions/s, %.0f states/s, search %s\n",
-              static_cast<unsigned long long>(rep.executions), static_cast<unsigned long long>(rep.pruned),
-              static_cast<unsigned long long>(rep.step_limited), static_cast<unsigned long long>(rep.quiescent),
-              static_cast<unsigned long long>(rep.states),
-              rep.states_truncated ? " (capped)" : "", rep.seconds, static_cast<double>(rep.executions) / std::max(rep.seconds, 1e-9),
-              static_cast<double>(rep.states) / std::max(rep.seconds, 1e-9),
-              rep.complete ? "complete" : (rep.found ? "stopped at the first violation" : "incomplete"));
+  std::printf(
+      "executions %llu (%llu cut short by sleep sets or bounds, %llu at the step limit), quiescent points tested "
+      "%llu, distinct states %llu%s, %.2f s, %.0f executions/s, %.0f states/s, search %s\n",
+      static_cast<unsigned long long>(rep.executions), static_cast<unsigned long long>(rep.pruned),
+      static_cast<unsigned long long>(rep.step_limited), static_cast<unsigned long long>(rep.quiescent),
+      static_cast<unsigned long long>(rep.states), rep.states_truncated ? " (capped)" : "", rep.seconds,
+      static_cast<double>(rep.executions) / std::max(rep.seconds, 1e-9),
+      static_cast<double>(rep.states) / std::max(rep.seconds, 1e-9),
+      rep.complete ? "complete" : (rep.found ? "stopped at the first violation" : "incomplete"));
   if (rep.found && c.shrink) std::printf("shrinking took %.2f s\n", rep.shrink_seconds);
   if (rep.step_limited != 0) {
-    std::printf("warning: %llu executions did not end within %llu steps; in the first, the program's goroutines were:%s\n"
-                "hint: the checker explores programs that end; give endless loops a count, or raise --max-steps if the "
-                "program is merely long\n",
-                static_cast<unsigned long long>(rep.step_limited), static_cast<unsigned long long>(c.setup.max_steps),
-                rep.unbounded.empty() ? " (none left)" : rep.unbounded.c_str());
+    std::printf(
+        "warning: %llu executions did not end within %llu steps; in the first, the program's goroutines were:%s\n"
+        "hint: the checker explores programs that end; give endless loops a count, or raise --max-steps if the "
+        "program is merely long\n",
+        static_cast<unsigned long long>(rep.step_limited), static_cast<unsigned long long>(c.setup.max_steps),
+        rep.unbounded.empty() ? " (none left)" : rep.unbounded.c_str());
   }
   if (!rep.found) {
     std::printf("no violation found\n");
     return 0;
   }
   const model::Found& f = *rep.found;
-  std::printf("\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
-              c.strategy == model::StrategyKind::Pct || c.strategy == model::StrategyKind::Random ? "execution" : "share",
-              static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
-  std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps", f.schedule.str().c_str(),
-              f.schedule.picks.size(), f.preemptions, static_cast<unsigned long long>(f.schedule.steps));
+  std::printf(
+      "\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
+      c.strategy == model::StrategyKind::Pct || c.strategy == model::StrategyKind::Random ? "execution" : "share",
+      static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
+  std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps",
+              f.schedule.str().c_str(), f.schedule.picks.size(), f.preemptions,
+              static_cast<unsigned long long>(f.schedule.steps));
   if (c.shrink) {
     std::printf("; shrunk from %zu departures, %u preemptions, %llu steps in %u replays", f.original.picks.size(),
                 f.original_preemptions, static_cast<unsigned long long>(f.original.steps), f.shrink_runs);

@@ -60,7 +60,7 @@ struct Step {
   int64_t deadline = 0;          // Timeout: when the wait would end by itself
   bool user = false;             // Timeout: the end of user code (a compute, a system call)
   rt::g* g = nullptr;            // getg() when the thread stopped
-  plat::Site site;     // where in the port
+  plat::Site site;               // where in the port
 };
 
 // Whether the order of two steps of different threads can matter.

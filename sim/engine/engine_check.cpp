@@ -28,15 +28,24 @@ constexpr uint32_t kMaxIdleDaemonRounds = 64;
 
 const char* step_kind_name(StepKind k) {
   switch (k) {
-    case StepKind::Start: return "start";
-    case StepKind::Access: return "access";
-    case StepKind::Lock: return "lock";
-    case StepKind::Unlock: return "unlock";
-    case StepKind::NoteSleep: return "notesleep";
-    case StepKind::Timeout: return "timeout";
-    case StepKind::Clock: return "nanotime";
-    case StepKind::Signal: return "tgkill";
-    case StepKind::Yield: return "osyield";
+    case StepKind::Start:
+      return "start";
+    case StepKind::Access:
+      return "access";
+    case StepKind::Lock:
+      return "lock";
+    case StepKind::Unlock:
+      return "unlock";
+    case StepKind::NoteSleep:
+      return "notesleep";
+    case StepKind::Timeout:
+      return "timeout";
+    case StepKind::Clock:
+      return "nanotime";
+    case StepKind::Signal:
+      return "tgkill";
+    case StepKind::Yield:
+      return "osyield";
   }
   return "?";
 }
@@ -320,7 +329,8 @@ std::string Engine::blocked_threads() const {
     out += t.name;
     if (t.state == State::Blocked) {
       out += t.wait == Wait::Lock ? " (lock" : t.wait == Wait::Note ? " (note" : " (timed wait";
-      if (t.wait_site.line() != 0) out += std::string(" at ") + t.wait_site.file_name() + ":" + std::to_string(t.wait_site.line());
+      if (t.wait_site.line() != 0)
+        out += std::string(" at ") + t.wait_site.file_name() + ":" + std::to_string(t.wait_site.line());
       out += ")";
     }
   }
