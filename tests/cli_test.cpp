@@ -512,3 +512,26 @@ TEST_CASE("an assertion's bad reference exits 1 with file:line:column", "[cli][a
   CHECK(o.text.find(path + ":3:34: undeclared channel \"nothing\"") != std::string::npos);
   std::remove(path.c_str());
 }
+
+TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays; bad input exits 2", "[cli][check]") {
+  const std::string path = tmp("check_deadlock.textproto");
+  write(path, "chan { name: \"a\" }\nfunc { name: \"main\" op { recv { chan: \"a\" } } }\n");
+  const Out found = gmpsim("check " + path + " --procs 2 --strategy random --max-executions 3 --show 5");
+  CHECK(found.status == 3);
+  CHECK(found.text.find("VIOLATION throw") != std::string::npos);
+  const size_t at = found.text.find("--replay '");
+  REQUIRE(at != std::string::npos);
+  const std::string sched = found.text.substr(at + 10, found.text.find('\'', at + 10) - (at + 10));
+  const Out again = gmpsim("check " + path + " --procs 2 --replay '" + sched + "'");
+  CHECK(again.status == 3);
+  CHECK(again.text.find("all goroutines are asleep") != std::string::npos);
+  const Out stale = gmpsim("check " + path + " --procs 2 --replay '1:7/900'");
+  CHECK(stale.status == 2);
+  CHECK(stale.text.find("diverges at step 1") != std::string::npos);
+  const Out bad = gmpsim("check " + path + " --procs 2 --replay '1:x/9'");
+  CHECK(bad.status == 2);
+  CHECK(bad.text.find("byte 2") != std::string::npos);
+  CHECK(gmpsim("check " + path + " --procs 2 --max-events 9").status == 2);
+  CHECK(gmpsim("check " + path + " --procs 2 --strategy nope").status == 2);
+  std::remove(path.c_str());
+}

@@ -171,6 +171,11 @@ int cmd_check(int argc, char** argv) {
     usage_error("check: --cores plays no part under the checker (time is a choice)");
   if (o.seeds != 1) usage_error("check: --seeds is for gmpsim sweep");
   if (o.sim.jitter != 0 || o.sim.schedtrace_ns != 0) usage_error("check: --jitter and --schedtrace are for gmpsim run");
+  const engine::SimConfig defaults;
+  if (o.sim.time_limit != defaults.time_limit || o.sim.event_limit != defaults.event_limit) {
+    usage_error("check: --max-time and --max-events are for gmpsim run; the checker's bound is --max-steps");
+  }
+  if (o.sim.asyncpreemptoff) usage_error("check: --asyncpreemptoff is for gmpsim run");
   model::Schedule sched;
   if (co.replaying) {
     try {
