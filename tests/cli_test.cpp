@@ -513,7 +513,7 @@ TEST_CASE("an assertion's bad reference exits 1 with file:line:column", "[cli][a
   std::remove(path.c_str());
 }
 
-TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays; bad input exits 2", "[cli][check]") {
+TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad input exits 2", "[cli][check]") {
   const std::string path = tmp("check_deadlock.textproto");
   write(path, "chan { name: \"a\" }\nfunc { name: \"main\" op { recv { chan: \"a\" } } }\n");
   const Out found = gmpsim("check " + path + " --procs 2 --strategy random --max-executions 3 --show 5");
