@@ -63,24 +63,14 @@ uint32_t parse_properties(const std::string& list) {
   return bits;
 }
 
-uint32_t StateGraph::vertex(uint64_t fp) {
-  const auto it = index.find(fp);
-  if (it != index.end()) return it->second;
+void StateSet::add(uint64_t fp) {
+  if (index.count(fp) != 0) return;
   if (fingerprints.size() >= max_states) {
     truncated = true;
-    return UINT32_MAX;
+    return;
   }
-  const auto v = static_cast<uint32_t>(fingerprints.size());
-  index.emplace(fp, v);
+  index.emplace(fp, static_cast<uint32_t>(fingerprints.size()));
   fingerprints.push_back(fp);
-  return v;
-}
-
-void StateGraph::edge(uint32_t u, uint32_t v, bool progress) {
-  if (u == UINT32_MAX || v == UINT32_MAX) return;
-  if (!edge_set.insert(uint64_t{u} << 32 | v).second) return;
-  edges.emplace_back(u, v);
-  edge_progress.push_back(progress);
 }
 
 namespace {
@@ -130,11 +120,7 @@ class Recorder final : public engine::Chooser {
     if (stranded_ != nullptr && follow_stranding(info)) return engine::kStopRun;
     if (opt_.states != nullptr || (setup_.properties & kLivelock) != 0) {
       const uint64_t fp = fingerprint(*r_, enabled);
-      if (opt_.states != nullptr) {
-        const uint32_t v = opt_.states->vertex(fp);
-        if (prev_ != UINT32_MAX) opt_.states->edge(prev_, v, prev_progress_);
-        prev_ = v;
-      }
+      if (opt_.states != nullptr) opt_.states->add(fp);
       if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return engine::kStopRun;
     }
     // After a yield (osyield, a spin-wait's procyield) the thread that yielded does not go on by
@@ -304,7 +290,6 @@ class Recorder final : public engine::Chooser {
   Execution& ex_;
   rt::Runtime* r_ = nullptr;
   std::vector<bool> daemon_;
-  uint32_t prev_ = UINT32_MAX;
   bool prev_progress_ = false;
   bool prev_user_ = false;
   bool last_yield_ = false;

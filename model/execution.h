@@ -7,7 +7,6 @@
 #include <span>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -54,18 +53,14 @@ class Policy {
   virtual size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) = 0;
 };
 
-// The distinct states seen, and the edges between them (for livelock), shared by the executions
-// of a search. Capped: past max_states new states are counted but not stored.
-struct StateGraph {
-  std::unordered_map<uint64_t, uint32_t> index;      // fingerprint -> vertex; looked up, never iterated
-  std::vector<uint64_t> fingerprints;                // by vertex
-  std::unordered_set<uint64_t> edge_set;             // (u << 32 | v); looked up, never iterated
-  std::vector<std::pair<uint32_t, uint32_t>> edges;  // in the order found
-  std::vector<bool> edge_progress;                   // the edge's step was a non-daemon thread's
+// The distinct states seen by the executions of a search (their fingerprints). Capped: past
+// max_states new states are no longer stored or counted, and truncated says so.
+struct StateSet {
+  std::unordered_map<uint64_t, uint32_t> index;  // fingerprint -> its number; looked up, never iterated
+  std::vector<uint64_t> fingerprints;            // by number
   size_t max_states = 2'000'000;
   bool truncated = false;
-  uint32_t vertex(uint64_t fp);  // UINT32_MAX past the cap
-  void edge(uint32_t u, uint32_t v, bool progress);
+  void add(uint64_t fp);
 };
 
 // One step of a logged execution, for the readable interleaving.
@@ -101,7 +96,7 @@ struct Execution {
 };
 
 struct ExecOptions {
-  StateGraph* states = nullptr;  // count states and record the graph; nullptr: do not
+  StateSet* states = nullptr;    // count distinct states; nullptr: do not
   bool log = false;              // keep a LoggedStep per step
   std::string trace_path;        // write the execution's trace here
   std::vector<std::pair<std::string, std::string>> trace_metadata;

@@ -115,7 +115,7 @@ struct Shared {
   std::optional<Found> found;
   std::string unbounded;
   std::exception_ptr failure;
-  StateGraph states;
+  StateSet states;
   Clock::time_point last_progress;
 
   explicit Shared(const CheckConfig& c) : cfg(c), start(Clock::now()), last_progress(start) {}
@@ -177,21 +177,21 @@ void guarded(Shared& sh, F&& f) {
 }
 
 // One execution with this thread's state graph (merged at the end), or none.
-Execution run_one(Shared& sh, Policy& pol, StateGraph* g) {
+Execution run_one(Shared& sh, Policy& pol, StateSet* g) {
   ExecOptions opt;
   opt.states = g;
   return execute(sh.cfg.setup, pol, opt);
 }
 
-void merge_states(Shared& sh, const StateGraph& g) {
+void merge_states(Shared& sh, const StateSet& g) {
   std::lock_guard<std::mutex> l(sh.mu);
-  for (uint64_t fp : g.fingerprints) sh.states.vertex(fp);
+  for (uint64_t fp : g.fingerprints) sh.states.add(fp);
   sh.states.truncated |= g.truncated;
 }
 
 // Searches DPOR share `k` to its end, or to the first violation, or until told to stop.
 // Returns whether the share was searched completely.
-bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, StateGraph* g) {
+bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, StateSet* g) {
   const bool plain = sh.cfg.strategy == StrategyKind::Plain;
   const int bound =
       sh.cfg.strategy == StrategyKind::Bounded || (plain && sh.cfg.preemptions >= 0) ? sh.cfg.preemptions : -1;
@@ -286,7 +286,7 @@ CheckReport run_check(const CheckConfig& cfg) {
   Shared sh(cfg);
   const uint32_t jobs = std::max<uint32_t>(cfg.jobs, 1);
   const bool keep_states = cfg.states;
-  std::vector<StateGraph> graphs(jobs);
+  std::vector<StateSet> graphs(jobs);
   bool complete = true;
 
   if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded ||
@@ -365,7 +365,7 @@ CheckReport run_check(const CheckConfig& cfg) {
 
   if (sh.failure) std::rethrow_exception(sh.failure);
   if (keep_states) {
-    for (const StateGraph& g : graphs) merge_states(sh, g);
+    for (const StateSet& g : graphs) merge_states(sh, g);
   }
   rep.executions = sh.executions;
   rep.pruned = sh.pruned;
