@@ -178,6 +178,7 @@ class Engine final : public plat::Driver {
   int64_t check_wait_start();           // the step that reads the clock for a deadline
   void check_block(Wait w, const void* on, int64_t deadline);
   void check_wake(Thread& t, Step s);    // a waiter becomes enabled, its next step s
+  std::vector<uint32_t> waiting_on(const void* on, Wait w) const;
   void check_switch_away();              // the current thread stopped: run the chosen one
   void check_access(const plat::Access& a);
   void check_lock(plat::Mutex& l);

@@ -10,8 +10,10 @@
 // its next step (another attempt at the lock, a check of the note). With no thread enabled the run
 // is deadlocked.
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/engine/engine.h"
 #include "sim/engine/engine_thread.h"
@@ -24,6 +26,17 @@ namespace {
 // deadlocked: sysmon alone, every other thread blocked for good. Sysmon's own work in that state
 // (retake, checkdead) takes one or two rounds; 64 is far beyond any it can do.
 constexpr uint32_t kMaxIdleDaemonRounds = 64;
+
+// A step on a lock's or a note's key word.
+Step key_step(StepKind kind, const std::atomic<uint32_t>& key, bool write, plat::Site site) {
+  Step s;
+  s.kind = kind;
+  s.obj = &key;
+  s.write = write;
+  s.size = sizeof(uint32_t);
+  s.site = site;
+  return s;
+}
 }  // namespace
 
 const char* step_kind_name(StepKind k) {
@@ -193,12 +206,7 @@ void Engine::check_access(const plat::Access& a) {
 }
 
 void Engine::check_lock(plat::Mutex& l) {
-  Step s;
-  s.kind = StepKind::Lock;
-  s.obj = &l.key;
-  s.write = true;
-  s.size = sizeof(uint32_t);
-  s.site = plat::current_site();
+  const Step s = key_step(StepKind::Lock, l.key, true, plat::current_site());
   check_point(s);
   while (l.key.load(std::memory_order_relaxed) != 0) {
     cur().wait_site = s.site;
@@ -208,35 +216,17 @@ void Engine::check_lock(plat::Mutex& l) {
 }
 
 void Engine::check_unlock(plat::Mutex& l) {
-  Step s;
-  s.kind = StepKind::Unlock;
-  s.obj = &l.key;
-  s.write = true;
-  s.size = sizeof(uint32_t);
-  s.site = plat::current_site();
-  check_point(s);
+  check_point(key_step(StepKind::Unlock, l.key, true, plat::current_site()));
   l.key.store(0, std::memory_order_relaxed);
   // Every waiter tries again; the chooser decides who gets there first.
-  std::vector<uint32_t> woken;
-  for (const Waiter& w : waiters_) {
-    if (w.on == &l && threads_[w.tid]->wait == Wait::Lock) woken.push_back(w.tid);
-  }
-  std::sort(woken.begin(), woken.end());
-  for (uint32_t tid : woken) {
+  for (uint32_t tid : waiting_on(&l, Wait::Lock)) {
     Thread& t = *threads_[tid];
-    Step again = s;
-    again.kind = StepKind::Lock;
-    again.site = t.wait_site;
-    check_wake(t, again);
+    check_wake(t, key_step(StepKind::Lock, l.key, true, t.wait_site));
   }
 }
 
 void Engine::check_notesleep(plat::Note& n) {
-  Step s;
-  s.kind = StepKind::NoteSleep;
-  s.obj = &n.key;
-  s.size = sizeof(uint32_t);
-  s.site = plat::current_site();
+  const Step s = key_step(StepKind::NoteSleep, n.key, false, plat::current_site());
   check_point(s);
   while (n.key.load(std::memory_order_acquire) == 0) {
     cur().wait_site = s.site;
@@ -249,12 +239,8 @@ bool Engine::check_notetsleep(plat::Note& n, int64_t ns) {
     check_notesleep(n);
     return true;
   }
-  Step s;
-  s.kind = StepKind::NoteSleep;
-  s.obj = &n.key;
-  s.size = sizeof(uint32_t);
+  Step s = key_step(StepKind::NoteSleep, n.key, false, plat::current_site());
   s.clock = true;  // the deadline below is read from the clock at this step
-  s.site = plat::current_site();
   check_point(s);
   if (n.key.load(std::memory_order_acquire) != 0) return true;
   cur().wait_site = s.site;
@@ -265,20 +251,20 @@ bool Engine::check_notetsleep(plat::Note& n, int64_t ns) {
 // The key's store was a step of its own (plat::notewakeup offers it first); this is the futex
 // wake that follows, which enables the sleepers.
 void Engine::check_notewakeup(plat::Note& n) {
-  std::vector<uint32_t> woken;
-  for (const Waiter& w : waiters_) {
-    if (w.on == &n && threads_[w.tid]->wait == Wait::Note) woken.push_back(w.tid);
-  }
-  std::sort(woken.begin(), woken.end());
-  for (uint32_t tid : woken) {
+  for (uint32_t tid : waiting_on(&n, Wait::Note)) {
     Thread& t = *threads_[tid];
-    Step s;
-    s.kind = StepKind::NoteSleep;
-    s.obj = &n.key;
-    s.size = sizeof(uint32_t);
-    s.site = t.wait_site;
-    check_wake(t, s);
+    check_wake(t, key_step(StepKind::NoteSleep, n.key, false, t.wait_site));
   }
+}
+
+// The threads waiting on `on` for `w`, in thread order (waiters_ is in no useful order).
+std::vector<uint32_t> Engine::waiting_on(const void* on, Wait w) const {
+  std::vector<uint32_t> out;
+  for (const Waiter& x : waiters_) {
+    if (x.on == on && threads_[x.tid]->wait == w) out.push_back(x.tid);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 int64_t Engine::check_compute(int64_t work) {
