@@ -26,17 +26,6 @@ func { name: "main" op { go { func: "w" } } op { recv { chan: "a" } } }
 func { name: "w" op { compute { ns: 100 } } }
 )";
 
-const char kWaitGroup[] = R"(
-waitgroup { name: "wg" }
-func {
-  name: "main"
-  op { add { wg: "wg" n: 2 } }
-  op { go { func: "worker" } }
-  op { go { func: "worker" } }
-  op { wait { wg: "wg" } }
-}
-func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
-)";
 
 model::CheckSetup setup_for(const scenario::Scenario& sc, int32_t procs) {
   model::CheckSetup s;
@@ -103,7 +92,8 @@ TEST_CASE("a counterexample replays exactly: the same steps and the same trace b
 }
 
 TEST_CASE("a stale schedule is refused at the step where it diverges", "[check]") {
-  const scenario::Scenario sc = scenario::parse_scenario(kWaitGroup, "wg");
+  const scenario::Scenario sc =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/waitgroup.textproto");
   const model::CheckSetup setup = setup_for(sc, 2);
   std::string what;
   try {

@@ -26,17 +26,6 @@ namespace {
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-const char kWaitGroup[] = R"(
-waitgroup { name: "wg" }
-func {
-  name: "main"
-  op { add { wg: "wg" n: 2 } }
-  op { go { func: "worker" } }
-  op { go { func: "worker" } }
-  op { wait { wg: "wg" } }
-}
-func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
-)";
 const char kEmpty[] = "func { name: \"main\" }\n";
 
 // A synthetic program: per thread, a list of (cell, write) steps.
@@ -103,7 +92,8 @@ int main(int argc, char** argv) {
   }
 
   // 2. The whole scheduler: gmpsim check on two workers and a WaitGroup at 2 Ps.
-  const scenario::Scenario wg = scenario::parse_scenario(kWaitGroup, "waitgroup");
+  const scenario::Scenario wg =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/waitgroup.textproto");
   for (model::StrategyKind k : {model::StrategyKind::Random, model::StrategyKind::Bounded}) {
     model::CheckConfig cfg;
     cfg.setup.scenario = &wg;
