@@ -39,7 +39,11 @@ struct CheckSetup {
   int32_t procs = 1;
   uint64_t seed = 1;  // the runtime's own randomness (cheaprand, steal order)
   uint64_t max_steps = 200'000;
-  uint32_t daemon_rounds = 2;  // sysmon's waits per execution that may end by choice
+  uint32_t daemon_rounds = 2;  // sysmon's waits per execution that may end by choice (free time)
+  // Strict time (engine::EngineConfig::strict_time): waits end in deadline order, sysmon runs
+  // unbounded, and max_time (virtual ns) bounds each execution instead.
+  bool strict_time = false;
+  int64_t max_time = 1'000'000'000;
   uint32_t properties = kDefaultProperties;
 };
 

@@ -535,3 +535,27 @@ TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad i
   CHECK(gmpsim("check " + path + " --procs 2 --strategy nope").status == 2);
   std::remove(path.c_str());
 }
+
+// At 1 P main yields to a goroutine that computes 50us, so it waits 50us to run again: a latency
+// assertion the checker tests under strict time only, where the clock means what it does in a run.
+TEST_CASE("gmpsim check --time strict checks latency assertions, and its schedules replay with it", "[cli][check]") {
+  const std::string path = tmp("check_strict.textproto");
+  write(path,
+        "assertion { max_runnable_latency { duration: \"10us\" } }\n"
+        "func { name: \"main\" op { go { func: \"w\" } } op { gosched {} } }\n"
+        "func { name: \"w\" op { compute { duration: \"50us\" } } }\n");
+  const Out free = gmpsim("check " + path + " --procs 1 --strategy random --max-executions 5");
+  CHECK(free.status == 0);
+  CHECK(free.text.find("latency assertion is checked under --time strict only") != std::string::npos);
+  const Out strict = gmpsim("check " + path + " --procs 1 --strategy random --max-executions 5 --time strict");
+  CHECK(strict.status == 3);
+  CHECK(strict.text.find("waited runnable 50us") != std::string::npos);
+  const size_t at = strict.text.find("--time strict --replay '");
+  REQUIRE(at != std::string::npos);
+  const std::string sched = strict.text.substr(at + 24, strict.text.find('\'', at + 24) - (at + 24));
+  CHECK(gmpsim("check " + path + " --procs 1 --time strict --replay '" + sched + "'").status == 3);
+  CHECK(gmpsim("check " + path + " --procs 1 --time slow").status == 2);
+  CHECK(gmpsim("check " + path + " --procs 1 --max-time 1ms").status == 2);
+  CHECK(gmpsim("check " + path + " --procs 1 --time strict --max-time 1ms").status == 3);
+  std::remove(path.c_str());
+}

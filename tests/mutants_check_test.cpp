@@ -25,19 +25,23 @@ struct Case {
   uint64_t max_executions;  // random and PCT: the budget; 0 for bounded (runs to the end)
   model::Property expect;
   double seconds;  // the time it must take at most, on one core
+  bool strict_time;  // --time strict: for the mutants that need sysmon's clock
 };
 
 // The searches that find each mutant. Each budget is the executions it took, with room to spare;
 // the unmutated port gets the same budget.
 constexpr Case kCases[] = {
-    {"no-needspinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
-    {"no-recheck-after-spinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
-    {"resetspinning-no-wakep", "spawn2", 3, model::StrategyKind::Random, 0, 1500, model::kWorkConservation, 60},
-    {"wakep-keeps-nmspinning", "syscall_sleep", 2, model::StrategyKind::Random, 0, 50, model::kGConservation, 60},
-    {"semacquire-no-recheck", "mutex", 2, model::StrategyKind::Random, 0, 300, model::kThrow, 60},
-    {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
+    {"no-needspinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
+    {"no-recheck-after-spinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
+    {"resetspinning-no-wakep", "spawn2", 3, model::StrategyKind::Random, 0, 1500, model::kWorkConservation, 60, false},
+    {"wakep-keeps-nmspinning", "syscall_sleep", 2, model::StrategyKind::Random, 0, 50, model::kGConservation, 60, false},
+    {"semacquire-no-recheck", "mutex", 2, model::StrategyKind::Random, 0, 300, model::kThrow, 60, false},
+    {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
     {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
-     60},
+     60, false},
+    {"retake-no-sysretake", "syscall_loop", 2, model::StrategyKind::Random, 0, 20, model::kAssertions, 60, true},
+    {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, model::StrategyKind::Random, 0, 100, model::kAssertions, 60,
+     true},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
@@ -46,6 +50,7 @@ model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
   cfg.setup.profile = &cost::default_profile();
   cfg.setup.procs = c.procs;
   cfg.setup.properties = model::parse_properties("all");
+  cfg.setup.strict_time = c.strict_time;
   cfg.strategy = c.strategy;
   cfg.preemptions = c.preemptions;
   cfg.max_executions = c.max_executions;

@@ -1,6 +1,7 @@
 // gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random] [--preemptions K] [--depth D]
 //   [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N] [--max-steps N]
-//   [--sysmon-rounds N] [--property LIST] [--estimate N] [--no-shrink] [--show N] [--trace OUT]
+//   [--sysmon-rounds N] [--time free|strict] [--max-time DUR] [--property LIST] [--estimate N] [--no-shrink]
+//   [--show N] [--trace OUT]
 //   [--replay SCHEDULE]
 #include <unistd.h>
 
@@ -48,6 +49,10 @@ std::string replay_command(const RunOptions& o, const CheckOptions& co, const st
   if (c.setup.max_steps != model::CheckSetup{}.max_steps) cmd += " --max-steps " + std::to_string(c.setup.max_steps);
   if (c.setup.daemon_rounds != model::CheckSetup{}.daemon_rounds)
     cmd += " --sysmon-rounds " + std::to_string(c.setup.daemon_rounds);
+  if (c.setup.strict_time) {
+    cmd += " --time strict";
+    if (c.setup.max_time != model::CheckSetup{}.max_time) cmd += " --max-time " + std::to_string(c.setup.max_time) + "ns";
+  }
   if (c.setup.properties != model::kDefaultProperties) {
     std::string props;
     for (uint32_t b = 1; b <= model::kAssertions; b <<= 1) {
@@ -136,6 +141,10 @@ int cmd_check(int argc, char** argv) {
       c.setup.max_steps = parse_uint(f, a.value(), 100, 1'000'000'000);
     } else if (f == "--sysmon-rounds") {
       c.setup.daemon_rounds = static_cast<uint32_t>(parse_uint(f, a.value(), 0, 1000));
+    } else if (f == "--time") {
+      const std::string v = a.value();
+      if (v != "strict" && v != "free") usage_error("--time: expected free or strict, got '" + v + "'");
+      c.setup.strict_time = v == "strict";
     } else if (f == "--property") {
       try {
         c.setup.properties = model::parse_properties(a.value());
@@ -172,8 +181,11 @@ int cmd_check(int argc, char** argv) {
   if (o.seeds != 1) usage_error("check: --seeds is for gmpsim sweep");
   if (o.sim.jitter != 0 || o.sim.schedtrace_ns != 0) usage_error("check: --jitter and --schedtrace are for gmpsim run");
   const engine::SimConfig defaults;
-  if (o.sim.time_limit != defaults.time_limit || o.sim.event_limit != defaults.event_limit) {
-    usage_error("check: --max-time and --max-events are for gmpsim run; the checker's bound is --max-steps");
+  if (o.sim.event_limit != defaults.event_limit)
+    usage_error("check: --max-events is for gmpsim run; the checker's bound is --max-steps");
+  if (o.sim.time_limit != defaults.time_limit) {
+    if (!c.setup.strict_time) usage_error("check: --max-time bounds executions under --time strict only");
+    c.setup.max_time = o.sim.time_limit;
   }
   if (o.sim.asyncpreemptoff) usage_error("check: --asyncpreemptoff is for gmpsim run");
   model::Schedule sched;
@@ -218,8 +230,22 @@ int cmd_check(int argc, char** argv) {
   std::printf(", seed %llu", static_cast<unsigned long long>(o.seed));
   if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
   if (c.shards > 1) std::printf(", shard %u/%u", c.shard, c.shards);
-  std::printf("\nproperties: %s; at most %llu steps an execution, sysmon's waits end by choice %u times\n",
-              props.c_str(), static_cast<unsigned long long>(c.setup.max_steps), c.setup.daemon_rounds);
+  std::printf("\nproperties: %s; at most %llu steps an execution, ", props.c_str(),
+              static_cast<unsigned long long>(c.setup.max_steps));
+  if (c.setup.strict_time) {
+    std::printf("strict time: waits end in deadline order, up to %g ms of virtual time\n",
+                static_cast<double>(c.setup.max_time) / 1e6);
+  } else {
+    std::printf("sysmon's waits end by choice %u times\n", c.setup.daemon_rounds);
+    size_t timed = 0;
+    for (const scenario::Assertion& x : in.scenario.assertions) {
+      timed += x.kind == scenario::AssertKind::StartLatency || x.kind == scenario::AssertKind::MaxRunnableLatency;
+    }
+    if (timed != 0 && (c.setup.properties & model::kAssertions) != 0) {
+      std::printf("note: the scenario's %zu latency assertion%s %s checked under --time strict only\n", timed,
+                  timed == 1 ? "" : "s", timed == 1 ? "is" : "are");
+    }
+  }
   std::fflush(stdout);
   if (isatty(STDERR_FILENO) != 0) {
     c.progress = [](uint64_t n, uint64_t states, double s) {

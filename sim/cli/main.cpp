@@ -29,7 +29,8 @@ const char kStealUsage[] =
 const char kCheckUsage[] =
     "  gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random|plain] [--preemptions K] [--depth D]\n"
     "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
-    "                        [--max-steps N] [--sysmon-rounds N] [--property LIST] [--estimate N]\n"
+    "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
+    "                        [--property LIST] [--estimate N]\n"
     "                        [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE] [--profile F]\n"
     "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
     "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"

@@ -15,6 +15,12 @@
 // Daemon threads (sysmon) run an endless loop of timed waits. Each execution lets a daemon's wait
 // end by choice only daemon_rounds times; after that it ends only when no other thread is
 // enabled, so every execution of a terminating program is finite.
+//
+// Strict time (EngineConfig::strict_time) narrows this to the timing engine's clock with zero
+// costs: a wait may end only when no thread is stopped at a step, and then only the waits due first
+// (and any overdue). Waits thus end at their deadlines, in deadline order; the choices left are the
+// interleavings of steps at one instant and the order of waits due together. Daemon rounds are not
+// counted (sysmon's sleeps take time); the time limit bounds the run.
 #pragma once
 
 #include <cstddef>

@@ -66,6 +66,9 @@ struct EngineConfig {
   Chooser* chooser = nullptr;
   // Choice mode: how many timed waits of each daemon thread may end by choice per run.
   uint32_t daemon_rounds = 2;
+  // Choice mode, strict time (chooser.h): timed waits end in the order of their deadlines, daemons'
+  // rounds are not counted, and time_limit bounds the run instead.
+  bool strict_time = false;
 };
 
 struct EngineStats {

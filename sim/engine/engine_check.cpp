@@ -99,18 +99,37 @@ Engine::Thread* Engine::check_choose() {
     s.site = t.wait_site;
     return s;
   };
+  bool running = false;  // a thread is stopped at a step
   for (const auto& tp : threads_) {
     const Thread& t = *tp;
     if (t.state == State::Running) {
       steps_.push_back(t.step);
-    } else if (t.state == State::Blocked && t.deadline != kNever && !(t.daemon && t.rounds >= cfg_.daemon_rounds)) {
+      running = true;
+    } else if (!cfg_.strict_time && t.state == State::Blocked && t.deadline != kNever &&
+               !(t.daemon && t.rounds >= cfg_.daemon_rounds)) {
       steps_.push_back(timeout(t));
     }
   }
   bool others = false;  // a thread other than a daemon can move
   for (const Step& st : steps_) others |= !threads_[st.tid]->daemon;
   if (others) idle_daemon_rounds_ = 0;
-  if (steps_.empty()) {
+  if (cfg_.strict_time && !running) {
+    // Strict time: time passes only when every thread waits, up to the earliest deadline; the waits
+    // due then end in any order.
+    int64_t due = kNever;
+    bool user_due = false;  // a thread other than a daemon waits with a deadline
+    for (const auto& tp : threads_) {
+      if (tp->state != State::Blocked || tp->deadline == kNever) continue;
+      due = std::min(due, tp->deadline);
+      user_due |= !tp->daemon;
+    }
+    for (const auto& tp : threads_) {
+      if (tp->state == State::Blocked && tp->deadline != kNever && tp->deadline <= std::max(due, now_))
+        steps_.push_back(timeout(*tp));
+    }
+    if (user_due) idle_daemon_rounds_ = 0;
+    if (steps_.empty() || (!user_due && ++idle_daemon_rounds_ > kMaxIdleDaemonRounds)) return nullptr;
+  } else if (steps_.empty()) {
     // Only daemons past their rounds can move: time passes for them alone.
     for (const auto& tp : threads_) {
       if (tp->state == State::Blocked && tp->deadline != kNever) steps_.push_back(timeout(*tp));
@@ -151,6 +170,9 @@ void Engine::check_take(Thread& n) {
     n.deadline = kNever;
     if (n.daemon) n.rounds++;
     now_ = n.t;
+    if (now_ > time_limit_) {
+      stop_run(Stop::TimeLimit, 2, "stopped at virtual time " + std::to_string(time_limit_) + " ns (--max-time)");
+    }
   } else {
     n.t = std::max(n.t, now_);
   }

@@ -300,11 +300,12 @@ class Sim final : public rt::Host {
     ec.event_limit = cfg.event_limit;
     ec.progress = cfg.progress;
     ec.jitter = cfg.jitter;
-    if (cfg.chooser != nullptr) {  // the checker: no costs, no clock limit (cores only set ncpu)
+    if (cfg.chooser != nullptr) {  // the checker: no costs, no clock limit but in strict time (cores only set ncpu)
       ec.chooser = cfg.chooser;
       ec.daemon_rounds = cfg.daemon_rounds;
+      ec.strict_time = cfg.strict_time;
       ec.costs = Costs{};
-      ec.time_limit = 0;
+      ec.time_limit = cfg.strict_time ? cfg.time_limit : 0;
       ec.jitter = 0;
     }
     return ec;

@@ -33,10 +33,11 @@ struct SimConfig {
   std::string trace_path;         // write a trace here; empty: none
   std::vector<std::pair<std::string, std::string>> trace_metadata;  // more header metadata
   std::function<void(int64_t now, uint64_t events)> progress;  // see EngineConfig::progress
-  // Choice mode (the model checker): the chooser orders every step; costs, cores, jitter and the
-  // time limit play no part, and event_limit bounds the steps. See chooser.h.
+  // Choice mode (the model checker): the chooser orders every step; costs, cores, jitter and (but
+  // under strict_time) the time limit play no part, and event_limit bounds the steps. See chooser.h.
   Chooser* chooser = nullptr;
   uint32_t daemon_rounds = 2;     // see EngineConfig::daemon_rounds
+  bool strict_time = false;       // see EngineConfig::strict_time; time_limit then bounds the run
 };
 
 struct SimResult {
