@@ -74,12 +74,56 @@ void unpoison_stack([[maybe_unused]] const void* bottom, [[maybe_unused]] size_t
 
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
-// Maps a stack of `size` bytes (rounded up to pages) with a guard page below it. Returns the
-// mapping (nullptr when the kernel refuses: out of memory or of mappings); *map_size is its size.
+// Stacks given back by ended fibers and pools, kept for reuse by the next of the same size on this
+// OS thread. A checker makes a few fibers per execution and runs thousands of executions a second;
+// mapping each stack afresh (mmap, the guard page's mprotect, munmap, and a page fault on each
+// first touch) took it more time in the kernel than the executions took. A reused stack holds the
+// bytes its last fiber left, which no fiber reads before writing. At most kCachedStacks are kept,
+// so the memory held is bounded by what that many fibers touched.
+constexpr size_t kCachedStacks = 16;
+struct StackCache {
+  struct Stack {
+    void* map;
+    size_t map_size;
+  };
+  std::vector<Stack> stacks;
+  ~StackCache();
+};
+thread_local StackCache tls_stacks;
+// Set when this thread's cache is destroyed; fibers that end after it (static objects, at exit)
+// unmap their stacks directly. A plain bool is never destroyed.
+thread_local bool tls_stacks_gone = false;
+
+StackCache::~StackCache() {
+  for (const Stack& st : stacks) munmap(st.map, st.map_size);
+  tls_stacks_gone = true;
+}
+
+// Unmaps a stack, or keeps it for the next fiber of this thread.
+void release_stack(void* map, size_t map_size) {
+  if (!tls_stacks_gone && tls_stacks.stacks.size() < kCachedStacks) {
+    tls_stacks.stacks.push_back({map, map_size});
+    return;
+  }
+  munmap(map, map_size);
+}
+
+// Maps a stack of `size` bytes (rounded up to pages) with a guard page below it, or takes a cached
+// one of that size. Returns the mapping (nullptr when the kernel refuses: out of memory or of
+// mappings); *map_size is its size.
 void* map_stack(size_t& size, size_t& map_size) {
   const size_t page = page_size();
   size = (size + page - 1) / page * page;
   map_size = size + page;
+  if (!tls_stacks_gone) {
+    std::vector<StackCache::Stack>& c = tls_stacks.stacks;
+    for (size_t i = c.size(); i-- > 0;) {
+      if (c[i].map_size != map_size) continue;
+      void* map = c[i].map;
+      c.erase(c.begin() + static_cast<std::ptrdiff_t>(i));
+      return map;
+    }
+  }
   void* map = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
   if (map == MAP_FAILED) return nullptr;
@@ -225,7 +269,7 @@ Fiber::~Fiber() {
   if (pool_ != nullptr) pool_->drop(*this);
   if (map_ == nullptr) return;
   unpoison_stack(stack_bottom_, stack_size_);
-  munmap(map_, map_size_);
+  release_stack(map_, map_size_);
 }
 
 void Fiber::switch_to(Fiber& from, Fiber& to) { FiberAccess::jump(from, to, false); }
@@ -240,7 +284,7 @@ StackPool::~StackPool() {
   for (Slot& s : slots_) {
     if (s.map == nullptr) continue;
     unpoison_stack(s.bottom, static_cast<size_t>(s.top - s.bottom));
-    munmap(s.map, static_cast<size_t>(s.top - static_cast<char*>(s.map)));
+    release_stack(s.map, static_cast<size_t>(s.top - static_cast<char*>(s.map)));
   }
 }
 
