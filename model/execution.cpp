@@ -63,14 +63,40 @@ uint32_t parse_properties(const std::string& list) {
   return bits;
 }
 
+namespace {
+constexpr uint64_t kZero = 0x9e3779b97f4a7c15ULL;  // stands for a fingerprint of 0 in the table
+// The slot a fingerprint's probe starts at, for a table of 2^bits slots (multiplicative hashing,
+// so that fingerprints with equal low bits spread).
+size_t home(uint64_t fp, size_t mask) { return static_cast<size_t>((fp * 0xff51afd7ed558ccdULL) >> 17) & mask; }
+}  // namespace
+
 void StateSet::add(uint64_t fp) {
-  if (index.count(fp) != 0) return;
+  if (fp == 0) fp = kZero;
+  if (table_.empty()) table_.assign(1024, 0);
+  const size_t mask = table_.size() - 1;
+  size_t i = home(fp, mask);
+  for (; table_[i] != 0; i = (i + 1) & mask) {
+    if (table_[i] == fp) return;
+  }
   if (fingerprints.size() >= max_states) {
     truncated = true;
     return;
   }
-  index.emplace(fp, static_cast<uint32_t>(fingerprints.size()));
+  table_[i] = fp;
   fingerprints.push_back(fp);
+  if (fingerprints.size() * 2 > table_.size()) grow();
+}
+
+void StateSet::grow() {
+  std::vector<uint64_t> old(table_.size() * 2, 0);
+  old.swap(table_);
+  const size_t mask = table_.size() - 1;
+  for (uint64_t fp : old) {
+    if (fp == 0) continue;
+    size_t i = home(fp, mask);
+    while (table_[i] != 0) i = (i + 1) & mask;
+    table_[i] = fp;
+  }
 }
 
 namespace {
