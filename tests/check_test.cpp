@@ -14,6 +14,7 @@
 #include "sim/cost/profile.h"
 #include "sim/runtime/runtime.h"
 #include "sim/scenario/scenario.h"
+#include "traces/validate.h"
 
 using namespace gmp;
 
@@ -87,6 +88,9 @@ TEST_CASE("a counterexample replays exactly: the same steps and the same trace b
   const std::string ta = slurp(a), tb = slurp(b);
   CHECK(!ta.empty());
   CHECK(ta == tb);
+  const trace::Validator v = trace::validate_file(a);
+  INFO((v.issues().empty() ? std::string("consistent") : v.issues().front().what));
+  CHECK(v.issue_count() == 0);
   std::remove(a.c_str());
   std::remove(b.c_str());
 }

@@ -67,6 +67,9 @@ TEST_CASE("gmpsim run --check-determinism compares output and traces", "[cli][de
   const Out dump = gmpsim("trace " + tr);
   CHECK(dump.status == 0);
   CHECK(dump.text.find("KIND_GO_CREATE") != std::string::npos);
+  const Out valid = gmpsim("trace validate " + tr);
+  CHECK(valid.status == 0);
+  CHECK(valid.text.find("consistent") != std::string::npos);
   std::remove(tr.c_str());
 }
 

@@ -13,6 +13,7 @@
 #include "sim/runtime/runtime2.h"
 #include "sim/scenario/scenario.h"
 #include "traces/trace_reader.h"
+#include "traces/validate.h"
 
 using namespace gmp;
 using engine::Engine;
@@ -125,6 +126,9 @@ TEST_CASE("runs are deterministic for 20 seeds", "[sim][determinism]") {
     const std::string ta = slurp(a.trace_path), tb = slurp(b.trace_path);
     CHECK(!ta.empty());
     CHECK(ta == tb);
+    const trace::Validator v = trace::validate_file(a.trace_path);
+    INFO((v.issues().empty() ? std::string("consistent") : v.issues().front().what));
+    CHECK(v.issue_count() == 0);
   }
   std::remove((dir + "det_a.trace").c_str());
   std::remove((dir + "det_b.trace").c_str());
@@ -472,6 +476,7 @@ TEST_CASE("sysmon's retake for a preempted goroutine can take the P from the one
         hog_stopped = -1;
       }
     }
+    CHECK(trace::validate_file(cfg.trace_path).issue_count() == 0);
     std::remove(cfg.trace_path.c_str());
   }
   CHECK(quick > 0);

@@ -36,7 +36,9 @@ const char kCheckUsage[] =
     "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
     "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
     "      property is violated (the schedule, its interleaving and --trace show it).\n";
-const char kTraceUsage[] = "  gmpsim trace FILE          print a trace, one event a line\n";
+const char kTraceUsage[] =
+    "  gmpsim trace FILE          print a trace, one event a line\n"
+    "  gmpsim trace validate FILE check that its events are consistent (exit status 3 if not)\n";
 const char kNotes[] =
     "PROFILE is a file or a builtin name (default, m1pro, epyc-vm). Runs stop at --max-time (default\n"
     "60s of virtual time, at most 1e18ns) or --max-events (default 2000000000) with exit status 2.\n"

@@ -139,7 +139,7 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       ev.set_reason(trace::REASON_STOPM);
       break;
     case Ev::HandoffP:
-      ev.set_kind(trace::KIND_P_RELEASE);
+      ev.set_kind(trace::KIND_P_HANDOFF);
       ev.set_reason(trace::REASON_HANDOFFP);
       break;
     case Ev::SpinStart:

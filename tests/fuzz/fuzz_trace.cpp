@@ -1,5 +1,6 @@
-// Fuzzes the trace reader the way `gmpsim trace FILE` uses it (traces/dump_text.h over
-// traces/trace_reader.h): the input is the whole file. The reader takes a path, so the input is
+// Fuzzes the trace reader the way `gmpsim trace FILE` and `gmpsim trace validate FILE` use it
+// (traces/dump_text.h and traces/validate.h over traces/trace_reader.h): the input is the whole
+// file, and the validator must judge any events that parse without failing itself. The reader takes a path, so the input is
 // written to a memory file (memfd) and opened through /proc/self/fd. A TraceFormatError is the
 // expected answer to bad bytes; anything else is a bug. The events go to /dev/null.
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 
 #include "traces/dump_text.h"
 #include "traces/trace_reader.h"
+#include "traces/validate.h"
 
 namespace {
 
@@ -46,6 +48,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     (void)gmp::trace::dump_text(files.path, files.null);
+  } catch (const gmp::trace::TraceFormatError&) {
+  }
+  try {
+    (void)gmp::trace::validate_file(files.path, 4);
   } catch (const gmp::trace::TraceFormatError&) {
   }
   return 0;
