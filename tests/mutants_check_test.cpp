@@ -22,7 +22,7 @@ struct Case {
   int32_t procs;
   model::StrategyKind strategy;
   int preemptions;          // bounded only
-  uint64_t max_executions;  // random and PCT: the budget; 0 for bounded (runs to the end)
+  uint64_t max_executions;  // the budget (bounded: the executions of all its shares together)
   model::Property expect;
   double seconds;  // the time it must take at most, on one core
   bool strict_time;  // --time strict: for the mutants that need sysmon's clock
@@ -32,9 +32,11 @@ struct Case {
 // the unmutated port gets the same budget.
 constexpr Case kCases[] = {
     {"no-needspinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
-    {"no-recheck-after-spinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
+    {"no-recheck-after-spinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60,
+     false},
     {"resetspinning-no-wakep", "spawn2", 3, model::StrategyKind::Random, 0, 1500, model::kWorkConservation, 60, false},
-    {"wakep-keeps-nmspinning", "syscall_sleep", 2, model::StrategyKind::Random, 0, 50, model::kGConservation, 60, false},
+    {"wakep-keeps-nmspinning", "syscall_sleep", 2, model::StrategyKind::Random, 0, 50, model::kGConservation, 60,
+     false},
     {"semacquire-no-recheck", "mutex", 2, model::StrategyKind::Random, 0, 300, model::kThrow, 60, false},
     {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
     {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
@@ -42,6 +44,10 @@ constexpr Case kCases[] = {
     {"retake-no-sysretake", "syscall_loop", 2, model::StrategyKind::Random, 0, 20, model::kAssertions, 60, true},
     {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, model::StrategyKind::Random, 0, 100, model::kAssertions, 60,
      true},
+    {"gosched-no-wakep", "gosched_spinner", 2, model::StrategyKind::Bounded, 2, 5000, model::kWorkConservation, 60,
+     false},
+    {"runqempty-spurious", "mutex_handoff", 2, model::StrategyKind::Bounded, 3, 16000, model::kWorkConservation, 60,
+     false},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
