@@ -539,6 +539,36 @@ TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad i
   std::remove(path.c_str());
 }
 
+TEST_CASE("gmpsim trace stats, critical-path and diff read a simulated trace", "[cli][trace]") {
+  const std::string a = tmp("stats_a.trace"), b = tmp("stats_b.trace");
+  REQUIRE(gmpsim("run " + kScenarios + "check/spawn2.textproto --procs 2 --trace " + a).status == 0);
+  REQUIRE(gmpsim("run " + kScenarios + "check/spawn2.textproto --procs 3 --trace " + b).status == 0);
+  const Out stats = gmpsim("trace stats " + a);
+  CHECK(stats.status == 0);
+  CHECK(stats.text.find("scheduling latency (runnable to running)") != std::string::npos);
+  CHECK(stats.text.find("P utilisation: P0 ") != std::string::npos);
+  const Out json = gmpsim("trace stats " + a + " --json");
+  CHECK(json.status == 0);
+  CHECK(json.text.find("\"num_ps\": 2") != std::string::npos);
+  // At 2 Ps the second worker waits in main's runnext for main's 1ms computation: that wait is
+  // on the critical path, and at 3 Ps it is not.
+  const Out cp = gmpsim("trace critical-path " + a);
+  CHECK(cp.status == 0);
+  CHECK(cp.text.find("runnable, waiting for a P                1.00ms") != std::string::npos);
+  const Out cp3 = gmpsim("trace critical-path " + b);
+  CHECK(cp3.text.find("runnable, waiting for a P                1.00ms") == std::string::npos);
+  const Out diff = gmpsim("trace diff " + a + " " + b);
+  CHECK(diff.status == 0);
+  CHECK(diff.text.find("latency max") != std::string::npos);
+  CHECK(gmpsim("trace stats " + a + " --bogus").status == 2);
+  CHECK(gmpsim("trace diff " + a).status == 2);
+  const Out missing = gmpsim("trace critical-path " + tmp("no_such.trace"));
+  CHECK(missing.status == 1);
+  CHECK(missing.text.find("cannot open") != std::string::npos);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
 // At 1 P main yields to a goroutine that computes 50us, so it waits 50us to run again: a latency
 // assertion the checker tests under strict time only, where the clock means what it does in a run.
 TEST_CASE("gmpsim check --time strict checks latency assertions, and its schedules replay with it", "[cli][check]") {

@@ -1,13 +1,18 @@
 // gmpsim trace: tools on trace files.
 //   gmpsim trace FILE             prints a trace as text, one event a line
 //   gmpsim trace validate FILE    checks that its events tell a consistent story (traces/validate.h)
+//   gmpsim trace stats FILE [--json] [--top N]   latency, utilisation, counts (traces/stats.h)
+//   gmpsim trace critical-path FILE              what set the run's length (traces/critical_path.h)
+//   gmpsim trace diff A B                        two traces' statistics side by side
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
+#include "traces/critical_path.h"
 #include "traces/dump_text.h"
+#include "traces/stats.h"
 #include "traces/trace_reader.h"
 #include "traces/validate.h"
 
@@ -39,11 +44,52 @@ int cmd_validate(int argc, char** argv) {
   return v.issue_count() == 0 ? 0 : 3;
 }
 
+int cmd_stats(int argc, char** argv) {
+  std::string path;
+  bool json = false;
+  size_t top = 10;
+  Args a(argc, argv);
+  while (!a.done()) {
+    const std::string arg = a.next();
+    if (!a.is_flag()) {
+      if (!path.empty()) usage_error("trace stats: expected one FILE");
+      path = arg;
+    } else if (a.flag() == "--json") {
+      json = true;
+    } else if (a.flag() == "--top") {
+      top = parse_uint(a.flag(), a.value(), 0, 1'000'000);
+    } else {
+      usage_error("trace stats: unknown flag '" + a.flag() + "'");
+    }
+  }
+  if (path.empty()) usage_error("trace stats: expected one FILE");
+  const trace::TraceStats s = trace::compute_stats(trace::build_timeline(path));
+  std::fputs((json ? trace::stats_json(s) : trace::stats_text(s, top)).c_str(), stdout);
+  return 0;
+}
+
+int cmd_critical_path(int argc, char** argv) {
+  const std::string path = one_file("trace critical-path", argc, argv);
+  std::fputs(trace::critical_path_text(trace::critical_path(trace::build_timeline(path))).c_str(), stdout);
+  return 0;
+}
+
+int cmd_diff(int argc, char** argv) {
+  if (argc != 2 || argv[0][0] == '-' || argv[1][0] == '-') usage_error("trace diff: expected two FILEs");
+  const trace::TraceStats a = trace::compute_stats(trace::build_timeline(argv[0]));
+  const trace::TraceStats b = trace::compute_stats(trace::build_timeline(argv[1]));
+  std::fputs(trace::stats_diff(a, b, argv[0], argv[1]).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_trace(int argc, char** argv) {
   try {
     if (argc >= 1 && std::strcmp(argv[0], "validate") == 0) return cmd_validate(argc - 1, argv + 1);
+    if (argc >= 1 && std::strcmp(argv[0], "stats") == 0) return cmd_stats(argc - 1, argv + 1);
+    if (argc >= 1 && std::strcmp(argv[0], "critical-path") == 0) return cmd_critical_path(argc - 1, argv + 1);
+    if (argc >= 1 && std::strcmp(argv[0], "diff") == 0) return cmd_diff(argc - 1, argv + 1);
     trace::dump_text(one_file("trace", argc, argv), stdout);
   } catch (const trace::TraceFormatError& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -1,0 +1,156 @@
+// The trace analyses (traces/timeline.h, stats.h, critical_path.h) on small traces whose figures
+// are worked out by hand.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+
+#include "traces/critical_path.h"
+#include "traces/stats.h"
+#include "traces/trace_writer.h"
+
+using namespace gmp::trace;
+
+namespace {
+
+struct Ev {
+  int64_t ts;
+  Kind kind;
+  int64_t g = -1, m = -1, p = -1;
+  int64_t peer_g = -1;
+  Reason reason = REASON_UNSPECIFIED;
+  const char* label = "";
+};
+
+// Writes the events as a simulated trace with `ps` Ps and reads it back as a Timeline.
+Timeline timeline_of(std::initializer_list<Ev> evs, int32_t ps = 2) {
+  const std::string path = (std::filesystem::temp_directory_path() / "gmp_analysis_test.gmptrace").string();
+  Header h;
+  h.set_producer("analysis test");
+  h.set_num_ps(ps);
+  h.set_clock(CLOCK_VIRTUAL);
+  {
+    TraceWriter w(path, h);
+    for (const Ev& x : evs) {
+      Event e;
+      e.set_ts(x.ts);
+      e.set_kind(x.kind);
+      if (x.g >= 0) e.set_g(x.g);
+      if (x.m >= 0) e.set_m(x.m);
+      if (x.p >= 0) e.set_p(x.p);
+      if (x.peer_g >= 0) e.set_peer_g(x.peer_g);
+      e.set_reason(x.reason);
+      e.set_label(x.label);
+      w.write(e);
+    }
+    w.close();
+  }
+  Timeline tl = build_timeline(path);
+  std::filesystem::remove(path);
+  return tl;
+}
+
+// G1 runs on P0 from 0, creates G2 at 10 and blocks on a channel at 20. G2 waits for a P until
+// 30, runs on P1 until 100, when it readies G1 and exits. G1 waits until 110 and runs on P0 until
+// 120, when it exits.
+Timeline handoff() {
+  return timeline_of({
+      {0, KIND_GO_CREATE, 1, 0, 0},
+      {0, KIND_GO_START, 1, 0, 0},
+      {10, KIND_GO_CREATE, 2, 0, 0, 1},
+      {20, KIND_GO_PARK, 1, 0, 0, -1, REASON_PARK, "chan receive"},
+      {30, KIND_GO_START, 2, 1, 1},
+      {100, KIND_GO_UNPARK, 1, 1, 1, 2},
+      {100, KIND_GO_EXIT, 2, 1, 1},
+      {110, KIND_GO_START, 1, 0, 0},
+      {120, KIND_GO_EXIT, 1, 0, 0},
+  });
+}
+
+}  // namespace
+
+TEST_CASE("stats: latency, utilisation and time in each state, worked by hand") {
+  const TraceStats s = compute_stats(handoff());
+  CHECK(s.span == 120);
+  CHECK(s.gs == 2);
+  // Waits: G1 0 (created and started at 0) and 10 (110 - 100); G2 20 (30 - 10).
+  CHECK(s.latency.n == 3);
+  CHECK(s.latency.max == 20);
+  CHECK(s.latency.p50 == 10);
+  CHECK(s.latency.mean == Approx(10.0));
+  REQUIRE(s.utilisation.size() == 2);
+  CHECK(s.utilisation[0] == Approx(30.0 / 120));  // G1: 0-20 and 110-120
+  CHECK(s.utilisation[1] == Approx(70.0 / 120));  // G2: 30-100
+  REQUIRE(s.per_g.size() == 2);
+  CHECK(s.per_g[0].running == 30);
+  CHECK(s.per_g[0].blocked == 80);
+  CHECK(s.per_g[0].runnable == 10);
+  CHECK(s.per_g[1].running == 70);
+  CHECK(s.per_g[1].runnable == 20);
+  const std::string json = stats_json(s);
+  CHECK(json.find("\"p50_ns\": 10") != std::string::npos);
+  CHECK(json.find("\"span_ns\": 120") != std::string::npos);
+}
+
+TEST_CASE("critical path: through the waker, not the blocked time") {
+  const CriticalPath cp = critical_path(handoff());
+  CHECK(cp.end_g == 1);
+  CHECK(cp.t_begin == 0);
+  CHECK(cp.t_end == 120);
+  // G1 runs 0-10 and creates G2; G2 waits 10-30, runs 30-100 and readies G1; G1 waits 100-110
+  // and runs 110-120. G1's blocked 20-100 is not on it: G2's work is what it waited for.
+  REQUIRE(cp.segments.size() == 5);
+  CHECK((cp.segments[0].g == 1 && cp.segments[0].state == GState::Running && cp.segments[0].t1 == 10));
+  CHECK(cp.segments[0].woke == 2);
+  CHECK((cp.segments[1].g == 2 && cp.segments[1].state == GState::Runnable && cp.segments[1].t1 == 30));
+  CHECK((cp.segments[2].g == 2 && cp.segments[2].state == GState::Running && cp.segments[2].t1 == 100));
+  CHECK(cp.segments[2].woke == 1);
+  CHECK((cp.segments[3].g == 1 && cp.segments[3].state == GState::Runnable && cp.segments[3].t1 == 110));
+  CHECK((cp.segments[4].g == 1 && cp.segments[4].state == GState::Running && cp.segments[4].t1 == 120));
+  CHECK(critical_path_text(cp).find("G2 70.0") == std::string::npos);  // shares are of 120
+}
+
+TEST_CASE("critical path: a wait that nobody ended, a timer's, is on it") {
+  // G1 sleeps 10-90 (a timer readies it: no waker) while G2, created at 5, runs 5-50 and exits.
+  const CriticalPath cp = critical_path(timeline_of({
+      {0, KIND_GO_CREATE, 1, 0, 0},
+      {0, KIND_GO_START, 1, 0, 0},
+      {5, KIND_GO_CREATE, 2, 0, 0, 1},
+      {10, KIND_GO_PARK, 1, 0, 0, -1, REASON_PARK, "sleep"},
+      {10, KIND_GO_START, 2, 0, 0},
+      {50, KIND_GO_EXIT, 2, 0, 0},
+      {90, KIND_GO_UNPARK, 1, -1, -1},
+      {90, KIND_GO_START, 1, 0, 0},
+      {95, KIND_GO_EXIT, 1, 0, 0},
+  }));
+  // G1 runs 0-10, sleeps 10-90, runs 90-95 (its zero-length wait for a P is left out).
+  REQUIRE(cp.segments.size() == 3);
+  CHECK((cp.segments[0].g == 1 && cp.segments[0].state == GState::Running && cp.segments[0].t1 == 10));
+  CHECK((cp.segments[1].state == GState::Blocked && cp.segments[1].wait == "sleep" && cp.segments[1].t1 == 90));
+  CHECK((cp.segments[2].g == 1 && cp.segments[2].state == GState::Running && cp.segments[2].t1 == 95));
+}
+
+TEST_CASE("critical path: a blocked wait that another goroutine ended is never on it") {
+  // G1 blocks at 20; G2 appears at 50 with no known creator, runs 60-100 and readies G1, which
+  // runs 100-120. Through G1's own blocked time the path would reach back to 0; it must go through
+  // G2 instead, and so begin at 50.
+  const CriticalPath cp = critical_path(timeline_of({
+      {0, KIND_GO_CREATE, 1, 0, 0},
+      {0, KIND_GO_START, 1, 0, 0},
+      {20, KIND_GO_PARK, 1, 0, 0, -1, REASON_PARK, "chan receive"},
+      {50, KIND_GO_CREATE, 2, 1, 1},
+      {60, KIND_GO_START, 2, 1, 1},
+      {100, KIND_GO_UNPARK, 1, 1, 1, 2},
+      {100, KIND_GO_EXIT, 2, 1, 1},
+      {100, KIND_GO_START, 1, 0, 0},
+      {120, KIND_GO_EXIT, 1, 0, 0},
+  }));
+  CHECK(cp.t_begin == 50);
+  REQUIRE(cp.segments.size() == 3);
+  CHECK((cp.segments[0].g == 2 && cp.segments[0].state == GState::Runnable));
+  CHECK((cp.segments[1].g == 2 && cp.segments[1].state == GState::Running && cp.segments[1].woke == 1));
+  CHECK((cp.segments[2].g == 1 && cp.segments[2].state == GState::Running));
+}

@@ -1,0 +1,184 @@
+#include "traces/timeline.h"
+
+#include "traces/trace_reader.h"
+
+namespace gmp::trace {
+
+const char* gstate_name(GState s) {
+  switch (s) {
+    case GState::Runnable:
+      return "runnable";
+    case GState::Running:
+      return "running";
+    case GState::Blocked:
+      return "blocked";
+    case GState::Syscall:
+      return "in a system call";
+  }
+  return "?";
+}
+
+namespace {
+
+class Builder {
+ public:
+  explicit Builder(Timeline& tl) : tl_(tl) {}
+
+  void on_event(const Event& e) {
+    if (tl_.events == 0) tl_.t_begin = e.ts();
+    tl_.events++;
+    tl_.t_end = std::max(tl_.t_end, e.ts());
+    tl_.kinds[e.kind()]++;
+    count(e);
+    if (!e.has_g()) return;
+    const int64_t t = e.ts();
+    switch (e.kind()) {
+      case KIND_GO_CREATE: {
+        GLife& g = tl_.gs[e.g()];
+        g.parent = e.has_peer_g() ? e.peer_g() : -1;
+        enter(g, GState::Runnable, t, e);
+        wake(e, g.parent, true);
+        break;
+      }
+      case KIND_GO_START:
+        enter(life(e, GState::Runnable), GState::Running, t, e);
+        break;
+      case KIND_GO_STOP:
+        enter(life(e, GState::Running), GState::Runnable, t, e);
+        break;
+      case KIND_GO_PARK:
+        enter(life(e, GState::Running), GState::Blocked, t, e);
+        break;
+      case KIND_GO_UNPARK:
+        enter(life(e, GState::Blocked), GState::Runnable, t, e);
+        wake(e, e.has_peer_g() ? e.peer_g() : -1, false);
+        break;
+      case KIND_GO_SYSCALL_ENTER:
+        enter(life(e, GState::Running), GState::Syscall, t, e);
+        break;
+      case KIND_GO_SYSCALL_EXIT:
+        enter(life(e, GState::Syscall),
+              e.reason() == REASON_EXITSYSCALL_NO_P ? GState::Runnable : GState::Running, t, e);
+        break;
+      case KIND_GO_EXIT: {
+        GLife& g = life(e, GState::Running);
+        close(g, t);
+        g.exited = true;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void finish() {
+    for (auto& [id, g] : tl_.gs) {
+      if (g.exited || g.intervals.empty()) continue;
+      Interval& last = g.intervals.back();
+      last.t1 = tl_.t_end;
+      last.open_end = true;
+    }
+    for (const auto& [id, g] : tl_.gs) {
+      for (const Interval& iv : g.intervals) {
+        if (iv.state == GState::Running && iv.p >= 0) tl_.p_busy[iv.p] += iv.t1 - iv.t0;
+      }
+    }
+  }
+
+ private:
+  // The G of e; one seen for the first time is taken to have been `before` since the trace began.
+  GLife& life(const Event& e, GState before) {
+    auto [it, fresh] = tl_.gs.try_emplace(e.g());
+    if (fresh) {
+      Interval iv;
+      iv.state = before;
+      iv.t0 = iv.t1 = tl_.t_begin;
+      iv.assumed = true;
+      if (before == GState::Running || before == GState::Syscall) {
+        iv.m = e.has_m() ? e.m() : -1;
+        iv.p = before == GState::Running && e.has_p() ? e.p() : -1;
+      }
+      it->second.intervals.push_back(iv);
+    }
+    return it->second;
+  }
+
+  void wake(const Event& e, int64_t by, bool create) {
+    WakeEdge w;
+    w.t = e.ts();
+    w.g = e.g();
+    w.by = by;
+    w.create = create;
+    w.interval = tl_.gs[e.g()].intervals.size() - 1;
+    if (auto it = tl_.gs.find(by); by >= 0 && it != tl_.gs.end() && !it->second.intervals.empty()) {
+      w.by_interval = it->second.intervals.size() - 1;
+    }
+    tl_.wakes.push_back(w);
+  }
+
+  static void close(GLife& g, int64_t t) {
+    if (!g.intervals.empty()) g.intervals.back().t1 = t;
+  }
+
+  static void enter(GLife& g, GState s, int64_t t, const Event& e) {
+    close(g, t);
+    Interval iv;
+    iv.state = s;
+    iv.t0 = iv.t1 = t;
+    if (s == GState::Running || s == GState::Syscall) {
+      iv.m = e.has_m() ? e.m() : -1;
+      iv.p = s == GState::Running && e.has_p() ? e.p() : -1;
+    }
+    if (s == GState::Blocked) {
+      iv.wait = e.wait_reason();
+      iv.label = e.label();
+    }
+    g.intervals.push_back(std::move(iv));
+  }
+
+  void count(const Event& e) {
+    switch (e.kind()) {
+      case KIND_STEAL:
+        tl_.steals++;
+        tl_.stolen += e.has_count() ? static_cast<uint64_t>(std::max<int64_t>(e.count(), 0)) : 1;
+        break;
+      case KIND_M_WAKEUP:
+        tl_.wakeups++;
+        break;
+      case KIND_PREEMPT_REQUEST:
+        tl_.preempt_requests++;
+        break;
+      case KIND_GO_STOP:
+        if (e.reason() == REASON_PREEMPT_ASYNC || e.reason() == REASON_PREEMPT_COOPERATIVE) tl_.preemptions++;
+        break;
+      case KIND_P_HANDOFF:
+        tl_.handoffs++;
+        break;
+      case KIND_P_RELEASE:
+        if (e.reason() == REASON_RETAKE) tl_.retakes++;
+        break;
+      case KIND_GO_SYSCALL_ENTER:
+        tl_.syscalls++;
+        break;
+      default:
+        break;
+    }
+  }
+
+  Timeline& tl_;
+};
+
+}  // namespace
+
+Timeline build_timeline(const std::string& path) {
+  TraceReader r(path);
+  Timeline tl;
+  tl.header = r.header();
+  Builder b(tl);
+  Event e;
+  while (r.next(e)) b.on_event(e);
+  b.finish();
+  return tl;
+}
+
+}  // namespace gmp::trace

@@ -1,0 +1,66 @@
+// A trace as each goroutine's life: its intervals (runnable, running, blocked, in a system call)
+// and the edges between goroutines (who created or woke whom, when). The analyses (stats.h,
+// critical_path.h) read this, not the raw events.
+//
+// How the events map to intervals: GO_CREATE and GO_UNPARK start a runnable interval, GO_START a
+// running one, GO_PARK a blocked one (its wait reason kept), GO_SYSCALL_ENTER a system call,
+// GO_STOP a runnable one (it was preempted or yielded), GO_SYSCALL_EXIT a running one, or a
+// runnable one when the G found no P, and GO_EXIT ends the G. An interval still open when the
+// trace ends is closed at its end. A G seen first in the middle of its life (an imported trace
+// starts mid-run) begins in the state its first event implies, at the start of the trace.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "traces/trace.pb.h"
+
+namespace gmp::trace {
+
+enum class GState : uint8_t { Runnable, Running, Blocked, Syscall };
+const char* gstate_name(GState s);
+
+struct Interval {
+  GState state = GState::Runnable;
+  int64_t t0 = 0, t1 = 0;
+  int64_t m = -1, p = -1;          // Running, Syscall: where
+  WaitReason wait = WAIT_REASON_UNSPECIFIED;  // Blocked: why
+  std::string label;               // Blocked: the wait reason as Go writes it, when not listed
+  bool open_end = false;           // the trace ended in it
+  bool assumed = false;            // implied by the G's first event: began before the trace did
+};
+
+// g became runnable at t because `by` created it (create) or readied it; by < 0: a timer, the
+// netpoller or an unknown waker.
+struct WakeEdge {
+  int64_t t = 0;
+  int64_t g = -1, by = -1;
+  bool create = false;
+  size_t interval = 0;             // the interval of g it began
+  size_t by_interval = SIZE_MAX;   // the interval of `by` it happened in; SIZE_MAX: by unknown
+};
+
+struct GLife {
+  std::vector<Interval> intervals;  // in time order, contiguous
+  bool exited = false;
+  int64_t parent = -1;  // -1: not created in the trace (or by nobody)
+};
+
+struct Timeline {
+  Header header;
+  int64_t t_begin = 0, t_end = 0;  // the first and last event's time
+  uint64_t events = 0;
+  std::map<int64_t, GLife> gs;  // by goid (ordered: output does not depend on addresses)
+  std::vector<WakeEdge> wakes;  // in trace order
+  std::map<Kind, uint64_t> kinds;  // events of each kind
+  std::map<int64_t, int64_t> p_busy;  // ns each P ran a G (from the running intervals)
+  uint64_t steals = 0, stolen = 0, wakeups = 0, preempt_requests = 0, preemptions = 0, handoffs = 0, retakes = 0,
+           syscalls = 0;
+};
+
+// Reads the trace at `path`; throws TraceFormatError on unreadable input.
+Timeline build_timeline(const std::string& path);
+
+}  // namespace gmp::trace
