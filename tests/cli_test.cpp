@@ -97,7 +97,7 @@ TEST_CASE("a bad scenario exits 1 with file:line:column", "[cli][errors]") {
   std::remove(path.c_str());
 }
 
-TEST_CASE("a deadlock exits 2 with Go's message and leaves no trace", "[cli][errors]") {
+TEST_CASE("a deadlock exits 2 with Go's message and a trace up to the deadlock", "[cli][errors]") {
   const std::string path = tmp("deadlock.textproto");
   const std::string tr = tmp("deadlock.trace");
   write(path, "chan { name: \"c\" }\nfunc { name: \"main\" op { recv { chan: \"c\" } } }\n");
@@ -105,7 +105,11 @@ TEST_CASE("a deadlock exits 2 with Go's message and leaves no trace", "[cli][err
   CHECK(o.status == 2);
   CHECK(o.text.find("fatal error: all goroutines are asleep - deadlock!") != std::string::npos);
   CHECK(o.text.find("goroutine 1 [chan receive]") != std::string::npos);
-  CHECK_FALSE(exists(tr));
+  const Out dump = gmpsim("trace " + tr);
+  CHECK(dump.status == 0);
+  CHECK(dump.text.find("KIND_GO_PARK g=1") != std::string::npos);  // main's last event: its block
+  CHECK(gmpsim("trace validate " + tr).status == 0);
+  std::remove(tr.c_str());
   std::remove(path.c_str());
 }
 
@@ -335,14 +339,16 @@ TEST_CASE("a failing run under --check-determinism reports the failure with its 
   Out o = gmpsim("run " + path + " --trace " + tr + " --check-determinism");
   CHECK(o.status == 2);
   CHECK(o.text.find("fatal error: all goroutines are asleep - deadlock!") != std::string::npos);
-  CHECK(o.text.find("determinism: two runs gave byte-identical output\n") != std::string::npos);
+  CHECK(o.text.find("determinism: two runs gave byte-identical output and traces\n") != std::string::npos);
   CHECK(o.text.find("determinism check failed") == std::string::npos);
-  CHECK(files_starting("cli_test_detfail.trace") == 0);
+  CHECK(files_starting("cli_test_detfail.trace") == 1);  // the run's trace, not the second run's copy
   write(path, "func { name: \"main\" op { loop { forever: true op { compute { ns: 500 } } } } }\n");
   o = gmpsim("run " + path + " --trace " + tr + " --check-determinism --max-time 1ms");
   CHECK(o.status == 2);
   CHECK(o.text.find("(--max-time)") != std::string::npos);
   CHECK(o.text.find("determinism check failed") == std::string::npos);
+  CHECK(gmpsim("trace validate " + tr).status == 0);  // written up to the limit
+  std::remove(tr.c_str());
   std::remove(path.c_str());
 }
 

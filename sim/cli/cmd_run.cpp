@@ -67,13 +67,9 @@ int cmd_run(int argc, char** argv) {
     const std::string text2 = format_run(r2, all_events);
     bool same = text == text2;
     std::string why = same ? "" : "the reports differ";
-    // A run stopped by a fatal error or a limit writes no trace; two that fail alike are compared
-    // by their reports, and the failure is reported with its own status below.
-    auto wrote_trace = [&](const engine::SimResult& x) {
-      return !cfg.trace_path.empty() &&
-             (x.stop == engine::Engine::Stop::AllExited || x.stop == engine::Engine::Stop::Exit);
-    };
-    const bool traced = wrote_trace(r) && wrote_trace(r2);
+    // Every run writes its trace, a failed one too (up to where it stopped); a failure is reported
+    // with its own status below.
+    const bool traced = !cfg.trace_path.empty();
     if (same && traced && !files_equal(cfg.trace_path, again.trace_path)) {
       same = false;
       why = "the traces differ";

@@ -261,14 +261,11 @@ class Sim final : public rt::Host {
     res.assertions = static_cast<int32_t>(sc.assertions.size());
     res.violations = asserts_.violations();
     res.assertions_unchecked = asserts_.unchecked();
-    if (trace_) {
-      // Under the checker a failed run is the point: its trace is the counterexample's.
-      if (er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit || cfg_.chooser != nullptr) {
-        trace_->close();
-      } else {
-        trace_.reset();  // a failed run leaves no trace behind
-      }
-    }
+    // A run that ended in a deadlock, a fatal error or at a limit is still a complete record of
+    // what ran until then, and the one its user most wants to look at (under the checker it is the
+    // counterexample). Only a run cut short by an exception (out of memory, a failed write)
+    // leaves no trace: the writer is then destroyed unclosed and removes its temporary file.
+    if (trace_) trace_->close();
     return res;
   }
 
