@@ -38,6 +38,8 @@ constexpr Case kCases[] = {
     {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
     {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
      60},
+    {"handoffp-no-timer-wake", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60},
+    {"timer-add-no-wakep", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
