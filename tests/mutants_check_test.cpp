@@ -40,6 +40,7 @@ constexpr Case kCases[] = {
      60},
     {"handoffp-no-timer-wake", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60},
     {"timer-add-no-wakep", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60},
+    {"timer-add-no-wakep", "timer_hog", 2, model::StrategyKind::Bounded, 1, 0, model::kWorkConservation, 60},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {

@@ -32,7 +32,7 @@ const std::string kSource = GMP_SOURCE_DIR;
 const char* const kCheckScenarios[] = {
     "gosched",           "locked_sleep",      "mutex",             "pingpong",          "ready2",            "ready_syscall",
     "sleep_hog",         "sleepers",          "spawn2",            "syscall_lock",      "syscall_loop",      "syscall_sleep",
-    "syscall_then_hogs", "waitgroup",
+    "syscall_then_hogs", "timer_hog",         "waitgroup",
 };
 
 // Selects a mutant for the scope of a test and puts None back after it.
