@@ -48,6 +48,11 @@ constexpr Case kCases[] = {
      false},
     {"runqempty-spurious", "mutex_handoff", 2, model::StrategyKind::Bounded, 3, 16000, model::kWorkConservation, 60,
      false},
+    {"handoffp-no-timer-wake", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60,
+     false},
+    {"timer-add-no-wakep", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60,
+     false},
+    {"timer-add-no-wakep", "timer_hog", 2, model::StrategyKind::Bounded, 1, 0, model::kWorkConservation, 60, false},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {

@@ -30,9 +30,9 @@ std::string slurp(const std::string& path) {
 
 const std::string kSource = GMP_SOURCE_DIR;
 const char* const kCheckScenarios[] = {
-    "gosched",      "gosched_spinner", "mutex",         "mutex_handoff",     "pingpong",
-    "ready2",       "ready_syscall",   "sleep_hog",     "sleepers",          "spawn2",
-    "syscall_lock", "syscall_loop",    "syscall_sleep", "syscall_then_hogs", "waitgroup",
+    "gosched",       "gosched_spinner", "locked_sleep",      "mutex",     "mutex_handoff", "pingpong",
+    "ready2",        "ready_syscall",   "sleep_hog",         "sleepers",  "spawn2",        "syscall_lock",
+    "syscall_loop",  "syscall_sleep",   "syscall_then_hogs", "timer_hog", "waitgroup",
 };
 
 // Selects a mutant for the scope of a test and puts None back after it.
@@ -87,7 +87,9 @@ TEST_CASE("the table is complete, and every row has a Go reference and a summary
     REQUIRE(!name.empty());
     CHECK(name.front() != '-');
     CHECK(name.back() != '-');
-    for (char c : name) CHECK((std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'));
+    for (char c : name) {
+      CHECK((std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'));
+    }
     // A golang/go commit: ten hex digits first.
     const std::string ref = mi.go_ref;
     REQUIRE(ref.size() >= 10);

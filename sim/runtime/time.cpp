@@ -110,6 +110,18 @@ void timeSleep(int64_t ns) {
   r.gopark(&resetForSleep, nullptr, waitReason::waitReasonSleep, 1);
 }
 
+// time.AfterFunc (sleep.go), through newTimer (time.go): a timer of its own, armed on the current
+// P, that calls f(arg) once when it fires. The caller goes on running.
+void afterFunc(int64_t ns, timerFunc f, void* arg) {
+  Runtime& r = *Runtime::current();
+  // Go's when(d): nanotime() + d, or maxWhen where that overflows; now for d <= 0.
+  const int64_t now = plat::nanotime();
+  const int64_t when = ns <= 0 ? now : (ns > maxWhen - now ? maxWhen : now + ns);
+  timer* t = rtnew<timer>(r);
+  t->init(nullptr, nullptr);
+  t->modify(when, 0, f, arg, 0);
+}
+
 // resetForSleep (time.go): arms the sleep timer once the goroutine is parked; arming it before
 // could let the P run goroutineReady on a goroutine that is not parked yet.
 bool resetForSleep(g* gp, void* unused) {

@@ -1,5 +1,6 @@
-// Timers (time.go), as far as time.Sleep needs them: the per-P timer heap, the timer state
-// machine of a goroutine's sleep timer, running expired timers, and timeSleep.
+// Timers (time.go), as far as time.Sleep and time.AfterFunc need them: the per-P timer heap, the
+// timer state machine of a goroutine's sleep timer, running expired timers, timeSleep and
+// afterFunc.
 //
 // Protocol. Each P has a timers set: a 4-ary min-heap of (timer, when) guarded by ts.mu, plus
 // atomics that other Ps read without the lock: len (here the P's p.timersLen, stored only at
@@ -125,6 +126,7 @@ TimersCheck timersCheck(p* pp, int64_t now);  // pp.timers.check(now, nil)
 int64_t timersWakeTime(p* pp);                // pp.timers.wakeTime()
 int64_t timeSleepUntil();
 void timeSleep(int64_t ns);
+void afterFunc(int64_t ns, timerFunc f, void* arg);
 
 // Used by timeSleep; exposed for tests.
 bool resetForSleep(g* gp, void* unused);

@@ -279,6 +279,13 @@ class Compiler {
         emit(in, n.self());
         return;
       }
+      case Op::kAfterFunc: {
+        const int32_t f = resolve(funcs_, o.after_func().func(), n, "func", "function");
+        Instr in{.op = Opcode::AfterFunc, .obj = f, .spawn = spawn(o.after_func().name(), f, n)};
+        amount(o.after_func(), n, in);
+        emit(in, n.self());
+        return;
+      }
       case Op::kSyscall: {
         Instr in{.op = Opcode::Syscall};
         amount(o.syscall(), n, in);

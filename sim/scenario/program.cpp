@@ -23,6 +23,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::WgDone: return "WgDone";
     case Opcode::WgWait: return "WgWait";
     case Opcode::Sleep: return "Sleep";
+    case Opcode::AfterFunc: return "AfterFunc";
     case Opcode::Syscall: return "Syscall";
     case Opcode::BusyPoll: return "BusyPoll";
     case Opcode::LockOSThread: return "LockOSThread";

@@ -43,6 +43,7 @@ enum class Opcode : uint8_t {
   WgDone,          // waitgroups[obj].Done()
   WgWait,          // waitgroups[obj].Wait()
   Sleep,           // time.Sleep(ns)
+  AfterFunc,       // time.AfterFunc(ns, funcs[obj]): the timer starts the goroutine when it fires
   Syscall,         // a blocking system call of ns in the kernel
   BusyPoll,        // repeat { compute ns + iterations; check } until a non-blocking receive on
                    // chans[obj] succeeds (obj >= 0), a completion is taken from
@@ -70,8 +71,8 @@ struct Instr {
   int32_t first_case = 0;    // Select
   int32_t num_cases = 0;     // Select
   int32_t line = 0;          // the source line of the operation (1-based)
-  int32_t spawn = -1;        // Go: spawns[spawn], when the go statement has a name; else -1
-  int64_t ns = 0;            // Compute, Sleep, Syscall, BusyPoll (per poll)
+  int32_t spawn = -1;        // Go, AfterFunc: spawns[spawn], when the statement has a name; else -1
+  int64_t ns = 0;            // Compute, Sleep, AfterFunc, Syscall, BusyPoll (per poll)
   int64_t iterations = 0;    // Compute, BusyPoll (per poll)
   int64_t count = 0;         // LoopStart, WgAdd, Parallel; BusyPoll: max polls or -1
 };

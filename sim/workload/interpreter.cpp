@@ -26,6 +26,17 @@ struct Interpreter::Parallel {
   std::unique_ptr<rt::WaitGroup> wg;
 };
 
+namespace {
+// goFunc (time.go), time.AfterFunc's timer function: go f(), from whichever M runs the timer, onto
+// that M's P.
+void goFunc(void* arg, uintptr_t seq, int64_t delay) {
+  (void)seq;
+  (void)delay;
+  Task* t = static_cast<Task*>(arg);
+  rt::Runtime::current()->newproc(static_cast<uintptr_t>(t->func) + 1, t);
+}
+}  // namespace
+
 Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::function<int64_t()> clock,
                          double ns_per_iteration)
     : sc_(sc), r_(r), clock_(std::move(clock)), ns_per_iteration_(ns_per_iteration) {
@@ -236,6 +247,12 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::Sleep:
         rt::timeSleep(in.ns);
         break;
+      case Opcode::AfterFunc: {
+        Task* child = new_task(in.obj);
+        child->spawn = in.spawn;
+        rt::afterFunc(in.ns, &goFunc, child);
+        break;
+      }
       case Opcode::Syscall:
         r_.entersyscall();
         plat::charge(plat::Cost::SyscallEnterExit);

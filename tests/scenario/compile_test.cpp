@@ -45,6 +45,9 @@ std::string describe(const Scenario& s, const Instr& in) {
     case Opcode::WgDone: return "done " + s.waitgroups.at(in.obj).name;
     case Opcode::WgWait: return "wait " + s.waitgroups.at(in.obj).name;
     case Opcode::Sleep: return "sleep " + std::to_string(in.ns) + "ns";
+    case Opcode::AfterFunc:
+      return "after_func " + std::to_string(in.ns) + "ns " + s.funcs.at(in.obj).name +
+             (in.spawn >= 0 ? " as " + s.spawns.at(in.spawn).name : "");
     case Opcode::Syscall: return "syscall " + std::to_string(in.ns) + "ns";
     case Opcode::BusyPoll:
       return "busy_poll " + time() + (in.safe_point ? " safe_point" : "") + " until " +
@@ -157,6 +160,7 @@ func {
   op { recv { chan: "ping" } }
   op { close { chan: "ping" } }
   op { sleep { duration: "1.5us" } }
+  op { after_func { duration: "2us" func: "worker" } }
   op { syscall { ns: 20000 } }
   op { compute { iterations: 300 cgo: true } }
   op { gosched {} }
@@ -191,6 +195,7 @@ func {
                               "recv ping",
                               "close ping",
                               "sleep 1500ns",
+                              "after_func 2000ns worker",
                               "syscall 20000ns",
                               "compute 0ns+300it cgo",
                               "gosched",
