@@ -125,6 +125,7 @@ class Builder {
     Interval iv;
     iv.state = s;
     iv.t0 = iv.t1 = t;
+    iv.reason = e.reason();
     if (s == GState::Running || s == GState::Syscall) {
       iv.m = e.has_m() ? e.m() : -1;
       iv.p = s == GState::Running && e.has_p() ? e.p() : -1;

@@ -30,6 +30,7 @@ struct Interval {
   std::string label;               // Blocked: the wait reason as Go writes it, when not listed
   bool open_end = false;           // the trace ended in it
   bool assumed = false;            // implied by the G's first event: began before the trace did
+  Reason reason = REASON_UNSPECIFIED;  // the reason of the event that began it (GOSCHED, ...)
 };
 
 // g became runnable at t because `by` created it (create) or readied it; by < 0: a timer, the

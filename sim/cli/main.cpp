@@ -24,6 +24,10 @@ const char kRunUsage[] =
 const char kSweepUsage[] =
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n";
+const char kReplayUsage[] =
+    "  gmpsim replay TRACE [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of sweep]\n"
+    "      derives a scenario from the trace (written to SCENARIO, default TRACE's name + .replay.textproto)\n"
+    "      and sweeps it: the recorded run as a what-if at other GOMAXPROCS and core counts\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
 const char kCheckUsage[] =
@@ -111,6 +115,7 @@ int dispatch(int argc, char** argv) {
   static const Command kCommands[] = {
       {"run", kRunUsage, true, gmp::cli::cmd_run},
       {"sweep", kSweepUsage, true, gmp::cli::cmd_sweep},
+      {"replay", kReplayUsage, true, gmp::cli::cmd_replay},
       {"steal", kStealUsage, false, gmp::cli::cmd_steal},
       {"check", kCheckUsage, false, gmp::cli::cmd_check},
       {"trace", kTraceUsage, false, gmp::cli::cmd_trace},

@@ -265,7 +265,16 @@ class Sim final : public rt::Host {
     // what ran until then, and the one its user most wants to look at (under the checker it is the
     // counterexample). Only a run cut short by an exception (out of memory, a failed write)
     // leaves no trace: the writer is then destroyed unclosed and removes its temporary file.
-    if (trace_) trace_->close();
+    if (trace_) {
+      trace::Event end;
+      end.set_ts(er.end_time);
+      end.set_kind(trace::KIND_RUN_END);
+      end.set_count(er.exit_code);
+      const bool exited = er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit;
+      if (!exited) end.set_label(stop_name(er.stop));
+      trace_->write(end);
+      trace_->close();
+    }
     return res;
   }
 
@@ -306,6 +315,25 @@ class Sim final : public rt::Host {
       ec.jitter = 0;
     }
     return ec;
+  }
+
+  static const char* stop_name(Engine::Stop s) {
+    switch (s) {
+      case Engine::Stop::AllExited:
+      case Engine::Stop::Exit:
+        return "exit";
+      case Engine::Stop::Deadlock:
+        return "deadlock";
+      case Engine::Stop::TimeLimit:
+        return "time limit";
+      case Engine::Stop::EventLimit:
+        return "event limit";
+      case Engine::Stop::Fatal:
+        return "fatal error";
+      case Engine::Stop::Stopped:
+        return "stopped by the checker";
+    }
+    return "?";
   }
 
   // Like Go's traceback after a fatal error: each goroutine that is not dead, with its status.

@@ -1,0 +1,79 @@
+// gmpsim replay TRACE [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of gmpsim sweep]
+// Derives a scenario from the trace (traces/derive_scenario.h), writes it where users can read
+// and edit it, and sweeps it over GOMAXPROCS and core counts: a recorded run replayed as a what-if.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/flags.h"
+#include "traces/derive_scenario.h"
+#include "traces/output_file.h"
+#include "traces/timeline.h"
+#include "traces/trace_reader.h"
+
+namespace gmp::cli {
+
+int cmd_replay(int argc, char** argv) {
+  if (argc < 1 || argv[0][0] == '-') usage_error("replay: expected TRACE first, then the flags");
+  const std::string trace_path = argv[0];
+  std::string out_path;
+  bool procs_given = false;
+  std::vector<std::string> rest;  // everything else goes to gmpsim sweep as it is
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    if (arg == "-o" || arg == "--out") {
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') usage_error("replay: " + arg + " needs a file name");
+      out_path = argv[++i];
+    } else if (arg.rfind("--out=", 0) == 0) {
+      out_path = arg.substr(6);
+      if (out_path.empty()) usage_error("replay: --out needs a file name");
+    } else {
+      procs_given |= arg == "--procs" || arg.rfind("--procs=", 0) == 0;
+      rest.push_back(arg);
+    }
+  }
+  trace::DerivedScenario d;
+  try {
+    d = trace::derive_scenario(trace::build_timeline(trace_path), trace_path);
+  } catch (const trace::TraceFormatError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  if (out_path.empty()) {
+    const size_t slash = trace_path.find_last_of('/');
+    std::string base = trace_path.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (const size_t dot = base.find('.'); dot != std::string::npos && dot > 0) base = base.substr(0, dot);
+    out_path = base + ".replay.textproto";
+  }
+  try {
+    trace::write_output_file(out_path, d.text);
+  } catch (const trace::OutputError& e) {
+    std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
+    return 1;
+  }
+  std::printf("replay: %s -> %s: %llu goroutines (%llu of the runtime left out), %llu operations; the trace ran "
+              "%.3f ms at GOMAXPROCS %d\n\n",
+              trace_path.c_str(), out_path.c_str(), static_cast<unsigned long long>(d.goroutines),
+              static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.ops),
+              static_cast<double>(d.span) / 1e6, d.procs);
+  std::fflush(stdout);
+  std::vector<std::string> args{out_path};
+  if (!procs_given) {
+    std::set<int64_t> procs{1, 2, 4, 8};
+    if (d.procs > 0) procs.insert(d.procs);
+    std::string list;
+    for (int64_t p : procs) list += (list.empty() ? "" : ",") + std::to_string(p);
+    args.push_back("--procs");
+    args.push_back(list);
+  }
+  args.insert(args.end(), rest.begin(), rest.end());
+  std::vector<char*> av;
+  for (std::string& s : args) av.push_back(s.data());
+  return cmd_sweep(static_cast<int>(av.size()), av.data());
+}
+
+}  // namespace gmp::cli

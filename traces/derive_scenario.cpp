@@ -1,0 +1,207 @@
+#include "traces/derive_scenario.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace gmp::trace {
+
+bool runtime_wait_reason(const std::string& label) {
+  static const char* const kRuntime[] = {
+      "force gc (idle)",  "GC sweep wait",    "GC scavenge wait", "GOMAXPROCS updater (idle)",
+      "finalizer wait",   "GC worker (idle)", "trace reader (blocked)", "GC assist marking",
+      "GC assist wait",   "wait for GC cycle", "cleanup wait",    "timer goroutine (idle)",
+  };
+  for (const char* r : kRuntime) {
+    if (label == r) return true;
+  }
+  return false;
+}
+
+namespace {
+
+struct Op {
+  enum Kind { Compute, Go, Send, Recv, Sleep, Syscall, Gosched } kind;
+  int64_t ns = 0;
+  int64_t target = -1;  // Go: the goroutine started; Send, Recv: whose wake channel (-1: "never")
+};
+
+class Deriver {
+ public:
+  explicit Deriver(const Timeline& tl) : tl_(tl) {}
+
+  DerivedScenario run(const std::string& source) {
+    classify();
+    index_wakes();
+    for (int64_t g : user_) derive(g);
+    return format(source);
+  }
+
+ private:
+  bool user(int64_t g) const { return g >= 0 && user_.count(g) != 0; }
+
+  void classify() {
+    for (const auto& [id, life] : tl_.gs) {
+      bool runtime = false;
+      for (const Interval& iv : life.intervals) runtime |= iv.state == GState::Blocked && runtime_wait_reason(iv.label);
+      (runtime ? runtime_ : user_).insert(id);
+    }
+    main_ = user_.count(1) != 0 ? 1 : (user_.empty() ? -1 : *user_.begin());
+  }
+
+  void index_wakes() {
+    for (size_t w = 0; w < tl_.wakes.size(); w++) {
+      const WakeEdge& x = tl_.wakes[w];
+      if (!user(x.g) || !user(x.by) || x.by_interval == SIZE_MAX) continue;
+      made_[{x.by, x.by_interval}].push_back(w);
+      if (x.create) {
+        created_.insert(x.g);
+      } else {
+        woken_by_[{x.g, x.interval}] = x.by;
+        sends_[x.g]++;
+      }
+    }
+  }
+
+  void compute(std::vector<Op>& ops, int64_t ns) {
+    if (ns <= 0) return;
+    if (!ops.empty() && ops.back().kind == Op::Compute) {
+      ops.back().ns += ns;
+    } else {
+      ops.push_back({Op::Compute, ns, -1});
+    }
+  }
+
+  void derive(int64_t g) {
+    const GLife& life = tl_.gs.at(g);
+    std::vector<Op>& ops = ops_[g];
+    if (g != main_ && created_.count(g) == 0) {
+      // Started by main at the beginning; it appeared in the trace at its first interval's start.
+      orphans_.push_back(g);
+      if (!life.intervals.empty() && life.intervals.front().t0 > tl_.t_begin) {
+        ops.push_back({Op::Sleep, life.intervals.front().t0 - tl_.t_begin, -1});
+      }
+    }
+    for (size_t i = 0; i < life.intervals.size(); i++) {
+      const Interval& iv = life.intervals[i];
+      const int64_t d = iv.t1 - iv.t0;
+      const bool last = i + 1 == life.intervals.size();
+      switch (iv.state) {
+        case GState::Running: {
+          int64_t at = iv.t0;
+          if (auto it = made_.find({g, i}); it != made_.end()) {
+            for (size_t w : it->second) {
+              const WakeEdge& x = tl_.wakes[w];
+              compute(ops, std::clamp(x.t, at, iv.t1) - at);
+              at = std::clamp(x.t, at, iv.t1);
+              ops.push_back({x.create ? Op::Go : Op::Send, 0, x.g});
+            }
+          }
+          compute(ops, iv.t1 - at);
+          break;
+        }
+        case GState::Runnable:
+          if (iv.reason == REASON_GOSCHED && i > 0) ops.push_back({Op::Gosched, 0, -1});
+          break;
+        case GState::Blocked:
+          if (auto it = woken_by_.find({g, i + 1}); !last && it != woken_by_.end()) {
+            ops.push_back({Op::Recv, 0, g});
+          } else if (!last || !iv.open_end) {
+            ops.push_back({Op::Sleep, d, -1});
+          } else if (g != main_) {
+            ops.push_back({Op::Recv, 0, -1});  // blocked for good
+            never_ = true;
+          }
+          break;
+        case GState::Syscall:
+          ops.push_back({Op::Syscall, d, -1});
+          break;
+      }
+    }
+  }
+
+  static std::string fname(int64_t g, int64_t main) { return g == main ? "main" : "g" + std::to_string(g); }
+
+  DerivedScenario format(const std::string& source) {
+    DerivedScenario out;
+    out.span = tl_.t_end - tl_.t_begin;
+    out.procs = tl_.header.num_ps();
+    out.goroutines = user_.size();
+    out.runtime_gs = runtime_.size();
+    std::string& t = out.text;
+    t += "# Derived by gmpsim replay from " + source + " (" + tl_.header.producer() + ", GOMAXPROCS " +
+         std::to_string(out.procs) + ", " + std::to_string(out.span) + " ns, " + std::to_string(out.goroutines) +
+         " goroutines of the program; " + std::to_string(out.runtime_gs) + " of the runtime's left out).\n";
+    t += "# Each goroutine's running time is compute; its waits for another goroutine are receives on its\n"
+         "# wake channel, on which the waker sends; other waits are sleeps, system calls syscalls.\n"
+         "# traces/derive_scenario.h says how, and what a replay does not reproduce.\n\n";
+    for (const auto& [g, n] : sends_) {
+      t += "chan { name: \"wake_g" + std::to_string(g) + "\" cap: " + std::to_string(std::max<uint64_t>(n, 1)) + " }\n";
+    }
+    if (never_) t += "chan { name: \"never\" }  # nobody sends: a wait that never ended\n";
+    if (main_ < 0) {
+      t += "\nfunc { name: \"main\" }\n";
+      return out;
+    }
+    std::vector<Op>& main_ops = ops_[main_];
+    std::vector<Op> start;
+    for (int64_t g : orphans_) start.push_back({Op::Go, 0, g});
+    main_ops.insert(main_ops.begin(), start.begin(), start.end());
+    // main first, then the others by goid.
+    std::vector<int64_t> order{main_};
+    for (int64_t g : user_) {
+      if (g != main_) order.push_back(g);
+    }
+    for (int64_t g : order) {
+      t += "\nfunc {\n  name: \"" + fname(g, main_) + "\"\n";
+      for (const Op& op : ops_[g]) {
+        out.ops++;
+        switch (op.kind) {
+          case Op::Compute:
+            t += "  op { compute { ns: " + std::to_string(op.ns) + " } }\n";
+            break;
+          case Op::Go:
+            t += "  op { go { func: \"" + fname(op.target, main_) + "\" } }\n";
+            break;
+          case Op::Send:
+            t += "  op { send { chan: \"wake_g" + std::to_string(op.target) + "\" } }\n";
+            break;
+          case Op::Recv:
+            t += op.target < 0 ? std::string("  op { recv { chan: \"never\" } }\n")
+                               : "  op { recv { chan: \"wake_g" + std::to_string(op.target) + "\" } }\n";
+            break;
+          case Op::Sleep:
+            t += "  op { sleep { ns: " + std::to_string(op.ns) + " } }\n";
+            break;
+          case Op::Syscall:
+            t += "  op { syscall { ns: " + std::to_string(op.ns) + " } }\n";
+            break;
+          case Op::Gosched:
+            t += "  op { gosched {} }\n";
+            break;
+        }
+      }
+      t += "}\n";
+    }
+    return out;
+  }
+
+  const Timeline& tl_;
+  std::set<int64_t> user_, runtime_, created_;
+  int64_t main_ = -1;
+  std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made_;  // (g, interval) -> wakes it made
+  std::map<std::pair<int64_t, size_t>, int64_t> woken_by_;          // (g, interval begun) -> waker
+  std::map<int64_t, uint64_t> sends_;                               // wakee -> sends to its channel
+  std::map<int64_t, std::vector<Op>> ops_;
+  std::vector<int64_t> orphans_;
+  bool never_ = false;
+};
+
+}  // namespace
+
+DerivedScenario derive_scenario(const Timeline& tl, const std::string& source) {
+  return Deriver(tl).run(source);
+}
+
+}  // namespace gmp::trace

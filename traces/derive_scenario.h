@@ -1,0 +1,43 @@
+// A scenario derived from a trace (`gmpsim replay`), so that a recorded run can be replayed as a
+// what-if at other GOMAXPROCS and core counts. The result is scenario text (sim/scenario's format)
+// that users can read and edit.
+//
+// The derivation, per goroutine of the program (the runtime's own goroutines are left out: the
+// simulated runtime starts its own):
+//   - its running time becomes `compute`, cut where it started or readied another goroutine;
+//   - starting a goroutine becomes `go`; readying one becomes a send on that goroutine's wake
+//     channel (buffered: a waker never blocks on it), and the wait it ended a receive from it;
+//   - a wait nobody in the program ended (a timer, the netpoller, the runtime) becomes `sleep` for
+//     as long as it lasted, a system call `syscall` for as long as it lasted, a yield `gosched`;
+//   - a wait that never ended becomes a receive nobody sends on;
+//   - a goroutine that was already there when the trace began, or whose creator is not in the
+//     program, is started by main first and sleeps until it appeared.
+// Preemptions are not replayed: the simulated scheduler preempts on its own. The running time kept
+// includes what the runtime spent on the goroutine's behalf (its channel operations, say), which
+// the replay spends again: a replay at the trace's own GOMAXPROCS runs a little longer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "traces/timeline.h"
+
+namespace gmp::trace {
+
+struct DerivedScenario {
+  std::string text;          // the scenario
+  uint64_t goroutines = 0;   // of the program, one function each
+  uint64_t runtime_gs = 0;   // the runtime's, left out
+  uint64_t ops = 0;
+  int64_t span = 0;          // of the trace
+  int32_t procs = 0;         // the trace's GOMAXPROCS (its header's num_ps)
+};
+
+// `source`: how the header comment names the trace (its path).
+DerivedScenario derive_scenario(const Timeline& tl, const std::string& source);
+
+// Whether a wait reason is one only the runtime's own goroutines wait for (GC workers, sweeper,
+// scavenger, forcegc, finalizers, the GOMAXPROCS updater, ...).
+bool runtime_wait_reason(const std::string& label);
+
+}  // namespace gmp::trace
