@@ -22,7 +22,7 @@ struct Case {
   int32_t procs;
   model::StrategyKind strategy;
   int preemptions;          // bounded only
-  uint64_t max_executions;  // random and PCT: the budget; 0 for bounded (runs to the end)
+  uint64_t max_executions;  // the budget; 0 runs a bounded search to its end
   model::Property expect;
   double seconds;  // the time it must take at most, on one core
 };
@@ -38,6 +38,7 @@ constexpr Case kCases[] = {
     {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60},
     {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
      60},
+    {"exitsyscall-lockedm-race", "syscall_lock", 2, model::StrategyKind::Bounded, 1, 300, model::kThrow, 60},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
