@@ -25,6 +25,7 @@ struct Case {
   uint64_t max_executions;  // the budget; 0 runs a bounded search to its end
   model::Property expect;
   double seconds;  // the time it must take at most, on one core
+  uint32_t sysmon_rounds = 2;  // --sysmon-rounds
 };
 
 // The searches that find each mutant. Each budget is the executions it took, with room to spare;
@@ -39,6 +40,7 @@ constexpr Case kCases[] = {
     {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
      60},
     {"exitsyscall-lockedm-race", "syscall_lock", 2, model::StrategyKind::Bounded, 1, 300, model::kThrow, 60},
+    {"startm-late-mreserveid", "syscall_overdue", 1, model::StrategyKind::Bounded, 2, 12000, model::kThrow, 60, 8},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
@@ -46,6 +48,7 @@ model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
   cfg.setup.scenario = &sc;
   cfg.setup.profile = &cost::default_profile();
   cfg.setup.procs = c.procs;
+  cfg.setup.daemon_rounds = c.sysmon_rounds;
   cfg.setup.properties = model::parse_properties("all");
   cfg.strategy = c.strategy;
   cfg.preemptions = c.preemptions;

@@ -30,8 +30,9 @@ std::string slurp(const std::string& path) {
 
 const std::string kSource = GMP_SOURCE_DIR;
 const char* const kCheckScenarios[] = {
-    "gosched", "mutex",         "pingpong",     "ready2",           "ready_syscall",     "sleep_hog",     "sleepers",
-    "spawn2",  "syscall_lock", "syscall_loop", "syscall_sleep", "syscall_then_hogs", "waitgroup",
+    "gosched",      "mutex",           "pingpong",      "ready2",            "ready_syscall", "sleep_hog",
+    "sleepers",     "spawn2",          "syscall_lock",  "syscall_loop",      "syscall_overdue",
+    "syscall_sleep", "syscall_then_hogs", "waitgroup",
 };
 
 // Selects a mutant for the scope of a test and puts None back after it.
