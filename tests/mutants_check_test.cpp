@@ -22,10 +22,11 @@ struct Case {
   int32_t procs;
   model::StrategyKind strategy;
   int preemptions;          // bounded only
-  uint64_t max_executions;  // the budget (bounded: the executions of all its shares together)
+  uint64_t max_executions;  // the budget (bounded: the executions of all its shares together; 0: to its end)
   model::Property expect;
-  double seconds;  // the time it must take at most, on one core
-  bool strict_time;  // --time strict: for the mutants that need sysmon's clock
+  double seconds;            // the time it must take at most, on one core
+  bool strict_time = false;  // --time strict: for the mutants that need sysmon's clock
+  uint32_t sysmon_rounds = 2;  // --sysmon-rounds
 };
 
 // The searches that find each mutant. Each budget is the executions it took, with room to spare;
@@ -53,6 +54,9 @@ constexpr Case kCases[] = {
     {"timer-add-no-wakep", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60,
      false},
     {"timer-add-no-wakep", "timer_hog", 2, model::StrategyKind::Bounded, 1, 0, model::kWorkConservation, 60, false},
+    {"exitsyscall-lockedm-race", "syscall_lock", 2, model::StrategyKind::Bounded, 1, 300, model::kThrow, 60, false},
+    {"startm-late-mreserveid", "syscall_overdue", 1, model::StrategyKind::Bounded, 2, 12000, model::kThrow, 60, false,
+     8},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
@@ -60,6 +64,7 @@ model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
   cfg.setup.scenario = &sc;
   cfg.setup.profile = &cost::default_profile();
   cfg.setup.procs = c.procs;
+  cfg.setup.daemon_rounds = c.sysmon_rounds;
   cfg.setup.properties = model::parse_properties("all");
   cfg.setup.strict_time = c.strict_time;
   cfg.strategy = c.strategy;

@@ -30,9 +30,9 @@ std::string slurp(const std::string& path) {
 
 const std::string kSource = GMP_SOURCE_DIR;
 const char* const kCheckScenarios[] = {
-    "gosched",       "gosched_spinner", "locked_sleep",      "mutex",     "mutex_handoff", "pingpong",
-    "ready2",        "ready_syscall",   "sleep_hog",         "sleepers",  "spawn2",        "syscall_lock",
-    "syscall_loop",  "syscall_sleep",   "syscall_then_hogs", "timer_hog", "waitgroup",
+    "gosched",       "gosched_spinner", "locked_sleep",      "mutex",           "mutex_handoff", "pingpong",
+    "ready2",        "ready_syscall",   "sleep_hog",         "sleepers",        "spawn2",        "syscall_lock",
+    "syscall_loop",  "syscall_overdue", "syscall_sleep",     "syscall_then_hogs", "timer_hog",   "waitgroup",
 };
 
 // Selects a mutant for the scope of a test and puts None back after it.

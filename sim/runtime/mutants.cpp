@@ -82,9 +82,10 @@ constexpr std::array<MutantInfo, kCount> kTable{{
     {Mutant::StartmLateMReserveID, "startm-late-mreserveid", "85afa2eb19 (golang/go#40368)",
      "proc_mp.cpp:startm",
      "startm drops sched.lock before the new M has an ID, so for a while that M is not counted "
-     "by checkdead",
-     "a false \"checkdead: runnable g\" throw: a goroutine returning from a system call queues "
-     "itself globally and parks its M, which finds no M running"},
+     "by checkdead; sysmon starts an M for overdue timers (as before 8fdc79e18a), the one caller "
+     "of startm that checkdead does not count as running",
+     "a false \"checkdead: runnable g\" throw: with 1 P, a goroutine returning from a system call "
+     "queues itself globally, and the last M to park finds no M running"},
     {Mutant::ExitsyscallLockedmRace, "exitsyscall-lockedm-race", "e0d029f758 (golang/go#46524)",
      "proc_syscall.cpp:exitsyscallNoP",
      "exitsyscallNoP reads gp.lockedm after putting gp on the global queue and unlocking, when "

@@ -288,7 +288,7 @@ void Runtime::goexit1() {
 // goexit0 (proc.go)
 void Runtime::goexit0(g* gp) {
   m* mp = plat::getg()->m;
-  const bool locked = gp->lockedm != nullptr;
+  const bool locked = gp->lockedm.get() != nullptr;
   gdestroy(gp);
   // A goroutine that exits locked to its thread takes the thread with it (Go jumps to g0's
   // saved context, returning from mstart into mexit).
@@ -307,8 +307,8 @@ void Runtime::gdestroy(g* gp) {
   addScannableStack(pp, -startingStackSize);
   if (isSystemGoroutine(gp)) sched.ngsys.Add(-1);
   gp->m = nullptr;
-  const bool locked = gp->lockedm != nullptr;
-  gp->lockedm = nullptr;
+  const bool locked = gp->lockedm.get() != nullptr;
+  gp->lockedm.set(nullptr);
   mp->lockedg = nullptr;
   gp->preemptStop = false;
   gp->waitreason = waitReason::waitReasonZero;
@@ -327,7 +327,7 @@ void Runtime::gdestroy(g* gp) {
 void Runtime::dolockOSThread() {
   g* gp = plat::getg();
   gp->m->lockedg = gp;
-  gp->lockedm = gp->m;
+  gp->lockedm.set(gp->m);
 }
 
 // dounlockOSThread (proc.go): unwires them once neither count holds the lock.
@@ -335,7 +335,7 @@ void Runtime::dounlockOSThread() {
   g* gp = plat::getg();
   if (gp->m->lockedInt != 0 || gp->m->lockedExt != 0) return;
   gp->m->lockedg = nullptr;
-  gp->lockedm = nullptr;
+  gp->lockedm.set(nullptr);
 }
 
 // LockOSThread (proc.go), without the template thread (newm from a locked thread is direct here).

@@ -143,7 +143,7 @@ void Runtime::wakep() {
 // stoplockedm (proc.go): parks an M locked to a goroutine until that goroutine is runnable.
 void Runtime::stoplockedm() {
   g* gp = plat::getg();
-  if (gp->m->lockedg == nullptr || gp->m->lockedg->lockedm != gp->m) {
+  if (gp->m->lockedg == nullptr || gp->m->lockedg->lockedm.get() != gp->m) {
     plat::throw_("stoplockedm: inconsistent locking");
   }
   if (gp->m->p != nullptr) {
@@ -160,7 +160,7 @@ void Runtime::stoplockedm() {
 
 // startlockedm (proc.go): hands the current P to gp's locked M and parks this one.
 void Runtime::startlockedm(g* gp) {
-  m* mp = gp->lockedm;
+  m* mp = gp->lockedm.get();
   if (mp == plat::getg()->m) plat::throw_("startlockedm: locked to me");
   if (mp->nextp != nullptr) plat::throw_("startlockedm: m has p");
   incidlelocked(-1);

@@ -52,7 +52,7 @@ void Runtime::schedule() {
     // Scheduling of user goroutines is disabled only by the GC (schedEnableUser), never here.
     if (sched.disable.user.get() != 0) plat::throw_("schedule: user scheduling disabled (no GC here)");
     if (f.tryWakeP) wakep();
-    if (f.gp->lockedm != nullptr) {
+    if (f.gp->lockedm.get() != nullptr) {
       // Hands off own p to the locked m, then blocks waiting for a new p.
       startlockedm(f.gp);
       continue;

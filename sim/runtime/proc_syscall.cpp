@@ -161,7 +161,7 @@ void Runtime::exitsyscallNoP(g* gp) {
     // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so we must
     // check if gp is locked prior to committing the release by unlocking sched.lock, otherwise we
     // could race with another M transitioning gp from unlocked to locked.
-    if (!mutant(Mutant::ExitsyscallLockedmRace)) locked = gp->lockedm != nullptr;
+    if (!mutant(Mutant::ExitsyscallLockedmRace)) locked = gp->lockedm.get() != nullptr;
   } else if (!mutant(Mutant::ExitsyscallNoSysmonWake) && sched.sysmonwait.Load() != 0) {
     sched.sysmonwait.Store(0);
     plat::notewakeup(sched.sysmonnote);
@@ -169,7 +169,7 @@ void Runtime::exitsyscallNoP(g* gp) {
   unlock(&sched.lock);
   // Mutant exitsyscall-lockedm-race: before e0d029f758 gp.lockedm was read here, after gp was
   // published on the global queue, where another M may already run it and lock it to itself.
-  if (mutant(Mutant::ExitsyscallLockedmRace) && pp == nullptr) locked = gp->lockedm != nullptr;
+  if (mutant(Mutant::ExitsyscallLockedmRace) && pp == nullptr) locked = gp->lockedm.get() != nullptr;
   if (pp != nullptr) {
     acquirep(pp);
     execute(gp, false);

@@ -108,7 +108,7 @@ struct g {
   sudog* waiting = nullptr;         // sudog structures this g is waiting on (that have a valid elem ptr)
   Atomic<uint32_t> selectDone;      // are we participating in a select and did someone win the race?
   Atomic<uint32_t> parkingOnChan;   // set when g is about to park on a chan send or recv
-  muintptr lockedm = nullptr;
+  Atomic<muintptr> lockedm;         // the M gp is locked to; read by the Ms that schedule gp
   timer* timer_ = nullptr;          // cached timer for time.Sleep
   int64_t sleepWhen = 0;            // when to sleep until (time.Sleep)
   int64_t parentGoid = 0;

@@ -77,6 +77,10 @@ void Runtime::sysmon() {
         incidlelocked(1);
       }
     }
+    // Mutant startm-late-mreserveid: before 8fdc79e18a sysmon also started an M here when a timer
+    // was overdue, outside any incidlelocked bracket; on that path startm's late ID let checkdead
+    // see no running M (golang/go#40368).
+    if (mutant(Mutant::StartmLateMReserveID) && timeSleepUntil() < now) startm(nullptr, false, false);
     // retake P's blocked in syscalls and preempt long running G's
     if (retake(now) != 0) {
       idle = 0;
