@@ -22,7 +22,7 @@ bool runtime_wait_reason(const std::string& label) {
 namespace {
 
 struct Op {
-  enum Kind { Compute, Go, Send, Recv, Sleep, Syscall, Gosched } kind;
+  enum Kind { Compute, Go, Send, Recv, Sleep, Syscall, Gosched, Add, Done, Wait } kind;
   int64_t ns = 0;
   int64_t target = -1;  // Go: the goroutine started; Send, Recv: whose wake channel (-1: "never")
 };
@@ -53,6 +53,7 @@ class Deriver {
   void index_wakes() {
     for (size_t w = 0; w < tl_.wakes.size(); w++) {
       const WakeEdge& x = tl_.wakes[w];
+      if (user(x.g) && !x.create && runtime_.count(x.by) != 0) by_runtime_.insert({x.g, x.interval});
       if (!user(x.g) || !user(x.by) || x.by_interval == SIZE_MAX) continue;
       made_[{x.by, x.by_interval}].push_back(w);
       if (x.create) {
@@ -107,6 +108,9 @@ class Deriver {
         case GState::Blocked:
           if (auto it = woken_by_.find({g, i + 1}); !last && it != woken_by_.end()) {
             ops.push_back({Op::Recv, 0, g});
+          } else if (!last && by_runtime_.count({g, i + 1}) != 0) {
+            // The runtime's own goroutines ended it (main waiting for them to start, say): the
+            // simulated runtime does that again by itself.
           } else if (!last || !iv.open_end) {
             ops.push_back({Op::Sleep, d, -1});
           } else if (g != main_) {
@@ -118,6 +122,12 @@ class Deriver {
           ops.push_back({Op::Syscall, d, -1});
           break;
       }
+    }
+    // Whoever exited before the program ended in the trace does so in the replay too: main waits
+    // for them before it returns (the trace cannot say what it waited on, only that they ended).
+    if (g != main_ && life.exited) {
+      ops.push_back({Op::Done, 0, -1});
+      exited_++;
     }
   }
 
@@ -140,6 +150,7 @@ class Deriver {
       t += "chan { name: \"wake_g" + std::to_string(g) + "\" cap: " + std::to_string(std::max<uint64_t>(n, 1)) + " }\n";
     }
     if (never_) t += "chan { name: \"never\" }  # nobody sends: a wait that never ended\n";
+    if (exited_ != 0) t += "waitgroup { name: \"exited\" }  # the goroutines that ended before the program did\n";
     if (main_ < 0) {
       t += "\nfunc { name: \"main\" }\n";
       return out;
@@ -148,6 +159,10 @@ class Deriver {
     std::vector<Op> start;
     for (int64_t g : orphans_) start.push_back({Op::Go, 0, g});
     main_ops.insert(main_ops.begin(), start.begin(), start.end());
+    if (exited_ != 0) {
+      main_ops.insert(main_ops.begin(), {Op::Add, static_cast<int64_t>(exited_), -1});
+      main_ops.push_back({Op::Wait, 0, -1});
+    }
     // main first, then the others by goid.
     std::vector<int64_t> order{main_};
     for (int64_t g : user_) {
@@ -180,6 +195,15 @@ class Deriver {
           case Op::Gosched:
             t += "  op { gosched {} }\n";
             break;
+          case Op::Add:
+            t += "  op { add { wg: \"exited\" n: " + std::to_string(op.ns) + " } }\n";
+            break;
+          case Op::Done:
+            t += "  op { done { wg: \"exited\" } }\n";
+            break;
+          case Op::Wait:
+            t += "  op { wait { wg: \"exited\" } }\n";
+            break;
         }
       }
       t += "}\n";
@@ -192,10 +216,12 @@ class Deriver {
   int64_t main_ = -1;
   std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made_;  // (g, interval) -> wakes it made
   std::map<std::pair<int64_t, size_t>, int64_t> woken_by_;          // (g, interval begun) -> waker
+  std::set<std::pair<int64_t, size_t>> by_runtime_;                 // (g, interval begun): the runtime woke it
   std::map<int64_t, uint64_t> sends_;                               // wakee -> sends to its channel
   std::map<int64_t, std::vector<Op>> ops_;
   std::vector<int64_t> orphans_;
   bool never_ = false;
+  uint64_t exited_ = 0;  // goroutines other than main that ended in the trace
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "traces/critical_path.h"
+#include "traces/derive_scenario.h"
 #include "traces/stats.h"
 #include "traces/trace_writer.h"
 
@@ -153,4 +154,24 @@ TEST_CASE("critical path: a blocked wait that another goroutine ended is never o
   CHECK((cp.segments[0].g == 2 && cp.segments[0].state == GState::Runnable));
   CHECK((cp.segments[1].g == 2 && cp.segments[1].state == GState::Running && cp.segments[1].woke == 1));
   CHECK((cp.segments[2].g == 1 && cp.segments[2].state == GState::Running));
+}
+
+TEST_CASE("replay: a derived scenario turns running time into compute and wake-ups into channels") {
+  const std::string text = derive_scenario(handoff(), "handoff.trace").text;
+  // G1 runs 10 ns, starts G2, runs 10 ns more and waits for G2's wake-up; G2 runs 70 ns and sends.
+  CHECK(text.find("chan { name: \"wake_g1\" cap: 1 }") != std::string::npos);
+  const std::string main_fn = "func {\n  name: \"main\"\n"
+                              "  op { add { wg: \"exited\" n: 1 } }\n"
+                              "  op { compute { ns: 10 } }\n"
+                              "  op { go { func: \"g2\" } }\n"
+                              "  op { compute { ns: 10 } }\n"
+                              "  op { recv { chan: \"wake_g1\" } }\n"
+                              "  op { compute { ns: 10 } }\n"
+                              "  op { wait { wg: \"exited\" } }\n}\n";
+  CHECK(text.find(main_fn) != std::string::npos);
+  const std::string g2 = "func {\n  name: \"g2\"\n"
+                         "  op { compute { ns: 70 } }\n"
+                         "  op { send { chan: \"wake_g1\" } }\n"
+                         "  op { done { wg: \"exited\" } }\n}\n";
+  CHECK(text.find(g2) != std::string::npos);
 }
