@@ -9,9 +9,7 @@ namespace {
 int64_t busy_until(const Lane& lane, int64_t t) {
   const auto& segs = lane.segs;
   // First segment ending after t: everything before it is wholly before t.
-  const size_t i = static_cast<size_t>(
-      std::upper_bound(segs.begin(), segs.end(), t, [](int64_t v, const Segment& s) { return v < s.end; }) -
-      segs.begin());
+  const size_t i = lane.first_ending_after(t);
   int64_t b = lane.busy_before[i / 16];
   for (size_t k = i / 16 * 16; k < i; ++k) {
     if (segs[k].state() == State::Running) b += segs[k].end - segs[k].start;
@@ -21,6 +19,17 @@ int64_t busy_until(const Lane& lane, int64_t t) {
 }
 
 }  // namespace
+
+int64_t BusyCursor::until(int64_t t) {
+  const auto& segs = lane_.segs;
+  i_ = lane_.first_ending_after(t);
+  int64_t b = lane_.busy_before[i_ / 16];
+  for (size_t k = i_ / 16 * 16; k < i_; ++k) {
+    if (segs[k].state() == State::Running) b += segs[k].end - segs[k].start;
+  }
+  if (i_ < segs.size() && segs[i_].start < t && segs[i_].state() == State::Running) b += t - segs[i_].start;
+  return b;
+}
 
 int64_t busy_ns(const Lane& lane, int64_t t0, int64_t t1) {
   if (lane.segs.empty() || t1 <= t0) return 0;

@@ -76,11 +76,15 @@ int32_t Counter::max_in(int64_t t0, int64_t t1) const {
   if (ts.empty()) return 0;
   // Samples in force during [t0, t1): the one at or before t0, through the last before t1.
   auto first = std::upper_bound(ts.begin(), ts.end(), t0);
-  size_t a = first == ts.begin() ? 0 : static_cast<size_t>(first - ts.begin()) - 1;
-  size_t b = static_cast<size_t>(std::lower_bound(ts.begin(), ts.end(), t1) - ts.begin());  // exclusive
-  if (b <= a) b = a + 1;
   if (first == ts.begin() && ts[0] >= t1) return 0;
-  int32_t best = first == ts.begin() ? 0 : INT32_MIN;
+  const size_t a = first == ts.begin() ? 0 : static_cast<size_t>(first - ts.begin()) - 1;
+  const size_t b = static_cast<size_t>(std::lower_bound(ts.begin(), ts.end(), t1) - ts.begin());  // exclusive
+  const int32_t m = max_range(a, std::max(b, a + 1));
+  return first == ts.begin() ? std::max(0, m) : m;  // before the first sample the value is 0
+}
+
+int32_t Counter::max_range(size_t a, size_t b) const {
+  int32_t best = INT32_MIN;
   // Walk up the pyramid: take single entries at the ragged ends, whole blocks in between.
   const std::vector<int32_t>* lvl = &v;
   size_t k = 0;
@@ -95,6 +99,37 @@ int32_t Counter::max_in(int64_t t0, int64_t t1) const {
     b /= 16;
     lvl = &levels[k++];
   }
+}
+
+// ---- Lane ---------------------------------------------------------------------------------------
+
+void Lane::build_grid() {
+  grid.clear();
+  if (segs.empty()) return;
+  const size_t cells = std::max<size_t>(1, segs.size() / 32);
+  grid_t0 = segs.front().start;
+  const int64_t span = std::max<int64_t>(1, segs.back().end - grid_t0);
+  grid_dt = std::max<int64_t>(1, (span + static_cast<int64_t>(cells) - 1) / static_cast<int64_t>(cells));
+  grid.resize(cells + 1);
+  size_t i = 0;
+  for (size_t c = 0; c <= cells; ++c) {
+    const int64_t t = grid_t0 + static_cast<int64_t>(c) * grid_dt;
+    while (i < segs.size() && segs[i].end <= t) ++i;
+    grid[c] = static_cast<uint32_t>(i);
+  }
+  grid.shrink_to_fit();
+}
+
+size_t Lane::first_ending_after(int64_t t) const {
+  if (grid.empty()) return 0;
+  const size_t cells = grid.size() - 1;
+  if (t < grid_t0) t = grid_t0 - 1;
+  const int64_t c = (t - grid_t0) / grid_dt;
+  if (c >= static_cast<int64_t>(cells)) return segs.size();
+  const size_t cell = t < grid_t0 ? 0 : static_cast<size_t>(c);
+  const auto lo = segs.begin() + grid[cell], hi = segs.begin() + grid[cell + 1];
+  return static_cast<size_t>(std::upper_bound(lo, hi, t, [](int64_t v, const Segment& s) { return v < s.end; }) -
+                             segs.begin());
 }
 
 // ---- Model accessors ---------------------------------------------------------------------------
@@ -160,10 +195,13 @@ static size_t cap_bytes(const std::vector<T>& v) {
 size_t Model::memory_bytes() const {
   size_t n =
       sizeof(Model) + cap_bytes(events) + cap_bytes(extras) + cap_bytes(arrows) + cap_bytes(latencies) + cap_bytes(gs);
+  for (const auto& v : arrows_of_kind) n += cap_bytes(v);
   for (const auto& l : labels) n += sizeof(std::string) + l.capacity();
   for (const auto* lanes : {&p_lanes, &m_lanes, &g_lanes}) {
     n += cap_bytes(*lanes);
-    for (const Lane& l : *lanes) n += cap_bytes(l.segs) + cap_bytes(l.busy_before) + cap_bytes(l.markers);
+    for (const Lane& l : *lanes) {
+      n += cap_bytes(l.segs) + cap_bytes(l.busy_before) + cap_bytes(l.markers) + cap_bytes(l.grid);
+    }
   }
   auto counter = [](const Counter& c) {
     size_t b = cap_bytes(c.ts) + cap_bytes(c.v) + cap_bytes(c.levels);
@@ -173,6 +211,13 @@ size_t Model::memory_bytes() const {
   n += counter(global_queue) + counter(spinning_ms) + counter(idle_ps) + cap_bytes(local_queues);
   for (const Counter& c : local_queues) n += counter(c);
   return n;
+}
+
+static Lane make_lane(LaneType t, int32_t id) {
+  Lane l;
+  l.type = t;
+  l.id = id;
+  return l;
 }
 
 // ---- Building ----------------------------------------------------------------------------------
@@ -210,6 +255,8 @@ void finish_lane(Lane& l) {
     if (i % 16 == 0) l.busy_before[i / 16] = sum;
     if (l.segs[i].state() == State::Running) sum += l.segs[i].end - l.segs[i].start;
   }
+  if (l.segs.size() % 16 == 0) l.busy_before.back() = sum;  // the block after the last one
+  l.build_grid();
 }
 
 void push_sample(Counter& c, int64_t ts, int32_t v) {
@@ -351,6 +398,10 @@ class Builder {
     }
     std::stable_sort(m_.arrows.begin(), m_.arrows.end(), [](const Arrow& a, const Arrow& b) { return a.t0 < b.t0; });
     m_.arrows.shrink_to_fit();
+    for (uint32_t i = 0; i < m_.arrows.size(); ++i) {
+      m_.arrows_of_kind[static_cast<size_t>(m_.arrows[i].kind)].push_back(i);
+    }
+    for (auto& v : m_.arrows_of_kind) v.shrink_to_fit();
     for (Lane& l : m_.p_lanes) finish_lane(l);
     for (Lane& l : m_.m_lanes) finish_lane(l);
     finish_counter(m_.global_queue);
@@ -396,7 +447,7 @@ class Builder {
     if (p == kNoId) return -1;
     if (p_lane_of_[p] < 0) {
       p_lane_of_[p] = static_cast<int>(m_.p_lanes.size());
-      m_.p_lanes.push_back(Lane{LaneType::P, p, {}, {}, {}});
+      m_.p_lanes.push_back(make_lane(LaneType::P, p));
       p_track_.emplace_back();
       m_.local_queues.emplace_back();
       p_state_.push_back(0);
@@ -412,7 +463,7 @@ class Builder {
     if (m == kNoId) return -1;
     if (m_lane_of_[m] < 0) {
       m_lane_of_[m] = static_cast<int>(m_.m_lanes.size());
-      m_.m_lanes.push_back(Lane{LaneType::M, m, {}, {}, {}});
+      m_.m_lanes.push_back(make_lane(LaneType::M, m));
       m_track_.emplace_back();
       m_pending_.push_back(kNoEv);
       m_syscall_p_.push_back(-1);
@@ -709,7 +760,7 @@ Model load_trace(const std::string& path) {
   Model m;
   m.path = path;
   uint64_t start = 0;
-  {
+  try {
     trace::TraceReader reader(path);  // magic, version, Header and their errors
     const trace::Header& h = reader.header();
     m.producer = h.producer();
@@ -718,6 +769,11 @@ Model load_trace(const std::string& path) {
     m.num_ps = std::clamp(h.num_ps(), 0, 65534);
     m.clock = h.clock();
     start = reader.offset();
+  } catch (const TraceFormatError& e) {
+    if (e.problem().rfind("unsupported schema version", 0) != 0) throw;
+    throw TraceFormatError(path, e.offset(),
+                           e.problem() + "; this trace needs a gmpview that reads its schema version (this one reads " +
+                               std::to_string(trace::kSchemaVersion) + ")");
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw TraceFormatError(path, 0, std::string("cannot open: ") + std::strerror(errno));
@@ -793,7 +849,7 @@ void Model::build_g_lanes() {
   if (!g_lanes.empty() || gs.empty()) return;
   g_lanes.resize(gs.size());
   std::vector<Track> tracks(gs.size());
-  for (size_t i = 0; i < gs.size(); ++i) g_lanes[i] = Lane{LaneType::G, gs[i].goid, {}, {}, {}};
+  for (size_t i = 0; i < gs.size(); ++i) g_lanes[i] = make_lane(LaneType::G, gs[i].goid);
   auto lane_of = [&](int32_t g) { return static_cast<size_t>(find_g(g) - gs.data()); };
   for (uint32_t i = 0; i < events.size(); ++i) {
     const Ev& e = events[i];

@@ -20,6 +20,7 @@
 // refused with a TraceFormatError at the offending event.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -101,6 +102,16 @@ struct Lane {
   // binary searches and at most 2 * 15 segments summed (lod.h busy_ns).
   std::vector<int64_t> busy_before;
   std::vector<Marker> markers;
+  // A time grid over the segments: grid[c] is the first segment ending after grid_t0 + c * grid_dt.
+  // About one cell per 32 segments, so finding a time is one division and a search among a few
+  // neighbouring segments, not a binary search over the whole lane (which misses the cache at
+  // every step: zoomed out, a frame asks thousands of times).
+  std::vector<uint32_t> grid;
+  int64_t grid_t0 = 0, grid_dt = 1;
+
+  // Index of the first segment that ends after t (segs.size() if none).
+  size_t first_ending_after(int64_t t) const;
+  void build_grid();
 };
 
 struct Counter {
@@ -115,6 +126,8 @@ struct Counter {
   int32_t value_at(int64_t t) const;
   // Max of the values in force during [t0, t1): O(16 * levels) after two binary searches.
   int32_t max_in(int64_t t0, int64_t t1) const;
+  // Max of v[a .. b), b > a: O(16 * levels).
+  int32_t max_range(size_t a, size_t b) const;
   void build_levels();
 };
 
@@ -146,6 +159,9 @@ class Model {
   std::vector<Lane> p_lanes, m_lanes;  // sorted by id
   std::vector<Lane> g_lanes;           // empty until build_g_lanes()
   std::vector<Arrow> arrows;           // sorted by t0
+  // Per ArrowKind, the indices of its arrows in `arrows`: the drawing thins each kind on its own,
+  // so a dense kind does not hide a rare one.
+  std::array<std::vector<uint32_t>, static_cast<size_t>(ArrowKind::Count_)> arrows_of_kind;
   Counter global_queue, spinning_ms, idle_ps;
   std::vector<Counter> local_queues;     // one per P lane
   std::vector<LatencySample> latencies;  // sorted by ts
