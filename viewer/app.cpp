@@ -30,7 +30,7 @@ App::App(const AppOptions& opt) : opt_(opt) {
     auto d = std::make_unique<Doc>();
     d->path = p;
     try {
-      d->model = load_trace(p);
+      d->model = load_trace(p, LoadOptions{opt_.axis});
     } catch (const trace::TraceFormatError& e) {
       d->error = e.what();
       std::fprintf(stderr, "gmpview: %s\n", e.what());
@@ -59,6 +59,9 @@ void App::setup() {
     if (d->ok()) compute_stats(d->model, d->model.t_begin, d->model.t_end + 1, d->whole);
   }
   if (opt_.select_g != kNoG) select_g(opt_.select_g);
+  if (!docs_.empty() && docs_[0]->ok() && (opt_.step >= 0 || docs_[0]->model.is_counterexample())) {
+    set_step(std::max<int64_t>(0, opt_.step));
+  }
 }
 
 void App::relayout() {
@@ -128,6 +131,8 @@ void App::set_step(int64_t step) {
   step_ = std::clamp<int64_t>(step, 0, n - 1);
   const int64_t ts = d.model.events[static_cast<size_t>(step_)].ts;
   d.state.cursor_ts = ts;
+  step_follow_ = true;
+  if (first_frame_) return;  // the first frame places the view
   // Keep the cursor in view: re-centre when it leaves the middle 80%.
   const TimeAxis ax = d.state.axis(d.vp);
   const float x = ax.x(ts);
@@ -332,11 +337,11 @@ void App::tooltip(const Doc& d, const Hit& h) {
     case HitKind::None:
     case HitKind::Label: return;
     case HitKind::Ruler:
-      format_time(buf, sizeof buf, h.t, d.state.ns_per_px);
+      format_point(buf, sizeof buf, h.t, d.state.ns_per_px, d.model.step_axis);
       ImGui::SetTooltip("%s (drag to select a range)", buf);
       return;
     case HitKind::Counter:
-      format_time(buf, sizeof buf, h.t, d.state.ns_per_px);
+      format_point(buf, sizeof buf, h.t, d.state.ns_per_px, d.model.step_axis);
       if (h.ref >= 3) {
         ImGui::SetTooltip("local queue of P%d: %d at %s", d.model.p_lanes[h.ref - 3].id, h.value, buf);
       } else {
@@ -351,13 +356,13 @@ void App::tooltip(const Doc& d, const Hit& h) {
     ImGui::TextColored(col4(marker_color(lane->markers[h.first].kind)), "%s", marker_name(lane->markers[h.first].kind));
   } else if (h.kind == HitKind::Segment) {
     const Segment& s = lane->segs[h.first];
-    format_duration(buf, sizeof buf, static_cast<double>(s.end - s.start));
+    format_span(buf, sizeof buf, static_cast<double>(s.end - s.start), d.model.step_axis);
     if (s.g != kNoG) {
       ImGui::TextColored(col4(g_color(s.g)), "G%d %s", s.g, state_name(s.state()));
     } else {
       ImGui::Text("%s", state_name(s.state()));
     }
-    format_time(buf2, sizeof buf2, static_cast<double>(s.start), 1);
+    format_point(buf2, sizeof buf2, static_cast<double>(s.start), 1, d.model.step_axis);
     ImGui::Text("%s from %s", buf, buf2);
     ImGui::TextDisabled("click to follow this G");
   } else {
@@ -384,7 +389,7 @@ void App::side_panel() {
     ImGui::EndTabItem();
   }
   const bool cx = !docs_.empty() && docs_[0]->ok() && docs_[0]->model.is_counterexample();
-  ImGuiTabItemFlags flags = step_follow_ && cx && first_frame_ ? ImGuiTabItemFlags_SetSelected : 0;
+  const ImGuiTabItemFlags flags = (cx || opt_.step >= 0) && first_frame_ ? ImGuiTabItemFlags_SetSelected : 0;
   if (ImGui::BeginTabItem(cx ? "Steps" : "Events", nullptr, flags)) {
     steps_panel();
     ImGui::EndTabItem();
@@ -394,24 +399,24 @@ void App::side_panel() {
 
 namespace {
 
-void latency_table(const Stats& s) {
+void latency_table(const Stats& s, bool steps) {
   char a[32], b[32], c[32], d[32];
-  format_duration(a, sizeof a, static_cast<double>(s.lat_p50));
-  format_duration(b, sizeof b, static_cast<double>(s.lat_p90));
-  format_duration(c, sizeof c, static_cast<double>(s.lat_p99));
-  format_duration(d, sizeof d, static_cast<double>(s.lat_max));
+  format_span(a, sizeof a, static_cast<double>(s.lat_p50), steps);
+  format_span(b, sizeof b, static_cast<double>(s.lat_p90), steps);
+  format_span(c, sizeof c, static_cast<double>(s.lat_p99), steps);
+  format_span(d, sizeof d, static_cast<double>(s.lat_max), steps);
   ImGui::Text("scheduling latency (%llu starts)", static_cast<unsigned long long>(s.starts));
   ImGui::Text("p50 %s  p90 %s\np99 %s  max %s", a, b, c, d);
 }
 
-void histogram(const Stats& s) {
+void histogram(const Stats& s, bool steps) {
   const int n = std::max(1, s.last_bin + 1);
   const float top = *std::max_element(s.lat_hist.begin(), s.lat_hist.begin() + n);
   ImGui::PlotHistogram("##lat", s.lat_hist.data(), n, 0, nullptr, 0.0f, std::max(1.0f, top),
                        ImVec2(ImGui::GetContentRegionAvail().x, 90));
   char a[32], b[32];
-  format_duration(a, sizeof a, 1);
-  format_duration(b, sizeof b, std::ldexp(1.0, n));
+  format_span(a, sizeof a, 1, steps);
+  format_span(b, sizeof b, std::ldexp(1.0, n), steps);
   ImGui::TextDisabled("log2 bins, %s .. %s", a, b);
 }
 
@@ -436,12 +441,12 @@ void App::stats_panel() {
   }
   const Stats& s = sel ? d.sel : d.whole;
   char buf[32];
-  format_duration(buf, sizeof buf, static_cast<double>(s.t1 - s.t0));
+  format_span(buf, sizeof buf, static_cast<double>(s.t1 - s.t0), d.model.step_axis);
   ImGui::Text("%s: %s, %llu events", sel ? "selection" : "whole trace", buf, static_cast<unsigned long long>(s.events));
   if (!d.model.producer.empty()) ImGui::TextDisabled("%s, %d Ps", d.model.producer.c_str(), d.model.num_ps);
   ImGui::Separator();
-  latency_table(s);
-  histogram(s);
+  latency_table(s, d.model.step_axis);
+  histogram(s, d.model.step_axis);
   ImGui::Separator();
   ImGui::Text("P utilisation (mean %.1f%%)", s.p_busy_mean * 100);
   lane_bars(d.model, s);
@@ -508,8 +513,8 @@ void App::compare_panel() {
   text_row("Ps", [&](const Doc& d, const Stats&) { ImGui::Text("%zu", d.model.p_lanes.size()); });
   text_row("Ms", [&](const Doc& d, const Stats&) { ImGui::Text("%zu", d.model.m_lanes.size()); });
   text_row("Gs", [&](const Doc& d, const Stats&) { ImGui::Text("%zu", d.model.gs.size()); });
-  text_row("duration", [&](const Doc&, const Stats& s) {
-    format_duration(buf, sizeof buf, static_cast<double>(s.t1 - s.t0));
+  text_row("duration", [&](const Doc& d, const Stats& s) {
+    format_span(buf, sizeof buf, static_cast<double>(s.t1 - s.t0), d.model.step_axis);
     ImGui::TextUnformatted(buf);
   });
   text_row("events",
@@ -517,8 +522,8 @@ void App::compare_panel() {
   text_row("G starts",
            [&](const Doc&, const Stats& s) { ImGui::Text("%llu", static_cast<unsigned long long>(s.starts)); });
   auto dur_row = [&](const char* label, int64_t Stats::*field) {
-    text_row(label, [&](const Doc&, const Stats& s) {
-      format_duration(buf, sizeof buf, static_cast<double>(s.*field));
+    text_row(label, [&](const Doc& d, const Stats& s) {
+      format_span(buf, sizeof buf, static_cast<double>(s.*field), d.model.step_axis);
       ImGui::TextUnformatted(buf);
     });
   };
@@ -572,7 +577,7 @@ void App::life_panel() {
       const Ev& e = d.model.events[i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      format_time(buf, sizeof buf, static_cast<double>(e.ts), 1);
+      format_point(buf, sizeof buf, static_cast<double>(e.ts), 1, d.model.step_axis);
       ImGui::PushID(r);
       if (ImGui::Selectable(buf, d.state.cursor_ts == e.ts, ImGuiSelectableFlags_SpanAllColumns)) {
         const double span = d.state.ns_per_px * d.vp.lanes_w();
@@ -587,7 +592,7 @@ void App::life_panel() {
       det[0] = 0;
       const int64_t lat = d.life_latency[static_cast<size_t>(r)];
       if (e.kind == trace::KIND_GO_START) {
-        format_duration(buf, sizeof buf, static_cast<double>(std::max<int64_t>(0, lat)));
+        format_span(buf, sizeof buf, static_cast<double>(std::max<int64_t>(0, lat)), d.model.step_axis);
         std::snprintf(det, sizeof det, "P%d M%d, waited %s", e.p == kNoId ? -1 : e.p, e.m == kNoId ? -1 : e.m,
                       lat >= 0 ? buf : "?");
       } else if (e.kind == trace::KIND_GO_PARK) {
@@ -647,7 +652,8 @@ void App::steps_panel() {
         step_follow_ = false;
       }
       ImGui::TableNextColumn();
-      format_time(buf, sizeof buf, static_cast<double>(e.ts), 1);
+      // The trace's own clock: the checker's, on the step axis.
+      format_time(buf, sizeof buf, static_cast<double>(m.step_axis ? m.clock_ts[static_cast<size_t>(r)] : e.ts), 1);
       ImGui::TextUnformatted(buf);
       ImGui::TableNextColumn();
       const char* k = kind_name(e.kind);

@@ -8,6 +8,8 @@
 //   - Input: wheel zooms around the cursor; dragging pans (both axes); shift-drag or a drag on the
 //     ruler selects a range; a click on a segment selects its G; W/S zoom, A/D pan (as in Tracy);
 //     Up/Down (or the buttons) move through the steps of a checker counterexample.
+//   - A counterexample ("gmpsim check") is drawn on the step axis (model.h LoadOptions) and opens
+//     with its step list; the step cursor and the list follow each other.
 #pragma once
 
 #include <memory>
@@ -28,6 +30,8 @@ struct AppOptions {
   bool g_lanes = false;
   std::optional<std::pair<double, double>> view;  // initial [t0, t1) in ns
   int32_t select_g = kNoG;
+  int64_t step = -1;  // the step (event) the cursor starts at; -1: the first, for a counterexample
+  LoadOptions::Axis axis = LoadOptions::Axis::Auto;
   bool side_panel = true;
 };
 

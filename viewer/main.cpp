@@ -17,12 +17,15 @@ namespace {
 [[noreturn]] void usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "gmpview: %s\n", problem.c_str());
   std::fprintf(stderr,
-               "usage: gmpview [--g-lanes] [--view T0:T1] [--select G] [--size WxH] [--screenshot OUT.png]\n"
-               "               TRACE [TRACE2]\n"
+               "usage: gmpview [--g-lanes] [--view T0:T1] [--select G] [--step N] [--axis time|steps]\n"
+               "               [--size WxH] [--screenshot OUT.png] TRACE [TRACE2]\n"
                "  TRACE2          compare mode: both traces on one time axis, statistics side by side\n"
                "  --view T0:T1    initial time range, e.g. 1ms:1.5ms (units ns, us, ms, s; default ns)\n"
                "  --select G      follow goroutine G (highlight and life)\n"
                "  --g-lanes       one lane per G as well\n"
+               "  --step N        put the step cursor on event N (and show the step list)\n"
+               "  --axis A        time: the trace's clock; steps: one unit per event (default: steps for\n"
+               "                  a gmpsim check counterexample, time otherwise); --view is in that unit\n"
                "  --size WxH      window or image size (default 1600x900)\n"
                "  --screenshot F  render offscreen (needs X: xvfb-run -a), write the PNG F and exit\n"
                "In the window: wheel or W/S zoom, drag or A/D pan, shift-drag selects a range, click a G.\n");
@@ -67,6 +70,21 @@ int main(int argc, char** argv) {
       const long g = std::strtol(v.c_str(), &end, 10);
       if (end == v.c_str() || *end != 0 || g < 0 || g > INT32_MAX) usage("--select: expected a goid, not '" + v + "'");
       opt.select_g = static_cast<int32_t>(g);
+    } else if (a == "--step") {
+      const std::string v = value();
+      char* end = nullptr;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != 0 || n < 0) usage("--step: expected an event number, not '" + v + "'");
+      opt.step = n;
+    } else if (a == "--axis") {
+      const std::string v = value();
+      if (v == "time") {
+        opt.axis = gmp::view::LoadOptions::Axis::Time;
+      } else if (v == "steps") {
+        opt.axis = gmp::view::LoadOptions::Axis::Steps;
+      } else {
+        usage("--axis: expected time or steps, not '" + v + "'");
+      }
     } else if (a.rfind("--", 0) == 0) {
       usage("unknown flag '" + a + "'");
     } else {

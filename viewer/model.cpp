@@ -193,8 +193,8 @@ static size_t cap_bytes(const std::vector<T>& v) {
 }
 
 size_t Model::memory_bytes() const {
-  size_t n =
-      sizeof(Model) + cap_bytes(events) + cap_bytes(extras) + cap_bytes(arrows) + cap_bytes(latencies) + cap_bytes(gs);
+  size_t n = sizeof(Model) + cap_bytes(clock_ts) + cap_bytes(events) + cap_bytes(extras) + cap_bytes(arrows) +
+             cap_bytes(latencies) + cap_bytes(gs);
   for (const auto& v : arrows_of_kind) n += cap_bytes(v);
   for (const auto& l : labels) n += sizeof(std::string) + l.capacity();
   for (const auto* lanes : {&p_lanes, &m_lanes, &g_lanes}) {
@@ -325,6 +325,10 @@ class Builder {
     if (idx >= kMaxEvents) fail(offset, "the viewer holds at most " + std::to_string(kMaxEvents) + " events");
     Full e{};
     e.ts = std::max(w.ts, last_ts_);  // timestamps never decrease; a producer bug must not break the sort
+    if (m_.step_axis) {
+      m_.clock_ts.push_back(w.ts);
+      e.ts = idx;
+    }
     last_ts_ = e.ts;
     e.g = (w.has & kHasG) ? goid(w.g, offset) : kNoG;
     e.peer_g = (w.has & kHasPeerG) ? goid(w.peer_g, offset) : kNoG;
@@ -416,6 +420,7 @@ class Builder {
     m_.latencies.shrink_to_fit();
     m_.extras.shrink_to_fit();
     m_.events.shrink_to_fit();
+    m_.clock_ts.shrink_to_fit();
   }
 
  private:
@@ -674,6 +679,9 @@ class Builder {
         if (e.reason == REASON_RETAKE) marker(pl, ml, e, idx, MarkerKind::Retake);
         if (e.reason != REASON_SYSCALL) p_close(pl, e.ts);
         break;
+      case KIND_P_HANDOFF:  // handoffp passes on a P its M released or sysmon took
+        marker(pl, ml, e, idx, MarkerKind::Handoff);
+        break;
       case KIND_M_CREATE: break;
       case KIND_M_SLEEP:
         set_spinning(ml, e.ts, false);
@@ -756,7 +764,7 @@ struct Mapping {
 
 }  // namespace
 
-Model load_trace(const std::string& path) {
+Model load_trace(const std::string& path, const LoadOptions& opt) {
   Model m;
   m.path = path;
   uint64_t start = 0;
@@ -769,6 +777,8 @@ Model load_trace(const std::string& path) {
     m.num_ps = std::clamp(h.num_ps(), 0, 65534);
     m.clock = h.clock();
     start = reader.offset();
+    m.step_axis =
+        opt.axis == LoadOptions::Axis::Steps || (opt.axis == LoadOptions::Axis::Auto && m.producer == "gmpsim check");
   } catch (const TraceFormatError& e) {
     if (e.problem().rfind("unsupported schema version", 0) != 0) throw;
     throw TraceFormatError(path, e.offset(),
@@ -806,6 +816,7 @@ Model load_trace(const std::string& path) {
     p = q + len;
   }
   m.events.reserve(count);
+  if (m.step_axis) m.clock_ts.reserve(count);
 
   Builder b(m, path);
   b.set_idle(m.num_ps);
@@ -905,7 +916,11 @@ void describe_event(const Model& m, uint32_t ev, std::string& out) {
   if (ev >= m.events.size()) return;
   const Ev& e = m.events[ev];
   append_int(out, "event", ev);
-  append_int(out, "ts (ns)", e.ts);
+  if (m.step_axis) {
+    append_int(out, "ts (ns)", m.clock_ts[ev]);
+  } else {
+    append_int(out, "ts (ns)", e.ts);
+  }
   append(out, "kind", kind_name(e.kind));
   if (e.reason != 0) {
     append(out, "reason",

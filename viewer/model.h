@@ -10,7 +10,8 @@
 //     queue (runnext + runq) length, spinning Ms, idle Ps. Queue lengths are derived from
 //     RUNQ_PUT/RUNQ_GET/STEAL counts and the GO_STARTs that take a queued G; they never go below 0.
 //   - Markers (instants) on P lanes, or M lanes when the event has no P: preemption requests,
-//     signals sent and received, handoffs, sysmon retakes.
+//     signals sent and received, handoffs (P_HANDOFF, or P_RELEASE for HANDOFFP from older
+//     producers), sysmon retakes.
 //   - Arrows: STEAL from the victim P to the thief; M_WAKEUP from the waker M to the woken M (the
 //     M named by peer_m at its next event, or else the M that next acquires the P passed along) ;
 //     GO_UNPARK from the readying P to the P where the G next starts.
@@ -170,6 +171,10 @@ class Model {
 
   // The producer is the model checker: its events are the counterexample's steps.
   bool is_counterexample() const { return producer == "gmpsim check"; }
+  // Events are placed by their order (Ev::ts is the event's index); clock_ts keeps the trace's
+  // own timestamps.
+  bool step_axis = false;
+  std::vector<int64_t> clock_ts;
   std::string meta(const std::string& key) const;
 
   const Lane* lane(uint32_t ref) const;
@@ -188,8 +193,15 @@ class Model {
   size_t memory_bytes() const;
 };
 
+struct LoadOptions {
+  // The time axis: the trace's timestamps, or the events' order (step i at t = i), which is what
+  // a model-checker counterexample means (its clock barely moves, and order is the point). Auto:
+  // steps for "gmpsim check" traces, time otherwise.
+  enum class Axis { Auto, Time, Steps } axis = Axis::Auto;
+};
+
 // Loads a trace file; throws trace::TraceFormatError (with the byte offset) on bad input.
-Model load_trace(const std::string& path);
+Model load_trace(const std::string& path, const LoadOptions& opt = {});
 
 // Event fields as text, one "name: value" line each, into `out` (no allocation when it has room).
 void describe_event(const Model& m, uint32_t ev, std::string& out);

@@ -39,6 +39,22 @@ void format_duration(char* buf, size_t n, double ns) {
   std::snprintf(buf, n, "%.*f %s", std::fabs(v) >= 100 || u.ns == 1 ? 0 : std::fabs(v) >= 10 ? 1 : 2, v, u.name);
 }
 
+void format_point(char* buf, size_t n, double t, double resolution, bool steps) {
+  if (steps) {
+    std::snprintf(buf, n, "step %.0f", t);
+  } else {
+    format_time(buf, n, t, resolution);
+  }
+}
+
+void format_span(char* buf, size_t n, double d, bool steps) {
+  if (steps) {
+    std::snprintf(buf, n, "%.0f step%s", d, d == 1 ? "" : "s");
+  } else {
+    format_duration(buf, n, d);
+  }
+}
+
 bool parse_time(std::string_view text, double& ns) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);

@@ -81,7 +81,8 @@ void for_each_column(const TimeAxis& ax, float x_begin, float x_end, F&& f) {
 void draw_ruler(Ctx& c) {
   const float y0 = c.vp.y, y1 = c.vp.rows_y();
   c.dl->AddLine(ImVec2(c.vp.x, y1 - 0.5f), ImVec2(c.vp.x + c.vp.w, y1 - 0.5f), kLaneBg);
-  const double step = nice_step(c.s.ns_per_px * 90);
+  const bool steps = c.m.step_axis;
+  const double step = std::max(steps ? 1.0 : 0.0, nice_step(c.s.ns_per_px * 90));
   const double first = std::ceil(c.ax.t(c.left) / step) * step;
   char buf[48];
   for (double t = first; c.ax.x(static_cast<int64_t>(t)) < c.right; t += step) {
@@ -91,11 +92,15 @@ void draw_ruler(Ctx& c) {
       const float xs = x + static_cast<float>(k * step / 5 / c.s.ns_per_px);
       if (xs < c.right) c.dl->AddLine(ImVec2(xs, y1 - 4), ImVec2(xs, y1), kDimText);
     }
-    format_time(buf, sizeof buf, std::fabs(t) < step / 2 ? 0.0 : t, step);
+    if (steps) {
+      std::snprintf(buf, sizeof buf, "%.0f", std::fabs(t) < 0.5 ? 0.0 : t);
+    } else {
+      format_time(buf, sizeof buf, std::fabs(t) < step / 2 ? 0.0 : t, step);
+    }
     c.dl->AddText(ImVec2(x + 3, y0 + 2), kText, buf);
   }
   // The visible span, at the right of the label column.
-  format_duration(buf, sizeof buf, c.s.ns_per_px * static_cast<double>(c.right - c.left));
+  format_span(buf, sizeof buf, c.s.ns_per_px * static_cast<double>(c.right - c.left), steps);
   c.dl->AddText(ImVec2(c.vp.x + 4, y0 + 2), kDimText, buf);
 }
 
@@ -297,7 +302,7 @@ void draw_timeline(ImDrawList* dl, const Model& m, const Layout& l, const Timeli
     if (b > a) {
       c.fill(a, rows_top, std::max(a + 1, b), vp.y + vp.h, kSelection);
       char buf[32];
-      format_duration(buf, sizeof buf, static_cast<double>(s.sel_t1 - s.sel_t0));
+      format_span(buf, sizeof buf, static_cast<double>(s.sel_t1 - s.sel_t0), m.step_axis);
       dl->AddText(ImVec2(a + 3, rows_top + 2), kText, buf);
     }
   }

@@ -266,3 +266,51 @@ TEST_CASE("view model: bad input names the byte offset") {
     CHECK_THAT(e.problem(), Catch::Contains("unsupported schema version 2"));
   }
 }
+
+TEST_CASE("view model: queue lengths follow batches, steals and the Gs a P takes directly") {
+  using namespace gmp::trace;
+  TempDir dir;
+  const std::string path = dir.file("queues.gmptrace");
+  {
+    Header h;
+    h.set_num_ps(2);
+    TraceWriter w(path, h);
+    auto ev = [&](int64_t ts, Kind k, int64_t g, int64_t m, int64_t p) {
+      Event e;
+      e.set_ts(ts);
+      e.set_kind(k);
+      e.set_g(g);
+      e.set_m(m);
+      e.set_p(p);
+      return e;
+    };
+    for (int64_t g = 1; g <= 3; ++g) {
+      Event put = ev(g, KIND_RUNQ_PUT, g, 0, 0);
+      put.set_queue(QUEUE_LOCAL);
+      w.write(put);
+    }
+    Event steal = ev(10, KIND_STEAL, 1, 1, 1);  // P1 takes g1 to run and g2 into its queue
+    steal.set_peer_p(0);
+    steal.set_count(2);
+    w.write(steal);
+    w.write(ev(11, KIND_GO_START, 1, 1, 1));  // g1 came straight from the steal: P1 keeps g2
+    w.write(ev(12, KIND_GO_STOP, 1, 1, 1));
+    w.write(ev(13, KIND_GO_START, 2, 1, 1));      // from P1's queue
+    Event over = ev(20, KIND_RUNQ_PUT, 3, 0, 0);  // runqputslow: g3 and the local queue go global
+    over.set_queue(QUEUE_GLOBAL);
+    over.set_count(2);
+    over.set_reason(REASON_RUNQ_OVERFLOW);
+    w.write(over);
+    Event get = ev(30, KIND_RUNQ_GET, 3, 0, 0);  // a batch of 2 from the global queue
+    get.set_queue(QUEUE_GLOBAL);
+    get.set_count(2);
+    w.write(get);
+    w.write(ev(31, KIND_GO_START, 3, 0, 0));
+    w.close();
+  }
+  const Model m = load_trace(path);
+  using S = std::vector<std::pair<int64_t, int32_t>>;
+  CHECK(samples(m.local_queues[0]) == S{{1, 1}, {2, 2}, {3, 3}, {10, 1}, {20, 0}, {30, 1}});
+  CHECK(samples(m.local_queues[1]) == S{{10, 1}, {13, 0}});
+  CHECK(samples(m.global_queue) == S{{20, 2}, {30, 0}});
+}

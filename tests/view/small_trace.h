@@ -13,10 +13,10 @@
 
 namespace gmp::view::testing {
 
-inline void write_small_trace(const std::string& path) {
+inline void write_small_trace(const std::string& path, const std::string& producer = "gmpview test") {
   using namespace gmp::trace;
   Header h;
-  h.set_producer("gmpview test");
+  h.set_producer(producer);
   h.set_num_ps(2);
   h.set_num_ms(2);
   h.set_clock(CLOCK_VIRTUAL);
