@@ -1,0 +1,242 @@
+// gmp_view_bench: what gmpview costs on a large trace. Prints figures; asserts nothing.
+//   1. load: the time to load a trace of 10 million events (default; --events N for another size,
+//      or a TRACE file of your own) and the memory the model keeps per event, both as the model's
+//      own arrays and as the process's resident memory;
+//   2. frames (when built with the viewer and run under X, e.g. xvfb-run -a): ms per frame of the
+//      timeline fully zoomed out and deeply zoomed in, and the heap allocations made per frame.
+// The generated trace is synthetic but shaped like the simulator's: 8 Ps and their Ms, a pool of
+// Gs that run, park, yield, make syscalls, are readied, stolen and preempted, with queue traffic.
+// Usage: gmp_view_bench [--events N] [--frames N] [TRACE]
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "traces/trace_writer.h"
+#include "viewer/model.h"
+#ifdef GMP_VIEW_BENCH_FRAMES
+#include "viewer/frame_bench.h"
+#endif
+
+namespace {
+
+using namespace gmp::trace;
+
+// Writes a synthetic scheduler trace of exactly `n` events.
+void generate(const std::string& path, uint64_t n) {
+  Header h;
+  h.set_producer("gmp_view_bench");
+  h.set_num_ps(8);
+  h.set_num_ms(8);
+  h.set_clock(CLOCK_VIRTUAL);
+  TraceWriter w(path, h);
+  std::mt19937_64 rng(1);
+  constexpr int kPs = 8;
+  struct P {
+    int64_t g = -1;
+    int64_t until = 0;
+    std::deque<int64_t> runq;
+  };
+  std::vector<P> ps(kPs);
+  std::vector<int64_t> blocked;
+  int64_t next_g = 1, t = 0;
+  uint64_t written = 0;
+  auto emit = [&](Kind k, int64_t g, int64_t m, int64_t p) -> Event {
+    Event e;
+    e.set_ts(t);
+    e.set_kind(k);
+    if (g >= 0) e.set_g(g);
+    if (m >= 0) e.set_m(m);
+    if (p >= 0) e.set_p(p);
+    return e;
+  };
+  auto write = [&](const Event& e) {
+    if (written < n) {
+      w.write(e);
+      ++written;
+    }
+  };
+  for (int p = 0; p < kPs; ++p) write(emit(KIND_P_ACQUIRE, -1, p, p));
+  while (written < n) {
+    t += 20 + static_cast<int64_t>(rng() % 200);
+    const int p = static_cast<int>(rng() % kPs);
+    P& pp = ps[static_cast<size_t>(p)];
+    const uint64_t r = rng() % 100;
+    if (pp.g < 0) {
+      if (pp.runq.empty()) {
+        // Find work: create a G, steal from a neighbour, or spin.
+        const int victim = (p + 1 + static_cast<int>(rng() % (kPs - 1))) % kPs;
+        auto& vq = ps[static_cast<size_t>(victim)].runq;
+        if (!vq.empty() && r < 60) {
+          write(emit(KIND_M_SPIN_START, -1, p, p));
+          Event s = emit(KIND_STEAL, vq.front(), p, p);
+          s.set_peer_p(victim);
+          s.set_count(1);
+          s.set_queue(QUEUE_LOCAL);
+          s.set_reason(REASON_STEAL_WORK);
+          write(s);
+          write(emit(KIND_M_SPIN_STOP, -1, p, p));
+          pp.runq.push_front(vq.front());
+          vq.pop_front();
+        } else {
+          Event c = emit(KIND_GO_CREATE, next_g, p, p);
+          c.set_peer_g(1);
+          write(c);
+          Event put = emit(KIND_RUNQ_PUT, next_g, p, p);
+          put.set_queue(QUEUE_RUNNEXT);
+          write(put);
+          pp.runq.push_back(next_g++);
+        }
+        continue;
+      }
+      pp.g = pp.runq.front();
+      pp.runq.pop_front();
+      write(emit(KIND_GO_START, pp.g, p, p));
+      pp.until = t + 200 + static_cast<int64_t>(rng() % 20000);
+      continue;
+    }
+    if (t < pp.until && r < 70) {
+      // While a G runs: ready a blocked G (waking an M), or queue traffic.
+      if (!blocked.empty() && r < 40) {
+        const size_t i = rng() % blocked.size();
+        const int64_t g = blocked[i];
+        blocked[i] = blocked.back();
+        blocked.pop_back();
+        Event u = emit(KIND_GO_UNPARK, g, p, p);
+        u.set_peer_g(pp.g);
+        u.set_reason(REASON_READY);
+        write(u);
+        const int target = static_cast<int>(rng() % kPs);
+        Event put = emit(KIND_RUNQ_PUT, g, p, target);
+        put.set_queue(QUEUE_LOCAL);
+        write(put);
+        ps[static_cast<size_t>(target)].runq.push_back(g);
+        if (r < 10) {
+          Event wk = emit(KIND_M_WAKEUP, -1, p, -1);
+          wk.set_peer_m((p + 1) % kPs);
+          wk.set_reason(REASON_WAKEP);
+          write(wk);
+        }
+      } else if (r < 45 && rng() % 64 == 0) {
+        Event req = emit(KIND_PREEMPT_REQUEST, pp.g, kPs, p);
+        req.set_peer_m(p);
+        req.set_reason(REASON_SYSMON);
+        write(req);
+        Event sig = emit(KIND_SIGNAL_SEND, pp.g, kPs, p);
+        sig.set_peer_m(p);
+        sig.set_signal(23);
+        write(sig);
+      }
+      continue;
+    }
+    // The running G stops: parks, yields, makes a syscall or exits.
+    if (r < 40) {
+      Event park = emit(KIND_GO_PARK, pp.g, p, p);
+      park.set_wait_reason(WAIT_REASON_CHAN_RECEIVE);
+      park.set_reason(REASON_PARK);
+      write(park);
+      blocked.push_back(pp.g);
+      pp.g = -1;
+    } else if (r < 65) {
+      Event stop = emit(KIND_GO_STOP, pp.g, p, p);
+      stop.set_reason(REASON_GOSCHED);
+      write(stop);
+      Event put = emit(KIND_RUNQ_PUT, pp.g, p, p);
+      put.set_queue(QUEUE_LOCAL);
+      write(put);
+      pp.runq.push_back(pp.g);
+      pp.g = -1;
+    } else if (r < 90) {
+      write(emit(KIND_GO_SYSCALL_ENTER, pp.g, p, p));
+      t += 100 + static_cast<int64_t>(rng() % 3000);
+      Event x = emit(KIND_GO_SYSCALL_EXIT, pp.g, p, p);
+      x.set_reason(REASON_EXITSYSCALL_FAST);
+      write(x);
+      pp.until = t + static_cast<int64_t>(rng() % 5000);
+    } else {
+      write(emit(KIND_GO_EXIT, pp.g, p, p));
+      pp.g = -1;
+    }
+  }
+  w.close();
+}
+
+long rss_kib(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const size_t n = std::strlen(field);
+  while (std::getline(in, line)) {
+    if (line.compare(0, n, field) == 0) return std::atol(line.c_str() + n + 1);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t events = 10'000'000;
+  int frames = 120;
+  std::string path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--events" && i + 1 < argc) {
+      events = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--frames" && i + 1 < argc) {
+      frames = std::atoi(argv[++i]);
+    } else if (a.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "usage: gmp_view_bench [--events N] [--frames N] [TRACE]\n");
+      return 2;
+    } else {
+      path = a;
+    }
+  }
+  bool generated = false;
+  if (path.empty()) {
+    path = "/tmp/gmp_view_bench." + std::to_string(getpid()) + ".gmptrace";
+    const auto t0 = std::chrono::steady_clock::now();
+    generate(path, events);
+    std::printf("generated %llu events into %s in %.2f s\n", static_cast<unsigned long long>(events), path.c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    generated = true;
+  }
+  std::fflush(stdout);
+  const long rss0 = rss_kib("VmRSS:");
+  const auto t0 = std::chrono::steady_clock::now();
+  gmp::view::Model m;
+  try {
+    m = gmp::view::load_trace(path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gmp_view_bench: %s\n", e.what());
+    return 1;
+  }
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const long rss1 = rss_kib("VmRSS:");
+  const long hwm = rss_kib("VmHWM:");
+  const double n = static_cast<double>(m.events.size());
+  size_t segs = 0;
+  for (const auto& l : m.p_lanes) segs += l.segs.size();
+  for (const auto& l : m.m_lanes) segs += l.segs.size();
+  std::printf("load: %zu events (%zu segments, %zu arrows, %zu latencies) in %.3f s: %.0f ns/event\n", m.events.size(),
+              segs, m.arrows.size(), m.latencies.size(), load_s, load_s * 1e9 / n);
+  std::printf(
+      "memory: model arrays %.1f MiB = %.1f bytes/event; resident +%.1f MiB = %.1f bytes/event "
+      "(peak resident %.1f MiB)\n",
+      static_cast<double>(m.memory_bytes()) / (1 << 20), static_cast<double>(m.memory_bytes()) / n,
+      static_cast<double>(rss1 - rss0) / 1024, static_cast<double>(rss1 - rss0) * 1024 / n,
+      static_cast<double>(hwm) / 1024);
+#ifdef GMP_VIEW_BENCH_FRAMES
+  gmp::view::bench_frames(m, frames);
+#else
+  (void)frames;
+  std::printf("frames: not measured (gmpview was not built: ImGui, GLFW or GL missing)\n");
+#endif
+  if (generated) std::remove(path.c_str());
+  return 0;
+}

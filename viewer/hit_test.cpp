@@ -1,0 +1,82 @@
+// Hit testing and view changes of the timeline: see timeline.h.
+#include <algorithm>
+#include <cmath>
+
+#include "viewer/layout.h"
+#include "viewer/timeline.h"
+
+namespace gmp::view {
+
+void TimelineState::show(double a, double b, float width) {
+  if (b <= a) b = a + 1;
+  t0 = a;
+  ns_per_px = std::max(1e-3, (b - a) / std::max(1.0f, width));
+}
+
+void TimelineState::zoom_at(const Viewport& vp, float x, double factor) {
+  const double t = axis(vp).t(x);
+  ns_per_px = std::clamp(ns_per_px * factor, 1e-3, 1e15);
+  t0 = t - static_cast<double>(x - vp.lanes_x()) * ns_per_px;
+}
+
+Hit hit_test(const Model& m, const Layout& l, const TimelineState& s, const Viewport& vp, float mx, float my) {
+  Hit h;
+  if (mx < vp.x || mx >= vp.x + vp.w || my < vp.y || my >= vp.y + vp.h) return h;
+  const TimeAxis ax = s.axis(vp);
+  h.t = ax.t(mx);
+  if (my < vp.rows_y()) {
+    h.kind = HitKind::Ruler;
+    return h;
+  }
+  h.row = l.row_at(my - vp.rows_y() + s.scroll_y);
+  if (h.row < 0) return h;
+  const Row& row = l.rows()[static_cast<size_t>(h.row)];
+  h.ref = row.ref;
+  if (mx < vp.lanes_x()) {
+    h.kind = HitKind::Label;
+    return h;
+  }
+  if (row.kind == RowKind::Counter) {
+    h.kind = HitKind::Counter;
+    h.value = counter_of(m, row.ref).value_at(static_cast<int64_t>(h.t));
+    return h;
+  }
+  const Lane* lane = m.lane(row.ref);
+  if (lane == nullptr) return h;
+  // Markers first: they sit on top, within 4 px.
+  const double slack = 4 * s.ns_per_px;
+  const auto mk = std::lower_bound(lane->markers.begin(), lane->markers.end(), h.t - slack,
+                                   [](const Marker& a, double v) { return static_cast<double>(a.ts) < v; });
+  if (mk != lane->markers.end() && static_cast<double>(mk->ts) <= h.t + slack &&
+      my < vp.rows_y() - s.scroll_y + row.y + row.h / 2) {
+    h.kind = HitKind::Marker;
+    h.first = h.last = static_cast<uint32_t>(mk - lane->markers.begin());
+    h.ev = mk->ev;
+    return h;
+  }
+  const auto& segs = lane->segs;
+  const size_t i = lane->first_ending_after(static_cast<int64_t>(std::floor(h.t)));
+  if (i >= segs.size() || static_cast<double>(segs[i].start) > h.t) {
+    // Nothing here; a sub-pixel segment within half a pixel still counts.
+    if (i >= segs.size() || static_cast<double>(segs[i].start) > h.t + s.ns_per_px / 2) return h;
+  }
+  const Segment& seg = segs[i];
+  if (static_cast<double>(seg.end - seg.start) >= s.ns_per_px) {
+    h.kind = HitKind::Segment;
+    h.first = h.last = static_cast<uint32_t>(i);
+    h.ev = seg.ev();
+    return h;
+  }
+  // Merged: every segment within this pixel column.
+  const double c0 = std::floor((mx - vp.lanes_x())) * s.ns_per_px + s.t0;
+  const size_t a = lane->first_ending_after(static_cast<int64_t>(std::floor(c0)));
+  const auto b = std::lower_bound(segs.begin(), segs.end(), c0 + s.ns_per_px,
+                                  [](const Segment& x, double v) { return static_cast<double>(x.start) < v; });
+  h.kind = HitKind::Merged;
+  h.first = static_cast<uint32_t>(std::min(a, i));
+  h.last = static_cast<uint32_t>(std::max<ptrdiff_t>(static_cast<ptrdiff_t>(i), (b - segs.begin()) - 1));
+  h.ev = segs[h.first].ev();
+  return h;
+}
+
+}  // namespace gmp::view

@@ -1,0 +1,57 @@
+// The vertical layout of the timeline: which rows there are, in what order, at what height.
+//
+// Rows, top to bottom: the counters (global queue, spinning Ms, idle Ps, then each P's local
+// queue), the P lanes, the M lanes and, on request, one lane per G. y is measured from the top of
+// the rows (below the ruler), before scrolling. Built once per option change, never per frame.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "viewer/model.h"
+
+namespace gmp::view {
+
+struct LayoutOptions {
+  bool counters = true;
+  bool g_lanes = false;
+  float lane_h = 20;
+  float counter_h = 30;
+  float row_gap = 2;
+  float group_gap = 10;
+};
+
+enum class RowKind : uint8_t { Counter, Lane };
+
+struct Row {
+  RowKind kind;
+  uint32_t ref;  // Counter: counter index (counter_of); Lane: lane_ref
+  float y, h;
+};
+
+// Counter index: 0 global queue, 1 spinning Ms, 2 idle Ps, 3 + i local queue of P lane i.
+const Counter& counter_of(const Model& m, uint32_t index);
+const char* counter_label(uint32_t index);
+
+class Layout {
+ public:
+  void build(const Model& m, const LayoutOptions& opt);
+
+  const std::vector<Row>& rows() const { return rows_; }
+  float height() const { return height_; }
+  // The row under y, or -1.
+  int row_at(float y) const;
+  // Rows that intersect [y0, y1): [first, last).
+  std::pair<size_t, size_t> visible(float y0, float y1) const;
+  // The vertical centre of a lane's row, or -1 when it has none.
+  float lane_center(uint32_t ref) const;
+  int lane_row(uint32_t ref) const;
+
+ private:
+  std::vector<Row> rows_;
+  float height_ = 0;
+  int first_p_ = -1, first_m_ = -1, first_g_ = -1;
+};
+
+}  // namespace gmp::view

@@ -1,0 +1,961 @@
+// Loads a trace into the columnar model (model.h): events, lanes, counters, arrows, latencies.
+#include "viewer/model.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <numeric>
+#include <unordered_map>
+
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+#include "viewer/wire.h"
+
+namespace gmp::view {
+
+using trace::TraceFormatError;
+
+const char* state_name(State s) {
+  switch (s) {
+    case State::Running: return "running";
+    case State::Syscall: return "in syscall";
+    case State::Spinning: return "spinning";
+    case State::Parked: return "parked";
+    case State::Runnable: return "runnable";
+    case State::Blocked: return "blocked";
+    case State::Count_: break;
+  }
+  return "?";
+}
+
+const char* marker_name(MarkerKind k) {
+  switch (k) {
+    case MarkerKind::PreemptRequest: return "preemption request";
+    case MarkerKind::SignalSend: return "signal sent";
+    case MarkerKind::SignalReceive: return "signal received";
+    case MarkerKind::Handoff: return "handoff";
+    case MarkerKind::Retake: return "sysmon retake";
+    case MarkerKind::Count_: break;
+  }
+  return "?";
+}
+
+const char* kind_name(int kind) {
+  if (!trace::Kind_IsValid(kind)) return "KIND_?";
+  return trace::Kind_Name(static_cast<trace::Kind>(kind)).c_str();
+}
+
+// ---- Counter ----------------------------------------------------------------------------------
+
+int32_t Counter::value_at(int64_t t) const {
+  const auto it = std::upper_bound(ts.begin(), ts.end(), t);
+  return it == ts.begin() ? 0 : v[static_cast<size_t>(it - ts.begin()) - 1];
+}
+
+void Counter::build_levels() {
+  levels.clear();
+  const std::vector<int32_t>* below = &v;
+  while (below->size() > 16) {
+    std::vector<int32_t> up((below->size() + 15) / 16);
+    for (size_t j = 0; j < up.size(); ++j) {
+      const size_t a = j * 16, b = std::min(below->size(), a + 16);
+      up[j] = *std::max_element(below->begin() + static_cast<ptrdiff_t>(a), below->begin() + static_cast<ptrdiff_t>(b));
+    }
+    levels.push_back(std::move(up));
+    below = &levels.back();
+  }
+  max_value = v.empty() ? 0 : std::max(0, *std::max_element(v.begin(), v.end()));
+}
+
+int32_t Counter::max_in(int64_t t0, int64_t t1) const {
+  if (ts.empty()) return 0;
+  // Samples in force during [t0, t1): the one at or before t0, through the last before t1.
+  auto first = std::upper_bound(ts.begin(), ts.end(), t0);
+  if (first == ts.begin() && ts[0] >= t1) return 0;
+  const size_t a = first == ts.begin() ? 0 : static_cast<size_t>(first - ts.begin()) - 1;
+  const size_t b = static_cast<size_t>(std::lower_bound(ts.begin(), ts.end(), t1) - ts.begin());  // exclusive
+  const int32_t m = max_range(a, std::max(b, a + 1));
+  return first == ts.begin() ? std::max(0, m) : m;  // before the first sample the value is 0
+}
+
+int32_t Counter::max_range(size_t a, size_t b) const {
+  int32_t best = INT32_MIN;
+  // Walk up the pyramid: take single entries at the ragged ends, whole blocks in between.
+  const std::vector<int32_t>* lvl = &v;
+  size_t k = 0;
+  for (;;) {
+    if (b - a <= 32 || k >= levels.size()) {
+      for (size_t i = a; i < b; ++i) best = std::max(best, (*lvl)[i]);
+      return best;
+    }
+    while (a % 16 != 0) best = std::max(best, (*lvl)[a++]);
+    while (b % 16 != 0) best = std::max(best, (*lvl)[--b]);
+    a /= 16;
+    b /= 16;
+    lvl = &levels[k++];
+  }
+}
+
+// ---- Lane ---------------------------------------------------------------------------------------
+
+void Lane::build_grid() {
+  grid.clear();
+  if (segs.empty()) return;
+  const size_t cells = std::max<size_t>(1, segs.size() / 32);
+  grid_t0 = segs.front().start;
+  const int64_t span = std::max<int64_t>(1, segs.back().end - grid_t0);
+  grid_dt = std::max<int64_t>(1, (span + static_cast<int64_t>(cells) - 1) / static_cast<int64_t>(cells));
+  grid.resize(cells + 1);
+  size_t i = 0;
+  for (size_t c = 0; c <= cells; ++c) {
+    const int64_t t = grid_t0 + static_cast<int64_t>(c) * grid_dt;
+    while (i < segs.size() && segs[i].end <= t) ++i;
+    grid[c] = static_cast<uint32_t>(i);
+  }
+  grid.shrink_to_fit();
+}
+
+size_t Lane::first_ending_after(int64_t t) const {
+  if (grid.empty()) return 0;
+  const size_t cells = grid.size() - 1;
+  if (t < grid_t0) t = grid_t0 - 1;
+  const int64_t c = (t - grid_t0) / grid_dt;
+  if (c >= static_cast<int64_t>(cells)) return segs.size();
+  const size_t cell = t < grid_t0 ? 0 : static_cast<size_t>(c);
+  const auto lo = segs.begin() + grid[cell], hi = segs.begin() + grid[cell + 1];
+  return static_cast<size_t>(std::upper_bound(lo, hi, t, [](int64_t v, const Segment& s) { return v < s.end; }) -
+                             segs.begin());
+}
+
+// ---- Model accessors ---------------------------------------------------------------------------
+
+std::string Model::meta(const std::string& key) const {
+  for (const auto& [k, v] : metadata) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+const Lane* Model::lane(uint32_t ref) const {
+  const uint32_t i = ref_index(ref);
+  switch (ref_type(ref)) {
+    case LaneType::P: return i < p_lanes.size() ? &p_lanes[i] : nullptr;
+    case LaneType::M: return i < m_lanes.size() ? &m_lanes[i] : nullptr;
+    case LaneType::G: return i < g_lanes.size() ? &g_lanes[i] : nullptr;
+  }
+  return nullptr;
+}
+
+namespace {
+
+int find_lane(const std::vector<Lane>& lanes, int64_t id) {
+  const auto it = std::lower_bound(lanes.begin(), lanes.end(), id, [](const Lane& l, int64_t v) { return l.id < v; });
+  return it != lanes.end() && it->id == id ? static_cast<int>(it - lanes.begin()) : -1;
+}
+
+}  // namespace
+
+int Model::p_lane_index(int64_t p) const { return find_lane(p_lanes, p); }
+int Model::m_lane_index(int64_t m) const { return find_lane(m_lanes, m); }
+
+const GInfo* Model::find_g(int64_t goid) const {
+  const auto it = std::lower_bound(gs.begin(), gs.end(), goid, [](const GInfo& g, int64_t v) { return g.goid < v; });
+  return it != gs.end() && it->goid == goid ? &*it : nullptr;
+}
+
+const EvExtra* Model::extra(uint32_t ev) const {
+  const auto it =
+      std::lower_bound(extras.begin(), extras.end(), ev, [](const EvExtra& x, uint32_t v) { return x.ev < v; });
+  return it != extras.end() && it->ev == ev ? &*it : nullptr;
+}
+
+uint16_t Model::peer_m(uint32_t ev) const {
+  const EvExtra* x = extra(ev);
+  return x != nullptr ? x->peer_m : kNoId;
+}
+uint16_t Model::peer_p(uint32_t ev) const {
+  const EvExtra* x = extra(ev);
+  return x != nullptr ? x->peer_p : kNoId;
+}
+int32_t Model::count(uint32_t ev) const {
+  const EvExtra* x = extra(ev);
+  return x != nullptr ? x->count : -1;
+}
+
+template <class T>
+static size_t cap_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+size_t Model::memory_bytes() const {
+  size_t n = sizeof(Model) + cap_bytes(clock_ts) + cap_bytes(events) + cap_bytes(extras) + cap_bytes(arrows) +
+             cap_bytes(latencies) + cap_bytes(gs);
+  for (const auto& v : arrows_of_kind) n += cap_bytes(v);
+  for (const auto& l : labels) n += sizeof(std::string) + l.capacity();
+  for (const auto* lanes : {&p_lanes, &m_lanes, &g_lanes}) {
+    n += cap_bytes(*lanes);
+    for (const Lane& l : *lanes) {
+      n += cap_bytes(l.segs) + cap_bytes(l.busy_before) + cap_bytes(l.markers) + cap_bytes(l.grid);
+    }
+  }
+  auto counter = [](const Counter& c) {
+    size_t b = cap_bytes(c.ts) + cap_bytes(c.v) + cap_bytes(c.levels);
+    for (const auto& l : c.levels) b += cap_bytes(l);
+    return b;
+  };
+  n += counter(global_queue) + counter(spinning_ms) + counter(idle_ps) + cap_bytes(local_queues);
+  for (const Counter& c : local_queues) n += counter(c);
+  return n;
+}
+
+static Lane make_lane(LaneType t, int32_t id) {
+  Lane l;
+  l.type = t;
+  l.id = id;
+  return l;
+}
+
+// ---- Building ----------------------------------------------------------------------------------
+
+namespace {
+
+// The open segment of a lane.
+struct Track {
+  bool open = false;
+  State st = State::Running;
+  int32_t g = kNoG;
+  int64_t start = 0;
+  uint32_t ev = 0;
+};
+
+void close_track(Lane& lane, Track& t, int64_t ts) {
+  if (t.open && ts > t.start) {
+    lane.segs.push_back(Segment{t.start, ts, t.g, t.ev | static_cast<uint32_t>(t.st) << 28});
+  }
+  t.open = false;
+}
+
+void set_track(Lane& lane, Track& t, int64_t ts, State st, int32_t g, uint32_t ev) {
+  if (t.open && t.st == st && t.g == g) return;
+  close_track(lane, t, ts);
+  t = Track{true, st, g, ts, ev};
+}
+
+void finish_lane(Lane& l) {
+  l.segs.shrink_to_fit();
+  l.markers.shrink_to_fit();
+  l.busy_before.assign(l.segs.size() / 16 + 1, 0);
+  int64_t sum = 0;
+  for (size_t i = 0; i < l.segs.size(); ++i) {
+    if (i % 16 == 0) l.busy_before[i / 16] = sum;
+    if (l.segs[i].state() == State::Running) sum += l.segs[i].end - l.segs[i].start;
+  }
+  if (l.segs.size() % 16 == 0) l.busy_before.back() = sum;  // the block after the last one
+  l.build_grid();
+}
+
+void push_sample(Counter& c, int64_t ts, int32_t v) {
+  if (c.v.empty() ? v == 0 : c.v.back() == v) return;  // counters start at 0
+  if (!c.ts.empty() && c.ts.back() == ts) {
+    c.v.back() = v;
+    if (c.v.size() >= 2 && c.v[c.v.size() - 2] == v) {
+      c.v.pop_back();
+      c.ts.pop_back();
+    }
+    return;
+  }
+  c.ts.push_back(ts);
+  c.v.push_back(v);
+}
+
+void finish_counter(Counter& c) {
+  c.ts.shrink_to_fit();
+  c.v.shrink_to_fit();
+  c.build_levels();
+}
+
+// An event with all its fields, while loading.
+struct Full {
+  int64_t ts;
+  int32_t g, peer_g;
+  int32_t count;
+  uint16_t m, p, peer_m, peer_p;
+  uint8_t kind, reason, queue, wait_reason;
+};
+
+// Per-G state while loading: dense for small goids, a hash map beyond.
+struct GLoad {
+  int64_t runnable_since = -1;
+  uint32_t pending_unpark = kNoEv;  // arrow index
+  int32_t info = -1;                // index into Model::gs
+};
+
+class GTable {
+ public:
+  GLoad& at(int32_t g) {
+    if (g < kDense) {
+      if (static_cast<size_t>(g) >= dense_.size())
+        dense_.resize(std::max<size_t>(static_cast<size_t>(g) + 1, dense_.size() * 2));
+      return dense_[static_cast<size_t>(g)];
+    }
+    return sparse_[g];
+  }
+
+ private:
+  static constexpr int32_t kDense = 1 << 24;
+  std::vector<GLoad> dense_;
+  std::unordered_map<int32_t, GLoad> sparse_;
+};
+
+class Builder {
+ public:
+  Builder(Model& m, const std::string& path) : m_(m), path_(path) {
+    p_lane_of_.assign(kNoId, -1);
+    m_lane_of_.assign(kNoId, -1);
+    for (int32_t p = 0; p < m_.num_ps && p < kNoId; ++p) p_lane(static_cast<uint16_t>(p));
+  }
+
+  void add(const WireEvent& w, uint64_t offset) {
+    const uint32_t idx = static_cast<uint32_t>(m_.events.size());
+    if (idx >= kMaxEvents) fail(offset, "the viewer holds at most " + std::to_string(kMaxEvents) + " events");
+    Full e{};
+    e.ts = std::max(w.ts, last_ts_);  // timestamps never decrease; a producer bug must not break the sort
+    if (m_.step_axis) {
+      m_.clock_ts.push_back(w.ts);
+      e.ts = idx;
+    }
+    last_ts_ = e.ts;
+    e.g = (w.has & kHasG) ? goid(w.g, offset) : kNoG;
+    e.peer_g = (w.has & kHasPeerG) ? goid(w.peer_g, offset) : kNoG;
+    e.count = (w.has & kHasCount) ? static_cast<int32_t>(std::clamp<int64_t>(w.count, 0, INT32_MAX)) : -1;
+    e.m = (w.has & kHasM) ? id16(w.m, "m", offset) : kNoId;
+    e.p = (w.has & kHasP) ? id16(w.p, "p", offset) : kNoId;
+    e.peer_m = (w.has & kHasPeerM) ? id16(w.peer_m, "peer_m", offset) : kNoId;
+    e.peer_p = (w.has & kHasPeerP) ? id16(w.peer_p, "peer_p", offset) : kNoId;
+    e.kind = static_cast<uint8_t>(std::clamp(w.kind, 0, 255));
+    e.reason = static_cast<uint8_t>(std::clamp(w.reason, 0, 255));
+    e.queue = static_cast<uint8_t>(std::clamp(w.queue, 0, 255));
+    e.wait_reason = static_cast<uint8_t>(std::clamp(w.wait_reason, 0, 255));
+    if ((w.has & (kHasSignal | kHasObject | kHasPeerM | kHasPeerP | kHasCount)) || w.user_op != 0 || w.phase != 0 ||
+        !w.label.empty()) {
+      EvExtra x{};
+      x.ev = idx;
+      x.count = e.count;
+      x.peer_m = e.peer_m;
+      x.peer_p = e.peer_p;
+      x.object = w.object;
+      x.signal = w.signal;
+      x.has_signal = (w.has & kHasSignal) != 0;
+      x.has_object = (w.has & kHasObject) != 0;
+      x.user_op = static_cast<uint8_t>(std::clamp(w.user_op, 0, 255));
+      x.phase = static_cast<uint8_t>(std::clamp(w.phase, 0, 255));
+      x.label = w.label.empty() ? kNoEv : intern(w.label);
+      m_.extras.push_back(x);
+    }
+    if (idx == 0) {
+      m_.t_begin = e.ts;
+      push_sample(m_.idle_ps, e.ts, idle_);
+    }
+    m_.events.push_back(Ev{e.ts, e.g, e.peer_g, e.m, e.p, e.kind, e.reason, e.queue, e.wait_reason});
+    apply(e, idx);
+  }
+
+  void finish() {
+    const int64_t end = m_.events.empty() ? 0 : m_.events.back().ts;
+    m_.t_end = end;
+    for (size_t i = 0; i < m_.p_lanes.size(); ++i) close_track(m_.p_lanes[i], p_track_[i], end);
+    for (size_t i = 0; i < m_.m_lanes.size(); ++i) close_track(m_.m_lanes[i], m_track_[i], end);
+    // Lanes sorted by id; arrows and local queues follow.
+    auto order = [](std::vector<Lane>& lanes, std::vector<uint32_t>& remap) {
+      std::vector<uint32_t> perm(lanes.size());
+      std::iota(perm.begin(), perm.end(), 0u);
+      std::stable_sort(perm.begin(), perm.end(), [&](uint32_t a, uint32_t b) { return lanes[a].id < lanes[b].id; });
+      remap.assign(lanes.size(), 0);
+      std::vector<Lane> sorted;
+      sorted.reserve(lanes.size());
+      for (uint32_t i = 0; i < perm.size(); ++i) {
+        remap[perm[i]] = i;
+        sorted.push_back(std::move(lanes[perm[i]]));
+      }
+      lanes = std::move(sorted);
+      return perm;
+    };
+    std::vector<uint32_t> p_remap, m_remap;
+    const std::vector<uint32_t> p_perm = order(m_.p_lanes, p_remap);
+    order(m_.m_lanes, m_remap);
+    std::vector<Counter> queues;
+    for (uint32_t i : p_perm) queues.push_back(std::move(m_.local_queues[i]));
+    m_.local_queues = std::move(queues);
+    auto remap = [&](uint32_t ref) {
+      const uint32_t i = ref_index(ref);
+      return ref_type(ref) == LaneType::P ? lane_ref(LaneType::P, p_remap[i]) : lane_ref(LaneType::M, m_remap[i]);
+    };
+    std::erase_if(m_.arrows, [](const Arrow& a) { return a.kind == ArrowKind::Count_; });
+    for (Arrow& a : m_.arrows) {
+      a.src = remap(a.src);
+      a.dst = remap(a.dst);
+    }
+    std::stable_sort(m_.arrows.begin(), m_.arrows.end(), [](const Arrow& a, const Arrow& b) { return a.t0 < b.t0; });
+    m_.arrows.shrink_to_fit();
+    for (uint32_t i = 0; i < m_.arrows.size(); ++i) {
+      m_.arrows_of_kind[static_cast<size_t>(m_.arrows[i].kind)].push_back(i);
+    }
+    for (auto& v : m_.arrows_of_kind) v.shrink_to_fit();
+    for (Lane& l : m_.p_lanes) finish_lane(l);
+    for (Lane& l : m_.m_lanes) finish_lane(l);
+    finish_counter(m_.global_queue);
+    finish_counter(m_.spinning_ms);
+    finish_counter(m_.idle_ps);
+    for (size_t i = 0; i < m_.local_queues.size(); ++i) {
+      m_.local_queues[i].name = "P" + std::to_string(m_.p_lanes[i].id) + " local queue";
+      finish_counter(m_.local_queues[i]);
+    }
+    std::sort(m_.gs.begin(), m_.gs.end(), [](const GInfo& a, const GInfo& b) { return a.goid < b.goid; });
+    m_.gs.shrink_to_fit();
+    m_.latencies.shrink_to_fit();
+    m_.extras.shrink_to_fit();
+    m_.events.shrink_to_fit();
+    m_.clock_ts.shrink_to_fit();
+  }
+
+ private:
+  [[noreturn]] void fail(uint64_t offset, const std::string& what) const {
+    throw TraceFormatError(path_, offset, what);
+  }
+
+  int32_t goid(int64_t g, uint64_t offset) const {
+    if (g < 0 || g > INT32_MAX)
+      fail(offset, "goid " + std::to_string(g) + " is outside the viewer's range 0 to 2^31-1");
+    return static_cast<int32_t>(g);
+  }
+  uint16_t id16(int64_t v, const char* field, uint64_t offset) const {
+    if (v < 0 || v >= kNoId) {
+      fail(offset, std::string(field) + " " + std::to_string(v) + " is outside the viewer's range 0 to 65534");
+    }
+    return static_cast<uint16_t>(v);
+  }
+  uint32_t intern(std::string_view s) {
+    auto it = label_ids_.find(std::string(s));
+    if (it != label_ids_.end()) return it->second;
+    const auto id = static_cast<uint32_t>(m_.labels.size());
+    m_.labels.emplace_back(s);
+    label_ids_.emplace(m_.labels.back(), id);
+    return id;
+  }
+
+  int p_lane(uint16_t p) {
+    if (p == kNoId) return -1;
+    if (p_lane_of_[p] < 0) {
+      p_lane_of_[p] = static_cast<int>(m_.p_lanes.size());
+      m_.p_lanes.push_back(make_lane(LaneType::P, p));
+      p_track_.emplace_back();
+      m_.local_queues.emplace_back();
+      p_state_.push_back(0);
+      direct_.push_back(kNoG);
+      local_.push_back(0);
+      if (p >= m_.num_ps) {  // a P the header did not announce: idle until acquired
+        ++idle_;
+      }
+    }
+    return p_lane_of_[p];
+  }
+  int m_lane(uint16_t m) {
+    if (m == kNoId) return -1;
+    if (m_lane_of_[m] < 0) {
+      m_lane_of_[m] = static_cast<int>(m_.m_lanes.size());
+      m_.m_lanes.push_back(make_lane(LaneType::M, m));
+      m_track_.emplace_back();
+      m_pending_.push_back(kNoEv);
+      m_syscall_p_.push_back(-1);
+      spinning_.push_back(0);
+    }
+    return m_lane_of_[m];
+  }
+
+  void local_add(int pl, int64_t ts, int32_t d) {
+    if (pl < 0) return;
+    local_[static_cast<size_t>(pl)] = std::max(0, local_[static_cast<size_t>(pl)] + d);
+    push_sample(m_.local_queues[static_cast<size_t>(pl)], ts, local_[static_cast<size_t>(pl)]);
+  }
+  void global_add(int64_t ts, int32_t d) {
+    global_ = std::max(0, global_ + d);
+    push_sample(m_.global_queue, ts, global_);
+  }
+  void set_p_state(int pl, int64_t ts, uint8_t s) {
+    if (pl < 0) return;
+    uint8_t& cur = p_state_[static_cast<size_t>(pl)];
+    if ((cur == 0) != (s == 0)) {
+      idle_ += s == 0 ? 1 : -1;
+      push_sample(m_.idle_ps, ts, idle_);
+    }
+    cur = s;
+  }
+  void set_spinning(int ml, int64_t ts, bool on) {
+    if (ml < 0 || spinning_[static_cast<size_t>(ml)] == on) return;
+    spinning_[static_cast<size_t>(ml)] = on;
+    spin_count_ += on ? 1 : -1;
+    push_sample(m_.spinning_ms, ts, spin_count_);
+  }
+  void marker(int pl, int ml, const Full& e, uint32_t idx, MarkerKind k) {
+    Lane* l = pl >= 0 ? &m_.p_lanes[static_cast<size_t>(pl)] : ml >= 0 ? &m_.m_lanes[static_cast<size_t>(ml)] : nullptr;
+    if (l != nullptr) l->markers.push_back(Marker{e.ts, idx, k});
+  }
+  uint32_t arrow(int64_t t0, uint32_t src, uint32_t dst, uint32_t idx, ArrowKind k) {
+    m_.arrows.push_back(Arrow{t0, t0, src, dst, idx, k});
+    return static_cast<uint32_t>(m_.arrows.size() - 1);
+  }
+  void p_set(int pl, const Full& e, State st, int32_t g, uint32_t idx) {
+    if (pl >= 0) set_track(m_.p_lanes[static_cast<size_t>(pl)], p_track_[static_cast<size_t>(pl)], e.ts, st, g, idx);
+  }
+  void p_close(int pl, int64_t ts) {
+    if (pl >= 0) close_track(m_.p_lanes[static_cast<size_t>(pl)], p_track_[static_cast<size_t>(pl)], ts);
+  }
+  void m_set(int ml, const Full& e, State st, int32_t g, uint32_t idx) {
+    if (ml >= 0) set_track(m_.m_lanes[static_cast<size_t>(ml)], m_track_[static_cast<size_t>(ml)], e.ts, st, g, idx);
+  }
+  void m_close(int ml, int64_t ts) {
+    if (ml >= 0) close_track(m_.m_lanes[static_cast<size_t>(ml)], m_track_[static_cast<size_t>(ml)], ts);
+  }
+
+  GLoad& g_at(const Full& e, uint32_t idx) {
+    GLoad& gl = gtab_.at(e.g);
+    if (gl.info < 0) {
+      gl.info = static_cast<int32_t>(m_.gs.size());
+      m_.gs.push_back(GInfo{e.g, kNoEv, e.ts});
+    }
+    if (e.kind == trace::KIND_GO_CREATE && m_.gs[static_cast<size_t>(gl.info)].create_ev == kNoEv) {
+      m_.gs[static_cast<size_t>(gl.info)].create_ev = idx;
+    }
+    return gl;
+  }
+
+  void apply(const Full& e, uint32_t idx) {
+    using namespace trace;
+    // An M named by peer_m of M_CREATE is new: its lane opens here.
+    if (e.kind == KIND_M_CREATE) {
+      const uint16_t created = e.peer_m != kNoId && m_lane_of_[e.peer_m] < 0 ? e.peer_m : e.m;
+      m_lane(created);
+    }
+    const int ml = m_lane(e.m);
+    int pl = p_lane(e.p);
+    if (ml >= 0) {
+      const auto mi = static_cast<size_t>(ml);
+      // Any event of a parked M means it runs again; a woken M's arrow ends here.
+      if (m_track_[mi].open && m_track_[mi].st == State::Parked && e.kind != KIND_M_SLEEP) m_close(ml, e.ts);
+      if (m_pending_[mi] != kNoEv) {
+        Arrow& a = m_.arrows[m_pending_[mi]];
+        a.t1 = e.ts;
+        a.dst = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+        m_pending_[mi] = kNoEv;
+      }
+    }
+    GLoad* gl = e.g != kNoG ? &g_at(e, idx) : nullptr;
+    auto runnable = [&] {
+      if (gl->runnable_since < 0) gl->runnable_since = e.ts;
+    };
+    switch (e.kind) {
+      case KIND_GO_CREATE:
+        if (gl) runnable();
+        break;
+      case KIND_GO_START: {
+        if (gl) {
+          if (gl->runnable_since >= 0) m_.latencies.push_back(LatencySample{e.ts, e.ts - gl->runnable_since});
+          gl->runnable_since = -1;
+          if (gl->pending_unpark != kNoEv) {
+            Arrow& a = m_.arrows[gl->pending_unpark];
+            a.t1 = e.ts;
+            a.dst = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
+                            : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+            if (pl < 0 && ml < 0) a.kind = ArrowKind::Count_;
+            gl->pending_unpark = kNoEv;
+          }
+        }
+        if (pl >= 0) {
+          auto& d = direct_[static_cast<size_t>(pl)];
+          if (d != e.g) local_add(pl, e.ts, -1);
+          d = kNoG;
+        }
+        p_set(pl, e, State::Running, e.g, idx);
+        m_set(ml, e, State::Running, e.g, idx);
+        break;
+      }
+      case KIND_GO_STOP:
+        if (gl) runnable();
+        p_close(pl, e.ts);
+        m_close(ml, e.ts);
+        break;
+      case KIND_GO_PARK:
+      case KIND_GO_EXIT:
+        if (gl) gl->runnable_since = -1;
+        p_close(pl, e.ts);
+        m_close(ml, e.ts);
+        break;
+      case KIND_GO_UNPARK:
+        if (gl) {
+          runnable();
+          if (pl >= 0 || ml >= 0) {
+            const uint32_t src = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
+                                         : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+            if (gl->pending_unpark != kNoEv) m_.arrows[gl->pending_unpark].kind = ArrowKind::Count_;
+            gl->pending_unpark = arrow(e.ts, src, src, idx, ArrowKind::Unpark);
+          }
+        }
+        break;
+      case KIND_GO_SYSCALL_ENTER:
+        if (gl) gl->runnable_since = -1;
+        p_set(pl, e, State::Syscall, e.g, idx);
+        m_set(ml, e, State::Syscall, e.g, idx);
+        if (ml >= 0) m_syscall_p_[static_cast<size_t>(ml)] = pl;
+        break;
+      case KIND_GO_SYSCALL_EXIT:
+        if (ml >= 0) {
+          const int old = m_syscall_p_[static_cast<size_t>(ml)];
+          if (old >= 0 && old != pl) p_close(old, e.ts);
+          m_syscall_p_[static_cast<size_t>(ml)] = -1;
+        }
+        if (e.reason == REASON_EXITSYSCALL_NO_P) {
+          if (gl) runnable();
+          m_close(ml, e.ts);
+        } else {
+          p_set(pl, e, State::Running, e.g, idx);
+          m_set(ml, e, State::Running, e.g, idx);
+        }
+        break;
+      case KIND_RUNQ_PUT: {
+        if (gl) runnable();
+        const int32_t n = std::max(e.count, 1);
+        if (e.queue == QUEUE_GLOBAL) {
+          global_add(e.ts, n);
+          if (e.reason == REASON_RUNQ_OVERFLOW) local_add(pl, e.ts, -(n - 1));
+        } else if (e.reason != REASON_KICKED_FROM_RUNNEXT) {
+          local_add(pl, e.ts, n);
+        }
+        break;
+      }
+      case KIND_RUNQ_GET: {
+        const int32_t n = std::max(e.count, 1);
+        if (e.queue == QUEUE_GLOBAL) {
+          global_add(e.ts, -n);
+          local_add(pl, e.ts, n - 1);
+        } else {
+          local_add(pl, e.ts, -n);
+        }
+        if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
+        break;
+      }
+      case KIND_STEAL: {
+        const int32_t n = std::max(e.count, 1);
+        const int victim = p_lane(e.peer_p);
+        pl = p_lane(e.p);
+        local_add(victim, e.ts, -n);
+        local_add(pl, e.ts, n - 1);
+        if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
+        if (victim >= 0 && pl >= 0) {
+          arrow(e.ts, lane_ref(LaneType::P, static_cast<uint32_t>(victim)),
+                lane_ref(LaneType::P, static_cast<uint32_t>(pl)), idx, ArrowKind::Steal);
+        }
+        break;
+      }
+      case KIND_P_ACQUIRE:
+        set_p_state(pl, e.ts, 1);
+        if (pl >= 0 && ml >= 0) {
+          auto it = p_pending_.find(pl);
+          if (it != p_pending_.end()) {
+            Arrow& a = m_.arrows[it->second];
+            a.t1 = e.ts;
+            a.dst = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+            p_pending_.erase(it);
+          }
+        }
+        break;
+      case KIND_P_RELEASE:
+        set_p_state(pl, e.ts, e.reason == REASON_SYSCALL ? 2 : 0);
+        if (e.reason == REASON_HANDOFFP) marker(pl, ml, e, idx, MarkerKind::Handoff);
+        if (e.reason == REASON_RETAKE) marker(pl, ml, e, idx, MarkerKind::Retake);
+        if (e.reason != REASON_SYSCALL) p_close(pl, e.ts);
+        break;
+      case KIND_P_HANDOFF:  // handoffp passes on a P its M released or sysmon took
+        marker(pl, ml, e, idx, MarkerKind::Handoff);
+        break;
+      case KIND_M_CREATE: break;
+      case KIND_M_SLEEP:
+        set_spinning(ml, e.ts, false);
+        m_set(ml, e, State::Parked, kNoG, idx);
+        break;
+      case KIND_M_WAKEUP: {
+        if (ml < 0) break;
+        const uint32_t src = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+        const int target = e.peer_m != kNoId ? m_lane(e.peer_m) : -1;
+        if (target >= 0) {
+          auto& pend = m_pending_[static_cast<size_t>(target)];
+          if (pend != kNoEv) m_.arrows[pend].kind = ArrowKind::Count_;
+          pend = arrow(e.ts, src, src, idx, ArrowKind::Wakeup);
+        } else {
+          const int tp = p_lane(e.peer_p != kNoId ? e.peer_p : e.p);
+          if (tp >= 0) {
+            auto [it, fresh] = p_pending_.try_emplace(tp, 0u);
+            if (!fresh) m_.arrows[it->second].kind = ArrowKind::Count_;
+            it->second = arrow(e.ts, src, src, idx, ArrowKind::Wakeup);
+          }
+        }
+        break;
+      }
+      case KIND_M_RESUME: break;  // the parked state closed above
+      case KIND_M_SPIN_START:
+        set_spinning(ml, e.ts, true);
+        m_set(ml, e, State::Spinning, kNoG, idx);
+        p_set(pl, e, State::Spinning, kNoG, idx);
+        break;
+      case KIND_M_SPIN_STOP:
+        set_spinning(ml, e.ts, false);
+        if (ml >= 0 && m_track_[static_cast<size_t>(ml)].st == State::Spinning) m_close(ml, e.ts);
+        if (pl >= 0 && p_track_[static_cast<size_t>(pl)].st == State::Spinning) p_close(pl, e.ts);
+        break;
+      case KIND_M_EXIT:
+        set_spinning(ml, e.ts, false);
+        m_close(ml, e.ts);
+        break;
+      case KIND_PREEMPT_REQUEST:
+        marker(pl, pl < 0 ? m_lane(e.peer_m != kNoId ? e.peer_m : e.m) : -1, e, idx,
+               e.reason == REASON_RETAKE ? MarkerKind::Retake : MarkerKind::PreemptRequest);
+        break;
+      case KIND_SIGNAL_SEND:
+        marker(pl, pl < 0 ? m_lane(e.peer_m != kNoId ? e.peer_m : e.m) : -1, e, idx, MarkerKind::SignalSend);
+        break;
+      case KIND_SIGNAL_RECEIVE: marker(pl, ml, e, idx, MarkerKind::SignalReceive); break;
+      default: break;
+    }
+  }
+
+  Model& m_;
+  std::string path_;
+  int64_t last_ts_ = INT64_MIN;
+  std::vector<int> p_lane_of_, m_lane_of_;  // id -> lane index
+  std::vector<Track> p_track_, m_track_;
+  std::vector<uint32_t> m_pending_;              // a wake-up arrow waiting for this M's next event
+  std::unordered_map<int, uint32_t> p_pending_;  // a wake-up arrow waiting for this P's next acquire
+  std::vector<int> m_syscall_p_;
+  std::vector<uint8_t> spinning_;
+  std::vector<uint8_t> p_state_;  // 0 idle, 1 held, 2 in syscall
+  std::vector<int32_t> direct_;   // the G a P took straight from a steal or the global queue
+  std::vector<int32_t> local_;
+  int32_t global_ = 0, spin_count_ = 0;
+  int32_t idle_ = 0;
+  GTable gtab_;
+  std::unordered_map<std::string, uint32_t> label_ids_;
+
+ public:
+  void set_idle(int32_t n) { idle_ = n; }
+};
+
+// The file, mapped read-only for the loader.
+struct Mapping {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  ~Mapping() {
+    if (data != nullptr && size != 0) munmap(const_cast<uint8_t*>(data), size);
+  }
+};
+
+}  // namespace
+
+Model load_trace(const std::string& path, const LoadOptions& opt) {
+  Model m;
+  m.path = path;
+  uint64_t start = 0;
+  try {
+    trace::TraceReader reader(path);  // magic, version, Header and their errors
+    const trace::Header& h = reader.header();
+    m.producer = h.producer();
+    for (const auto& md : h.metadata()) m.metadata.emplace_back(md.key(), md.value());
+    m.schema_version = h.schema_version();
+    m.num_ps = std::clamp(h.num_ps(), 0, 65534);
+    m.clock = h.clock();
+    start = reader.offset();
+    m.step_axis =
+        opt.axis == LoadOptions::Axis::Steps || (opt.axis == LoadOptions::Axis::Auto && m.producer == "gmpsim check");
+  } catch (const TraceFormatError& e) {
+    if (e.problem().rfind("unsupported schema version", 0) != 0) throw;
+    throw TraceFormatError(path, e.offset(),
+                           e.problem() + "; this trace needs a gmpview that reads its schema version (this one reads " +
+                               std::to_string(trace::kSchemaVersion) + ")");
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw TraceFormatError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw TraceFormatError(path, 0, "cannot stat");
+  }
+  Mapping map;
+  map.size = static_cast<size_t>(st.st_size);
+  if (map.size > start) {
+    void* p = mmap(nullptr, map.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      throw TraceFormatError(path, 0, std::string("cannot map: ") + std::strerror(errno));
+    }
+    map.data = static_cast<const uint8_t*>(p);
+    madvise(p, map.size, MADV_SEQUENTIAL);
+  }
+  ::close(fd);
+  const uint8_t* const base = map.data;
+  const uint8_t* const end = base + map.size;
+
+  // First pass: count the records, so the event array is allocated once, at its size.
+  size_t count = 0;
+  for (const uint8_t* p = base ? base + start : nullptr; p != nullptr && p < end; ++count) {
+    uint64_t len;
+    const uint8_t* q = read_varint(p, end, len);
+    if (q == nullptr || len > static_cast<uint64_t>(end - q)) break;
+    p = q + len;
+  }
+  m.events.reserve(count);
+  if (m.step_axis) m.clock_ts.reserve(count);
+
+  Builder b(m, path);
+  b.set_idle(m.num_ps);
+  WireEvent w;
+  uint64_t off = start;
+  while (base != nullptr && off < map.size) {
+    const uint8_t* p = base + off;
+    uint64_t len = 0;
+    const uint8_t* q = read_varint(p, end, len);
+    if (q == nullptr) {
+      const bool cut = end - p < 10;
+      throw TraceFormatError(path, off,
+                             cut ? "truncated: expected the length of an Event record, the file ends inside it"
+                                 : "malformed length of an Event record: varint overflows 64 bits");
+    }
+    if (len > trace::kMaxRecordBytes) {
+      throw TraceFormatError(path, off,
+                             "malformed length of an Event record: " + std::to_string(len) +
+                                 " bytes exceeds the limit of " + std::to_string(trace::kMaxRecordBytes));
+    }
+    if (len > static_cast<uint64_t>(end - q)) {
+      throw TraceFormatError(path, off,
+                             "truncated: an Event record declares " + std::to_string(len) +
+                                 " bytes, the file ends after " + std::to_string(end - q));
+    }
+    if (!decode_event(q, len, w)) {
+      throw TraceFormatError(path, off,
+                             "unparsable record: an Event record of " + std::to_string(len) +
+                                 " bytes is not a valid gmp.trace.Event message");
+    }
+    b.add(w, off);
+    off = static_cast<uint64_t>(q + len - base);
+  }
+  b.finish();
+  return m;
+}
+
+// ---- G lanes -----------------------------------------------------------------------------------
+
+void Model::build_g_lanes() {
+  if (!g_lanes.empty() || gs.empty()) return;
+  g_lanes.resize(gs.size());
+  std::vector<Track> tracks(gs.size());
+  for (size_t i = 0; i < gs.size(); ++i) g_lanes[i] = make_lane(LaneType::G, gs[i].goid);
+  auto lane_of = [&](int32_t g) { return static_cast<size_t>(find_g(g) - gs.data()); };
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const Ev& e = events[i];
+    if (e.g == kNoG) continue;
+    const size_t li = lane_of(e.g);
+    Lane& l = g_lanes[li];
+    Track& t = tracks[li];
+    using namespace trace;
+    switch (e.kind) {
+      case KIND_GO_CREATE:
+      case KIND_GO_STOP:
+      case KIND_GO_UNPARK:
+      case KIND_RUNQ_PUT:
+        if (!t.open || t.st != State::Runnable) set_track(l, t, e.ts, State::Runnable, e.g, i);
+        break;
+      case KIND_GO_START: set_track(l, t, e.ts, State::Running, e.g, i); break;
+      case KIND_GO_PARK: set_track(l, t, e.ts, State::Blocked, e.g, i); break;
+      case KIND_GO_SYSCALL_ENTER: set_track(l, t, e.ts, State::Syscall, e.g, i); break;
+      case KIND_GO_SYSCALL_EXIT:
+        set_track(l, t, e.ts, e.reason == REASON_EXITSYSCALL_NO_P ? State::Runnable : State::Running, e.g, i);
+        break;
+      case KIND_GO_EXIT: close_track(l, t, e.ts); break;
+      default: break;
+    }
+  }
+  for (size_t i = 0; i < g_lanes.size(); ++i) {
+    close_track(g_lanes[i], tracks[i], t_end);
+    finish_lane(g_lanes[i]);
+  }
+}
+
+// ---- Describing events -------------------------------------------------------------------------
+
+namespace {
+
+void append(std::string& out, const char* name, const char* value) {
+  out += name;
+  out += ": ";
+  out += value;
+  out += '\n';
+}
+
+void append_int(std::string& out, const char* name, int64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  append(out, name, buf);
+}
+
+}  // namespace
+
+void describe_event(const Model& m, uint32_t ev, std::string& out) {
+  out.clear();
+  if (ev >= m.events.size()) return;
+  const Ev& e = m.events[ev];
+  append_int(out, "event", ev);
+  if (m.step_axis) {
+    append_int(out, "ts (ns)", m.clock_ts[ev]);
+  } else {
+    append_int(out, "ts (ns)", e.ts);
+  }
+  append(out, "kind", kind_name(e.kind));
+  if (e.reason != 0) {
+    append(out, "reason",
+           trace::Reason_IsValid(e.reason) ? trace::Reason_Name(static_cast<trace::Reason>(e.reason)).c_str() : "?");
+  }
+  if (e.g != kNoG) append_int(out, "g", e.g);
+  if (e.m != kNoId) append_int(out, "m", e.m);
+  if (e.p != kNoId) append_int(out, "p", e.p);
+  if (e.queue != 0) {
+    append(out, "queue",
+           trace::Queue_IsValid(e.queue) ? trace::Queue_Name(static_cast<trace::Queue>(e.queue)).c_str() : "?");
+  }
+  if (e.peer_g != kNoG) append_int(out, "peer_g", e.peer_g);
+  const EvExtra* x = m.extra(ev);
+  if (x != nullptr && x->peer_m != kNoId) append_int(out, "peer_m", x->peer_m);
+  if (x != nullptr && x->peer_p != kNoId) append_int(out, "peer_p", x->peer_p);
+  if (x != nullptr && x->count >= 0) append_int(out, "count", x->count);
+  if (e.wait_reason != 0) {
+    append(out, "wait_reason",
+           trace::WaitReason_IsValid(e.wait_reason)
+               ? trace::WaitReason_Name(static_cast<trace::WaitReason>(e.wait_reason)).c_str()
+               : "?");
+  }
+  if (x != nullptr) {
+    if (x->has_signal) append_int(out, "signal", x->signal);
+    if (x->user_op != 0) {
+      append(
+          out, "user_op",
+          trace::UserOp_IsValid(x->user_op) ? trace::UserOp_Name(static_cast<trace::UserOp>(x->user_op)).c_str() : "?");
+    }
+    if (x->has_object) append_int(out, "object", static_cast<int64_t>(x->object));
+    if (x->phase != 0) append_int(out, "phase", x->phase);
+    if (x->label != kNoEv) append(out, "label", m.labels[x->label].c_str());
+  }
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+}
+
+}  // namespace gmp::view

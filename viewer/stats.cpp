@@ -1,0 +1,84 @@
+// Statistics of a time range: see stats.h.
+#include "viewer/stats.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "viewer/lod.h"
+
+namespace gmp::view {
+
+int latency_bin(int64_t ns) {
+  if (ns <= 1) return 0;
+  return std::min(kLatencyBins - 1, 63 - std::countl_zero(static_cast<uint64_t>(ns)));
+}
+
+namespace {
+
+LaneStats lane_stats(const Lane& l, int64_t t0, int64_t t1) {
+  LaneStats s;
+  if (t1 <= t0) return s;
+  s.busy = static_cast<double>(busy_ns(l, t0, t1)) / static_cast<double>(t1 - t0);
+  const size_t a = l.first_ending_after(t0);
+  const size_t b = static_cast<size_t>(
+      std::lower_bound(l.segs.begin(), l.segs.end(), t1, [](const Segment& x, int64_t v) { return x.start < v; }) -
+      l.segs.begin());
+  s.segments = b > a ? static_cast<uint32_t>(b - a) : 0;
+  return s;
+}
+
+}  // namespace
+
+void compute_stats(const Model& m, int64_t t0, int64_t t1, Stats& out) {
+  out.t0 = t0;
+  out.t1 = t1;
+  auto ev_lo = std::lower_bound(m.events.begin(), m.events.end(), t0, [](const Ev& e, int64_t v) { return e.ts < v; });
+  auto ev_hi = std::lower_bound(ev_lo, m.events.end(), t1, [](const Ev& e, int64_t v) { return e.ts < v; });
+  out.events = static_cast<uint64_t>(ev_hi - ev_lo);
+  // Latencies of the starts inside [t0, t1]: the whole trace when the range covers it.
+  const auto lo = std::lower_bound(m.latencies.begin(), m.latencies.end(), t0,
+                                   [](const LatencySample& s, int64_t v) { return s.ts < v; });
+  const auto hi =
+      std::upper_bound(lo, m.latencies.end(), t1, [](int64_t v, const LatencySample& s) { return v < s.ts; });
+  out.lat_hist.fill(0);
+  out.scratch.clear();
+  double sum = 0;
+  for (auto it = lo; it != hi; ++it) {
+    out.lat_hist[static_cast<size_t>(latency_bin(it->latency))] += 1;
+    out.scratch.push_back(it->latency);
+    sum += static_cast<double>(it->latency);
+  }
+  out.starts = out.scratch.size();
+  out.last_bin = 0;
+  for (int k = 0; k < kLatencyBins; ++k) {
+    if (out.lat_hist[static_cast<size_t>(k)] > 0) out.last_bin = k;
+  }
+  auto pct = [&](double q) -> int64_t {
+    if (out.scratch.empty()) return 0;
+    const size_t i = std::min(out.scratch.size() - 1, static_cast<size_t>(q * static_cast<double>(out.scratch.size())));
+    std::nth_element(out.scratch.begin(), out.scratch.begin() + static_cast<ptrdiff_t>(i), out.scratch.end());
+    return out.scratch[i];
+  };
+  out.lat_p50 = pct(0.50);
+  out.lat_p90 = pct(0.90);
+  out.lat_p99 = pct(0.99);
+  out.lat_max = out.scratch.empty() ? 0 : *std::max_element(out.scratch.begin(), out.scratch.end());
+  out.lat_mean = out.scratch.empty() ? 0 : sum / static_cast<double>(out.scratch.size());
+  out.p.resize(m.p_lanes.size());
+  out.m.resize(m.m_lanes.size());
+  double busy = 0;
+  for (size_t i = 0; i < m.p_lanes.size(); ++i) {
+    out.p[i] = lane_stats(m.p_lanes[i], t0, t1);
+    busy += out.p[i].busy;
+  }
+  out.p_busy_mean = m.p_lanes.empty() ? 0 : busy / static_cast<double>(m.p_lanes.size());
+  for (size_t i = 0; i < m.m_lanes.size(); ++i) out.m[i] = lane_stats(m.m_lanes[i], t0, t1);
+  out.steals = out.wakeups = out.unparks = 0;
+  const auto a0 =
+      std::lower_bound(m.arrows.begin(), m.arrows.end(), t0, [](const Arrow& a, int64_t v) { return a.t0 < v; });
+  for (auto it = a0; it != m.arrows.end() && it->t0 < t1; ++it) {
+    (it->kind == ArrowKind::Steal ? out.steals : it->kind == ArrowKind::Wakeup ? out.wakeups : out.unparks) += 1;
+  }
+}
+
+}  // namespace gmp::view
