@@ -1,14 +1,14 @@
 #include "traces/critical_path.h"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/dag_shortest_paths.hpp>
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 #include <limits>
 #include <map>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/dag_shortest_paths.hpp>
+#include "traces/text.h"
 
 namespace gmp::trace {
 
@@ -20,23 +20,6 @@ struct EdgeData {
 };
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeData>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
-
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
-std::string dur(double ns) {
-  if (ns < 1e3) return fmt("%.0fns", ns);
-  if (ns < 1e6) return fmt("%.1fus", ns / 1e3);
-  if (ns < 1e9) return fmt("%.2fms", ns / 1e6);
-  return fmt("%.2fs", ns / 1e9);
-}
 
 std::string wait_name(const Interval& iv) {
   if (!iv.label.empty()) return iv.label;
@@ -60,7 +43,7 @@ CriticalPath critical_path(const Timeline& tl) {
   // The creations and wake-ups each goroutine made, by the interval they happened in (in trace
   // order, which within an interval is time order), and the intervals a waker ended.
   std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made;  // (waker, its interval) -> wakes
-  std::map<std::pair<int64_t, size_t>, bool> woken;                 // (g, interval begun) by a G
+  std::map<std::pair<int64_t, size_t>, bool> woken;                // (g, interval begun) by a G
   for (size_t w = 0; w < tl.wakes.size(); w++) {
     const WakeEdge& x = tl.wakes[w];
     if (x.by < 0 || x.by_interval == SIZE_MAX) continue;
@@ -69,7 +52,7 @@ CriticalPath critical_path(const Timeline& tl) {
   }
   Graph graph;
   std::vector<PathSegment> segs;
-  std::vector<Vertex> from_waker(tl.wakes.size(), 0);   // the waker's node at each wake
+  std::vector<Vertex> from_waker(tl.wakes.size(), 0);  // the waker's node at each wake
   std::vector<bool> has_waker_node(tl.wakes.size(), false);
   std::map<std::pair<int64_t, size_t>, Vertex> first_node;  // (g, interval) -> node where it begins
   std::map<int64_t, Vertex> last_node;
@@ -184,9 +167,10 @@ CriticalPath critical_path(const Timeline& tl) {
 std::string critical_path_text(const CriticalPath& cp) {
   if (cp.segments.empty()) return "critical path: the trace has no goroutine to follow\n";
   const double total = static_cast<double>(cp.t_end - cp.t_begin);
-  std::string out = fmt("critical path: %s, from %s to %s, ending with G%" PRId64 " (the trace spans %s)\n",
-                        dur(total).c_str(), dur(static_cast<double>(cp.t_begin)).c_str(),
-                        dur(static_cast<double>(cp.t_end)).c_str(), cp.end_g, dur(static_cast<double>(cp.span)).c_str());
+  std::string out =
+      strfmt("critical path: %s, from %s to %s, ending with G%" PRId64 " (the trace spans %s)\n",
+             human_ns(total).c_str(), human_ns(static_cast<double>(cp.t_begin)).c_str(),
+             human_ns(static_cast<double>(cp.t_end)).c_str(), cp.end_g, human_ns(static_cast<double>(cp.span)).c_str());
   auto share = [&](int64_t d) { return total > 0 ? 100.0 * static_cast<double>(d) / total : 0.0; };
   std::map<int64_t, int64_t> by_g;
   std::map<std::string, int64_t> by_state;
@@ -200,23 +184,23 @@ std::string critical_path_text(const CriticalPath& cp) {
     by_state[s.state == GState::Blocked ? "blocked" + (s.wait.empty() ? "" : " (" + s.wait + ")")
                                         : gstate_name(s.state)] += d;
     if (n > 2 * kShown && i >= kShown && i < n - kShown) {
-      if (i == kShown) out += fmt("  ... %zu segments ...\n", n - 2 * kShown);
+      if (i == kShown) out += strfmt("  ... %zu segments ...\n", n - 2 * kShown);
       continue;
     }
     std::string what = gstate_name(s.state);
-    if (s.state == GState::Running && s.p >= 0) what += fmt(" on P%" PRId64, s.p);
+    if (s.state == GState::Running && s.p >= 0) what += strfmt(" on P%" PRId64, s.p);
     if (s.state == GState::Runnable) what = "runnable, waiting for a P";
     if (s.state == GState::Blocked) what = "blocked" + (s.wait.empty() ? std::string() : " (" + s.wait + ")");
-    out += fmt("  %12s .. %-12s G%-6" PRId64 " %-36s %10s %5.1f%%", dur(static_cast<double>(s.t0)).c_str(),
-               dur(static_cast<double>(s.t1)).c_str(), s.g, what.c_str(), dur(static_cast<double>(d)).c_str(),
-               share(d));
-    if (s.woke >= 0) out += fmt("  -> readies G%" PRId64, s.woke);
+    out += strfmt("  %12s .. %-12s G%-6" PRId64 " %-36s %10s %5.1f%%", human_ns(static_cast<double>(s.t0)).c_str(),
+                  human_ns(static_cast<double>(s.t1)).c_str(), s.g, what.c_str(),
+                  human_ns(static_cast<double>(d)).c_str(), share(d));
+    if (s.woke >= 0) out += strfmt("  -> readies G%" PRId64, s.woke);
     out += "\n";
   }
   out += "by state:";
-  for (const auto& [k, d] : by_state) out += fmt(" %s %.1f%%;", k.c_str(), share(d));
+  for (const auto& [k, d] : by_state) out += strfmt(" %s %.1f%%;", k.c_str(), share(d));
   out += "\nrunning time on the path by goroutine (what a faster core would shorten):";
-  for (const auto& [g, d] : by_g) out += fmt(" G%" PRId64 " %.1f%%;", g, share(d));
+  for (const auto& [g, d] : by_g) out += strfmt(" G%" PRId64 " %.1f%%;", g, share(d));
   out += "\n";
   return out;
 }

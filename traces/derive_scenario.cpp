@@ -9,9 +9,9 @@ namespace gmp::trace {
 
 bool runtime_wait_reason(const std::string& label) {
   static const char* const kRuntime[] = {
-      "force gc (idle)",  "GC sweep wait",    "GC scavenge wait", "GOMAXPROCS updater (idle)",
-      "finalizer wait",   "GC worker (idle)", "trace reader (blocked)", "GC assist marking",
-      "GC assist wait",   "wait for GC cycle", "cleanup wait",    "timer goroutine (idle)",
+      "force gc (idle)", "GC sweep wait",     "GC scavenge wait",       "GOMAXPROCS updater (idle)",
+      "finalizer wait",  "GC worker (idle)",  "trace reader (blocked)", "GC assist marking",
+      "GC assist wait",  "wait for GC cycle", "cleanup wait",           "timer goroutine (idle)",
   };
   for (const char* r : kRuntime) {
     if (label == r) return true;
@@ -226,8 +226,6 @@ class Deriver {
 
 }  // namespace
 
-DerivedScenario derive_scenario(const Timeline& tl, const std::string& source) {
-  return Deriver(tl).run(source);
-}
+DerivedScenario derive_scenario(const Timeline& tl, const std::string& source) { return Deriver(tl).run(source); }
 
 }  // namespace gmp::trace

@@ -25,12 +25,12 @@
 namespace gmp::trace {
 
 struct DerivedScenario {
-  std::string text;          // the scenario
-  uint64_t goroutines = 0;   // of the program, one function each
-  uint64_t runtime_gs = 0;   // the runtime's, left out
+  std::string text;         // the scenario
+  uint64_t goroutines = 0;  // of the program, one function each
+  uint64_t runtime_gs = 0;  // the runtime's, left out
   uint64_t ops = 0;
-  int64_t span = 0;          // of the trace
-  int32_t procs = 0;         // the trace's GOMAXPROCS (its header's num_ps)
+  int64_t span = 0;   // of the trace
+  int32_t procs = 0;  // the trace's GOMAXPROCS (its header's num_ps)
 };
 
 // `source`: how the header comment names the trace (its path).

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
+
+#include "traces/text.h"
 
 namespace gmp::trace {
 
@@ -25,24 +26,6 @@ LatencySummary summarise(std::vector<int64_t>& v) {
   return s;
 }
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
-// A duration for people: 950ns, 12.5us, 3.20ms, 1.50s.
-std::string dur(double ns) {
-  if (ns < 1e3) return fmt("%.0fns", ns);
-  if (ns < 1e6) return fmt("%.1fus", ns / 1e3);
-  if (ns < 1e9) return fmt("%.2fms", ns / 1e6);
-  return fmt("%.2fs", ns / 1e9);
-}
-
 double mean_utilisation(const TraceStats& s) {
   if (s.utilisation.empty()) return 0;
   double sum = 0;
@@ -51,9 +34,9 @@ double mean_utilisation(const TraceStats& s) {
 }
 
 std::string json_latency(const LatencySummary& l) {
-  return fmt("{\"n\": %" PRIu64 ", \"mean_ns\": %.1f, \"p50_ns\": %" PRId64 ", \"p90_ns\": %" PRId64
-             ", \"p99_ns\": %" PRId64 ", \"max_ns\": %" PRId64 "}",
-             l.n, l.mean, l.p50, l.p90, l.p99, l.max);
+  return strfmt("{\"n\": %" PRIu64 ", \"mean_ns\": %.1f, \"p50_ns\": %" PRId64 ", \"p90_ns\": %" PRId64
+                ", \"p99_ns\": %" PRId64 ", \"max_ns\": %" PRId64 "}",
+                l.n, l.mean, l.p50, l.p90, l.p99, l.max);
 }
 
 }  // namespace
@@ -108,7 +91,8 @@ TraceStats compute_stats(const Timeline& tl) {
   if (!tl.p_busy.empty()) nps = std::max<int64_t>(nps, tl.p_busy.rbegin()->first + 1);
   s.utilisation.assign(static_cast<size_t>(std::max<int64_t>(nps, 0)), 0.0);
   for (const auto& [p, busy] : tl.p_busy) {
-    if (p >= 0 && s.span > 0) s.utilisation[static_cast<size_t>(p)] = static_cast<double>(busy) / static_cast<double>(s.span);
+    if (p >= 0 && s.span > 0)
+      s.utilisation[static_cast<size_t>(p)] = static_cast<double>(busy) / static_cast<double>(s.span);
   }
   s.steals = tl.steals;
   s.stolen = tl.stolen;
@@ -123,24 +107,28 @@ TraceStats compute_stats(const Timeline& tl) {
 
 std::string stats_text(const TraceStats& s, size_t top) {
   std::string out;
-  out += fmt("trace: %s, %" PRIu64 " events, %" PRIu64 " goroutines, %d Ps, %s\n", s.producer.c_str(), s.events, s.gs,
-             s.num_ps, dur(static_cast<double>(s.span)).c_str());
+  out += strfmt("trace: %s, %" PRIu64 " events, %" PRIu64 " goroutines, %d Ps, %s\n", s.producer.c_str(), s.events,
+                s.gs, s.num_ps, human_ns(static_cast<double>(s.span)).c_str());
   const LatencySummary& l = s.latency;
-  out += fmt("scheduling latency (runnable to running), %" PRIu64 " waits: mean %s, p50 %s, p90 %s, p99 %s, max %s\n",
-             l.n, dur(l.mean).c_str(), dur(static_cast<double>(l.p50)).c_str(), dur(static_cast<double>(l.p90)).c_str(),
-             dur(static_cast<double>(l.p99)).c_str(), dur(static_cast<double>(l.max)).c_str());
+  out +=
+      strfmt("scheduling latency (runnable to running), %" PRIu64 " waits: mean %s, p50 %s, p90 %s, p99 %s, max %s\n",
+             l.n, human_ns(l.mean).c_str(), human_ns(static_cast<double>(l.p50)).c_str(),
+             human_ns(static_cast<double>(l.p90)).c_str(), human_ns(static_cast<double>(l.p99)).c_str(),
+             human_ns(static_cast<double>(l.max)).c_str());
   uint64_t peak = 0;
   for (uint64_t c : s.latency_log2) peak = std::max(peak, c);
   for (size_t b = 0; b < s.latency_log2.size(); b++) {
     if (s.latency_log2[b] == 0) continue;
-    const std::string lo = b == 0 ? "0" : dur(static_cast<double>(int64_t{1} << (b - 1)));
+    const std::string lo = b == 0 ? "0" : human_ns(static_cast<double>(int64_t{1} << (b - 1)));
     const size_t bar = static_cast<size_t>(40.0 * static_cast<double>(s.latency_log2[b]) / static_cast<double>(peak));
-    out += fmt("  >= %-8s %10" PRIu64 " %s\n", lo.c_str(), s.latency_log2[b], std::string(std::max<size_t>(bar, 1), '#').c_str());
+    out += strfmt("  >= %-8s %10" PRIu64 " %s\n", lo.c_str(), s.latency_log2[b],
+                  std::string(std::max<size_t>(bar, 1), '#').c_str());
   }
   out += "P utilisation:";
-  for (size_t p = 0; p < s.utilisation.size(); p++) out += fmt(" P%zu %.1f%%", p, 100 * s.utilisation[p]);
-  out += fmt(" (mean %.1f%%)\n", 100 * mean_utilisation(s));
-  out += fmt("counts: steals %" PRIu64 " (%" PRIu64 " Gs moved), M wake-ups %" PRIu64 ", preemption requests %" PRIu64
+  for (size_t p = 0; p < s.utilisation.size(); p++) out += strfmt(" P%zu %.1f%%", p, 100 * s.utilisation[p]);
+  out += strfmt(" (mean %.1f%%)\n", 100 * mean_utilisation(s));
+  out +=
+      strfmt("counts: steals %" PRIu64 " (%" PRIu64 " Gs moved), M wake-ups %" PRIu64 ", preemption requests %" PRIu64
              ", preemptions %" PRIu64 ", system calls %" PRIu64 ", P handoffs %" PRIu64 ", retakes %" PRIu64 "\n",
              s.steals, s.stolen, s.wakeups, s.preempt_requests, s.preemptions, s.syscalls, s.handoffs, s.retakes);
   std::vector<const GStats*> order;
@@ -153,10 +141,11 @@ std::string stats_text(const TraceStats& s, size_t top) {
   if (order.size() > top) order.resize(top);
   if (!order.empty()) out += "goroutines that waited longest to run:\n";
   for (const GStats* g : order) {
-    out += fmt("  G%-6" PRId64 " %6" PRIu64 " waits, mean %s, max %s; running %s, runnable %s, blocked %s, syscall %s\n",
-               g->g, g->latency.n, dur(g->latency.mean).c_str(), dur(static_cast<double>(g->latency.max)).c_str(),
-               dur(static_cast<double>(g->running)).c_str(), dur(static_cast<double>(g->runnable)).c_str(),
-               dur(static_cast<double>(g->blocked)).c_str(), dur(static_cast<double>(g->syscall)).c_str());
+    out += strfmt(
+        "  G%-6" PRId64 " %6" PRIu64 " waits, mean %s, max %s; running %s, runnable %s, blocked %s, syscall %s\n", g->g,
+        g->latency.n, human_ns(g->latency.mean).c_str(), human_ns(static_cast<double>(g->latency.max)).c_str(),
+        human_ns(static_cast<double>(g->running)).c_str(), human_ns(static_cast<double>(g->runnable)).c_str(),
+        human_ns(static_cast<double>(g->blocked)).c_str(), human_ns(static_cast<double>(g->syscall)).c_str());
   }
   return out;
 }
@@ -168,33 +157,34 @@ std::string stats_json(const TraceStats& s) {
     if (c == '"' || c == '\\') producer += '\\';
     if (static_cast<unsigned char>(c) >= 0x20) producer += c;
   }
-  out += fmt("\"producer\": \"%s\", \"span_ns\": %" PRId64 ", \"num_ps\": %d, \"events\": %" PRIu64
-             ", \"goroutines\": %" PRIu64 ",\n",
-             producer.c_str(), s.span, s.num_ps, s.events, s.gs);
+  out += strfmt("\"producer\": \"%s\", \"span_ns\": %" PRId64 ", \"num_ps\": %d, \"events\": %" PRIu64
+                ", \"goroutines\": %" PRIu64 ",\n",
+                producer.c_str(), s.span, s.num_ps, s.events, s.gs);
   out += " \"latency\": " + json_latency(s.latency) + ",\n \"latency_log2\": [";
-  for (size_t i = 0; i < s.latency_log2.size(); i++) out += fmt("%s%" PRIu64, i == 0 ? "" : ", ", s.latency_log2[i]);
+  for (size_t i = 0; i < s.latency_log2.size(); i++) out += strfmt("%s%" PRIu64, i == 0 ? "" : ", ", s.latency_log2[i]);
   out += "],\n \"utilisation\": [";
-  for (size_t i = 0; i < s.utilisation.size(); i++) out += fmt("%s%.6f", i == 0 ? "" : ", ", s.utilisation[i]);
-  out += fmt("],\n \"counts\": {\"steals\": %" PRIu64 ", \"stolen\": %" PRIu64 ", \"wakeups\": %" PRIu64
-             ", \"preempt_requests\": %" PRIu64 ", \"preemptions\": %" PRIu64 ", \"syscalls\": %" PRIu64
-             ", \"handoffs\": %" PRIu64 ", \"retakes\": %" PRIu64 "},\n \"goroutines_detail\": [",
-             s.steals, s.stolen, s.wakeups, s.preempt_requests, s.preemptions, s.syscalls, s.handoffs, s.retakes);
+  for (size_t i = 0; i < s.utilisation.size(); i++) out += strfmt("%s%.6f", i == 0 ? "" : ", ", s.utilisation[i]);
+  out += strfmt("],\n \"counts\": {\"steals\": %" PRIu64 ", \"stolen\": %" PRIu64 ", \"wakeups\": %" PRIu64
+                ", \"preempt_requests\": %" PRIu64 ", \"preemptions\": %" PRIu64 ", \"syscalls\": %" PRIu64
+                ", \"handoffs\": %" PRIu64 ", \"retakes\": %" PRIu64 "},\n \"goroutines_detail\": [",
+                s.steals, s.stolen, s.wakeups, s.preempt_requests, s.preemptions, s.syscalls, s.handoffs, s.retakes);
   for (size_t i = 0; i < s.per_g.size(); i++) {
     const GStats& g = s.per_g[i];
-    out += fmt("%s\n  {\"g\": %" PRId64 ", \"latency\": %s, \"running_ns\": %" PRId64 ", \"runnable_ns\": %" PRId64
-               ", \"blocked_ns\": %" PRId64 ", \"syscall_ns\": %" PRId64 "}",
-               i == 0 ? "" : ",", g.g, json_latency(g.latency).c_str(), g.running, g.runnable, g.blocked, g.syscall);
+    out += strfmt("%s\n  {\"g\": %" PRId64 ", \"latency\": %s, \"running_ns\": %" PRId64 ", \"runnable_ns\": %" PRId64
+                  ", \"blocked_ns\": %" PRId64 ", \"syscall_ns\": %" PRId64 "}",
+                  i == 0 ? "" : ",", g.g, json_latency(g.latency).c_str(), g.running, g.runnable, g.blocked, g.syscall);
   }
   out += "]}\n";
   return out;
 }
 
 std::string stats_diff(const TraceStats& a, const TraceStats& b, const std::string& name_a, const std::string& name_b) {
-  std::string out = fmt("%-28s %16s %16s %8s\n", "", name_a.substr(0, 16).c_str(), name_b.substr(0, 16).c_str(), "b/a");
+  std::string out =
+      strfmt("%-28s %16s %16s %8s\n", "", name_a.substr(0, 16).c_str(), name_b.substr(0, 16).c_str(), "b/a");
   auto row = [&](const char* what, double x, double y, bool time) {
-    const std::string sx = time ? dur(x) : fmt("%.0f", x), sy = time ? dur(y) : fmt("%.0f", y);
-    const std::string ratio = x != 0 ? fmt("%.2f", y / x) : std::string(y == 0 ? "=" : "-");
-    out += fmt("%-28s %16s %16s %8s\n", what, sx.c_str(), sy.c_str(), ratio.c_str());
+    const std::string sx = time ? human_ns(x) : strfmt("%.0f", x), sy = time ? human_ns(y) : strfmt("%.0f", y);
+    const std::string ratio = x != 0 ? strfmt("%.2f", y / x) : std::string(y == 0 ? "=" : "-");
+    out += strfmt("%-28s %16s %16s %8s\n", what, sx.c_str(), sy.c_str(), ratio.c_str());
   };
   row("span", static_cast<double>(a.span), static_cast<double>(b.span), true);
   row("Ps", a.num_ps, b.num_ps, false);
@@ -204,9 +194,9 @@ std::string stats_diff(const TraceStats& a, const TraceStats& b, const std::stri
   row("latency p90", static_cast<double>(a.latency.p90), static_cast<double>(b.latency.p90), true);
   row("latency p99", static_cast<double>(a.latency.p99), static_cast<double>(b.latency.p99), true);
   row("latency max", static_cast<double>(a.latency.max), static_cast<double>(b.latency.max), true);
-  out += fmt("%-28s %15.1f%% %15.1f%% %8s\n", "P utilisation (mean)", 100 * mean_utilisation(a),
-             100 * mean_utilisation(b),
-             mean_utilisation(a) != 0 ? fmt("%.2f", mean_utilisation(b) / mean_utilisation(a)).c_str() : "-");
+  out += strfmt("%-28s %15.1f%% %15.1f%% %8s\n", "P utilisation (mean)", 100 * mean_utilisation(a),
+                100 * mean_utilisation(b),
+                mean_utilisation(a) != 0 ? strfmt("%.2f", mean_utilisation(b) / mean_utilisation(a)).c_str() : "-");
   row("steals", static_cast<double>(a.steals), static_cast<double>(b.steals), false);
   row("M wake-ups", static_cast<double>(a.wakeups), static_cast<double>(b.wakeups), false);
   row("preemptions", static_cast<double>(a.preemptions), static_cast<double>(b.preemptions), false);

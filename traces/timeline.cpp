@@ -57,8 +57,8 @@ class Builder {
         enter(life(e, GState::Running), GState::Syscall, t, e);
         break;
       case KIND_GO_SYSCALL_EXIT:
-        enter(life(e, GState::Syscall),
-              e.reason() == REASON_EXITSYSCALL_NO_P ? GState::Runnable : GState::Running, t, e);
+        enter(life(e, GState::Syscall), e.reason() == REASON_EXITSYSCALL_NO_P ? GState::Runnable : GState::Running, t,
+              e);
         break;
       case KIND_GO_EXIT: {
         GLife& g = life(e, GState::Running);

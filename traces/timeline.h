@@ -25,12 +25,12 @@ const char* gstate_name(GState s);
 struct Interval {
   GState state = GState::Runnable;
   int64_t t0 = 0, t1 = 0;
-  int64_t m = -1, p = -1;          // Running, Syscall: where
+  int64_t m = -1, p = -1;                     // Running, Syscall: where
   WaitReason wait = WAIT_REASON_UNSPECIFIED;  // Blocked: why
-  std::string label;               // Blocked: the wait reason as Go writes it, when not listed
-  bool open_end = false;           // the trace ended in it
-  bool assumed = false;            // implied by the G's first event: began before the trace did
-  Reason reason = REASON_UNSPECIFIED;  // the reason of the event that began it (GOSCHED, ...)
+  std::string label;                          // Blocked: the wait reason as Go writes it, when not listed
+  bool open_end = false;                      // the trace ended in it
+  bool assumed = false;                       // implied by the G's first event: began before the trace did
+  Reason reason = REASON_UNSPECIFIED;         // the reason of the event that began it (GOSCHED, ...)
 };
 
 // g became runnable at t because `by` created it (create) or readied it; by < 0: a timer, the
@@ -39,8 +39,8 @@ struct WakeEdge {
   int64_t t = 0;
   int64_t g = -1, by = -1;
   bool create = false;
-  size_t interval = 0;             // the interval of g it began
-  size_t by_interval = SIZE_MAX;   // the interval of `by` it happened in; SIZE_MAX: by unknown
+  size_t interval = 0;            // the interval of g it began
+  size_t by_interval = SIZE_MAX;  // the interval of `by` it happened in; SIZE_MAX: by unknown
 };
 
 struct GLife {
@@ -53,9 +53,9 @@ struct Timeline {
   Header header;
   int64_t t_begin = 0, t_end = 0;  // the first and last event's time
   uint64_t events = 0;
-  std::map<int64_t, GLife> gs;  // by goid (ordered: output does not depend on addresses)
-  std::vector<WakeEdge> wakes;  // in trace order
-  std::map<Kind, uint64_t> kinds;  // events of each kind
+  std::map<int64_t, GLife> gs;        // by goid (ordered: output does not depend on addresses)
+  std::vector<WakeEdge> wakes;        // in trace order
+  std::map<Kind, uint64_t> kinds;     // events of each kind
   std::map<int64_t, int64_t> p_busy;  // ns each P ran a G (from the running intervals)
   uint64_t steals = 0, stolen = 0, wakeups = 0, preempt_requests = 0, preemptions = 0, handoffs = 0, retakes = 0,
            syscalls = 0;

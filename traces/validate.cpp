@@ -121,8 +121,8 @@ void Validator::on_event(const Event& e) {
   auto need = [&](G* g, GState s) {
     if (g == nullptr) return false;
     if (g->state == s) return true;
-    issue(e, gname(e.g()) + " is " + state_name(static_cast<int>(g->state)) + ", not " +
-                 state_name(static_cast<int>(s)));
+    issue(e,
+          gname(e.g()) + " is " + state_name(static_cast<int>(g->state)) + ", not " + state_name(static_cast<int>(s)));
     return false;
   };
   switch (e.kind()) {

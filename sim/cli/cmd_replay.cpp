@@ -55,11 +55,12 @@ int cmd_replay(int argc, char** argv) {
     std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
     return 1;
   }
-  std::printf("replay: %s -> %s: %llu goroutines (%llu of the runtime left out), %llu operations; the trace ran "
-              "%.3f ms at GOMAXPROCS %d\n\n",
-              trace_path.c_str(), out_path.c_str(), static_cast<unsigned long long>(d.goroutines),
-              static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.ops),
-              static_cast<double>(d.span) / 1e6, d.procs);
+  std::printf(
+      "replay: %s -> %s: %llu goroutines (%llu of the runtime left out), %llu operations; the trace ran "
+      "%.3f ms at GOMAXPROCS %d\n\n",
+      trace_path.c_str(), out_path.c_str(), static_cast<unsigned long long>(d.goroutines),
+      static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.ops),
+      static_cast<double>(d.span) / 1e6, d.procs);
   std::fflush(stdout);
   std::vector<std::string> args{out_path};
   if (!procs_given) {

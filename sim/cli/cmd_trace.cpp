@@ -39,8 +39,7 @@ int cmd_validate(int argc, char** argv) {
   }
   std::printf("%s: %llu events, %zu Gs, %zu Ms, %zu Ps: %s\n", path.c_str(),
               static_cast<unsigned long long>(v.events()), v.gs(), v.ms(), v.ps(),
-              v.issue_count() == 0 ? "consistent"
-                                   : (std::to_string(v.issue_count()) + " inconsistencies").c_str());
+              v.issue_count() == 0 ? "consistent" : (std::to_string(v.issue_count()) + " inconsistencies").c_str());
   return v.issue_count() == 0 ? 0 : 3;
 }
 
