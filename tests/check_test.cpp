@@ -266,3 +266,26 @@ func { name: "c" op { compute { duration: "20us" } } op { done { wg: "wg" } } }
   CHECK(out_of_order(true) == 0);
   CHECK(out_of_order(false) > 0);
 }
+
+// At 1 P main yields to a goroutine that computes 500ms in one piece. Sysmon asks for it to be
+// preempted after its 10ms slice; under strict time the signal must cut the computation short
+// there, as in a timed run, and not when the computation would have ended.
+TEST_CASE("under strict time a preemption signal cuts a long computation short", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(R"(
+assertion { max_runnable_latency { duration: "30ms" } }
+func { name: "main" op { go { func: "hog" } } op { gosched {} } }
+func { name: "hog" op { compute { duration: "500ms" } } }
+)",
+                                                         "hog");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 1);
+  cfg.setup.strict_time = true;
+  cfg.setup.properties = model::parse_properties("all");
+  cfg.strategy = model::StrategyKind::Random;
+  cfg.max_executions = 5;
+  cfg.states = false;
+  const model::CheckReport rep = model::run_check(cfg);
+  INFO((rep.found ? rep.found->violation.message : std::string("none")));
+  CHECK(!rep.found);
+  CHECK(rep.executions == 5);
+}

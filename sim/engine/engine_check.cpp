@@ -116,15 +116,17 @@ Engine::Thread* Engine::check_choose() {
   if (cfg_.strict_time && !running) {
     // Strict time: time passes only when every thread waits, up to the earliest deadline; the waits
     // due then end in any order.
+    // A computation with a signal pending (a preemption request) ends now, as in timing mode.
+    auto deadline = [&](const Thread& t) { return t.computing && t.pending != 0 ? now_ : t.deadline; };
     int64_t due = kNever;
     bool user_due = false;  // a thread other than a daemon waits with a deadline
     for (const auto& tp : threads_) {
       if (tp->state != State::Blocked || tp->deadline == kNever) continue;
-      due = std::min(due, tp->deadline);
+      due = std::min(due, deadline(*tp));
       user_due |= !tp->daemon;
     }
     for (const auto& tp : threads_) {
-      if (tp->state == State::Blocked && tp->deadline != kNever && tp->deadline <= std::max(due, now_))
+      if (tp->state == State::Blocked && tp->deadline != kNever && deadline(*tp) <= std::max(due, now_))
         steps_.push_back(timeout(*tp));
     }
     if (user_due) idle_daemon_rounds_ = 0;

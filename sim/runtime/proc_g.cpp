@@ -288,8 +288,7 @@ void Runtime::goexit1() {
 // goexit0 (proc.go)
 void Runtime::goexit0(g* gp) {
   m* mp = plat::getg()->m;
-  const bool locked = gp->lockedm.get() != nullptr;
-  gdestroy(gp);
+  const bool locked = gdestroy(gp);
   // A goroutine that exits locked to its thread takes the thread with it (Go jumps to g0's
   // saved context, returning from mstart into mexit).
   if (locked && mp->lockedExt != 0) {
@@ -299,8 +298,9 @@ void Runtime::goexit0(g* gp) {
   schedule();
 }
 
-// gdestroy (proc.go)
-void Runtime::gdestroy(g* gp) {
+// gdestroy (proc.go). Returns whether gp was locked to its thread, for goexit0: Go jumps from
+// here to g0's saved context instead (see goexit0).
+bool Runtime::gdestroy(g* gp) {
   m* mp = plat::getg()->m;
   p* pp = mp->p;
   casgstatus(gp, _Grunning, _Gdead);
@@ -321,6 +321,7 @@ void Runtime::gdestroy(g* gp) {
   dropg();
   if (locked && mp->lockedInt != 0) plat::throw_("exited a goroutine internally locked to the OS thread");
   gfput(pp, gp);
+  return locked;
 }
 
 // dolockOSThread (proc.go): wires the goroutine and its M together.

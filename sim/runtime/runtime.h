@@ -228,7 +228,7 @@ class Runtime {
   void gfput(p* pp, g* gp);
   [[noreturn]] void goexit1();
   void goexit0(g* gp);
-  void gdestroy(g* gp);
+  bool gdestroy(g* gp);
   void LockOSThread();
   void UnlockOSThread();
   void lockOSThread();    // the runtime's internal lock (m.lockedInt)
