@@ -80,7 +80,7 @@ constexpr std::array<MutantInfo, kCount> kTable{{
      "starvation: a goroutine making many short system calls keeps its P for its whole loop; a "
      "runnable goroutine queued behind it on that P waits far past the 10ms slice"},
     {Mutant::StartmLateMReserveID, "startm-late-mreserveid", "85afa2eb19 (golang/go#40368)",
-     "proc_mp.cpp:startm",
+     "proc_mp.cpp:startm; sysmon.cpp:sysmon",
      "startm drops sched.lock before the new M has an ID, so for a while that M is not counted "
      "by checkdead; sysmon starts an M for overdue timers (as before 8fdc79e18a), the one caller "
      "of startm that checkdead does not count as running",

@@ -53,7 +53,7 @@ void Runtime::schedule() {
     if (sched.disable.user.get() != 0) plat::throw_("schedule: user scheduling disabled (no GC here)");
     if (f.tryWakeP) wakep();
     if (f.gp->lockedm.get() != nullptr) {
-      // Hands off own p to the locked m, then blocks waiting for a new p.
+      // gp runs only on its own M: pass this M's P to that M and wait here for a P of our own.
       startlockedm(f.gp);
       continue;
     }

@@ -158,9 +158,9 @@ void Runtime::exitsyscallNoP(g* gp) {
   bool locked = false;
   if (pp == nullptr) {
     globrunqput(gp);
-    // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so we must
-    // check if gp is locked prior to committing the release by unlocking sched.lock, otherwise we
-    // could race with another M transitioning gp from unlocked to locked.
+    // Once sched.lock is released gp belongs to whichever M takes it from the global queue, which
+    // may run it into LockOSThread at once: whether gp is locked to this M is read now, while the
+    // lock still keeps gp here.
     if (!mutant(Mutant::ExitsyscallLockedmRace)) locked = gp->lockedm.get() != nullptr;
   } else if (!mutant(Mutant::ExitsyscallNoSysmonWake) && sched.sysmonwait.Load() != 0) {
     sched.sysmonwait.Store(0);
@@ -176,7 +176,7 @@ void Runtime::exitsyscallNoP(g* gp) {
     return;
   }
   if (locked) {
-    // Wait until another thread schedules gp and so m again.
+    // gp runs only on this M: park until the M that schedules it hands it back with a P.
     stoplockedm();
     execute(gp, false);
     return;

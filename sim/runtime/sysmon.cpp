@@ -24,15 +24,17 @@ void Runtime::sysmon() {
   unlock(&sched.lock);
 
   int64_t lasttrace = 0;
-  int idle = 0;  // how many cycles in succession we had not wokeup somebody
+  int idle = 0;  // rounds in a row in which sysmon woke nobody
   uint32_t delay = 0;
   for (;;) {
-    if (idle == 0) {  // start with 20us sleep...
+    // 20us between rounds while there is work; after 50 idle rounds (about 1ms) the pause doubles
+    // each round, to at most 10ms.
+    if (idle == 0) {
       delay = 20;
-    } else if (idle > 50) {  // start doubling the sleep after 1ms...
+    } else if (idle > 50) {
       delay *= 2;
     }
-    if (delay > 10 * 1000) delay = 10 * 1000;  // up to 10ms
+    if (delay > 10 * 1000) delay = 10 * 1000;
     plat::usleep(delay);
 
     // sysmon should not enter deep sleep if schedtrace is enabled so that it can print that

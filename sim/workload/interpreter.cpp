@@ -27,7 +27,7 @@ struct Interpreter::Parallel {
 };
 
 namespace {
-// goFunc (time.go), time.AfterFunc's timer function: go f(), from whichever M runs the timer, onto
+// goFunc (time/sleep.go), time.AfterFunc's timer function: go f(), from whichever M runs the timer, onto
 // that M's P.
 void goFunc(void* arg, uintptr_t seq, int64_t delay) {
   (void)seq;
