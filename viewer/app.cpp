@@ -59,6 +59,13 @@ void App::setup() {
     if (d->ok()) compute_stats(d->model, d->model.t_begin, d->model.t_end + 1, d->whole);
   }
   if (opt_.select_g != kNoG) select_g(opt_.select_g);
+  if (opt_.range) {
+    for (auto& d : docs_) {
+      d->state.has_selection = true;
+      d->state.sel_t0 = static_cast<int64_t>(opt_.range->first);
+      d->state.sel_t1 = static_cast<int64_t>(opt_.range->second);
+    }
+  }
   if (!docs_.empty() && docs_[0]->ok() && (opt_.step >= 0 || docs_[0]->model.is_counterexample())) {
     set_step(std::max<int64_t>(0, opt_.step));
   }

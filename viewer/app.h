@@ -28,7 +28,8 @@ namespace gmp::view {
 struct AppOptions {
   std::vector<std::string> paths;  // one trace, or two to compare
   bool g_lanes = false;
-  std::optional<std::pair<double, double>> view;  // initial [t0, t1) in ns
+  std::optional<std::pair<double, double>> view;   // initial [t0, t1) in ns
+  std::optional<std::pair<double, double>> range;  // initial range selection
   int32_t select_g = kNoG;
   int64_t step = -1;  // the step (event) the cursor starts at; -1: the first, for a counterexample
   LoadOptions::Axis axis = LoadOptions::Axis::Auto;

@@ -7,7 +7,8 @@
 //     min_px wide is its own Run. A narrower one starts a merged Run that swallows what follows:
 //     each step jumps, by binary search, to the first segment that ends at least min_px further
 //     right, and the run stops at the first gap of 2 * min_px or more. So a run costs one search
-//     per pixel it covers, and a frame O(visible pixels * log n) whatever the zoom.
+//     per pixel it covers, and a frame O(visible pixels * log n) whatever the zoom. Zoomed out past
+//     the lane's grid cells, whole cells whose segments and gaps are all narrow join at once.
 //   - busy_ns(lane, t0, t1): Running time inside [t0, t1), from the lane's prefix sums: O(log n).
 //     Merged runs are drawn per pixel column with that busy fraction, so zoomed out the lanes show
 //     utilisation rather than a solid bar.
@@ -73,6 +74,8 @@ void for_each_run(const Lane& lane, const TimeAxis& axis, float x_begin, float x
   if (segs.empty()) return;
   const double t_end = axis.t(x_end);
   const double min_ns = min_px * axis.ns_per_px;
+  const size_t cells = lane.grid_span.size();
+  const bool coarse = cells > 0 && static_cast<double>(lane.grid_dt) * 4 < min_ns;
   size_t i = lane.first_ending_after(static_cast<int64_t>(std::floor(axis.t(x_begin))));
   while (i < segs.size() && static_cast<double>(segs[i].start) < t_end) {
     const Segment& s = segs[i];
@@ -87,6 +90,21 @@ void for_each_run(const Lane& lane, const TimeAxis& axis, float x_begin, float x
     double run_end = static_cast<double>(s.end);
     size_t last = i;
     for (;;) {
+      if (coarse) {
+        // Whole cells of the lane's grid whose segments and gaps are all narrower than min_px join
+        // the run at once: zoomed out, a pixel holds many cells and a search per pixel would cost.
+        auto c =
+            static_cast<size_t>(std::max<int64_t>(0, (static_cast<int64_t>(run_end) - lane.grid_t0) / lane.grid_dt));
+        const size_t c0 = c;
+        while (c < cells && static_cast<double>(lane.grid_span[c]) < min_ns &&
+               static_cast<double>(lane.grid_t0 + static_cast<int64_t>(c) * lane.grid_dt) < t_end) {
+          ++c;
+        }
+        if (c > c0 && c <= cells && lane.grid[c] > 0 && lane.grid[c] - 1 > last) {
+          last = lane.grid[c] - 1;
+          run_end = static_cast<double>(segs[last].end);
+        }
+      }
       const double next_time = run_end + min_ns;
       // The first segment ending at or after next_time, through the lane's time grid.
       const size_t j = std::max(last + 1, lane.first_ending_after(static_cast<int64_t>(std::ceil(next_time)) - 1));

@@ -17,10 +17,11 @@ namespace {
 [[noreturn]] void usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "gmpview: %s\n", problem.c_str());
   std::fprintf(stderr,
-               "usage: gmpview [--g-lanes] [--view T0:T1] [--select G] [--step N] [--axis time|steps]\n"
-               "               [--size WxH] [--screenshot OUT.png] TRACE [TRACE2]\n"
+               "usage: gmpview [--g-lanes] [--view T0:T1] [--range T0:T1] [--select G] [--step N]\n"
+               "               [--axis time|steps] [--size WxH] [--screenshot OUT.png] TRACE [TRACE2]\n"
                "  TRACE2          compare mode: both traces on one time axis, statistics side by side\n"
                "  --view T0:T1    initial time range, e.g. 1ms:1.5ms (units ns, us, ms, s; default ns)\n"
+               "  --range T0:T1   select that range (its statistics in the side panel)\n"
                "  --select G      follow goroutine G (highlight and life)\n"
                "  --g-lanes       one lane per G as well\n"
                "  --step N        put the step cursor on event N (and show the step list)\n"
@@ -28,6 +29,7 @@ namespace {
                "                  a gmpsim check counterexample, time otherwise); --view is in that unit\n"
                "  --size WxH      window or image size (default 1600x900)\n"
                "  --screenshot F  render offscreen (needs X: xvfb-run -a), write the PNG F and exit\n"
+               "  --frames N      exit after N frames of the window (for tests)\n"
                "In the window: wheel or W/S zoom, drag or A/D pan, shift-drag selects a range, click a G.\n");
   std::exit(2);
 }
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
   gmp::view::AppOptions opt;
   std::string shot;
   int w = 1600, h = 900;
+  long frames = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -55,21 +58,26 @@ int main(int argc, char** argv) {
       if (std::sscanf(v.c_str(), "%dx%d", &w, &h) != 2 || w < 200 || h < 150 || w > 8192 || h > 8192) {
         usage("--size: expected WxH between 200x150 and 8192x8192, not '" + v + "'");
       }
-    } else if (a == "--view") {
+    } else if (a == "--view" || a == "--range") {
       const std::string v = value();
       const size_t colon = v.find(':');
       double t0, t1;
       if (colon == std::string::npos || !gmp::view::parse_time(std::string_view(v).substr(0, colon), t0) ||
           !gmp::view::parse_time(std::string_view(v).substr(colon + 1), t1) || t1 <= t0) {
-        usage("--view: expected T0:T1 with T0 < T1, e.g. 1ms:2ms, not '" + v + "'");
+        usage(a + ": expected T0:T1 with T0 < T1, e.g. 1ms:2ms, not '" + v + "'");
       }
-      opt.view = std::make_pair(t0, t1);
+      (a == "--view" ? opt.view : opt.range) = std::make_pair(t0, t1);
     } else if (a == "--select") {
       const std::string v = value();
       char* end = nullptr;
       const long g = std::strtol(v.c_str(), &end, 10);
       if (end == v.c_str() || *end != 0 || g < 0 || g > INT32_MAX) usage("--select: expected a goid, not '" + v + "'");
       opt.select_g = static_cast<int32_t>(g);
+    } else if (a == "--frames") {
+      const std::string v = value();
+      char* end = nullptr;
+      frames = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != 0 || frames < 1) usage("--frames: expected a positive count, not '" + v + "'");
     } else if (a == "--step") {
       const std::string v = value();
       char* end = nullptr;
@@ -97,7 +105,7 @@ int main(int argc, char** argv) {
     gmp::view::GlWindow win(w, h, "gmpview: " + opt.paths[0], true);
     gmp::view::App app(opt);
     auto last = std::chrono::steady_clock::now();
-    while (!win.should_close()) {
+    for (long n = 0; !win.should_close() && n != frames; ++n) {
       win.poll();
       const auto now = std::chrono::steady_clock::now();
       const float dt = std::chrono::duration<float>(now - last).count();

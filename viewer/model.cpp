@@ -2,6 +2,7 @@
 #include "viewer/model.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,13 +112,42 @@ void Lane::build_grid() {
   const int64_t span = std::max<int64_t>(1, segs.back().end - grid_t0);
   grid_dt = std::max<int64_t>(1, (span + static_cast<int64_t>(cells) - 1) / static_cast<int64_t>(cells));
   grid.resize(cells + 1);
+  grid_busy.resize(cells + 1);
+  grid_span.assign(cells, 0);
   size_t i = 0;
+  int64_t busy = 0;  // Running time of segs[0 .. i)
   for (size_t c = 0; c <= cells; ++c) {
     const int64_t t = grid_t0 + static_cast<int64_t>(c) * grid_dt;
-    while (i < segs.size() && segs[i].end <= t) ++i;
+    while (i < segs.size() && segs[i].end <= t) {
+      if (segs[i].state() == State::Running) busy += segs[i].end - segs[i].start;
+      ++i;
+    }
     grid[c] = static_cast<uint32_t>(i);
+    grid_busy[c] = busy;
+    if (i < segs.size() && segs[i].start < t && segs[i].state() == State::Running) grid_busy[c] += t - segs[i].start;
+  }
+  for (size_t c = 0; c < cells; ++c) {
+    int64_t span = 0;
+    for (size_t k = grid[c]; k < grid[c + 1]; ++k) {
+      span = std::max(span, segs[k].end - segs[k].start);
+      if (k > 0) span = std::max(span, segs[k].start - segs[k - 1].end);
+    }
+    grid_span[c] = span;
   }
   grid.shrink_to_fit();
+  grid_busy.shrink_to_fit();
+  grid_span.shrink_to_fit();
+}
+
+int64_t Lane::busy_before_coarse(int64_t t) const {
+  if (grid.empty() || t <= grid_t0) return 0;
+  const size_t cells = grid.size() - 1;
+  const int64_t c = (t - grid_t0) / grid_dt;
+  if (c >= static_cast<int64_t>(cells)) return grid_busy[cells];
+  const auto ci = static_cast<size_t>(c);
+  const int64_t into = t - (grid_t0 + c * grid_dt);
+  const double f = static_cast<double>(into) / static_cast<double>(grid_dt);
+  return grid_busy[ci] + static_cast<int64_t>(f * static_cast<double>(grid_busy[ci + 1] - grid_busy[ci]));
 }
 
 size_t Lane::first_ending_after(int64_t t) const {
@@ -200,7 +230,8 @@ size_t Model::memory_bytes() const {
   for (const auto* lanes : {&p_lanes, &m_lanes, &g_lanes}) {
     n += cap_bytes(*lanes);
     for (const Lane& l : *lanes) {
-      n += cap_bytes(l.segs) + cap_bytes(l.busy_before) + cap_bytes(l.markers) + cap_bytes(l.grid);
+      n += cap_bytes(l.segs) + cap_bytes(l.busy_before) + cap_bytes(l.markers) + cap_bytes(l.grid) +
+           cap_bytes(l.grid_busy) + cap_bytes(l.grid_span);
     }
   }
   auto counter = [](const Counter& c) {
@@ -564,7 +595,10 @@ class Builder {
         break;
       case KIND_GO_START: {
         if (gl) {
-          if (gl->runnable_since >= 0) m_.latencies.push_back(LatencySample{e.ts, e.ts - gl->runnable_since});
+          if (gl->runnable_since >= 0) {
+            const int64_t wait = std::min<int64_t>(e.ts - gl->runnable_since, kMaxLatency);
+            m_.latencies.push_back(LatencySample{idx, static_cast<uint32_t>(wait)});
+          }
           gl->runnable_since = -1;
           if (gl->pending_unpark != kNoEv) {
             Arrow& a = m_.arrows[gl->pending_unpark];
@@ -851,6 +885,9 @@ Model load_trace(const std::string& path, const LoadOptions& opt) {
     off = static_cast<uint64_t>(q + len - base);
   }
   b.finish();
+  // The loader's temporaries (per-G state, the old capacity of shrunk arrays) go back to the
+  // system, so what stays resident is the model.
+  malloc_trim(0);
   return m;
 }
 

@@ -109,6 +109,14 @@ struct Lane {
   // every step: zoomed out, a frame asks thousands of times).
   std::vector<uint32_t> grid;
   int64_t grid_t0 = 0, grid_dt = 1;
+  // Per cell, for views zoomed out past the cells: grid_busy[c], the Running time before the cell's
+  // start; grid_span[c], the longest segment or gap (from the previous segment's end) among the
+  // segments ending in the cell, so level of detail can tell a cell merges whole (lod.h).
+  std::vector<int64_t> grid_busy, grid_span;
+
+  // Running time before t, interpolated inside t's cell: exact at the cells' edges, off by at most
+  // one cell's Running time; for drawing columns many cells wide.
+  int64_t busy_before_coarse(int64_t t) const;
 
   // Index of the first segment that ends after t (segs.size() if none).
   size_t first_ending_after(int64_t t) const;
@@ -133,9 +141,10 @@ struct Counter {
 };
 
 struct LatencySample {
-  int64_t ts;       // the GO_START
-  int64_t latency;  // ns runnable before it
+  uint32_t ev;       // the GO_START (its time: Model::events[ev].ts)
+  uint32_t latency;  // ns runnable before it, at most kMaxLatency
 };
+inline constexpr uint32_t kMaxLatency = 0xffffffffu;  // about 4.3 s: longer waits count as this
 
 struct GInfo {
   int32_t goid;
@@ -165,7 +174,7 @@ class Model {
   std::array<std::vector<uint32_t>, static_cast<size_t>(ArrowKind::Count_)> arrows_of_kind;
   Counter global_queue, spinning_ms, idle_ps;
   std::vector<Counter> local_queues;     // one per P lane
-  std::vector<LatencySample> latencies;  // sorted by ts
+  std::vector<LatencySample> latencies;  // sorted by ev, so by time
   std::vector<GInfo> gs;                 // sorted by goid
   int64_t t_begin = 0, t_end = 0;
 

@@ -36,10 +36,11 @@ void compute_stats(const Model& m, int64_t t0, int64_t t1, Stats& out) {
   auto ev_hi = std::lower_bound(ev_lo, m.events.end(), t1, [](const Ev& e, int64_t v) { return e.ts < v; });
   out.events = static_cast<uint64_t>(ev_hi - ev_lo);
   // Latencies of the starts inside [t0, t1]: the whole trace when the range covers it.
+  const auto ts = [&](const LatencySample& s) { return m.events[s.ev].ts; };
   const auto lo = std::lower_bound(m.latencies.begin(), m.latencies.end(), t0,
-                                   [](const LatencySample& s, int64_t v) { return s.ts < v; });
+                                   [&](const LatencySample& s, int64_t v) { return ts(s) < v; });
   const auto hi =
-      std::upper_bound(lo, m.latencies.end(), t1, [](int64_t v, const LatencySample& s) { return v < s.ts; });
+      std::upper_bound(lo, m.latencies.end(), t1, [&](int64_t v, const LatencySample& s) { return v < ts(s); });
   out.lat_hist.fill(0);
   out.scratch.clear();
   double sum = 0;

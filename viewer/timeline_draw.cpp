@@ -179,11 +179,14 @@ void draw_lane(Ctx& c, const Row& row, float y) {
     const float h = bottom - top;
     Bars bars(c);
     BusyCursor cur(*lane);
+    // Columns many grid cells wide read the cells' busy time (within a pixel of exact).
+    const bool coarse = static_cast<double>(lane->grid_dt) * 8 <= kColumnPx * c.s.ns_per_px;
+    auto busy = [&](int64_t t) { return coarse ? lane->busy_before_coarse(t) : cur.until(t); };
     int64_t prev = -1;
     for_each_column(c.ax, x0, x1, [&](double ta, double tb, float cx0, float cx1) {
       const auto a = static_cast<int64_t>(ta), b = static_cast<int64_t>(std::ceil(tb));
-      if (prev < 0) prev = cur.until(a);
-      const int64_t next = cur.until(b);
+      if (prev < 0) prev = busy(a);
+      const int64_t next = busy(b);
       const double frac = static_cast<double>(next - prev) / static_cast<double>(std::max<int64_t>(1, b - a));
       prev = next;
       const float bh = std::max(2.0f, std::round(static_cast<float>(frac) * h));

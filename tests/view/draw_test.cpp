@@ -84,7 +84,7 @@ struct ImGuiFrame {
 
 TEST_CASE("view lod: every visible segment is in exactly one run, merged ones are all narrow") {
   const Lane lane = random_lane(20000, 1);
-  for (double ns_per_px : {0.5, 3.0, 40.0, 900.0}) {
+  for (double ns_per_px : {0.5, 3.0, 40.0, 900.0, 5000.0, 20000.0}) {  // the last two merge whole grid cells
     TimeAxis ax{1000, ns_per_px, 0};
     const float width = 1000;
     std::vector<int> seen(lane.segs.size(), 0);
@@ -328,4 +328,21 @@ TEST_CASE("view stats: latency percentiles and utilisation of the whole trace an
   CHECK(s.p[1].segments == 1);
   CHECK(latency_bin(0) == 0);
   CHECK(latency_bin(1024) == 10);
+}
+
+TEST_CASE("view lod: the grid's coarse busy time is within a cell of exact") {
+  const Lane lane = random_lane(100000, 6, 30);
+  REQUIRE(lane.grid_busy.size() == lane.grid.size());
+  std::mt19937_64 rng(8);
+  const int64_t end = lane.segs.back().end;
+  for (int q = 0; q < 3000; ++q) {
+    const int64_t t = static_cast<int64_t>(rng() % static_cast<uint64_t>(end + 100));
+    const int64_t exact = busy_ns(lane, INT64_MIN / 2, t);
+    REQUIRE(std::llabs(lane.busy_before_coarse(t) - exact) <= lane.grid_dt);
+  }
+  // At the cells' edges it is exact.
+  for (size_t c = 0; c < lane.grid.size(); c += 97) {
+    const int64_t t = lane.grid_t0 + static_cast<int64_t>(c) * lane.grid_dt;
+    REQUIRE(lane.busy_before_coarse(t) == busy_ns(lane, INT64_MIN / 2, t));
+  }
 }

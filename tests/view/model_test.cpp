@@ -113,7 +113,7 @@ TEST_CASE("view model: counters, arrows and latencies of the small trace") {
   check_arrow(3, ArrowKind::Steal, 720, 720, p0, p1);
 
   std::vector<std::pair<int64_t, int64_t>> lat;
-  for (const LatencySample& s : m.latencies) lat.emplace_back(s.ts, s.latency);
+  for (const LatencySample& s : m.latencies) lat.emplace_back(m.events[s.ev].ts, s.latency);
   CHECK(lat == std::vector<std::pair<int64_t, int64_t>>{{100, 90}, {250, 230}, {510, 480}, {750, 100}, {1200, 700}});
   REQUIRE(m.gs.size() == 3);
   CHECK(m.find_g(2)->create_ev == 4);

@@ -204,3 +204,15 @@ TEST_CASE("view screenshot: compare mode draws two timelines on one time axis") 
   CHECK(t0a == t0b);     // one time axis
   CHECK(npa == npb);
 }
+
+TEST_CASE("view window: the interactive loop opens a trace from gmpsim's format and runs") {
+  TempDir dir;
+  const std::string trace = dir.file("small.gmptrace");
+  testing::write_small_trace(trace);
+  const Result r = gmpview(dir, "--frames 5 --size 800x500 " + trace);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  const Result bad = gmpview(dir, "--frames 5 " + dir.file("none.gmptrace"));
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.err, Catch::Contains("at byte offset 0"));
+}
