@@ -319,7 +319,7 @@ void App::timeline(Doc& d, size_t index, float x, float y, float w, float h) {
     const Hit hit = hit_test(d.model, d.layout, d.state, d.vp, io.MousePos.x, io.MousePos.y);
     if (hit.kind == HitKind::Segment) {
       const Segment& s = d.model.lane(hit.ref)->segs[hit.first];
-      select_g(s.g);
+      select_g(s.g());
     } else if (hit.kind == HitKind::None || hit.kind == HitKind::Ruler) {
       for (auto& o : docs_) o->state.has_selection = false;
     }
@@ -363,9 +363,9 @@ void App::tooltip(const Doc& d, const Hit& h) {
     ImGui::TextColored(col4(marker_color(lane->markers[h.first].kind)), "%s", marker_name(lane->markers[h.first].kind));
   } else if (h.kind == HitKind::Segment) {
     const Segment& s = lane->segs[h.first];
-    format_span(buf, sizeof buf, static_cast<double>(s.end - s.start), d.model.step_axis);
-    if (s.g != kNoG) {
-      ImGui::TextColored(col4(g_color(s.g)), "G%d %s", s.g, state_name(s.state()));
+    format_span(buf, sizeof buf, static_cast<double>(s.end() - s.start), d.model.step_axis);
+    if (s.g() != kNoG) {
+      ImGui::TextColored(col4(g_color(s.g())), "G%d %s", s.g(), state_name(s.state()));
     } else {
       ImGui::Text("%s", state_name(s.state()));
     }

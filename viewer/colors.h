@@ -89,8 +89,8 @@ inline uint32_t counter_color(uint32_t index) {
 // The colour of a segment when drawn alone.
 inline uint32_t segment_color(const Segment& s) {
   switch (s.state()) {
-    case State::Running: return g_color(s.g);
-    case State::Syscall: return darker(g_color(s.g));
+    case State::Running: return g_color(s.g());
+    case State::Syscall: return darker(g_color(s.g()));
     case State::Spinning: return kSpinning;
     case State::Parked: return kParked;
     case State::Runnable: return kRunnable;

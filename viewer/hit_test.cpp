@@ -61,10 +61,10 @@ Hit hit_test(const Model& m, const Layout& l, const TimelineState& s, const View
     if (i >= segs.size() || static_cast<double>(segs[i].start) > h.t + s.ns_per_px / 2) return h;
   }
   const Segment& seg = segs[i];
-  if (static_cast<double>(seg.end - seg.start) >= s.ns_per_px) {
+  if (static_cast<double>(seg.end() - seg.start) >= s.ns_per_px) {
     h.kind = HitKind::Segment;
     h.first = h.last = static_cast<uint32_t>(i);
-    h.ev = seg.ev();
+    h.ev = m.segment_event(*lane, seg);
     return h;
   }
   // Merged: every segment within this pixel column.
@@ -75,7 +75,7 @@ Hit hit_test(const Model& m, const Layout& l, const TimelineState& s, const View
   h.kind = HitKind::Merged;
   h.first = static_cast<uint32_t>(std::min(a, i));
   h.last = static_cast<uint32_t>(std::max<ptrdiff_t>(static_cast<ptrdiff_t>(i), (b - segs.begin()) - 1));
-  h.ev = segs[h.first].ev();
+  h.ev = m.segment_event(*lane, segs[h.first]);
   return h;
 }
 

@@ -12,7 +12,7 @@ int64_t busy_until(const Lane& lane, int64_t t) {
   const size_t i = lane.first_ending_after(t);
   int64_t b = lane.busy_before[i / 16];
   for (size_t k = i / 16 * 16; k < i; ++k) {
-    if (segs[k].state() == State::Running) b += segs[k].end - segs[k].start;
+    if (segs[k].state() == State::Running) b += segs[k].end() - segs[k].start;
   }
   if (i < segs.size() && segs[i].start < t && segs[i].state() == State::Running) b += t - segs[i].start;
   return b;
@@ -25,7 +25,7 @@ int64_t BusyCursor::until(int64_t t) {
   i_ = lane_.first_ending_after(t);
   int64_t b = lane_.busy_before[i_ / 16];
   for (size_t k = i_ / 16 * 16; k < i_; ++k) {
-    if (segs[k].state() == State::Running) b += segs[k].end - segs[k].start;
+    if (segs[k].state() == State::Running) b += segs[k].end() - segs[k].start;
   }
   if (i_ < segs.size() && segs[i_].start < t && segs[i_].state() == State::Running) b += t - segs[i_].start;
   return b;

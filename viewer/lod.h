@@ -79,7 +79,7 @@ void for_each_run(const Lane& lane, const TimeAxis& axis, float x_begin, float x
   size_t i = lane.first_ending_after(static_cast<int64_t>(std::floor(axis.t(x_begin))));
   while (i < segs.size() && static_cast<double>(segs[i].start) < t_end) {
     const Segment& s = segs[i];
-    const float sx0 = axis.x(s.start), sx1 = axis.x(s.end);
+    const float sx0 = axis.x(s.start), sx1 = axis.x(s.end());
     if (sx1 - sx0 >= min_px) {
       f(Run{sx0, sx1, static_cast<uint32_t>(i), static_cast<uint32_t>(i), false});
       ++i;
@@ -87,7 +87,7 @@ void for_each_run(const Lane& lane, const TimeAxis& axis, float x_begin, float x
     }
     // Merge: jump to the first segment ending at least min_px beyond the run's end, until a gap.
     const size_t first = i;
-    double run_end = static_cast<double>(s.end);
+    double run_end = static_cast<double>(s.end());
     size_t last = i;
     for (;;) {
       if (coarse) {
@@ -102,7 +102,7 @@ void for_each_run(const Lane& lane, const TimeAxis& axis, float x_begin, float x
         }
         if (c > c0 && c <= cells && lane.grid[c] > 0 && lane.grid[c] - 1 > last) {
           last = lane.grid[c] - 1;
-          run_end = static_cast<double>(segs[last].end);
+          run_end = static_cast<double>(segs[last].end());
         }
       }
       const double next_time = run_end + min_ns;
@@ -113,12 +113,12 @@ void for_each_run(const Lane& lane, const TimeAxis& axis, float x_begin, float x
       if (j >= segs.size()) break;
       const Segment& n = segs[j];
       if (static_cast<double>(n.start) - run_end >= 2 * min_ns) break;  // a visible gap ends the run
-      if (static_cast<double>(n.end - n.start) >= min_ns) break;        // a wide segment draws itself
+      if (static_cast<double>(n.end() - n.start) >= min_ns) break;      // a wide segment draws itself
       last = j;
-      run_end = static_cast<double>(n.end);
+      run_end = static_cast<double>(n.end());
       if (static_cast<double>(n.start) >= t_end) break;
     }
-    if (static_cast<double>(segs[last].end) > run_end) run_end = static_cast<double>(segs[last].end);
+    if (static_cast<double>(segs[last].end()) > run_end) run_end = static_cast<double>(segs[last].end());
     f(Run{sx0, axis.x(static_cast<int64_t>(run_end)), static_cast<uint32_t>(first), static_cast<uint32_t>(last), true});
     i = last + 1;
   }

@@ -109,7 +109,7 @@ void Lane::build_grid() {
   if (segs.empty()) return;
   const size_t cells = std::max<size_t>(1, segs.size() / 32);
   grid_t0 = segs.front().start;
-  const int64_t span = std::max<int64_t>(1, segs.back().end - grid_t0);
+  const int64_t span = std::max<int64_t>(1, segs.back().end() - grid_t0);
   grid_dt = std::max<int64_t>(1, (span + static_cast<int64_t>(cells) - 1) / static_cast<int64_t>(cells));
   grid.resize(cells + 1);
   grid_busy.resize(cells + 1);
@@ -118,8 +118,8 @@ void Lane::build_grid() {
   int64_t busy = 0;  // Running time of segs[0 .. i)
   for (size_t c = 0; c <= cells; ++c) {
     const int64_t t = grid_t0 + static_cast<int64_t>(c) * grid_dt;
-    while (i < segs.size() && segs[i].end <= t) {
-      if (segs[i].state() == State::Running) busy += segs[i].end - segs[i].start;
+    while (i < segs.size() && segs[i].end() <= t) {
+      if (segs[i].state() == State::Running) busy += segs[i].end() - segs[i].start;
       ++i;
     }
     grid[c] = static_cast<uint32_t>(i);
@@ -129,8 +129,8 @@ void Lane::build_grid() {
   for (size_t c = 0; c < cells; ++c) {
     int64_t span = 0;
     for (size_t k = grid[c]; k < grid[c + 1]; ++k) {
-      span = std::max(span, segs[k].end - segs[k].start);
-      if (k > 0) span = std::max(span, segs[k].start - segs[k - 1].end);
+      span = std::max(span, segs[k].end() - segs[k].start);
+      if (k > 0) span = std::max(span, segs[k].start - segs[k - 1].end());
     }
     grid_span[c] = span;
   }
@@ -158,7 +158,7 @@ size_t Lane::first_ending_after(int64_t t) const {
   if (c >= static_cast<int64_t>(cells)) return segs.size();
   const size_t cell = t < grid_t0 ? 0 : static_cast<size_t>(c);
   const auto lo = segs.begin() + grid[cell], hi = segs.begin() + grid[cell + 1];
-  return static_cast<size_t>(std::upper_bound(lo, hi, t, [](int64_t v, const Segment& s) { return v < s.end; }) -
+  return static_cast<size_t>(std::upper_bound(lo, hi, t, [](int64_t v, const Segment& s) { return v < s.end(); }) -
                              segs.begin());
 }
 
@@ -202,6 +202,16 @@ const EvExtra* Model::extra(uint32_t ev) const {
   const auto it =
       std::lower_bound(extras.begin(), extras.end(), ev, [](const EvExtra& x, uint32_t v) { return x.ev < v; });
   return it != extras.end() && it->ev == ev ? &*it : nullptr;
+}
+
+uint32_t Model::segment_event(const Lane& lane, const Segment& s) const {
+  auto it = std::lower_bound(events.begin(), events.end(), s.start, [](const Ev& e, int64_t v) { return e.ts < v; });
+  const auto first = it;
+  for (; it != events.end() && it->ts == s.start; ++it) {
+    const bool mine = s.g() != kNoG ? it->g == s.g() : (lane.type == LaneType::M ? it->m == lane.id : it->p == lane.id);
+    if (mine) return static_cast<uint32_t>(it - events.begin());
+  }
+  return first == events.end() ? kNoEv : static_cast<uint32_t>(first - events.begin());
 }
 
 uint16_t Model::peer_m(uint32_t ev) const {
@@ -265,8 +275,10 @@ struct Track {
 };
 
 void close_track(Lane& lane, Track& t, int64_t ts) {
-  if (t.open && ts > t.start) {
-    lane.segs.push_back(Segment{t.start, ts, t.g, t.ev | static_cast<uint32_t>(t.st) << 28});
+  if (t.open) {
+    constexpr int64_t kMaxDur = 0xffffffffLL;
+    for (int64_t a = t.start; a < ts; a += kMaxDur)
+      lane.segs.push_back(Segment::make(a, std::min(ts, a + kMaxDur), t.g, t.st));
   }
   t.open = false;
 }
@@ -284,7 +296,7 @@ void finish_lane(Lane& l) {
   int64_t sum = 0;
   for (size_t i = 0; i < l.segs.size(); ++i) {
     if (i % 16 == 0) l.busy_before[i / 16] = sum;
-    if (l.segs[i].state() == State::Running) sum += l.segs[i].end - l.segs[i].start;
+    if (l.segs[i].state() == State::Running) sum += l.segs[i].end() - l.segs[i].start;
   }
   if (l.segs.size() % 16 == 0) l.busy_before.back() = sum;  // the block after the last one
   l.build_grid();

@@ -17,8 +17,8 @@
 //     GO_UNPARK from the readying P to the P where the G next starts.
 //   - Scheduling latencies: for each GO_START, the time since its G last became runnable.
 //   - Per G: id, creation event and first start, sorted by id.
-// Limits: at most 2^28 events, M and P ids below 65535, goids below 2^31. A trace beyond them is
-// refused with a TraceFormatError at the offending event.
+// Limits: at most 2^28 events, M and P ids below 65535, goids below 2^28 - 1. A trace beyond them
+// is refused with a TraceFormatError at the offending event.
 #pragma once
 
 #include <array>
@@ -61,14 +61,24 @@ struct EvExtra {
 enum class State : uint8_t { Running, Syscall, Spinning, Parked, Runnable, Blocked, Count_ };
 const char* state_name(State s);
 
+// A stretch of one state on a lane (16 bytes). A segment longer than 2^32 ns (4.3 s) is stored as
+// several. Its event: Model::segment_event.
 struct Segment {
-  int64_t start, end;
-  int32_t g;      // the G running (Running, Syscall) or kNoG
-  uint32_t bits;  // start event index (28 bits) | state << 28
+  int64_t start;
+  uint32_t dur;   // end - start
+  uint32_t bits;  // the G + 1 (28 bits; 0: none) | state << 28
+
+  static Segment make(int64_t start, int64_t end, int32_t g, State st) {
+    return Segment{start, static_cast<uint32_t>(end - start),
+                   static_cast<uint32_t>(g + 1) | static_cast<uint32_t>(st) << 28};
+  }
+  int64_t end() const { return start + dur; }
+  // The G running (Running, Syscall), or kNoG.
+  int32_t g() const { return static_cast<int32_t>(bits & 0x0fffffffu) - 1; }
   State state() const { return static_cast<State>(bits >> 28); }
-  uint32_t ev() const { return bits & (kMaxEvents - 1); }
 };
-static_assert(sizeof(Segment) == 24);
+static_assert(sizeof(Segment) == 16);
+inline constexpr int32_t kMaxGoid = (1 << 28) - 2;
 
 enum class MarkerKind : uint8_t { PreemptRequest, SignalSend, SignalReceive, Handoff, Retake, Count_ };
 const char* marker_name(MarkerKind k);
@@ -191,6 +201,9 @@ class Model {
   int m_lane_index(int64_t m) const;
   const GInfo* find_g(int64_t goid) const;
   const EvExtra* extra(uint32_t ev) const;
+  // The event that started a segment of `lane`: the first at its start time about its G (or, with
+  // no G, about the lane's M or P).
+  uint32_t segment_event(const Lane& lane, const Segment& s) const;
   // The fields kept in extras, absent (kNoId, -1) when the event has none.
   uint16_t peer_m(uint32_t ev) const;
   uint16_t peer_p(uint32_t ev) const;

@@ -161,11 +161,11 @@ void draw_lane(Ctx& c, const Row& row, float y) {
       const State st = sg.state();
       const float t = st == State::Syscall ? top + row.h * 0.35f : st == State::Parked ? top + row.h * 0.6f : top;
       c.fill(x0, t, x1, bottom, segment_color(sg));
-      if (c.s.selected_g != kNoG && sg.g == c.s.selected_g) {
+      if (c.s.selected_g != kNoG && sg.g() == c.s.selected_g) {
         c.dl->AddRect(ImVec2(x0, top), ImVec2(x1, bottom), kHighlight, 0, 0, 2.0f);
       }
-      if (sg.g != kNoG && x1 - x0 > 14) {
-        std::snprintf(buf, sizeof buf, "%d", sg.g);
+      if (sg.g() != kNoG && x1 - x0 > 14) {
+        std::snprintf(buf, sizeof buf, "%d", sg.g());
         const float w = ImGui::CalcTextSize(buf).x;
         if (w + 4 <= x1 - x0) {
           c.dl->AddText(ImVec2(std::max(x0, (x0 + x1 - w) / 2), top + (row.h - text_h) / 2), rgba(0, 0, 0), buf);

@@ -46,14 +46,14 @@ Lane random_lane(size_t n, uint64_t seed, int64_t max_len = 100) {
     t += static_cast<int64_t>(rng() % 20);
     const int64_t len = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_len));
     const State st = rng() % 3 == 0 ? State::Running : State::Syscall;
-    l.segs.push_back(Segment{t, t + len, static_cast<int32_t>(i % 7), static_cast<uint32_t>(st) << 28});
+    l.segs.push_back(Segment::make(t, t + len, static_cast<int32_t>(i % 7), st));
     t += len;
   }
   l.busy_before.assign(l.segs.size() / 16 + 1, 0);
   int64_t sum = 0;
   for (size_t i = 0; i < l.segs.size(); ++i) {
     if (i % 16 == 0) l.busy_before[i / 16] = sum;
-    if (l.segs[i].state() == State::Running) sum += l.segs[i].end - l.segs[i].start;
+    if (l.segs[i].state() == State::Running) sum += l.segs[i].end() - l.segs[i].start;
   }
   if (l.segs.size() % 16 == 0) l.busy_before.back() = sum;
   l.build_grid();
@@ -94,13 +94,13 @@ TEST_CASE("view lod: every visible segment is in exactly one run, merged ones ar
       REQUIRE(r.first <= r.last);
       for (uint32_t i = r.first; i <= r.last; ++i) {
         ++seen[i];
-        if (r.merged) CHECK(ax.x(lane.segs[i].end) - ax.x(lane.segs[i].start) < 2.0f);
+        if (r.merged) CHECK(ax.x(lane.segs[i].end()) - ax.x(lane.segs[i].start) < 2.0f);
       }
       if (!r.merged) CHECK(r.x1 - r.x0 >= 2.0f);
     });
     INFO("ns_per_px " << ns_per_px);
     for (size_t i = 0; i < lane.segs.size(); ++i) {
-      const bool visible = ax.x(lane.segs[i].end) > 0 && ax.x(lane.segs[i].start) < width;
+      const bool visible = ax.x(lane.segs[i].end()) > 0 && ax.x(lane.segs[i].start) < width;
       if (visible) REQUIRE(seen[i] == 1);
       if (!visible) REQUIRE(seen[i] <= 1);  // a merged run may swallow a neighbour just outside
     }
@@ -111,7 +111,7 @@ TEST_CASE("view lod: every visible segment is in exactly one run, merged ones ar
 
 TEST_CASE("view lod: a million sub-pixel segments cost as many runs as pixels, not segments") {
   const Lane lane = random_lane(1000000, 2, 5);
-  const double span = static_cast<double>(lane.segs.back().end);
+  const double span = static_cast<double>(lane.segs.back().end());
   TimeAxis ax{0, span / 1000, 0};
   size_t runs = 0, covered = 0;
   for_each_run(lane, ax, 0, 1000, 2.0f, [&](const Run& r) {
@@ -129,11 +129,11 @@ TEST_CASE("view lod: busy time and the cursor agree with brute force") {
     int64_t sum = 0;
     for (const Segment& s : lane.segs) {
       if (s.state() != State::Running) continue;
-      sum += std::max<int64_t>(0, std::min(b, s.end) - std::max(a, s.start));
+      sum += std::max<int64_t>(0, std::min(b, s.end()) - std::max(a, s.start));
     }
     return sum;
   };
-  const int64_t end = lane.segs.back().end;
+  const int64_t end = lane.segs.back().end();
   for (int q = 0; q < 2000; ++q) {
     const int64_t a = static_cast<int64_t>(rng() % static_cast<uint64_t>(end + 200)) - 100;
     const int64_t b = a + static_cast<int64_t>(rng() % 3000);
@@ -149,8 +149,8 @@ TEST_CASE("view lod: busy time and the cursor agree with brute force") {
   }
   for (int64_t t = -3; t < end + 3; t += 11) {
     const size_t i = lane.first_ending_after(t);
-    REQUIRE((i == lane.segs.size() || lane.segs[i].end > t));
-    REQUIRE((i == 0 || lane.segs[i - 1].end <= t));
+    REQUIRE((i == lane.segs.size() || lane.segs[i].end() > t));
+    REQUIRE((i == 0 || lane.segs[i - 1].end() <= t));
   }
 }
 
@@ -194,7 +194,7 @@ TEST_CASE("view hit test: segments, markers, counters and merged runs under the 
   const float p0_y = vp.rows_y() + l.lane_center(lane_ref(LaneType::P, 0));
   Hit h = hit_test(m, l, s, vp, vp.lanes_x() + 600, p0_y + 5);
   REQUIRE(h.kind == HitKind::Segment);
-  CHECK(m.lane(h.ref)->segs[h.first].g == 3);
+  CHECK(m.lane(h.ref)->segs[h.first].g() == 3);
   CHECK(m.events[h.ev].kind == gmp::trace::KIND_GO_START);
   CHECK(m.events[h.ev].ts == 510);
   h = hit_test(m, l, s, vp, vp.lanes_x() + 1100, p0_y + 5);  // P0 is idle at 1100
@@ -266,7 +266,7 @@ TEST_CASE("view draw: a zoomed-out frame costs pixels, not events") {
   m.p_lanes.push_back(random_lane(1000000, 5, 5));
   m.p_lanes[0].id = 0;
   m.local_queues.emplace_back();
-  m.t_end = m.p_lanes[0].segs.back().end;
+  m.t_end = m.p_lanes[0].segs.back().end();
   Counter& q = m.local_queues[0];
   for (int64_t i = 0; i < 1000000; ++i) {
     q.ts.push_back(i * 7);
@@ -334,7 +334,7 @@ TEST_CASE("view lod: the grid's coarse busy time is within a cell of exact") {
   const Lane lane = random_lane(100000, 6, 30);
   REQUIRE(lane.grid_busy.size() == lane.grid.size());
   std::mt19937_64 rng(8);
-  const int64_t end = lane.segs.back().end;
+  const int64_t end = lane.segs.back().end();
   for (int q = 0; q < 3000; ++q) {
     const int64_t t = static_cast<int64_t>(rng() % static_cast<uint64_t>(end + 100));
     const int64_t exact = busy_ns(lane, INT64_MIN / 2, t);

@@ -44,7 +44,7 @@ struct Seg {
 
 std::vector<Seg> segs(const Lane& l) {
   std::vector<Seg> out;
-  for (const Segment& s : l.segs) out.push_back({s.start, s.end, s.g, s.state()});
+  for (const Segment& s : l.segs) out.push_back({s.start, s.end(), s.g(), s.state()});
   return out;
 }
 
