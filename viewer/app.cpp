@@ -437,6 +437,40 @@ void lane_bars(const Model& m, const Stats& s) {
 
 }  // namespace
 
+namespace {
+
+// What the colours, markers and arrows mean.
+void legend() {
+  if (!ImGui::CollapsingHeader("Legend", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  auto item = [&](uint32_t col, const char* text, int shape) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float h = ImGui::GetTextLineHeight();
+    if (shape == 0) dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + 14, p.y + h - 2), col);
+    if (shape == 1)
+      dl->AddTriangleFilled(ImVec2(p.x + 3, p.y + 2), ImVec2(p.x + 11, p.y + 2), ImVec2(p.x + 7, p.y + 9), col);
+    if (shape == 2) dl->AddLine(ImVec2(p.x, p.y + h / 2), ImVec2(p.x + 14, p.y + h / 2), col, 2);
+    ImGui::Dummy(ImVec2(18, h));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+  };
+  item(g_color(7), "a G running (its own colour, id inside)", 0);
+  item(darker(g_color(7)), "a G in a syscall (lower, darker)", 0);
+  item(kSpinning, "spinning M (and its P)", 0);
+  item(kParked, "parked M (notesleep)", 0);
+  item(kRunnable, "runnable G (G lanes)", 0);
+  item(kBlocked, "blocked G (G lanes)", 0);
+  item(kMerged, "many short runs: height = busy share", 0);
+  item(arrow_color(ArrowKind::Steal), "steal: victim P to thief", 2);
+  item(arrow_color(ArrowKind::Wakeup), "M wake-up: waker to woken M", 2);
+  item(arrow_color(ArrowKind::Unpark), "G wake-up: readying P to where it runs", 2);
+  for (int k = 0; k < static_cast<int>(MarkerKind::Count_); ++k) {
+    item(marker_color(static_cast<MarkerKind>(k)), marker_name(static_cast<MarkerKind>(k)), 1);
+  }
+}
+
+}  // namespace
+
 void App::stats_panel() {
   Doc& d = *docs_[0];
   if (!d.ok()) return;
@@ -478,6 +512,7 @@ void App::stats_panel() {
     for (size_t i = 0; i < s.m.size(); ++i) row("M", d.model.m_lanes[i].id, s.m[i]);
     ImGui::EndTable();
   }
+  legend();
 }
 
 void App::compare_panel() {
@@ -544,6 +579,7 @@ void App::compare_panel() {
   text_row("wake-ups",
            [&](const Doc&, const Stats& s) { ImGui::Text("%llu", static_cast<unsigned long long>(s.wakeups)); });
   ImGui::EndTable();
+  legend();
 }
 
 void App::life_panel() {
