@@ -441,7 +441,7 @@ namespace {
 
 // What the colours, markers and arrows mean.
 void legend() {
-  if (!ImGui::CollapsingHeader("Legend", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!ImGui::CollapsingHeader("Legend")) return;  // closed by default: text costs a software renderer
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto item = [&](uint32_t col, const char* text, int shape) {
     const ImVec2 p = ImGui::GetCursorScreenPos();

@@ -6,7 +6,8 @@
 //      timeline fully zoomed out and deeply zoomed in, and the heap allocations made per frame.
 // The generated trace is synthetic but shaped like the simulator's: 8 Ps and their Ms, a pool of
 // Gs that run, park, yield, make syscalls, are readied, stolen and preempted, with queue traffic.
-// Usage: gmp_view_bench [--events N] [--frames N] [TRACE]
+// Usage: gmp_view_bench [--events N] [--frames N] [--write FILE] [TRACE]
+//   --write FILE keeps the generated trace there (to open it in gmpview).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -193,15 +194,17 @@ long rss_kib(const char* field) {
 int main(int argc, char** argv) {
   uint64_t events = 10'000'000;
   int frames = 120;
-  std::string path;
+  std::string path, keep;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--events" && i + 1 < argc) {
+    if (a == "--write" && i + 1 < argc) {
+      keep = argv[++i];
+    } else if (a == "--events" && i + 1 < argc) {
       events = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--frames" && i + 1 < argc) {
       frames = std::atoi(argv[++i]);
     } else if (a.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: gmp_view_bench [--events N] [--frames N] [TRACE]\n");
+      std::fprintf(stderr, "usage: gmp_view_bench [--events N] [--frames N] [--write FILE] [TRACE]\n");
       return 2;
     } else {
       path = a;
@@ -209,7 +212,7 @@ int main(int argc, char** argv) {
   }
   bool generated = false;
   if (path.empty()) {
-    path = "/tmp/gmp_view_bench." + std::to_string(getpid()) + ".gmptrace";
+    path = !keep.empty() ? keep : "/tmp/gmp_view_bench." + std::to_string(getpid()) + ".gmptrace";
     const auto t0 = std::chrono::steady_clock::now();
     generate(path, events);
     std::printf("generated %llu events into %s in %.2f s\n", static_cast<unsigned long long>(events), path.c_str(),
@@ -249,6 +252,6 @@ int main(int argc, char** argv) {
   (void)frames;
   std::printf("frames: not measured (gmpview was not built: ImGui, GLFW or GL missing)\n");
 #endif
-  if (generated) std::remove(path.c_str());
+  if (generated && keep.empty()) std::remove(path.c_str());
   return 0;
 }
