@@ -129,10 +129,10 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       ev.set_kind(trace::KIND_M_WAKEUP);
       ev.set_reason(trace::REASON_WAKEP);
       break;
-    case Ev::StartM:
+    case Ev::StartM:  // arg: the M woken, or -1 for a new one (its M_CREATE follows)
       ev.set_kind(trace::KIND_M_WAKEUP);
       ev.set_reason(trace::REASON_STARTM);
-      ev.set_count(arg);
+      if (arg >= 0) ev.set_peer_m(arg);
       break;
     case Ev::StopM:
       ev.set_kind(trace::KIND_M_SLEEP);
@@ -163,9 +163,10 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       ev.set_signal(rt::sigPreempt);
       ev.set_reason(arg != 0 ? trace::REASON_PREEMPT_ASYNC : trace::REASON_PREEMPT_ASYNC_UNSAFE);
       break;
-    case Ev::MCreate:
+    case Ev::MCreate:  // arg: the new M; the M running newm created it
       ev.set_kind(trace::KIND_M_CREATE);
-      ev.set_peer_m(arg);
+      if (ev.has_m()) ev.set_peer_m(ev.m());
+      ev.set_m(arg);
       break;
     case Ev::WakepSpinning:
     case Ev::WakepNoP:

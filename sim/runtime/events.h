@@ -23,7 +23,7 @@ enum class Ev : int {
   ProcStop,        // releasep
   ProcSteal,       // retake took a P from a syscalling M; pp = that P
   Wakep,           // wakep found an idle P for a spinning M
-  StartM,          // startm: arg = 1 if a new M was created
+  StartM,          // startm: arg = the M woken, or -1 when a new M is created
   StopM,           // stopm: the M parks
   HandoffP,        // handoffp
   SpinStart,       // an M starts spinning

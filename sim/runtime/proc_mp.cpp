@@ -59,7 +59,7 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
     unlock(&sched.lock);
     void (Runtime::*fn)() = nullptr;
     if (spinning) fn = &Runtime::mspinning;
-    ev(Ev::StartM, nullptr, pp, 1);
+    ev(Ev::StartM, nullptr, pp, -1);
     newm(fn, pp, id);
     if (lockheld) lock(&sched.lock);
     releasem(mp);
@@ -69,7 +69,7 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
   if (nmp->spinning) plat::throw_("startm: m is spinning");
   if (nmp->nextp != nullptr) plat::throw_("startm: m has p");
   if (spinning && !runqempty(pp)) plat::throw_("startm: p has runnable gs");
-  ev(Ev::StartM, nullptr, pp, 0);
+  ev(Ev::StartM, nullptr, pp, nmp->id);
   nmp->spinning = spinning;
   nmp->nextp = pp;
   plat::notewakeup(nmp->park);
