@@ -174,6 +174,7 @@ class Recorder final : public engine::Chooser {
 
   bool pruned() const { return pruned_; }
   bool violated() const { return violated_; }
+  uint64_t step() const override { return ex_.steps == 0 ? 0 : ex_.steps - 1; }
 
  private:
   // The first thread after t (in thread order, wrapping) that is enabled and not in a timed wait;

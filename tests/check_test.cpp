@@ -14,6 +14,7 @@
 #include "sim/cost/profile.h"
 #include "sim/runtime/runtime.h"
 #include "sim/scenario/scenario.h"
+#include "traces/trace_reader.h"
 #include "traces/validate.h"
 
 using namespace gmp;
@@ -91,6 +92,21 @@ TEST_CASE("a counterexample replays exactly: the same steps and the same trace b
   const trace::Validator v = trace::validate_file(a);
   INFO((v.issues().empty() ? std::string("consistent") : v.issues().front().what));
   CHECK(v.issue_count() == 0);
+  // Every scheduler event is marked with the step it happened in, in the schedule's numbering.
+  trace::TraceReader in(a);
+  trace::Event e;
+  uint64_t last = 0, marked = 0, events = 0;
+  while (in.next(e)) {
+    if (e.kind() == trace::KIND_RUN_END) continue;
+    events++;
+    if (!e.has_step()) continue;
+    marked++;
+    CHECK(e.step() >= last);
+    CHECK(e.step() < x.steps);
+    last = e.step();
+  }
+  CHECK(events > 10);
+  CHECK(marked == events);
   std::remove(a.c_str());
   std::remove(b.c_str());
 }

@@ -24,6 +24,7 @@ uint64_t dump_text(const std::string& path, std::FILE* out) {
     if (e.has_peer_p()) line += " peer_p=" + std::to_string(e.peer_p());
     if (e.has_count()) line += " count=" + std::to_string(e.count());
     if (!e.label().empty()) line += " \"" + e.label() + "\"";
+    if (e.has_step()) line += " step=" + std::to_string(e.step());
     std::fprintf(out, "%s\n", line.c_str());
   }
   return r.events_read();

@@ -670,12 +670,13 @@ void App::steps_panel() {
   if (ImGui::Button("next >")) set_step(step_ + 1);
   ImGui::SameLine();
   ImGui::Text("step %lld of %zu (Up/Down)", static_cast<long long>(step_), m.events.size());
-  if (!ImGui::BeginTable("steps", 3,
+  if (!ImGui::BeginTable("steps", 4,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp)) {
     return;
   }
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("#");
+  ImGui::TableSetupColumn("step");  // the checker's step, which the schedule string numbers
   ImGui::TableSetupColumn("time");
   ImGui::TableSetupColumn("event");
   ImGui::TableHeadersRow();
@@ -693,6 +694,11 @@ void App::steps_panel() {
       if (r == step_ && step_follow_) {
         ImGui::SetScrollHereY(0.5f);
         step_follow_ = false;
+      }
+      ImGui::TableNextColumn();
+      if (const int64_t s = m.step(static_cast<uint32_t>(r)); s >= 0) {
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(s));
+        ImGui::TextUnformatted(buf);
       }
       ImGui::TableNextColumn();
       // The trace's own clock: the checker's, on the step axis.

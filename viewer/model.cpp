@@ -198,6 +198,11 @@ const GInfo* Model::find_g(int64_t goid) const {
   return it != gs.end() && it->goid == goid ? &*it : nullptr;
 }
 
+int64_t Model::step(uint32_t ev) const {
+  const EvExtra* x = extra(ev);
+  return x != nullptr ? x->step : -1;
+}
+
 const EvExtra* Model::extra(uint32_t ev) const {
   const auto it =
       std::lower_bound(extras.begin(), extras.end(), ev, [](const EvExtra& x, uint32_t v) { return x.ev < v; });
@@ -384,7 +389,8 @@ class Builder {
     e.reason = static_cast<uint8_t>(std::clamp(w.reason, 0, 255));
     e.queue = static_cast<uint8_t>(std::clamp(w.queue, 0, 255));
     e.wait_reason = static_cast<uint8_t>(std::clamp(w.wait_reason, 0, 255));
-    if ((w.has & (kHasSignal | kHasObject | kHasPeerM | kHasPeerP | kHasCount)) || w.user_op != 0 || w.phase != 0 ||
+    if ((w.has & (kHasSignal | kHasObject | kHasPeerM | kHasPeerP | kHasCount | kHasStep)) || w.user_op != 0 ||
+        w.phase != 0 ||
         !w.label.empty()) {
       EvExtra x{};
       x.ev = idx;
@@ -395,6 +401,7 @@ class Builder {
       x.signal = w.signal;
       x.has_signal = (w.has & kHasSignal) != 0;
       x.has_object = (w.has & kHasObject) != 0;
+      x.step = (w.has & kHasStep) ? static_cast<int64_t>(std::min<uint64_t>(w.step, INT64_MAX)) : -1;
       x.user_op = static_cast<uint8_t>(std::clamp(w.user_op, 0, 255));
       x.phase = static_cast<uint8_t>(std::clamp(w.phase, 0, 255));
       x.label = w.label.empty() ? kNoEv : intern(w.label);
@@ -1001,6 +1008,7 @@ void describe_event(const Model& m, uint32_t ev, std::string& out) {
           trace::UserOp_IsValid(x->user_op) ? trace::UserOp_Name(static_cast<trace::UserOp>(x->user_op)).c_str() : "?");
     }
     if (x->has_object) append_int(out, "object", static_cast<int64_t>(x->object));
+    if (x->step >= 0) append_int(out, "checker step", x->step);
     if (x->phase != 0) append_int(out, "phase", x->phase);
     if (x->label != kNoEv) append(out, "label", m.labels[x->label].c_str());
   }

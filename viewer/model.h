@@ -56,6 +56,7 @@ struct EvExtra {
   uint64_t object;
   uint32_t label;  // index into Model::labels, or kNoEv
   uint8_t user_op, phase, has_signal, has_object;
+  int64_t step;  // the checker's step (Event.step), -1: absent
 };
 
 enum class State : uint8_t { Running, Syscall, Spinning, Parked, Runnable, Blocked, Count_ };
@@ -208,6 +209,7 @@ class Model {
   uint16_t peer_m(uint32_t ev) const;
   uint16_t peer_p(uint32_t ev) const;
   int32_t count(uint32_t ev) const;
+  int64_t step(uint32_t ev) const;  // -1: absent
 
   // One lane per G (Running, Syscall, Runnable, Blocked), built from the events on first request.
   void build_g_lanes();

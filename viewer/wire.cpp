@@ -23,19 +23,19 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
       case 1:  // fixed64
         if (end - p < 8) return false;
         p += 8;
-        if (field <= 17) return false;  // every known field is a varint or bytes
+        if (field <= 18) return false;  // every known field is a varint or bytes
         continue;
       case 5:  // fixed32
         if (end - p < 4) return false;
         p += 4;
-        if (field <= 17) return false;
+        if (field <= 18) return false;
         continue;
       case 2: {  // length-delimited
         p = read_varint(p, end, v);
         if (p == nullptr || v > static_cast<uint64_t>(end - p)) return false;
         if (field == 17) {
           out.label = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(v));
-        } else if (field <= 16) {
+        } else if (field <= 18) {
           return false;
         }
         p += v;
@@ -90,6 +90,10 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
         break;
       case 16: out.phase = i32; break;
       case 17: return false;  // a string sent as a varint
+      case 18:
+        out.step = v;
+        out.has |= kHasStep;
+        break;
       default: break;         // a field of a later schema
     }
   }

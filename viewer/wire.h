@@ -21,13 +21,14 @@ struct WireEvent {
   int64_t g = 0, m = 0, p = 0, peer_g = 0, peer_m = 0, peer_p = 0, count = 0;
   uint64_t object = 0;
   int32_t signal = 0;
+  uint64_t step = 0;  // the checker's step (kHasStep)
   std::string_view label;
   // Presence of the optional fields, one bit each (kHas*).
   uint32_t has = 0;
 };
 
 inline constexpr uint32_t kHasG = 1, kHasM = 2, kHasP = 4, kHasPeerG = 8, kHasPeerM = 16, kHasPeerP = 32,
-                          kHasCount = 64, kHasSignal = 128, kHasObject = 256;
+                          kHasCount = 64, kHasSignal = 128, kHasObject = 256, kHasStep = 512;
 
 bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out);
 

@@ -101,6 +101,8 @@ class Chooser {
   // index in `enabled`, or kStopRun. `current` is the thread that stopped last (it may not be
   // enabled).
   virtual size_t choose(std::span<const Step> enabled, uint32_t current, const PointInfo& info) = 0;
+  // The index of the step being taken: the last one chosen (0 before the first), for the trace.
+  virtual uint64_t step() const { return 0; }
 };
 
 }  // namespace gmp::engine

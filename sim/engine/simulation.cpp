@@ -294,7 +294,11 @@ class Sim final : public rt::Host {
     const int64_t now = engine_.now();  // measuring costs the simulated program nothing
     metrics_.on_event(e, gp, pp, arg, now);
     if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
-    if (trace_ && e < Ev::WakepSpinning) trace_->write(to_trace(e, gp, pp, arg, now));  // the rest are counts
+    if (trace_ && e < Ev::WakepSpinning) {  // the rest are counts
+      trace::Event te = to_trace(e, gp, pp, arg, now);
+      if (cfg_.chooser != nullptr) te.set_step(cfg_.chooser->step());
+      trace_->write(te);
+    }
   }
 
  private:

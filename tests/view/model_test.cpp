@@ -178,6 +178,7 @@ TEST_CASE("view model: the wire decoder reads what protobuf writes") {
     if (rng() & 1) e.set_signal(23);
     if (rng() & 1) e.set_object(rng());
     if (rng() & 1) e.set_label("chan receive");
+    if (rng() & 1) e.set_step(rng() >> 3);
     e.set_reason(static_cast<gmp::trace::Reason>(rng() % 33));
     const std::string bytes = e.SerializeAsString();
     WireEvent w;
@@ -194,6 +195,8 @@ TEST_CASE("view model: the wire decoder reads what protobuf writes") {
     CHECK(((w.has & kHasSignal) != 0) == e.has_signal());
     if (e.has_object()) CHECK(w.object == e.object());
     CHECK(w.label == e.label());
+    CHECK(((w.has & kHasStep) != 0) == e.has_step());
+    if (e.has_step()) CHECK(w.step == e.step());
   }
   // A field of a later schema is skipped; a cut-short varint is refused.
   const uint8_t later[] = {0x08, 0x05, 0xa0, 0x06, 0x01, 0x10, 0x02};  // ts 5, field 100 = 1, kind 2
