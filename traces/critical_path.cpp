@@ -57,7 +57,8 @@ CriticalPath critical_path(const Timeline& tl) {
   std::map<std::pair<int64_t, size_t>, Vertex> first_node;  // (g, interval) -> node where it begins
   std::map<int64_t, Vertex> last_node;
   int64_t end_g = -1, end_t = std::numeric_limits<int64_t>::min();
-  for (const auto& [id, life] : tl.gs) {
+  for (const auto& [goid, life] : tl.gs) {
+    const int64_t id = goid;  // (a structured binding cannot be captured by clang 14's lambdas)
     if (life.intervals.empty()) continue;
     const int64_t gend = effective_end(life, tl.t_end);
     if (gend > end_t) {
