@@ -305,3 +305,17 @@ func { name: "hog" op { compute { duration: "500ms" } } }
   CHECK(!rep.found);
   CHECK(rep.executions == 5);
 }
+
+// The schedule docs/checker-findings.md and the README quote (a worker stranded while a P idles on
+// the unmodified port) still replays to its violation: a change of the step model that moves it
+// fails here, and the docs must be updated with the new schedule.
+TEST_CASE("the work-conservation schedule quoted in the docs still replays", "[check]") {
+  const scenario::Scenario sc =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/waitgroup.textproto");
+  model::CheckSetup setup = setup_for(sc, 2);
+  setup.properties = model::parse_properties("all");
+  const model::Execution ex = model::replay(setup, model::Schedule::parse("277:3,400:3,583:2/726"), "");
+  REQUIRE(ex.end == model::Execution::End::Violation);
+  CHECK(ex.violation.property == model::kWorkConservation);
+  CHECK(ex.violation.message.find("G6 in P0's run queue while P1 is idle") != std::string::npos);
+}
