@@ -575,6 +575,24 @@ TEST_CASE("gmpsim trace stats, critical-path and diff read a simulated trace", "
   std::remove(b.c_str());
 }
 
+TEST_CASE("gmpsim replay derives a scenario from a trace, fits it and sweeps it", "[cli][trace]") {
+  const std::string tr = tmp("replay.trace"), sc = tmp("replay.textproto");
+  REQUIRE(gmpsim("run " + kScenarios + "goroutines.textproto --procs 2 --trace " + tr).status == 0);
+  const Out o = gmpsim("replay " + tr + " --procs 1,2 --jobs 1 -o " + sc);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("10001 goroutines (4 of the runtime left out)") != std::string::npos);
+  CHECK(o.text.find("replay: fitted at GOMAXPROCS 2") != std::string::npos);
+  CHECK(o.text.find("virtual time (ms)") != std::string::npos);
+  CHECK(gmpsim("run " + sc + " --procs 2").status == 0);  // the derived scenario is a scenario
+  const Out raw = gmpsim("replay " + tr + " --procs 2 --jobs 1 --no-fit -o " + sc);
+  CHECK(raw.status == 0);
+  CHECK(raw.text.find("fitted") == std::string::npos);
+  CHECK(gmpsim("replay --procs 2 " + tr).status == 2);  // TRACE comes first
+  CHECK(gmpsim("replay " + tmp("no_such.trace")).status == 1);
+  std::remove(tr.c_str());
+  std::remove(sc.c_str());
+}
+
 // At 1 P main yields to a goroutine that computes 50us, so it waits 50us to run again: a latency
 // assertion the checker tests under strict time only, where the clock means what it does in a run.
 TEST_CASE("gmpsim check --time strict checks latency assertions, and its schedules replay with it", "[cli][check]") {

@@ -29,12 +29,13 @@ struct Op {
 
 class Deriver {
  public:
-  explicit Deriver(const Timeline& tl) : tl_(tl) {}
+  Deriver(const Timeline& tl, const DeriveOptions& opt) : tl_(tl), opt_(opt) {}
 
   DerivedScenario run(const std::string& source) {
     classify();
     index_wakes();
     for (int64_t g : user_) derive(g);
+    for (auto& [g, ops] : ops_) take_overhead(ops);
     return format(source);
   }
 
@@ -131,6 +132,21 @@ class Deriver {
     }
   }
 
+  // Takes the fitted cost of each operation out of the compute next to it: the one before it, or
+  // for a receive the one after it (the rest of the receive runs once the goroutine is woken).
+  void take_overhead(std::vector<Op>& ops) {
+    for (size_t i = 0; i < ops.size(); i++) {
+      const Op::Kind k = ops[i].kind;
+      if (k != Op::Go && k != Op::Send && k != Op::Recv && k != Op::Syscall) continue;
+      sync_ops_++;
+      if (opt_.op_overhead_ns <= 0) continue;
+      const size_t at = k == Op::Recv ? i + 1 : i - 1;
+      if ((k == Op::Recv || i > 0) && at < ops.size() && ops[at].kind == Op::Compute) {
+        ops[at].ns = std::max<int64_t>(1, ops[at].ns - opt_.op_overhead_ns);
+      }
+    }
+  }
+
   static std::string fname(int64_t g, int64_t main) { return g == main ? "main" : "g" + std::to_string(g); }
 
   DerivedScenario format(const std::string& source) {
@@ -139,6 +155,12 @@ class Deriver {
     out.procs = tl_.header.num_ps();
     out.goroutines = user_.size();
     out.runtime_gs = runtime_.size();
+    out.sync_ops = sync_ops_;
+    for (int64_t g : user_) {
+      for (const Interval& iv : tl_.gs.at(g).intervals) {
+        if (iv.state == GState::Running) out.running_ns += iv.t1 - iv.t0;
+      }
+    }
     std::string& t = out.text;
     t += "# Derived by gmpsim replay from " + source + " (" + tl_.header.producer() + ", GOMAXPROCS " +
          std::to_string(out.procs) + ", " + std::to_string(out.span) + " ns, " + std::to_string(out.goroutines) +
@@ -212,6 +234,8 @@ class Deriver {
   }
 
   const Timeline& tl_;
+  const DeriveOptions opt_;
+  uint64_t sync_ops_ = 0;
   std::set<int64_t> user_, runtime_, created_;
   int64_t main_ = -1;
   std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made_;  // (g, interval) -> wakes it made
@@ -226,6 +250,8 @@ class Deriver {
 
 }  // namespace
 
-DerivedScenario derive_scenario(const Timeline& tl, const std::string& source) { return Deriver(tl).run(source); }
+DerivedScenario derive_scenario(const Timeline& tl, const std::string& source, const DeriveOptions& opt) {
+  return Deriver(tl, opt).run(source);
+}
 
 }  // namespace gmp::trace

@@ -24,17 +24,26 @@
 
 namespace gmp::trace {
 
+struct DeriveOptions {
+  // What one replayed operation (go, a send, a receive, a system call) costs the replay in running
+  // time that the trace's running time already holds: taken out of the compute before it (after
+  // it, for a receive). gmpsim replay fits it (sim/cli/cmd_replay.cpp); 0: nothing taken out.
+  int64_t op_overhead_ns = 0;
+};
+
 struct DerivedScenario {
   std::string text;         // the scenario
   uint64_t goroutines = 0;  // of the program, one function each
   uint64_t runtime_gs = 0;  // the runtime's, left out
   uint64_t ops = 0;
+  uint64_t sync_ops = 0;   // go, send, receive and syscall operations
+  int64_t running_ns = 0;  // the program's goroutines' running time in the trace
   int64_t span = 0;   // of the trace
   int32_t procs = 0;  // the trace's GOMAXPROCS (its header's num_ps)
 };
 
 // `source`: how the header comment names the trace (its path).
-DerivedScenario derive_scenario(const Timeline& tl, const std::string& source);
+DerivedScenario derive_scenario(const Timeline& tl, const std::string& source, const DeriveOptions& opt = {});
 
 // Whether a wait reason is one only the runtime's own goroutines wait for (GC workers, sweeper,
 // scavenger, forcegc, finalizers, the GOMAXPROCS updater, ...).

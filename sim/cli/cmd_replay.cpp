@@ -1,6 +1,11 @@
 // gmpsim replay TRACE [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of gmpsim sweep]
 // Derives a scenario from the trace (traces/derive_scenario.h), writes it where users can read
 // and edit it, and sweeps it over GOMAXPROCS and core counts: a recorded run replayed as a what-if.
+//
+// The fit (unless --no-fit): the trace's running times already hold what its runtime spent on each
+// operation (a channel send, a system call), and the replay spends its own cost for the operation
+// again. So the derived scenario is run once at the trace's GOMAXPROCS, its goroutines' running
+// time R set against the trace's T, and (R - T) / operations taken out next to each operation.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -20,8 +25,8 @@ namespace gmp::cli {
 int cmd_replay(int argc, char** argv) {
   if (argc < 1 || argv[0][0] == '-') usage_error("replay: expected TRACE first, then the flags");
   const std::string trace_path = argv[0];
-  std::string out_path;
-  bool procs_given = false;
+  std::string out_path, profile;
+  bool procs_given = false, fit = true;
   std::vector<std::string> rest;  // everything else goes to gmpsim sweep as it is
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
@@ -31,18 +36,23 @@ int cmd_replay(int argc, char** argv) {
     } else if (arg.rfind("--out=", 0) == 0) {
       out_path = arg.substr(6);
       if (out_path.empty()) usage_error("replay: --out needs a file name");
+    } else if (arg == "--no-fit") {
+      fit = false;
     } else {
       procs_given |= arg == "--procs" || arg.rfind("--procs=", 0) == 0;
+      if (arg == "--profile" && i + 1 < argc) profile = argv[i + 1];
+      if (arg.rfind("--profile=", 0) == 0) profile = arg.substr(10);
       rest.push_back(arg);
     }
   }
-  trace::DerivedScenario d;
+  trace::Timeline tl;
   try {
-    d = trace::derive_scenario(trace::build_timeline(trace_path), trace_path);
+    tl = trace::build_timeline(trace_path);
   } catch (const trace::TraceFormatError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
+  trace::DerivedScenario d = trace::derive_scenario(tl, trace_path);
   if (out_path.empty()) {
     const size_t slash = trace_path.find_last_of('/');
     std::string base = trace_path.substr(slash == std::string::npos ? 0 : slash + 1);
@@ -54,6 +64,36 @@ int cmd_replay(int argc, char** argv) {
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
     return 1;
+  }
+  if (fit && d.procs > 0 && d.sync_ops > 0) {
+    RunOptions o;
+    o.scenario_path = out_path;
+    o.profile = profile;
+    const Loaded in = load_inputs(o);
+    engine::SimConfig cfg = sim_config(o, d.procs, 0, 1);
+    cfg.trace_path = out_path + ".fit.trace";
+    const engine::SimResult r = engine::simulate(in.scenario, in.profile, cfg);
+    const trace::DerivedScenario again = trace::derive_scenario(trace::build_timeline(cfg.trace_path), "");
+    std::remove(cfg.trace_path.c_str());
+    const int64_t extra = again.running_ns - d.running_ns;
+    if (r.stop == engine::Engine::Stop::Exit && extra > 0) {
+      trace::DeriveOptions opt;
+      // At most kMaxOverheadNs an operation: more than any one operation costs the replay, an excess
+      // comes from elsewhere (the runtime's start, in a short trace) and is left alone.
+      constexpr int64_t kMaxOverheadNs = 2000;
+      opt.op_overhead_ns = std::min(kMaxOverheadNs, extra / static_cast<int64_t>(d.sync_ops));
+      d = trace::derive_scenario(tl, trace_path, opt);
+      try {
+        trace::write_output_file(out_path, d.text);
+      } catch (const trace::OutputError& e) {
+        std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
+        return 1;
+      }
+      std::printf("replay: fitted at GOMAXPROCS %d: the replay ran its goroutines %.3f ms against the trace's %.3f ms; "
+                  "%lld ns taken out next to each of %llu operations\n",
+                  d.procs, static_cast<double>(again.running_ns) / 1e6, static_cast<double>(d.running_ns) / 1e6,
+                  static_cast<long long>(opt.op_overhead_ns), static_cast<unsigned long long>(d.sync_ops));
+    }
   }
   std::printf(
       "replay: %s -> %s: %llu goroutines (%llu of the runtime left out), %llu operations; the trace ran "
