@@ -1,0 +1,363 @@
+// Importing real Go execution traces (traces/import): traces that a small Go program writes
+// during the test with each installed Go toolchain, compared with what `go tool trace` reads in
+// them; the schema trace that comes out, checked as G and P timelines; bad input of every kind
+// refused with a byte offset and no output file.
+#include "traces/import/go_import.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tests/traces/go_text_trace.h"
+#include "traces/import/go_header.h"
+#include "traces/import/go_trace_v1.h"
+#include "traces/import/go_trace_v2.h"
+#include "traces/trace_reader.h"
+
+namespace fs = std::filesystem;
+using namespace gmp::trace;
+using namespace gmp::trace::go;
+
+namespace {
+
+struct Shell {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Shell shell(const std::string& cmd) {
+  Shell s;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
+  const int st = pclose(p);
+  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return s;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+// A fresh directory, removed with everything in it at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "gmp_go_import_test.XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+const std::string kData = std::string(GMP_SOURCE_DIR) + "/tests/traces/data/";
+
+std::string go_tool(const std::string& version) { return "/usr/lib/go-" + version + "/bin/go"; }
+
+// Builds tests/traces/goprog with Go `version` ("1.19", "1.23") and runs it: the path of the
+// trace it wrote, or "" (after a printed reason) when that Go is not installed. Nothing is
+// downloaded: the module has no dependencies, GOPROXY is off and the caches live in the build
+// directory.
+std::string make_go_trace(const std::string& version) {
+  const std::string go = go_tool(version);
+  if (!fs::exists(go)) {
+    WARN("skipped: " + go + " is not installed");
+    return "";
+  }
+  const std::string dir = std::string(GMP_BINARY_DIR) + "/go_import_test/" + version;
+  fs::create_directories(dir);
+  const std::string env = "GOFLAGS=-mod=mod GOCACHE=" + dir + "/gocache GOPATH=" + dir +
+                          "/gopath GOPROXY=off GOTOOLCHAIN=local GO111MODULE=on ";
+  const Shell build = shell("cd " + std::string(GMP_SOURCE_DIR) + "/tests/traces/goprog && " + env + go + " build -o " +
+                            dir + "/goprog .");
+  INFO(build.out);
+  REQUIRE(build.status == 0);
+  const std::string trace = dir + "/goprog.trace";
+  fs::remove(trace);
+  const Shell run = shell(dir + "/goprog " + trace);
+  INFO(run.out);
+  REQUIRE(run.status == 0);
+  return trace;
+}
+
+// Reads a whole trace with the reader the header picks: Go's event counts by type name.
+std::map<std::string, uint64_t> our_counts(const std::string& path) {
+  const std::string data = slurp(path);
+  std::unique_ptr<GoTraceReader> r = open_go_reader(path, data, FormatChoice::kAuto);
+  std::map<std::string, uint64_t> counts;
+  GoEvent ev;
+  while (r->next(ev)) {
+    if (!ev.synthetic) counts[std::string(r->type_name(ev.type))]++;
+  }
+  return counts;
+}
+
+// The events of each type that `go tool trace` prints for a second-format trace (-d=2: the
+// events of the file, batch by batch), those of the event batches only.
+std::map<std::string, uint64_t> go_counts_v2(const std::string& version, const std::string& path) {
+  const Shell s = shell(go_tool(version) + " tool trace -d=2 " + path);
+  REQUIRE(s.status == 0);
+  std::map<std::string, uint64_t> counts;
+  std::istringstream in(s.out);
+  std::string line;
+  static const std::vector<std::string> kNotInBatches = {
+      "EventBatch", "Stacks",    "Stack", "Strings",       "String",          "CPUSamples",
+      "CPUSample",  "Frequency", "Sync",  "ClockSnapshot", "EndOfGeneration", "ExperimentalBatch"};
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '\t' || line[0] == ' ') continue;
+    const std::string name = line.substr(0, line.find(' '));
+    if (std::find(kNotInBatches.begin(), kNotInBatches.end(), name) != kNotInBatches.end()) continue;
+    if (name.find('=') != std::string::npos) continue;
+    counts[name]++;
+  }
+  return counts;
+}
+
+// The schema trace as G and P timelines: every transition must start from the state the last
+// one left. Returns the problems found (none for a good import) and counts kinds.
+struct Timelines {
+  std::vector<std::string> problems;
+  std::map<Kind, uint64_t> kinds;
+  Header header;
+  uint64_t events = 0;
+};
+
+Timelines check_timelines(const std::string& path) {
+  enum G { kNone, kRunnable, kRunning, kSyscall, kWaiting };
+  Timelines t;
+  TraceReader r(path);
+  t.header = r.header();
+  std::unordered_map<int64_t, G> gs;
+  std::unordered_map<int64_t, int64_t> ps;  // P -> holding M
+  Event e;
+  int64_t last_ts = 0;
+  auto problem = [&](const std::string& what) {
+    if (t.problems.size() < 20)
+      t.problems.push_back("event " + std::to_string(t.events) + " (" + Kind_Name(e.kind()) +
+                           " g=" + std::to_string(e.g()) + "): " + what);
+  };
+  auto expect = [&](std::initializer_list<G> from, G to) {
+    G& s = gs[e.g()];
+    if (std::find(from.begin(), from.end(), s) == from.end()) problem("from state " + std::to_string(s));
+    s = to;
+  };
+  while (r.next(e)) {
+    t.events++;
+    t.kinds[e.kind()]++;
+    if (e.ts() < last_ts) problem("time goes back");
+    last_ts = e.ts();
+    switch (e.kind()) {
+      case KIND_GO_CREATE: expect({kNone}, kRunnable); break;
+      case KIND_GO_START: expect({kRunnable}, kRunning); break;
+      case KIND_GO_STOP: expect({kRunning}, kRunnable); break;
+      case KIND_GO_PARK: expect({kRunning, kRunnable}, kWaiting); break;
+      case KIND_GO_UNPARK: expect({kWaiting}, kRunnable); break;
+      case KIND_GO_EXIT: expect({kRunning, kSyscall}, kNone); break;
+      case KIND_GO_SYSCALL_ENTER: expect({kRunning, kRunnable}, kSyscall); break;
+      case KIND_GO_SYSCALL_EXIT:
+        expect({kSyscall}, e.reason() == REASON_EXITSYSCALL_FAST ? kRunning : kRunnable);
+        break;
+      case KIND_P_ACQUIRE:
+        if (ps.count(e.p()) != 0) problem("P " + std::to_string(e.p()) + " acquired twice");
+        ps[e.p()] = e.m();
+        break;
+      case KIND_P_RELEASE:
+        if (ps.erase(e.p()) == 0) problem("P " + std::to_string(e.p()) + " released but not held");
+        break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+// Imports `in` into a file of `dir`; checks the result as timelines.
+Timelines import_and_check(const std::string& in, const TempDir& dir, ImportResult* result = nullptr) {
+  const std::string out = dir.file("out.trace");
+  ImportResult r = import_go_trace(in, out, FormatChoice::kAuto);
+  if (result != nullptr) *result = r;
+  Timelines t = check_timelines(out);
+  CHECK(t.events == r.events_written);
+  return t;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += x + "\n";
+  return s;
+}
+
+std::string counts_text(const std::map<std::string, uint64_t>& m) {
+  std::string s;
+  for (const auto& [k, v] : m) s += k + "=" + std::to_string(v) + " ";
+  return s;
+}
+
+// Every byte string `bad` must be refused with a TraceFormatError whose offset lies in the
+// input; a good prefix (which a cut at a batch boundary can be) may import, and then its events
+// must serialize as the schema wants (UTF-8 strings). In memory, for speed; returns whether it
+// was refused.
+bool refused_cleanly(const std::string& bytes) {
+  try {
+    std::string buf;
+    convert_go_trace(
+        "bad", bytes, FormatChoice::kAuto, [](const Header&) {},
+        [&](const Event& e) {
+          buf.clear();
+          REQUIRE(e.SerializeToString(&buf));
+          Event back;
+          REQUIRE(back.ParseFromString(buf));
+        });
+  } catch (const TraceFormatError& e) {
+    CHECK(e.offset() <= bytes.size());
+    CHECK(!e.problem().empty());
+    return true;
+  }
+  return false;
+}
+
+// The same through files: the output file must not appear.
+bool refused_cleanly(const std::string& bytes, const TempDir& dir) {
+  const std::string in = dir.file("bad.in"), out = dir.file("bad.out");
+  spit(in, bytes);
+  try {
+    import_go_trace(in, out, FormatChoice::kAuto);
+  } catch (const TraceFormatError& e) {
+    CHECK(e.offset() <= bytes.size());
+    CHECK(!fs::exists(out));
+    return true;
+  }
+  CHECK_NOTHROW(check_timelines(out));
+  fs::remove(out);
+  return false;
+}
+
+// Deterministic pseudo-random numbers for the corruption tests.
+struct Lcg {
+  uint64_t s;
+  uint64_t next() {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return s >> 33;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("go import: a Go 1.23 program's trace reads as go tool trace reads it", "[go-import][v2]") {
+  const std::string trace = make_go_trace("1.23");
+  if (trace.empty()) {
+    SUCCEED("Go 1.23 not installed");
+    return;
+  }
+  const auto ours = our_counts(trace);
+  const auto gos = go_counts_v2("1.23", trace);
+  INFO("ours: " << counts_text(ours));
+  INFO("go tool trace -d=2: " << counts_text(gos));
+  CHECK(ours == gos);
+  CHECK(ours.at("GoStart") > 20);
+  CHECK(ours.at("GoSyscallBegin") > 0);
+
+  TempDir dir;
+  ImportResult r;
+  const Timelines t = import_and_check(trace, dir, &r);
+  INFO(join(t.problems));
+  CHECK(t.problems.empty());
+  CHECK(t.header.producer() == "go trace import");
+  CHECK(t.header.clock() == CLOCK_REAL);
+  CHECK(t.header.num_ps() == 4);
+  REQUIRE(t.header.metadata_size() >= 1);
+  CHECK(t.header.metadata(0).key() == "go_version");
+  CHECK(t.header.metadata(0).value() == "1.23");
+  // One schema event per Go transition of these kinds.
+  auto kind = [&](Kind k) { return t.kinds.count(k) != 0 ? t.kinds.at(k) : 0; };
+  auto go = [&](const char* n) { return ours.count(n) != 0 ? ours.at(n) : 0; };
+  CHECK(kind(KIND_GO_UNPARK) == go("GoUnblock"));
+  CHECK(kind(KIND_GO_STOP) == go("GoStop"));
+  CHECK(kind(KIND_GO_EXIT) == go("GoDestroy") + go("GoDestroySyscall"));
+  CHECK(kind(KIND_GO_SYSCALL_EXIT) == go("GoSyscallEnd") + go("GoSyscallEndBlocked"));
+  CHECK(kind(KIND_GO_CREATE) ==
+        go("GoCreate") + go("GoCreateSyscall") + go("GoCreateBlocked") + go("GoStatus") + go("GoStatusStack"));
+  CHECK(kind(KIND_P_RELEASE) == go("ProcStop") + go("ProcSteal"));
+}
+
+TEST_CASE("go import: the shipped Go 1.23 trace imports the same every time", "[go-import][v2]") {
+  TempDir dir;
+  const std::string a = dir.file("a.trace"), b = dir.file("b.trace");
+  const ImportResult ra = import_go_trace(kData + "goprog-1.23.trace", a, FormatChoice::kAuto);
+  import_go_trace(kData + "goprog-1.23.trace", b, FormatChoice::kV2);
+  CHECK(ra.go_version == "1.23");
+  CHECK(ra.events_written > 100);
+  CHECK(slurp(a) == slurp(b));
+  Timelines t = check_timelines(a);
+  INFO(join(t.problems));
+  CHECK(t.problems.empty());
+  CHECK(t.kinds[KIND_STEAL] > 0);
+  CHECK(t.kinds[KIND_GO_SYSCALL_ENTER] > 0);
+  CHECK_THROWS_AS(import_go_trace(kData + "goprog-1.23.trace", a, FormatChoice::kV1), TraceFormatError);
+}
+
+TEST_CASE("go import: cut, corrupted and random second-format traces are refused with an offset", "[go-import][v2]") {
+  TempDir dir;
+  const std::string good = slurp(kData + "goprog-1.23.trace");
+  size_t refused = 0;
+  for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
+  for (size_t n = 0; n < good.size(); n += 97) refused_cleanly(good.substr(0, n), dir);
+  // Every cut inside a batch is refused; only cuts at a batch boundary can read as a shorter trace.
+  CHECK(refused > good.size() * 9 / 10);
+  Lcg rng{12345};
+  for (int i = 0; i < 3000; i++) {
+    std::string bad = good;
+    const int flips = 1 + static_cast<int>(rng.next() % 4);
+    for (int f = 0; f < flips; f++) bad[16 + rng.next() % (bad.size() - 16)] = static_cast<char>(rng.next());
+    refused_cleanly(bad);
+  }
+  for (int i = 0; i < 2000; i++) {
+    std::string bad = std::string("go 1.23 trace\0\0\0", 16);
+    const size_t n = rng.next() % 200;
+    for (size_t k = 0; k < n; k++) bad += static_cast<char>(rng.next());
+    refused_cleanly(bad);
+  }
+}
+
+TEST_CASE("go import: headers name the version they refuse", "[go-import]") {
+  TempDir dir;
+  const std::string in = dir.file("h.trace"), out = dir.file("h.out");
+  auto error_for = [&](const std::string& bytes) -> std::string {
+    spit(in, bytes);
+    try {
+      import_go_trace(in, out, FormatChoice::kAuto);
+    } catch (const TraceFormatError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(error_for(std::string("go 1.24 trace\0\0\0", 16)).find("go 1.24") != std::string::npos);
+  CHECK(error_for(std::string("go 1.27 trace\0\0\0", 16)).find("go 1.27") != std::string::npos);
+  CHECK(error_for(std::string("go 1.5 trace\0\0\0\0", 16)).find("go 1.5") != std::string::npos);
+  CHECK(error_for("gmptrace").find("not a Go execution trace") != std::string::npos);
+  CHECK(error_for("").find("not a Go execution trace") != std::string::npos);
+  CHECK(error_for(std::string("go 1.23 trace\0\0\1", 16)).find("NUL") != std::string::npos);
+  CHECK(!fs::exists(out));
+  // A header alone is an empty trace.
+  CHECK(error_for(std::string("go 1.23 trace\0\0\0", 16)).empty());
+  CHECK(check_timelines(out).events == 0);
+}

@@ -1,0 +1,434 @@
+#include "traces/import/go_import.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "traces/import/go_header.h"
+#include "traces/import/go_trace_v1.h"
+#include "traces/import/go_trace_v2.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace gmp::trace::go {
+namespace {
+
+struct ReasonMap {
+  std::string_view go;
+  WaitReason wait;
+};
+
+// Go's block reason strings (runtime traceBlockReason) and the v1 reader's names.
+constexpr ReasonMap kWaitReasons[] = {
+    {"chan receive", WAIT_REASON_CHAN_RECEIVE},
+    {"chan send", WAIT_REASON_CHAN_SEND},
+    {"select", WAIT_REASON_SELECT},
+    {"sleep", WAIT_REASON_SLEEP},
+    {"network", WAIT_REASON_IO_WAIT},
+    {"sync.(*Cond).Wait", WAIT_REASON_SYNC_COND_WAIT},
+    {"preempted", WAIT_REASON_PREEMPTED},
+};
+
+WaitReason wait_reason(std::string_view go) {
+  for (const ReasonMap& r : kWaitReasons) {
+    if (r.go == go) return r.wait;
+  }
+  return WAIT_REASON_OTHER;
+}
+
+Reason stop_reason(std::string_view go) {
+  if (go == "runtime.Gosched" || go == "yield") return REASON_GOSCHED;
+  if (go == "preempted") return REASON_PREEMPT_COOPERATIVE;
+  return REASON_UNSPECIFIED;
+}
+
+// The function of a stack's first frame ("main.worker" of "main.worker /x/main.go:12").
+std::string_view first_function(std::string_view stack) {
+  stack = stack.substr(0, stack.find('\n'));
+  size_t sp = stack.rfind(' ');
+  return sp == std::string_view::npos ? stack : stack.substr(0, sp);
+}
+
+// Length of the valid UTF-8 sequence at the start of `s`, 0 if it is not one.
+size_t utf8_len(std::string_view s) {
+  const auto b = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
+  const uint8_t c = b(0);
+  size_t n;
+  uint32_t cp;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2, cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3, cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (s.size() < n) return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((b(i) & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (b(i) & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+}  // namespace
+
+// Text for a string field: proto3 strings must be UTF-8, a Go trace's strings are bytes. Invalid
+// bytes become '?'.
+void GoConverter::set_text(std::string* field, std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && static_cast<uint8_t>(s[i]) < 0x80) i++;
+  if (i == s.size()) {
+    field->assign(s.data(), s.size());
+    return;
+  }
+  field->clear();
+  field->reserve(s.size());
+  for (i = 0; i < s.size();) {
+    size_t n = utf8_len(s.substr(i));
+    if (n == 0) {
+      *field += '?';
+      i++;
+    } else {
+      field->append(s.data() + i, n);
+      i += n;
+    }
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceFormatError(path, 0, "cannot open the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw TraceFormatError(path, 0, "cannot read the file");
+  return std::move(ss).str();
+}
+
+std::unique_ptr<GoTraceReader> open_go_reader(const std::string& path, std::string_view data, FormatChoice format) {
+  GoHeader h = parse_go_header(path, data);
+  if (format == FormatChoice::kV1 && h.format != GoFormat::kV1) {
+    throw TraceFormatError(path, 0,
+                           "--format v1, but the header says go 1." + std::to_string(h.minor) + " (the second format)");
+  }
+  if (format == FormatChoice::kV2 && h.format != GoFormat::kV2) {
+    throw TraceFormatError(path, 0,
+                           "--format v2, but the header says go 1." + std::to_string(h.minor) + " (the first format)");
+  }
+  if (h.format == GoFormat::kV1) return make_v1_reader(path, data);
+  return make_v2_reader(path, data);
+}
+
+void GoConverter::scan(const GoEvent& ev) {
+  if (!scanned_any_) {
+    scanned_any_ = true;
+    origin_ = ev.ts;
+  }
+  if (ev.kind == GoKind::kProcsChange && gomaxprocs_ == 0) gomaxprocs_ = static_cast<int64_t>(ev.value);
+  if (ev.kind == GoKind::kProcStatus && ev.old_status == static_cast<uint8_t>(PStatus::kUnknown)) {
+    max_initial_p_ = std::max(max_initial_p_, ev.arg_p);
+  }
+  if (ev.m >= 0 && (ms_.empty() || ms_.back() != ev.m)) ms_.push_back(ev.m);
+  if (ms_.size() > 4096) {  // keep the list short: sort and deduplicate now and then
+    std::sort(ms_.begin(), ms_.end());
+    ms_.erase(std::unique(ms_.begin(), ms_.end()), ms_.end());
+  }
+}
+
+Header GoConverter::header(const std::string& go_version) const {
+  std::vector<int64_t> ms = ms_;
+  std::sort(ms.begin(), ms.end());
+  ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+  int64_t procs = gomaxprocs_ > 0 ? gomaxprocs_ : max_initial_p_ + 1;
+  Header h;
+  h.set_producer("go trace import");
+  h.set_num_ps(static_cast<int32_t>(std::clamp<int64_t>(procs, 0, INT32_MAX)));
+  h.set_num_ms(static_cast<int32_t>(std::min<size_t>(ms.size(), INT32_MAX)));
+  h.set_clock(CLOCK_REAL);
+  auto add = [&](const char* k, const std::string& v) {
+    Metadata* md = h.add_metadata();
+    md->set_key(k);
+    md->set_value(v);
+  };
+  add("go_version", go_version);
+  add("gomaxprocs", std::to_string(procs));
+  return h;
+}
+
+Event& GoConverter::make(const GoEvent& ev, Kind kind) {
+  out_.Clear();
+  out_.set_ts(std::max<int64_t>(0, ev.ts - origin_));
+  out_.set_kind(kind);
+  if (ev.m >= 0) out_.set_m(ev.m);
+  if (ev.p >= 0) out_.set_p(ev.p);
+  return out_;
+}
+
+void GoConverter::acquire(const GoEvent& ev, int64_t m, int64_t p, const Sink& sink) {
+  Event& e = make(ev, KIND_P_ACQUIRE);
+  if (m >= 0) {
+    e.set_m(m);
+  } else {
+    e.clear_m();
+  }
+  e.set_p(p);
+  e.clear_g();
+  p_holder_[p] = m;
+  emit(sink);
+}
+
+void GoConverter::release(const GoEvent& ev, int64_t p, Reason reason, const Sink& sink) {
+  Event& e = make(ev, KIND_P_RELEASE);
+  auto it = p_holder_.find(p);
+  e.clear_m();
+  if (it != p_holder_.end()) {
+    if (it->second >= 0) e.set_m(it->second);
+    p_holder_.erase(it);
+  } else if (ev.m >= 0 && reason != REASON_RETAKE) {
+    e.set_m(ev.m);
+  }
+  e.set_p(p);
+  e.set_reason(reason);
+  emit(sink);
+}
+
+// A G first seen through a status event existed before the trace: it is created, then put in
+// the state the event gives.
+void GoConverter::introduce_g(const GoEvent& ev, const Sink& sink) {
+  const int64_t g = ev.arg_g;
+  {
+    Event& e = make(ev, KIND_GO_CREATE);
+    e.clear_m();
+    e.clear_p();
+    e.set_g(g);
+    emit(sink);
+  }
+  GInfo& info = gs_[g];
+  switch (static_cast<GStatus>(ev.status)) {
+    case GStatus::kRunnable: info.ready_p = -1; break;
+    case GStatus::kRunning: {
+      Event& e = make(ev, KIND_GO_START);
+      e.set_g(g);
+      emit(sink);
+      break;
+    }
+    case GStatus::kSyscall: {
+      Event& e = make(ev, KIND_GO_START);
+      e.set_g(g);
+      emit(sink);
+      Event& s = make(ev, KIND_GO_SYSCALL_ENTER);
+      s.set_g(g);
+      s.set_reason(REASON_SYSCALL);
+      if (!ev.stack.empty()) set_text(s.mutable_stack(), ev.stack);
+      emit(sink);
+      break;
+    }
+    case GStatus::kWaiting: {
+      Event& e = make(ev, KIND_GO_PARK);
+      e.set_g(g);
+      e.set_reason(REASON_PARK);
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      break;
+    }
+    default: break;
+  }
+}
+
+void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
+  switch (ev.kind) {
+    case GoKind::kProcStatus: {
+      auto old_status = static_cast<PStatus>(ev.old_status);
+      auto status = static_cast<PStatus>(ev.status);
+      if ((old_status == PStatus::kUnknown || old_status == PStatus::kNotExist) &&
+          (status == PStatus::kRunning || status == PStatus::kSyscall)) {
+        acquire(ev, ev.m, ev.arg_p, sink);
+      }
+      return;
+    }
+    case GoKind::kProcStart: acquire(ev, ev.m, ev.arg_p, sink); return;
+    case GoKind::kProcStop: release(ev, ev.p, REASON_UNSPECIFIED, sink); return;
+    case GoKind::kProcSteal: release(ev, ev.arg_p, REASON_RETAKE, sink); return;
+    case GoKind::kGoStatus:
+      if (ev.old_status == static_cast<uint8_t>(GStatus::kUnknown)) introduce_g(ev, sink);
+      return;
+    case GoKind::kGoCreate:
+    case GoKind::kGoCreateBlocked: {
+      Event& e = make(ev, KIND_GO_CREATE);
+      e.set_g(ev.arg_g);
+      if (ev.g >= 0) e.set_peer_g(ev.g);
+      e.set_reason(REASON_NEWPROC);
+      if (!ev.new_stack.empty()) {
+        std::string_view f = first_function(ev.new_stack);
+        set_text(e.mutable_label(), f);
+      }
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      gs_[ev.arg_g].ready_p = ev.p;
+      if (ev.kind == GoKind::kGoCreateBlocked) {
+        Event& b = make(ev, KIND_GO_PARK);
+        b.set_g(ev.arg_g);
+        b.set_reason(REASON_PARK);
+        emit(sink);
+      }
+      return;
+    }
+    case GoKind::kGoCreateSyscall: {
+      Event& e = make(ev, KIND_GO_CREATE);
+      e.set_g(ev.arg_g);
+      emit(sink);
+      Event& s = make(ev, KIND_GO_SYSCALL_ENTER);
+      s.set_g(ev.arg_g);
+      s.set_reason(REASON_SYSCALL);
+      emit(sink);
+      return;
+    }
+    case GoKind::kGoStart: {
+      GInfo& info = gs_[ev.arg_g];
+      Reason reason = REASON_UNSPECIFIED;
+      if (info.ready_p >= 0 && ev.p >= 0 && info.ready_p != ev.p) {
+        Event& s = make(ev, KIND_STEAL);
+        s.set_g(ev.arg_g);
+        s.set_peer_p(info.ready_p);
+        s.set_queue(QUEUE_LOCAL);
+        s.set_reason(REASON_STEAL_WORK);
+        emit(sink);
+        reason = REASON_STEAL_WORK;
+      }
+      info.ready_p = -1;
+      Event& e = make(ev, KIND_GO_START);
+      e.set_g(ev.arg_g);
+      e.set_reason(reason);
+      emit(sink);
+      return;
+    }
+    case GoKind::kGoStop: {
+      Event& e = make(ev, KIND_GO_STOP);
+      e.set_g(ev.g);
+      e.set_reason(stop_reason(ev.reason));
+      set_text(e.mutable_label(), ev.reason);
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      gs_[ev.g].ready_p = -1;  // Gosched and preemption put it on the global queue
+      return;
+    }
+    case GoKind::kGoBlock: {
+      Event& e = make(ev, KIND_GO_PARK);
+      e.set_g(ev.g);
+      e.set_reason(REASON_PARK);
+      WaitReason w = wait_reason(ev.reason);
+      e.set_wait_reason(w);
+      if (w == WAIT_REASON_OTHER) set_text(e.mutable_label(), ev.reason);
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      return;
+    }
+    case GoKind::kGoUnblock: {
+      Event& e = make(ev, KIND_GO_UNPARK);
+      e.set_g(ev.arg_g);
+      if (ev.g >= 0) e.set_peer_g(ev.g);
+      e.set_reason(REASON_READY);
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      gs_[ev.arg_g].ready_p = ev.p;
+      return;
+    }
+    case GoKind::kGoDestroy:
+    case GoKind::kGoDestroySyscall: {
+      Event& e = make(ev, KIND_GO_EXIT);
+      e.set_g(ev.g);
+      e.set_reason(REASON_GOEXIT);
+      if (ev.kind == GoKind::kGoDestroySyscall) e.clear_p();
+      emit(sink);
+      gs_.erase(ev.g);
+      return;
+    }
+    case GoKind::kGoSyscallBegin: {
+      Event& e = make(ev, KIND_GO_SYSCALL_ENTER);
+      e.set_g(ev.g);
+      e.set_reason(REASON_SYSCALL);
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      return;
+    }
+    case GoKind::kGoSyscallEnd: {
+      Event& e = make(ev, KIND_GO_SYSCALL_EXIT);
+      e.set_g(ev.g);
+      e.set_reason(REASON_EXITSYSCALL_FAST);
+      emit(sink);
+      return;
+    }
+    case GoKind::kGoSyscallEndBlocked: {
+      Event& e = make(ev, KIND_GO_SYSCALL_EXIT);
+      e.set_g(ev.g);
+      e.set_reason(ev.p >= 0 ? REASON_EXITSYSCALL_IDLE_P : REASON_EXITSYSCALL_NO_P);
+      emit(sink);
+      gs_[ev.g].ready_p = ev.p;
+      return;
+    }
+    case GoKind::kUserTaskBegin:
+    case GoKind::kUserTaskEnd:
+    case GoKind::kUserRegionBegin:
+    case GoKind::kUserRegionEnd:
+    case GoKind::kUserLog:
+    case GoKind::kGoLabel: {
+      Event& e = make(ev, KIND_ANNOTATION);
+      if (ev.g >= 0) e.set_g(ev.g);
+      e.set_reason(REASON_USER);
+      e.set_user_op(USER_OP_CUSTOM);
+      if (ev.kind != GoKind::kGoLabel) e.set_object(ev.value);
+      if (ev.kind == GoKind::kUserTaskBegin || ev.kind == GoKind::kUserRegionBegin) e.set_phase(PHASE_BEGIN);
+      if (ev.kind == GoKind::kUserTaskEnd || ev.kind == GoKind::kUserRegionEnd) e.set_phase(PHASE_END);
+      std::string label = ev.kind == GoKind::kUserTaskBegin || ev.kind == GoKind::kUserTaskEnd ? "task " : "";
+      if (ev.kind == GoKind::kUserRegionBegin || ev.kind == GoKind::kUserRegionEnd) label = "region ";
+      if (ev.kind == GoKind::kUserLog) label = "log ";
+      if (ev.kind == GoKind::kGoLabel) label = "label ";
+      label += ev.reason;
+      set_text(e.mutable_label(), label);
+      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+      emit(sink);
+      return;
+    }
+    case GoKind::kProcsChange:
+    case GoKind::kDropped: return;
+  }
+}
+
+ImportResult convert_go_trace(const std::string& name, std::string_view data, FormatChoice format,
+                              const std::function<void(const Header&)>& on_header, const GoConverter::Sink& sink) {
+  ImportResult r;
+  GoConverter conv;
+  GoEvent ev;
+  {
+    std::unique_ptr<GoTraceReader> reader = open_go_reader(name, data, format);
+    r.go_version = reader->go_version();
+    while (reader->next(ev)) {
+      conv.scan(ev);
+      r.go_events++;
+      if (!ev.synthetic) r.type_counts[ev.type]++;
+    }
+  }
+  std::unique_ptr<GoTraceReader> reader = open_go_reader(name, data, format);
+  on_header(conv.header(r.go_version));
+  const GoConverter::Sink counting = [&](const Event& e) {
+    r.events_written++;
+    sink(e);
+  };
+  while (reader->next(ev)) conv.convert(ev, counting);
+  return r;
+}
+
+ImportResult import_go_trace(const std::string& in, const std::string& out, FormatChoice format) {
+  const std::string data = read_file(in);
+  std::unique_ptr<TraceWriter> writer;
+  ImportResult r = convert_go_trace(
+      in, data, format, [&](const Header& h) { writer = std::make_unique<TraceWriter>(out, h); },
+      [&](const Event& e) { writer->write(e); });
+  writer->close();
+  return r;
+}
+
+}  // namespace gmp::trace::go
