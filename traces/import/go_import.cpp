@@ -251,7 +251,11 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
     }
     case GoKind::kProcStart: acquire(ev, ev.m, ev.arg_p, sink); return;
     case GoKind::kProcStop: release(ev, ev.p, REASON_UNSPECIFIED, sink); return;
-    case GoKind::kProcSteal: release(ev, ev.arg_p, REASON_RETAKE, sink); return;
+    case GoKind::kProcSteal:
+      // A P whose M the trace never named (a P found abandoned in a syscall at the start of
+      // a generation) is not held by anyone here: nothing to release.
+      if (p_holder_.count(ev.arg_p) != 0) release(ev, ev.arg_p, REASON_RETAKE, sink);
+      return;
     case GoKind::kGoStatus:
       if (ev.old_status == static_cast<uint8_t>(GStatus::kUnknown)) introduce_g(ev, sink);
       return;

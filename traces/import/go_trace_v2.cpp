@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -374,6 +375,7 @@ class V2Reader final : public GoTraceReader {
 
   // Reads the next generation's batches and tables; false at the end of the trace.
   bool read_generation() {
+    if (deferred_error_ != nullptr) throw *deferred_error_;
     if (done_) return false;
     gen_ = Generation{};
     if (spill_) {
@@ -393,7 +395,20 @@ class V2Reader final : public GoTraceReader {
       uint64_t gen = 0;
       Batch b{};
       bool end_of_gen = false;
-      uint8_t exp = read_batch(b, gen, end_of_gen);
+      uint8_t exp = 0;
+      if (minor_ >= 26 || gen_.gen == 0) {
+        exp = read_batch(b, gen, end_of_gen);
+      } else {
+        // Go reports a bad batch after the generation before it, whose events may well be
+        // fine (and whose own errors come first).
+        try {
+          exp = read_batch(b, gen, end_of_gen);
+        } catch (const TraceFormatError& e) {
+          deferred_error_ = std::make_unique<TraceFormatError>(e);
+          done_ = true;
+          break;
+        }
+      }
       if (end_of_gen) {
         ended = true;
         break;
@@ -1405,6 +1420,7 @@ class V2Reader final : public GoTraceReader {
   GCState gc_state_ = kGCUndetermined;
   int64_t last_ts_ = 0;
   std::string scratch_;
+  std::unique_ptr<TraceFormatError> deferred_error_;  // a bad batch after the current generation
 };
 
 }  // namespace
