@@ -435,3 +435,159 @@ TEST_CASE("go import: an event type newer than the trace's version is refused", 
   INFO(error);
   CHECK(error.find("invalid event type 47 for go 1.22") != std::string::npos);
 }
+
+namespace {
+
+// One Go event: its time, its byte offset in the file and its type's name.
+struct Seen {
+  int64_t ts;
+  uint64_t off;
+  std::string name;
+  bool operator==(const Seen&) const = default;
+  bool operator<(const Seen& o) const { return std::tie(ts, off, name) < std::tie(o.ts, o.off, o.name); }
+};
+
+// The events in order; those with equal times sorted by offset (Go's order between them is
+// unspecified).
+void sort_ties(std::vector<Seen>& v) {
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j < v.size() && v[j].ts == v[i].ts) j++;
+    std::sort(v.begin() + static_cast<ptrdiff_t>(i), v.begin() + static_cast<ptrdiff_t>(j));
+    i = j;
+  }
+}
+
+std::vector<Seen> our_events(const std::string& path) {
+  const std::string data = slurp(path);
+  std::unique_ptr<GoTraceReader> r = open_go_reader(path, data, FormatChoice::kAuto);
+  std::vector<Seen> v;
+  GoEvent ev;
+  while (r->next(ev)) {
+    if (!ev.synthetic) v.push_back({ev.ts, ev.offset, std::string(r->type_name(ev.type))});
+  }
+  sort_ties(v);
+  return v;
+}
+
+// What Go 1.19's `go tool trace -d` prints for a first-format trace: one parsed event a line,
+// "TIME NAME p=P g=G off=OFFSET ...".
+std::vector<Seen> go_events_v1(const std::string& path) {
+  const Shell s = shell(go_tool("1.19") + " tool trace -d " + path);
+  INFO(s.out.substr(0, 2000));
+  REQUIRE(s.status == 0);
+  std::vector<Seen> v;
+  std::istringstream in(s.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream l(line);
+    Seen e{};
+    std::string p, g, off;
+    if (!(l >> e.ts >> e.name >> p >> g >> off) || off.rfind("off=", 0) != 0) continue;
+    e.off = std::stoull(off.substr(4));
+    v.push_back(e);
+  }
+  sort_ties(v);
+  return v;
+}
+
+std::map<std::string, uint64_t> count_names(const std::vector<Seen>& v) {
+  std::map<std::string, uint64_t> m;
+  for (const Seen& e : v) m[e.name]++;
+  return m;
+}
+
+// Go's first-format test traces: Go 1.19's and, with 1.21 ones, Go 1.23's.
+std::vector<std::string> v1_test_files() {
+  std::vector<std::string> files;
+  for (const std::string dir : {"/usr/lib/go-1.19/src/internal/trace/testdata",
+                                "/usr/lib/go-1.23/src/internal/trace/internal/oldtrace/testdata"}) {
+    if (!fs::is_directory(dir)) {
+      WARN("skipped Go's test traces in " + dir + ": not installed (packages golang-1.19-src, golang-1.23-src)");
+      continue;
+    }
+    for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("go import: a Go 1.19 program's trace reads as go tool trace reads it", "[go-import][v1]") {
+  const std::string trace = make_go_trace("1.19");
+  if (trace.empty()) {
+    SUCCEED("Go 1.19 not installed");
+    return;
+  }
+  const std::vector<Seen> ours = our_events(trace);
+  const std::vector<Seen> gos = go_events_v1(trace);
+  INFO("ours: " << counts_text(count_names(ours)));
+  INFO("go tool trace -d: " << counts_text(count_names(gos)));
+  CHECK(count_names(ours) == count_names(gos));
+  CHECK(ours == gos);  // the same events, in the same order, at the same times
+  CHECK(count_names(ours)["GoStart"] > 20);
+  TempDir dir;
+  const Timelines t = import_and_check(trace, dir);
+  INFO(join(t.problems));
+  CHECK(t.problems.empty());
+  CHECK(t.header.num_ps() == 4);
+  CHECK(t.header.metadata(0).value() == "1.19");
+}
+
+TEST_CASE("go import: Go's first-format test traces read as Go 1.19 reads them, older versions are refused",
+          "[go-import][v1]") {
+  TempDir dir;
+  const bool have_go = fs::exists(go_tool("1.19"));
+  int imported = 0, refused = 0;
+  for (const std::string& file : v1_test_files()) {
+    INFO(file);
+    const std::string data = slurp(file);
+    const GoHeader h = [&] {
+      try {
+        return parse_go_header(file, data);
+      } catch (const TraceFormatError& e) {
+        // Go 1.5 to 1.10: the error names the version.
+        const std::string name = fs::path(file).filename().string();
+        const std::string minor = name.substr(name.find("_1_") + 3, name.rfind('_') - name.find("_1_") - 3);
+        CHECK(std::string(e.what()).find("go 1." + minor) != std::string::npos);
+        refused++;
+        return GoHeader{};
+      }
+    }();
+    if (h.minor == 0) continue;
+    const Timelines t = import_and_check(file, dir);
+    INFO(join(t.problems));
+    CHECK(t.problems.empty());
+    imported++;
+    if (have_go && h.minor <= 19) CHECK(our_events(file) == go_events_v1(file));
+  }
+  if (imported == 0 && refused == 0) {
+    SUCCEED("no Go test traces installed");
+    return;
+  }
+  CHECK(imported >= 5);
+  CHECK(refused >= 5);
+}
+
+TEST_CASE("go import: cut, corrupted and random first-format traces are refused with an offset", "[go-import][v1]") {
+  TempDir dir;
+  const std::string good = slurp(kData + "goprog-1.19.trace");
+  size_t refused = 0;
+  for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
+  CHECK(refused > good.size() * 9 / 10);
+  for (size_t n = 0; n < good.size(); n += 97) refused_cleanly(good.substr(0, n), dir);
+  Lcg rng{54321};
+  for (int i = 0; i < 3000; i++) {
+    std::string bad = good;
+    const int flips = 1 + static_cast<int>(rng.next() % 4);
+    for (int f = 0; f < flips; f++) bad[16 + rng.next() % (bad.size() - 16)] = static_cast<char>(rng.next());
+    refused_cleanly(bad);
+  }
+  for (int i = 0; i < 2000; i++) {
+    std::string bad = std::string("go 1.19 trace\0\0\0", 16);
+    const size_t n = rng.next() % 200;
+    for (size_t k = 0; k < n; k++) bad += static_cast<char>(rng.next());
+    refused_cleanly(bad);
+  }
+}

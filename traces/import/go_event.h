@@ -27,7 +27,7 @@ enum class GoKind : uint8_t {
   kProcStart,            // arg_p: the P the M (m) acquires
   kProcStop,             // the M releases its P (p)
   kProcSteal,            // arg_p taken from M arg_m (-1 if it had none) which sits in a syscall
-  kGoStatus,             // arg_g, arg_m (-1: none); status / old_status: GStatus
+  kGoStatus,             // arg_g, arg_m (-1: none); status / old_status: GStatus (old kUnknown: first seen)
   kGoCreate,             // arg_g created by g (-1 if none); stack: the creator's; new_stack
   kGoCreateBlocked,      // as kGoCreate, the new G starts blocked
   kGoCreateSyscall,      // arg_g appears on m in a syscall (a cgo callback)
@@ -40,6 +40,7 @@ enum class GoKind : uint8_t {
   kGoSyscallBegin,       // g enters a system call on m, leaving p in syscall state
   kGoSyscallEnd,         // g returns from a system call and keeps its P
   kGoSyscallEndBlocked,  // g returns from a system call that lost its P; g is runnable
+  kGoSyscallBlocked,     // first format: g's system call blocks and its P moves on without it
   kUserTaskBegin,        // value: task id; reason: its name
   kUserTaskEnd,          // value: task id
   kUserRegionBegin,      // value: task id; reason: the region's name

@@ -256,9 +256,25 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       // a generation) is not held by anyone here: nothing to release.
       if (p_holder_.count(ev.arg_p) != 0) release(ev, ev.arg_p, REASON_RETAKE, sink);
       return;
-    case GoKind::kGoStatus:
-      if (ev.old_status == static_cast<uint8_t>(GStatus::kUnknown)) introduce_g(ev, sink);
+    case GoKind::kGoStatus: {
+      const auto old_status = static_cast<GStatus>(ev.old_status);
+      const auto status = static_cast<GStatus>(ev.status);
+      if (old_status == GStatus::kUnknown) {
+        introduce_g(ev, sink);
+      } else if (old_status == GStatus::kRunnable && status == GStatus::kWaiting) {
+        // The first format states the Gs that wait when the trace starts after creating them.
+        Event& e = make(ev, KIND_GO_PARK);
+        e.set_g(ev.arg_g);
+        e.set_reason(REASON_PARK);
+        emit(sink);
+      } else if (old_status == GStatus::kRunnable && status == GStatus::kSyscall) {
+        Event& e = make(ev, KIND_GO_SYSCALL_ENTER);
+        e.set_g(ev.arg_g);
+        e.set_reason(REASON_SYSCALL);
+        emit(sink);
+      }
       return;
+    }
     case GoKind::kGoCreate:
     case GoKind::kGoCreateBlocked: {
       Event& e = make(ev, KIND_GO_CREATE);
@@ -396,6 +412,7 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       emit(sink);
       return;
     }
+    case GoKind::kGoSyscallBlocked:
     case GoKind::kProcsChange:
     case GoKind::kDropped: return;
   }
