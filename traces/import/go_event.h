@@ -81,6 +81,10 @@ class GoTraceReader {
   virtual std::string go_version() const = 0;
   // Name of Go's event type `type` (for counts and messages).
   virtual std::string_view type_name(uint8_t type) const = 0;
+  // The generation of the event next() gave last (the first format has one: 1).
+  virtual uint64_t generation() const = 0;
+  // Starts over from the first event.
+  virtual void rewind() = 0;
 };
 
 }  // namespace gmp::trace::go

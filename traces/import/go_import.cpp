@@ -1,8 +1,9 @@
 #include "traces/import/go_import.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "traces/import/go_header.h"
 #include "traces/import/go_trace_v1.h"
@@ -100,12 +101,16 @@ void GoConverter::set_text(std::string* field, std::string_view s) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceFormatError(path, 0, "cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw TraceFormatError(path, 0, "cannot read the file");
-  return std::move(ss).str();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) throw TraceFormatError(path, 0, std::string("cannot open the file: ") + std::strerror(errno));
+  std::string data;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
+  const bool bad = std::ferror(f) != 0;
+  std::fclose(f);
+  if (bad) throw TraceFormatError(path, data.size(), "cannot read the file");
+  return data;
 }
 
 std::unique_ptr<GoTraceReader> open_go_reader(const std::string& path, std::string_view data, FormatChoice format) {
@@ -131,22 +136,15 @@ void GoConverter::scan(const GoEvent& ev) {
   if (ev.kind == GoKind::kProcStatus && ev.old_status == static_cast<uint8_t>(PStatus::kUnknown)) {
     max_initial_p_ = std::max(max_initial_p_, ev.arg_p);
   }
-  if (ev.m >= 0 && (ms_.empty() || ms_.back() != ev.m)) ms_.push_back(ev.m);
-  if (ms_.size() > 4096) {  // keep the list short: sort and deduplicate now and then
-    std::sort(ms_.begin(), ms_.end());
-    ms_.erase(std::unique(ms_.begin(), ms_.end()), ms_.end());
-  }
+  if (ev.kind == GoKind::kProcStart) max_initial_p_ = std::max(max_initial_p_, ev.arg_p);
 }
 
 Header GoConverter::header(const std::string& go_version) const {
-  std::vector<int64_t> ms = ms_;
-  std::sort(ms.begin(), ms.end());
-  ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
   int64_t procs = gomaxprocs_ > 0 ? gomaxprocs_ : max_initial_p_ + 1;
   Header h;
   h.set_producer("go trace import");
   h.set_num_ps(static_cast<int32_t>(std::clamp<int64_t>(procs, 0, INT32_MAX)));
-  h.set_num_ms(static_cast<int32_t>(std::min<size_t>(ms.size(), INT32_MAX)));
+  h.set_num_ms(0);  // a Go trace does not say which threads exist: each M appears with M_CREATE
   h.set_clock(CLOCK_REAL);
   auto add = [&](const char* k, const std::string& v) {
     Metadata* md = h.add_metadata();
@@ -156,6 +154,19 @@ Header GoConverter::header(const std::string& go_version) const {
   add("go_version", go_version);
   add("gomaxprocs", std::to_string(procs));
   return h;
+}
+
+// The first event that names an M introduces it: a Go trace does not record thread creation.
+void GoConverter::note_m(const GoEvent& ev, int64_t m, const Sink& sink) {
+  if (m < 0 || m == last_m_ || !ms_seen_.insert(m).second) {
+    if (m >= 0) last_m_ = m;
+    return;
+  }
+  last_m_ = m;
+  Event& e = make(ev, KIND_M_CREATE);
+  e.set_m(m);
+  e.clear_p();
+  emit(sink);
 }
 
 Event& GoConverter::make(const GoEvent& ev, Kind kind) {
@@ -239,6 +250,9 @@ void GoConverter::introduce_g(const GoEvent& ev, const Sink& sink) {
 }
 
 void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
+  if (ev.kind == GoKind::kDropped || ev.kind == GoKind::kProcsChange) return;
+  note_m(ev, ev.m, sink);
+  note_m(ev, ev.arg_m, sink);
   switch (ev.kind) {
     case GoKind::kProcStatus: {
       auto old_status = static_cast<PStatus>(ev.old_status);
@@ -423,22 +437,27 @@ ImportResult convert_go_trace(const std::string& name, std::string_view data, Fo
   ImportResult r;
   GoConverter conv;
   GoEvent ev;
-  {
-    std::unique_ptr<GoTraceReader> reader = open_go_reader(name, data, format);
-    r.go_version = reader->go_version();
-    while (reader->next(ev)) {
-      conv.scan(ev);
-      r.go_events++;
-      if (!ev.synthetic) r.type_counts[ev.type]++;
-    }
-  }
+  // The header needs the start of the trace only: the first generation, or less once GOMAXPROCS
+  // is known.
   std::unique_ptr<GoTraceReader> reader = open_go_reader(name, data, format);
+  r.go_version = reader->go_version();
+  uint64_t first_gen = 0;
+  while (conv.gomaxprocs() == 0 && reader->next(ev)) {
+    if (first_gen == 0) first_gen = reader->generation();
+    if (reader->generation() != first_gen) break;
+    conv.scan(ev);
+  }
+  reader->rewind();
   on_header(conv.header(r.go_version));
   const GoConverter::Sink counting = [&](const Event& e) {
     r.events_written++;
     sink(e);
   };
-  while (reader->next(ev)) conv.convert(ev, counting);
+  while (reader->next(ev)) {
+    r.go_events++;
+    if (!ev.synthetic) r.type_counts[ev.type]++;
+    conv.convert(ev, counting);
+  }
   return r;
 }
 

@@ -4,15 +4,16 @@
 //   - open_go_reader picks the reader by the header (or as `format` forces) over the file's bytes.
 //   - GoConverter turns the format-neutral stream (go_event.h) into schema Events. It owns the
 //     G, P and M state: which P each M holds, where each G was last made runnable. It is fed in
-//     two passes over the same trace: scan() every event first (the header needs GOMAXPROCS at
-//     the start, the Ms and the time origin), then header(), then convert() every event again,
+//     two passes: scan() the events of the first generation (the header needs GOMAXPROCS at the
+//     start and the time origin), then header(), then convert() every event from the start,
 //     which hands the schema events to the sink in order.
 //   - Mapping (docs/traces.md has the table): P start/stop/steal become P_ACQUIRE/P_RELEASE; G
 //     create, start, stop, block, unblock, exit and syscalls become the GO_* kinds with Go's
 //     reason strings mapped to Reason and WaitReason (unlisted ones in label); a G or P first
 //     seen through a status event is introduced (GO_CREATE, then GO_START, GO_PARK or
 //     GO_SYSCALL_ENTER as its status says; P_ACQUIRE for a P held by an M); a G made runnable
-//     on one P that starts on another yields a STEAL first. GC, STW, heap and CPU-sample events
+//     on one P that starts on another yields a STEAL first; each M appears with an M_CREATE
+//     before its first event (Header.num_ms is 0). GC, STW, heap and CPU-sample events
 //     are dropped. User tasks, regions and logs become ANNOTATIONs (USER_OP_CUSTOM).
 //   - import_go_trace reads IN, converts it and writes OUT through TraceWriter, so OUT appears
 //     only when the whole import succeeded. Bad input throws TraceFormatError (byte offset).
@@ -25,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "traces/import/go_event.h"
@@ -60,16 +62,19 @@ class GoConverter {
   void introduce_g(const GoEvent& ev, const Sink& sink);
   static void set_text(std::string* field, std::string_view s);
 
+  void note_m(const GoEvent& ev, int64_t m, const Sink& sink);
+
   // scan()
   bool scanned_any_ = false;
   int64_t origin_ = 0;
   int64_t gomaxprocs_ = 0;
   int64_t max_initial_p_ = -1;
-  std::vector<int64_t> ms_;  // distinct Ms, sorted at header()
   // convert()
   Event out_;
   std::unordered_map<int64_t, GInfo> gs_;          // looked up, never iterated
   std::unordered_map<int64_t, int64_t> p_holder_;  // the M holding each P
+  std::unordered_set<int64_t> ms_seen_;            // Ms introduced so far
+  int64_t last_m_ = -1;                            // the M note_m saw last (already introduced)
 };
 
 struct ImportResult {

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -258,6 +260,12 @@ class V1Reader final : public GoTraceReader {
 
   std::string go_version() const override { return "1." + std::to_string(minor_); }
   std::string_view type_name(uint8_t type) const override { return v1_type_name(type); }
+  uint64_t generation() const override { return 1; }
+  void rewind() override {
+    next_ = 0;
+    p_thread_.clear();
+    pending_end_ = false;
+  }
 
   bool next(GoEvent& out) override {
     if (pending_end_) {
@@ -451,50 +459,62 @@ class V1Reader final : public GoTraceReader {
     size_t pending = 0;
     for (const auto& l : lists_) pending += l.size();
     events_.reserve(pending);
+    // Go checks every list's first event again after each one it takes. An event that is not
+    // ready waits for its G to change, so here it waits in `waiting` under that G and is checked
+    // again when it does; the events that are ready sit in a heap by time (then by P).
     std::vector<size_t> head(lists_.size(), 0);
-    std::vector<char> selected(lists_.size(), 0);
-    struct Front {
+    std::vector<Transition> front(lists_.size());
+    struct Key {
+      int64_t ts;
       size_t list;
-      Transition t;
+      bool operator>(const Key& o) const { return ts != o.ts ? ts > o.ts : list > o.list; }
     };
-    std::vector<Front> frontier;
+    std::priority_queue<Key, std::vector<Key>, std::greater<Key>> frontier;
+    std::unordered_map<uint64_t, std::vector<size_t>> waiting;
     std::unordered_map<uint64_t, GSeq> gs;
-    for (; pending != 0; pending--) {
-      for (size_t i = 0; i < lists_.size(); i++) {
-        if (selected[i] || head[i] == lists_[i].size()) continue;
-        Ev& ev = lists_[i][head[i]];
-        Transition t = transition_of(ev);
-        if (!ready(t, gs[t.g])) continue;
-        frontier.push_back({i, t});
-        head[i]++;
-        selected[i] = 1;
-        if (ev.type == kEvGoStartLocal) ev.type = kEvGoStart;
-        if (ev.type == kEvGoUnblockLocal) ev.type = kEvGoUnblock;
-        if (ev.type == kEvGoSysExitLocal) ev.type = kEvGoSysExit;
+    auto select = [&](size_t i) {
+      if (head[i] == lists_[i].size()) return;
+      const Ev& ev = lists_[i][head[i]];
+      const Transition t = transition_of(ev);
+      if (t.g != kUnordered && !ready(t, gs[t.g])) {
+        waiting[t.g].push_back(i);
+        return;
       }
+      front[i] = t;
+      frontier.push({ev.ts, i});
+    };
+    for (size_t i = 0; i < lists_.size(); i++) select(i);
+    std::vector<size_t> woken;
+    for (; pending != 0; pending--) {
       if (frontier.empty()) {
         size_t first = 0;
         while (head[first] == lists_[first].size()) first++;
         fail(lists_[first][head[first]].off, "no consistent ordering of events possible");
       }
-      // The earliest; between equal times, the lowest P (Go's choice there is unspecified).
-      size_t best = 0;
-      for (size_t k = 1; k < frontier.size(); k++) {
-        const Ev& a = lists_[frontier[k].list][head[frontier[k].list] - 1];
-        const Ev& b = lists_[frontier[best].list][head[frontier[best].list] - 1];
-        if (a.ts < b.ts || (a.ts == b.ts && frontier[k].list < frontier[best].list)) best = k;
-      }
-      const Front f = frontier[best];
-      frontier.erase(frontier.begin() + static_cast<ptrdiff_t>(best));
-      events_.push_back(lists_[f.list][head[f.list] - 1]);
-      if (f.t.g != kUnordered) {
-        GSeq& cur = gs[f.t.g];
-        GSeq next = f.t.next;
+      const size_t i = frontier.top().list;
+      frontier.pop();
+      Ev& ev = lists_[i][head[i]++];
+      const Transition& t = front[i];
+      if (ev.type == kEvGoStartLocal) ev.type = kEvGoStart;
+      if (ev.type == kEvGoUnblockLocal) ev.type = kEvGoUnblock;
+      if (ev.type == kEvGoSysExitLocal) ev.type = kEvGoSysExit;
+      events_.push_back(ev);
+      if (t.g != kUnordered) {
+        GSeq& cur = gs[t.g];
+        if (!ready(t, cur)) fail(ev.off, "event sequences are broken");
+        GSeq next = t.next;
         if (next.seq == kNoSeq) next.seq = cur.seq;
         if (next.seq == kSeqInc) next.seq = cur.seq + 1;
         cur = next;
+        auto w = waiting.find(t.g);
+        if (w != waiting.end()) {
+          woken.swap(w->second);
+          waiting.erase(w);
+          for (size_t k : woken) select(k);
+          woken.clear();
+        }
       }
-      selected[f.list] = 0;
+      select(i);
     }
     lists_.clear();
     for (size_t i = 1; i < events_.size(); i++) {

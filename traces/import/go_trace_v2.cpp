@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -272,7 +271,8 @@ struct RawEvent {
 // One M's batches of a generation and the position of the next event in them.
 struct Cursor {
   int64_t m = kNone;
-  size_t batches = 0;  // index into Generation::ms
+  MState* ms = nullptr;  // the ordering's state of m (none for kNone)
+  size_t batches = 0;    // index into Generation::ms
   int64_t last_ts = 0;
   size_t idx = 0;
   uint64_t data_off = 0;
@@ -331,10 +331,12 @@ class V2Reader final : public GoTraceReader {
 
   std::string go_version() const override { return "1." + std::to_string(minor_); }
   std::string_view type_name(uint8_t type) const override { return v2_type_name(type); }
+  uint64_t generation() const override { return gen_.gen; }
+  void rewind() override { *this = V2Reader(path_, data_); }
 
   bool next(GoEvent& out) override {
     for (;;) {
-      if (!queue_.empty()) {
+      if (queue_head_ < queue_.size()) {
         pop(out);
         return true;
       }
@@ -447,6 +449,7 @@ class V2Reader final : public GoTraceReader {
     for (size_t i = 0; i < gen_.ms.size(); i++) {
       Cursor c;
       c.m = gen_.ms[i].first;
+      if (c.m != kNone) c.ms = &ms_[c.m];
       c.batches = i;
       if (next_event(c)) heap_insert(std::move(c));
     }
@@ -565,7 +568,6 @@ class V2Reader final : public GoTraceReader {
   void add_sync(const Batch& b) {
     uint64_t pos = b.off, end = b.off + b.size;
     if (minor_ >= 25) pos++;  // the Sync byte
-    uint64_t last = b.time;
     while (pos < end) {
       uint64_t at = pos;
       uint8_t ev = static_cast<uint8_t>(data_[pos++]);
@@ -577,7 +579,7 @@ class V2Reader final : public GoTraceReader {
       } else if (ev == kEvClockSnapshot && minor_ >= 25) {
         if (gen_.has_clock_snapshot) fail(at, "multiple clock snapshot events in one generation");
         gen_.has_clock_snapshot = true;
-        last += uvarint(pos, end, "clock snapshot time");
+        (void)uvarint(pos, end, "clock snapshot time");
         (void)uvarint(pos, end, "clock snapshot mono");
         (void)uvarint(pos, end, "clock snapshot seconds");
         (void)uvarint(pos, end, "clock snapshot nanoseconds");
@@ -711,7 +713,7 @@ class V2Reader final : public GoTraceReader {
 
   bool try_advance(size_t i) {
     Cursor& c = frontier_[i];
-    if (!advance(c.ev, c.m)) return false;
+    if (!advance(c.ev, c.m, c.ms)) return false;
     if (next_event(frontier_[i])) {
       heap_update(i);
     } else {
@@ -735,7 +737,7 @@ class V2Reader final : public GoTraceReader {
   // ---- Ordering (Go's order.go): true if the event could be taken now; throws if it never can.
 
   Queued& push(const RawEvent& e, const Ctx& ctx, GoKind kind) {
-    Queued& q = queue_.emplace_back();
+    Queued& q = queue_.emplace_back();  // a reference valid until the next push
     q.ev.kind = kind;
     q.ev.type = e.type;
     q.ev.ts = e.time;
@@ -832,21 +834,19 @@ class V2Reader final : public GoTraceReader {
     fail(e.offset, std::string("tried to end ") + name(begin) + ", but it is not in flight");
   }
 
-  bool advance(RawEvent& e, int64_t m) {
+  // `ms` is m's state (ms_ keeps its nodes in place as it grows).
+  bool advance(RawEvent& e, int64_t m, MState* ms) {
     Ctx cur;
     cur.m = m;
-    MState* ms = nullptr;
-    if (m != kNone) {
-      ms = &ms_[m];
+    if (ms != nullptr) {
       cur.p = ms->p;
       cur.g = ms->g;
     }
     Ctx next = cur;
     bool ok = dispatch(e, cur, next);
     if (ok && ms != nullptr) {
-      MState& s = ms_[m];  // dispatch may have added Ms
-      s.p = next.p;
-      s.g = next.g;
+      ms->p = next.p;
+      ms->g = next.g;
     }
     return ok;
   }
@@ -1347,7 +1347,7 @@ class V2Reader final : public GoTraceReader {
   }
 
   void pop(GoEvent& out) {
-    Queued& q = queue_.front();
+    Queued& q = queue_[queue_head_];
     out = q.ev;
     if (q.has_stack) {
       if (gen_.stacks.get(q.stack) == nullptr) {
@@ -1392,7 +1392,10 @@ class V2Reader final : public GoTraceReader {
     if (q.ev.type == kEvUserTaskBegin) out.reason = s1;
     if (out.ts <= last_ts_) out.ts = last_ts_ + 1;
     last_ts_ = out.ts;
-    queue_.pop_front();
+    if (++queue_head_ == queue_.size()) {
+      queue_.clear();
+      queue_head_ = 0;
+    }
   }
 
   enum GCState { kGCUndetermined, kGCNotRunning, kGCRunning };
@@ -1411,7 +1414,8 @@ class V2Reader final : public GoTraceReader {
   uint64_t spill_off_ = 0;
   uint64_t initial_gen_ = 0;
   std::vector<Cursor> frontier_;
-  std::deque<Queued> queue_;
+  std::vector<Queued> queue_;  // events accepted, from queue_head_ on
+  size_t queue_head_ = 0;
   std::unordered_map<int64_t, GState> gs_;
   std::unordered_map<int64_t, PState> ps_;
   std::unordered_map<int64_t, MState> ms_;
