@@ -27,7 +27,8 @@ enum class GoKind : uint8_t {
   kProcStart,            // arg_p: the P the M (m) acquires
   kProcStop,             // the M releases its P (p)
   kProcSteal,            // arg_p taken from M arg_m (-1 if it had none) which sits in a syscall
-  kGoStatus,             // arg_g, arg_m (-1: none); status / old_status: GStatus (old kUnknown: first seen)
+  kGoStatus,             // arg_g, arg_m (-1: none); status / old_status: GStatus (old kUnknown: first seen);
+                         // a G in a syscall on another M than the stating one: m is that M, p -1
   kGoCreate,             // arg_g created by g (-1 if none); stack: the creator's; new_stack
   kGoCreateBlocked,      // as kGoCreate, the new G starts blocked
   kGoCreateSyscall,      // arg_g appears on m in a syscall (a cgo callback)

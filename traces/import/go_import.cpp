@@ -209,43 +209,41 @@ void GoConverter::release(const GoEvent& ev, int64_t p, Reason reason, const Sin
 // A G first seen through a status event existed before the trace: it is created, then put in
 // the state the event gives.
 void GoConverter::introduce_g(const GoEvent& ev, const Sink& sink) {
+  Event& e = make(ev, KIND_GO_CREATE);
+  e.clear_m();
+  e.clear_p();
+  e.set_g(ev.arg_g);
+  emit(sink);
+  gs_[ev.arg_g].ready_p = -1;
+  from_runnable(ev, sink);
+}
+
+// A status event moves runnable G arg_g into the state it states: running (on the event's M
+// and P), in a syscall (started first: on the M of the syscall, with its P if known) or waiting
+// (on no M).
+void GoConverter::from_runnable(const GoEvent& ev, const Sink& sink) {
   const int64_t g = ev.arg_g;
-  {
-    Event& e = make(ev, KIND_GO_CREATE);
-    e.clear_m();
-    e.clear_p();
+  const auto status = static_cast<GStatus>(ev.status);
+  if (status == GStatus::kRunning || status == GStatus::kSyscall) {
+    Event& e = make(ev, KIND_GO_START);
     e.set_g(g);
     emit(sink);
   }
-  GInfo& info = gs_[g];
-  switch (static_cast<GStatus>(ev.status)) {
-    case GStatus::kRunnable: info.ready_p = -1; break;
-    case GStatus::kRunning: {
-      Event& e = make(ev, KIND_GO_START);
-      e.set_g(g);
-      emit(sink);
-      break;
-    }
-    case GStatus::kSyscall: {
-      Event& e = make(ev, KIND_GO_START);
-      e.set_g(g);
-      emit(sink);
-      Event& s = make(ev, KIND_GO_SYSCALL_ENTER);
-      s.set_g(g);
-      s.set_reason(REASON_SYSCALL);
-      if (!ev.stack.empty()) set_text(s.mutable_stack(), ev.stack);
-      emit(sink);
-      break;
-    }
-    case GStatus::kWaiting: {
-      Event& e = make(ev, KIND_GO_PARK);
-      e.set_g(g);
-      e.set_reason(REASON_PARK);
-      if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
-      emit(sink);
-      break;
-    }
-    default: break;
+  if (status == GStatus::kSyscall) {
+    Event& e = make(ev, KIND_GO_SYSCALL_ENTER);
+    e.set_g(g);
+    e.set_reason(REASON_SYSCALL);
+    if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+    emit(sink);
+  }
+  if (status == GStatus::kWaiting) {
+    Event& e = make(ev, KIND_GO_PARK);
+    e.clear_m();
+    e.clear_p();
+    e.set_g(g);
+    e.set_reason(REASON_PARK);
+    if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
+    emit(sink);
   }
 }
 
@@ -275,17 +273,10 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       const auto status = static_cast<GStatus>(ev.status);
       if (old_status == GStatus::kUnknown) {
         introduce_g(ev, sink);
-      } else if (old_status == GStatus::kRunnable && status == GStatus::kWaiting) {
-        // The first format states the Gs that wait when the trace starts after creating them.
-        Event& e = make(ev, KIND_GO_PARK);
-        e.set_g(ev.arg_g);
-        e.set_reason(REASON_PARK);
-        emit(sink);
-      } else if (old_status == GStatus::kRunnable && status == GStatus::kSyscall) {
-        Event& e = make(ev, KIND_GO_SYSCALL_ENTER);
-        e.set_g(ev.arg_g);
-        e.set_reason(REASON_SYSCALL);
-        emit(sink);
+      } else if (old_status == GStatus::kRunnable && old_status != status) {
+        // The first format states the Gs that wait or sit in a syscall when the trace starts
+        // right after creating them.
+        from_runnable(ev, sink);
       }
       return;
     }

@@ -60,6 +60,7 @@ class GoConverter {
   void acquire(const GoEvent& ev, int64_t m, int64_t p, const Sink& sink);
   void release(const GoEvent& ev, int64_t p, Reason reason, const Sink& sink);
   void introduce_g(const GoEvent& ev, const Sink& sink);
+  void from_runnable(const GoEvent& ev, const Sink& sink);
   static void set_text(std::string* field, std::string_view s);
 
   void note_m(const GoEvent& ev, int64_t m, const Sink& sink);

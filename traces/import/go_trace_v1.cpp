@@ -885,6 +885,8 @@ class V1Reader final : public GoTraceReader {
         out.old_status = static_cast<uint8_t>(GStatus::kRunnable);
         out.status = static_cast<uint8_t>(ev.type == kEvGoWaiting ? GStatus::kWaiting : GStatus::kSyscall);
         out.g = -1;
+        out.p = -1;  // the P that states it is not the G's
+        out.m = -1;
         break;
       case kEvUserTaskCreate:
         out.kind = GoKind::kUserTaskBegin;

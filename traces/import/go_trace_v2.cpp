@@ -1016,6 +1016,7 @@ class V2Reader final : public GoTraceReader {
               ms_[mid] = MState{gid, kNone};
             }
             ev_ctx.m = mid;
+            ev_ctx.p = kNone;  // the stating M's P is not the syscalling G's
           }
         }
         Queued& q = push(e, ev_ctx, GoKind::kGoStatus);
