@@ -625,4 +625,7 @@ TEST_CASE("gmpsim trace import converts a Go trace and refuses bad ones", "[cli]
   CHECK(gmpsim("trace import " + go).status == 2);
   CHECK(gmpsim("trace import " + go + " -o " + out + " --format v3").status == 2);
   CHECK(gmpsim("trace import -o " + out).status == 2);
+  o = gmpsim("trace import");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("missing the Go trace IN") != std::string::npos);
 }

@@ -6,6 +6,8 @@
 //   gmpsim trace diff A B                        two traces' statistics side by side
 //   gmpsim trace import IN -o OUT [--format auto|v1|v2]   a Go execution trace into the schema
 //                                                (traces/import/go_import.h)
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -145,7 +147,10 @@ int cmd_trace(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "stats") == 0) return cmd_stats(argc - 1, argv + 1);
     if (argc >= 1 && std::strcmp(argv[0], "critical-path") == 0) return cmd_critical_path(argc - 1, argv + 1);
     if (argc >= 1 && std::strcmp(argv[0], "diff") == 0) return cmd_diff(argc - 1, argv + 1);
-    if (argc >= 2 && std::strcmp(argv[0], "import") == 0) return cmd_trace_import(argc - 1, argv + 1);
+    // "import" is the subcommand, unless it is the only argument and names a file.
+    if (argc >= 1 && std::strcmp(argv[0], "import") == 0 && (argc >= 2 || access("import", F_OK) != 0)) {
+      return cmd_trace_import(argc - 1, argv + 1);
+    }
     trace::dump_text(one_file("trace", argc, argv), stdout);
   } catch (const trace::TraceFormatError& e) {
     std::fprintf(stderr, "%s\n", e.what());

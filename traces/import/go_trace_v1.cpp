@@ -278,7 +278,7 @@ class V1Reader final : public GoTraceReader {
       return true;
     }
     if (next_ >= events_.size()) return false;
-    convert(events_[next_++], out);
+    convert(all_[events_[next_++]], out);
     return true;
   }
 
@@ -299,6 +299,11 @@ class V1Reader final : public GoTraceReader {
     fail(start, "bad varint");
   }
 
+  // Orders indexes into all_ by the time of their events.
+  auto by_time() const {
+    return [this](uint32_t a, uint32_t b) { return all_[a].ts < all_[b].ts; };
+  }
+
   // Reads every raw event and splits them into per-P lists (Go's readTrace and parseEvents).
   void read_raw() {
     uint64_t pos = kHeaderBytes;
@@ -307,7 +312,8 @@ class V1Reader final : public GoTraceReader {
     uint64_t last_g = 0;
     int32_t last_p = 0;
     std::unordered_map<int32_t, uint64_t> last_gs;
-    std::map<int32_t, std::vector<Ev>> batches;  // by P id: a deterministic merge order
+    std::map<int32_t, std::vector<uint32_t>> batches;  // indexes into all_, by P id: a deterministic order
+    all_.reserve(data_.size() / 4);
     while (pos < data_.size()) {
       const uint64_t off = pos;
       const uint8_t b = static_cast<uint8_t>(data_[pos++]);
@@ -439,7 +445,9 @@ class V1Reader final : public GoTraceReader {
               break;
             default: break;
           }
-          batches[type == kEvCPUSample ? kProfileP : last_p].push_back(e);
+          if (all_.size() >= UINT32_MAX) fail(off, "too many events");
+          batches[type == kEvCPUSample ? kProfileP : last_p].push_back(static_cast<uint32_t>(all_.size()));
+          all_.push_back(e);
         }
       }
     }
@@ -447,8 +455,7 @@ class V1Reader final : public GoTraceReader {
     if (ticks_per_sec == 0) fail(pos, "no Frequency event");
     freq_ = 1e9 / static_cast<double>(ticks_per_sec);
     for (auto& [p, evs] : batches) {
-      if (p == kProfileP)
-        std::stable_sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) { return a.ts < b.ts; });
+      if (p == kProfileP) std::stable_sort(evs.begin(), evs.end(), by_time());
       lists_.push_back(std::move(evs));
     }
   }
@@ -474,7 +481,7 @@ class V1Reader final : public GoTraceReader {
     std::unordered_map<uint64_t, GSeq> gs;
     auto select = [&](size_t i) {
       if (head[i] == lists_[i].size()) return;
-      const Ev& ev = lists_[i][head[i]];
+      const Ev& ev = all_[lists_[i][head[i]]];
       const Transition t = transition_of(ev);
       if (t.g != kUnordered && !ready(t, gs[t.g])) {
         waiting[t.g].push_back(i);
@@ -489,16 +496,17 @@ class V1Reader final : public GoTraceReader {
       if (frontier.empty()) {
         size_t first = 0;
         while (head[first] == lists_[first].size()) first++;
-        fail(lists_[first][head[first]].off, "no consistent ordering of events possible");
+        fail(all_[lists_[first][head[first]]].off, "no consistent ordering of events possible");
       }
       const size_t i = frontier.top().list;
       frontier.pop();
-      Ev& ev = lists_[i][head[i]++];
+      const uint32_t k = lists_[i][head[i]++];
+      Ev& ev = all_[k];
       const Transition& t = front[i];
       if (ev.type == kEvGoStartLocal) ev.type = kEvGoStart;
       if (ev.type == kEvGoUnblockLocal) ev.type = kEvGoUnblock;
       if (ev.type == kEvGoSysExitLocal) ev.type = kEvGoSysExit;
-      events_.push_back(ev);
+      events_.push_back(k);
       if (t.g != kUnordered) {
         GSeq& cur = gs[t.g];
         if (!ready(t, cur)) fail(ev.off, "event sequences are broken");
@@ -518,10 +526,11 @@ class V1Reader final : public GoTraceReader {
     }
     lists_.clear();
     for (size_t i = 1; i < events_.size(); i++) {
-      if (events_[i].ts < events_[i - 1].ts) fail(events_[i].off, "time stamps out of order");
+      if (all_[events_[i]].ts < all_[events_[i - 1]].ts) fail(all_[events_[i]].off, "time stamps out of order");
     }
     std::unordered_map<uint64_t, int64_t> last_sys_block;
-    for (Ev& ev : events_) {
+    for (uint32_t k : events_) {
+      Ev& ev = all_[k];
       if (ev.type == kEvGoSysBlock || ev.type == kEvGoInSyscall) {
         last_sys_block[ev.g] = ev.ts;
       } else if (ev.type == kEvGoSysExit) {
@@ -533,10 +542,14 @@ class V1Reader final : public GoTraceReader {
         ev.ts = ts;
       }
     }
-    std::stable_sort(events_.begin(), events_.end(), [](const Ev& a, const Ev& b) { return a.ts < b.ts; });
-    const int64_t min_ts = events_.front().ts;
-    for (Ev& ev : events_) {
-      ev.ts = static_cast<int64_t>(static_cast<double>(ev.ts - min_ts) * freq_);
+    std::stable_sort(events_.begin(), events_.end(), by_time());
+    const int64_t min_ts = all_[events_.front()].ts;
+    for (uint32_t k : events_) {
+      Ev& ev = all_[k];
+      // Sorted, so the difference is not negative; in uint64 it cannot overflow.
+      const double ns = static_cast<double>(static_cast<uint64_t>(ev.ts) - static_cast<uint64_t>(min_ts)) * freq_;
+      if (!(ns < 9.2e18)) fail(ev.off, "timestamp out of range");
+      ev.ts = static_cast<int64_t>(ns);
       if (ev.type == kEvGoUnblock && timer_gs_.count(ev.g) != 0) ev.p = kTimerP;
       if (ev.type == kEvGoSysExit) ev.p = kSyscallP;
     }
@@ -553,7 +566,7 @@ class V1Reader final : public GoTraceReader {
     std::vector<char> futile(events_.size(), 0);
     bool any = false;
     for (size_t i = 0; i < events_.size(); i++) {
-      const Ev& ev = events_[i];
+      const Ev& ev = all_[events_[i]];
       switch (ev.type) {
         case kEvGoUnblock: gs[ev.args[0]].wakeup.assign(1, i); break;
         case kEvGoStart:
@@ -612,7 +625,7 @@ class V1Reader final : public GoTraceReader {
     bool gc = false, stw = false;
     std::unordered_map<uint64_t, bool> mark_assist;
     for (size_t i = 0; i < events_.size(); i++) {
-      Ev& ev = events_[i];
+      Ev& ev = all_[events_[i]];
       GDesc g = gs[ev.g];
       PDesc p = ps[ev.p];
       const std::string name = kDescs[ev.type].name;
@@ -705,7 +718,7 @@ class V1Reader final : public GoTraceReader {
           }
           GDesc& g1 = gs[ev.args[0]];
           if (g1.state != kGWaiting) fail(ev.off, "g " + std::to_string(ev.args[0]) + " is not waiting before unpark");
-          if (g1.ev >= 0 && events_[g1.ev].type == kEvGoBlockNet && ev.p != kTimerP) ev.p = kNetpollP;
+          if (g1.ev >= 0 && all_[events_[g1.ev]].type == kEvGoBlockNet && ev.p != kTimerP) ev.p = kNetpollP;
           g1.state = kGRunnable;
           g1.ev = static_cast<int64_t>(i);
           break;
@@ -722,7 +735,7 @@ class V1Reader final : public GoTraceReader {
           break;
         case kEvGoSysExit:
           if (g.state != kGWaiting) fail(ev.off, "g " + std::to_string(ev.g) + " is not waiting during syscall exit");
-          if (g.ev >= 0 && events_[g.ev].type == kEvGoSysCall) events_[g.ev].linked = true;
+          if (g.ev >= 0 && all_[events_[g.ev]].type == kEvGoSysCall) all_[events_[g.ev]].linked = true;
           g.state = kGRunnable;
           g.ev = static_cast<int64_t>(i);
           break;
@@ -937,8 +950,9 @@ class V1Reader final : public GoTraceReader {
   std::unordered_map<uint64_t, std::vector<Frame>> stacks_;
   std::unordered_map<uint64_t, std::string> stack_text_;
   std::unordered_map<uint64_t, bool> timer_gs_;
-  std::vector<std::vector<Ev>> lists_;
-  std::vector<Ev> events_;
+  std::vector<Ev> all_;                       // every event, in the order of the file
+  std::vector<std::vector<uint32_t>> lists_;  // per P: indexes into all_
+  std::vector<uint32_t> events_;              // the trace in order: indexes into all_
   size_t next_ = 0;
   std::unordered_map<int32_t, int64_t> p_thread_;
   bool pending_end_ = false;
