@@ -502,7 +502,7 @@ class V2Reader final : public GoTraceReader {
     } else if (first == kEvStacks) {
       add_stacks(b);
     } else if (first == kEvCPUSamples) {
-      // CPU samples: not scheduler events.
+      check_cpu_samples(b);  // not scheduler events, but Go refuses malformed ones
     } else if ((minor_ < 25 && first == kEvFrequency) || (minor_ >= 25 && first == kEvSync)) {
       add_sync(b);
     } else if (minor_ >= 26 && first == kEvEndOfGeneration) {
@@ -562,6 +562,18 @@ class V2Reader final : public GoTraceReader {
       if (id == 0 || !gen_.stacks.map.emplace(id, std::move(frames)).second) {
         fail(at, "multiple stacks with the same id " + std::to_string(id));
       }
+    }
+  }
+
+  void check_cpu_samples(const Batch& b) {
+    uint64_t pos = b.off + 1, end = b.off + b.size;
+    while (pos < end) {
+      const uint64_t at = pos;
+      const uint8_t ev = static_cast<uint8_t>(data_[pos++]);
+      if (ev != kEvCPUSample)
+        fail(at, "expected a CPUSample event in a CPU samples batch, got type " + std::to_string(ev));
+      for (const char* what : {"sample time", "sample M", "sample P", "sample G", "sample stack"})
+        uvarint(pos, end, what);
     }
   }
 

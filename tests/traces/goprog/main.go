@@ -1,12 +1,15 @@
 // A small program that writes a Go execution trace exercising the scheduler: goroutines that
 // block on channels, a mutex and a WaitGroup, sleep, yield, make system calls and spin long
-// enough to be preempted. Used by tests/traces/go_import_test.cpp with each installed Go.
+// enough to be preempted, with the CPU profiler on (the trace then holds CPU samples). Used by
+// tests/traces/go_import_test.cpp with each installed Go.
 package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 	"sync"
 	"time"
@@ -30,6 +33,9 @@ func main() {
 		panic(err)
 	}
 	runtime.GOMAXPROCS(4)
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		panic(err)
+	}
 	if err := trace.Start(f); err != nil {
 		panic(err)
 	}
@@ -89,5 +95,6 @@ func main() {
 	wg.Wait()
 	task.End()
 	trace.Stop()
+	pprof.StopCPUProfile()
 	f.Close()
 }
