@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -84,6 +85,26 @@ func main() {
 			r.Read(buf)
 			r.Close()
 		}
+	}()
+	// Raw blocking reads (not through the netpoller): system calls long enough for sysmon to
+	// take their P away.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var fds [2]int
+		if err := syscall.Pipe(fds[:]); err != nil {
+			panic(err)
+		}
+		for i := 0; i < 3; i++ {
+			go func() {
+				time.Sleep(5 * time.Millisecond)
+				syscall.Write(fds[1], []byte("y"))
+			}()
+			buf := make([]byte, 1)
+			syscall.Read(fds[0], buf)
+		}
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
 	}()
 	// A goroutine that runs long enough to be preempted.
 	wg.Add(1)
