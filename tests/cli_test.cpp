@@ -628,4 +628,13 @@ TEST_CASE("gmpsim trace import converts a Go trace and refuses bad ones", "[cli]
   o = gmpsim("trace import");
   CHECK(o.status == 2);
   CHECK(o.text.find("missing the Go trace IN") != std::string::npos);
+  // The first format, chosen by its header or named.
+  const std::string v1 = std::string(GMP_SOURCE_DIR) + "/tests/traces/data/goprog-1.19.trace";
+  o = gmpsim("trace import --format v1 " + v1 + " -o " + out);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("go 1.19 trace") != std::string::npos);
+  CHECK(gmpsim("trace " + out).text.find("# go_version=1.19") != std::string::npos);
+  o = gmpsim("trace import --format=v2 " + v1 + " -o " + out + ".v2");
+  CHECK(o.status == 1);
+  CHECK(!exists(out + ".v2"));
 }
