@@ -610,6 +610,9 @@ TEST_CASE("gmpsim trace import converts a Go trace and refuses bad ones", "[cli]
   CHECK(o.status == 0);
   CHECK(o.text.find("# go trace import, schema 1, 4 Ps") != std::string::npos);
   CHECK(o.text.find("KIND_GO_START") != std::string::npos);
+  o = gmpsim("trace validate " + out);
+  CHECK(o.status == 0);
+  CHECK(o.text.find(": consistent") != std::string::npos);
   o = gmpsim("trace import " + go + " --format v1 -o " + out + ".v1");
   CHECK(o.status == 1);
   CHECK(o.text.find("--format v1") != std::string::npos);

@@ -191,14 +191,24 @@ void GoConverter::acquire(const GoEvent& ev, int64_t m, int64_t p, const Sink& s
   emit(sink);
 }
 
+// m releases p, or with RETAKE, m (sysmon, or the M that took it) takes p from its holder,
+// which sits in a system call: peer_m. A P no M was known to hold is not released.
 void GoConverter::release(const GoEvent& ev, int64_t p, Reason reason, const Sink& sink) {
-  Event& e = make(ev, KIND_P_RELEASE);
   auto it = p_holder_.find(p);
+  int64_t holder = it != p_holder_.end() ? it->second : -1;
+  if (it != p_holder_.end()) p_holder_.erase(it);
+  if (reason == REASON_RETAKE && (holder < 0 || holder == ev.m)) {
+    if (it == p_holder_.end()) return;
+    reason = REASON_SYSCALL;  // the M of the system call gave it up itself
+  }
+  Event& e = make(ev, KIND_P_RELEASE);
   e.clear_m();
-  if (it != p_holder_.end()) {
-    if (it->second >= 0) e.set_m(it->second);
-    p_holder_.erase(it);
-  } else if (ev.m >= 0 && reason != REASON_RETAKE) {
+  if (reason == REASON_RETAKE) {
+    if (ev.m >= 0) e.set_m(ev.m);
+    e.set_peer_m(holder);
+  } else if (holder >= 0) {
+    e.set_m(holder);
+  } else if (ev.m >= 0) {
     e.set_m(ev.m);
   }
   e.set_p(p);
@@ -206,42 +216,23 @@ void GoConverter::release(const GoEvent& ev, int64_t p, Reason reason, const Sin
   emit(sink);
 }
 
-// A G first seen through a status event existed before the trace: it is created, then put in
-// the state the event gives.
+// A G first seen through a status event existed before the trace. It is not created: like any
+// G that the schema's validator first sees, its first event shows its state. So a running G
+// starts (on the event's M and P), a G in a system call enters it (on the M of the system call),
+// and a runnable or waiting G has no event until it next changes.
 void GoConverter::introduce_g(const GoEvent& ev, const Sink& sink) {
-  Event& e = make(ev, KIND_GO_CREATE);
-  e.clear_m();
-  e.clear_p();
-  e.set_g(ev.arg_g);
-  emit(sink);
-  gs_[ev.arg_g].ready_p = -1;
-  from_runnable(ev, sink);
-}
-
-// A status event moves runnable G arg_g into the state it states: running (on the event's M
-// and P), in a syscall (started first: on the M of the syscall, with its P if known) or waiting
-// (on no M).
-void GoConverter::from_runnable(const GoEvent& ev, const Sink& sink) {
   const int64_t g = ev.arg_g;
+  gs_[g].ready_p = -1;
   const auto status = static_cast<GStatus>(ev.status);
-  if (status == GStatus::kRunning || status == GStatus::kSyscall) {
+  if (status == GStatus::kRunning) {
     Event& e = make(ev, KIND_GO_START);
     e.set_g(g);
     emit(sink);
-  }
-  if (status == GStatus::kSyscall) {
+  } else if (status == GStatus::kSyscall) {
     Event& e = make(ev, KIND_GO_SYSCALL_ENTER);
     e.set_g(g);
-    e.set_reason(REASON_SYSCALL);
-    if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
-    emit(sink);
-  }
-  if (status == GStatus::kWaiting) {
-    Event& e = make(ev, KIND_GO_PARK);
-    e.clear_m();
     e.clear_p();
-    e.set_g(g);
-    e.set_reason(REASON_PARK);
+    e.set_reason(REASON_SYSCALL);
     if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
     emit(sink);
   }
@@ -271,17 +262,15 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
     case GoKind::kGoStatus: {
       const auto old_status = static_cast<GStatus>(ev.old_status);
       const auto status = static_cast<GStatus>(ev.status);
-      if (old_status == GStatus::kUnknown) {
-        introduce_g(ev, sink);
-      } else if (old_status == GStatus::kRunnable && old_status != status) {
-        // The first format states the Gs that wait or sit in a syscall when the trace starts
-        // right after creating them.
-        from_runnable(ev, sink);
-      }
+      (void)status;
+      if (old_status == GStatus::kUnknown) introduce_g(ev, sink);
       return;
     }
-    case GoKind::kGoCreate:
-    case GoKind::kGoCreateBlocked: {
+    case GoKind::kGoCreateBlocked:
+      // A G created waiting (an iter.Pull coroutine): the schema creates Gs runnable and has no
+      // way to make one wait without running it, so it first appears when it is unblocked.
+      return;
+    case GoKind::kGoCreate: {
       Event& e = make(ev, KIND_GO_CREATE);
       e.set_g(ev.arg_g);
       if (ev.g >= 0) e.set_peer_g(ev.g);
@@ -293,26 +282,34 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       if (!ev.stack.empty()) set_text(e.mutable_stack(), ev.stack);
       emit(sink);
       gs_[ev.arg_g].ready_p = ev.p;
-      if (ev.kind == GoKind::kGoCreateBlocked) {
-        Event& b = make(ev, KIND_GO_PARK);
-        b.set_g(ev.arg_g);
-        b.set_reason(REASON_PARK);
-        emit(sink);
-      }
       return;
     }
     case GoKind::kGoCreateSyscall: {
+      // A cgo callback's G: created, running on this M (without a P) and in a system call.
       Event& e = make(ev, KIND_GO_CREATE);
       e.set_g(ev.arg_g);
+      e.clear_p();
+      emit(sink);
+      Event& r = make(ev, KIND_GO_START);
+      r.set_g(ev.arg_g);
+      r.clear_p();
       emit(sink);
       Event& s = make(ev, KIND_GO_SYSCALL_ENTER);
       s.set_g(ev.arg_g);
+      s.clear_p();
       s.set_reason(REASON_SYSCALL);
       emit(sink);
       return;
     }
     case GoKind::kGoStart: {
       GInfo& info = gs_[ev.arg_g];
+      if (info.resumes_on >= 0) {
+        // The start Go writes right after a syscall exit that got an idle P: the exit's
+        // GO_SYSCALL_EXIT (EXITSYSCALL_IDLE_P) already has the G run on.
+        const bool same = info.resumes_on == ev.m;
+        info.resumes_on = -1;
+        if (same) return;
+      }
       Reason reason = REASON_UNSPECIFIED;
       if (info.ready_p >= 0 && ev.p >= 0 && info.ready_p != ev.p) {
         Event& s = make(ev, KIND_STEAL);
@@ -363,6 +360,13 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
     }
     case GoKind::kGoDestroy:
     case GoKind::kGoDestroySyscall: {
+      if (ev.kind == GoKind::kGoDestroySyscall) {
+        // A cgo callback returns: its G leaves the system call on its M, then ends.
+        Event& x = make(ev, KIND_GO_SYSCALL_EXIT);
+        x.set_g(ev.g);
+        x.clear_p();
+        emit(sink);
+      }
       Event& e = make(ev, KIND_GO_EXIT);
       e.set_g(ev.g);
       e.set_reason(REASON_GOEXIT);
@@ -391,7 +395,11 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       e.set_g(ev.g);
       e.set_reason(ev.p >= 0 ? REASON_EXITSYSCALL_IDLE_P : REASON_EXITSYSCALL_NO_P);
       emit(sink);
-      gs_[ev.g].ready_p = ev.p;
+      GInfo& info = gs_[ev.g];
+      info.ready_p = ev.p;
+      // With a P, Go writes the G's start next; the exit already has it run on.
+      if (ev.p >= 0) info.resumes_on = ev.m;
+      if (ev.p >= 0 && ev.m >= 0) p_holder_[ev.p] = ev.m;
       return;
     }
     case GoKind::kUserTaskBegin:

@@ -4,17 +4,20 @@
 //   - open_go_reader picks the reader by the header (or as `format` forces) over the file's bytes.
 //   - GoConverter turns the format-neutral stream (go_event.h) into schema Events. It owns the
 //     G, P and M state: which P each M holds, where each G was last made runnable. It is fed in
-//     two passes: scan() the events of the first generation (the header needs GOMAXPROCS at the
-//     start and the time origin), then header(), then convert() every event from the start,
+//     two passes: scan() the events of the first generation, or until GOMAXPROCS is known (the
+//     header needs it and the time origin), then header(), then convert() every event from the start,
 //     which hands the schema events to the sink in order.
 //   - Mapping (docs/traces.md has the table): P start/stop/steal become P_ACQUIRE/P_RELEASE; G
 //     create, start, stop, block, unblock, exit and syscalls become the GO_* kinds with Go's
-//     reason strings mapped to Reason and WaitReason (unlisted ones in label); a G or P first
-//     seen through a status event is introduced (GO_CREATE, then GO_START, GO_PARK or
-//     GO_SYSCALL_ENTER as its status says; P_ACQUIRE for a P held by an M); a G made runnable
-//     on one P that starts on another yields a STEAL first; each M appears with an M_CREATE
-//     before its first event (Header.num_ms is 0). GC, STW, heap and CPU-sample events
-//     are dropped. User tasks, regions and logs become ANNOTATIONs (USER_OP_CUSTOM).
+//     reason strings mapped to Reason and WaitReason (unlisted ones in label). A G that existed
+//     before the trace is not created: it shows at its first event (GO_START for one running,
+//     GO_SYSCALL_ENTER for one in a syscall), as traces/validate.h expects of a trace that starts
+//     in the middle of a run; a P first seen held gets a P_ACQUIRE. A syscall exit that got a P
+//     and the start Go writes after it are one GO_SYSCALL_EXIT. A G made runnable on one P that
+//     starts on another yields a STEAL first; each M appears with an M_CREATE before its first
+//     event (Header.num_ms is 0). GC, STW, heap and CPU-sample events are dropped. User tasks,
+//     regions and logs become ANNOTATIONs (USER_OP_CUSTOM). Every imported trace passes
+//     `gmpsim trace validate`.
 //   - import_go_trace reads IN, converts it and writes OUT through TraceWriter, so OUT appears
 //     only when the whole import succeeded. Bad input throws TraceFormatError (byte offset).
 #pragma once
@@ -53,14 +56,14 @@ class GoConverter {
 
  private:
   struct GInfo {
-    int64_t ready_p = -1;  // the P whose queue it was put on when it last became runnable
+    int64_t ready_p = -1;     // the P whose queue it was put on when it last became runnable
+    int64_t resumes_on = -1;  // the M whose syscall exit with an idle P has it run on already
   };
   Event& make(const GoEvent& ev, Kind kind);
   void emit(const Sink& sink) { sink(out_); }
   void acquire(const GoEvent& ev, int64_t m, int64_t p, const Sink& sink);
   void release(const GoEvent& ev, int64_t p, Reason reason, const Sink& sink);
   void introduce_g(const GoEvent& ev, const Sink& sink);
-  void from_runnable(const GoEvent& ev, const Sink& sink);
   static void set_text(std::string* field, std::string_view s);
 
   void note_m(const GoEvent& ev, int64_t m, const Sink& sink);

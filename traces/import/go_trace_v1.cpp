@@ -264,21 +264,21 @@ class V1Reader final : public GoTraceReader {
   void rewind() override {
     next_ = 0;
     p_thread_.clear();
-    pending_end_ = false;
+    orphaned_.clear();
+    g_thread_.clear();
+    pending_.clear();
+    pending_head_ = 0;
+    pre_init_ = true;
   }
 
   bool next(GoEvent& out) override {
-    if (pending_end_) {
-      // The end of a syscall that never blocked: Go's first format has no event for it.
-      out = last_;
-      out.kind = GoKind::kGoSyscallEnd;
-      out.synthetic = true;
-      out.stack = {};
-      pending_end_ = false;
-      return true;
+    while (pending_head_ == pending_.size()) {
+      pending_.clear();
+      pending_head_ = 0;
+      if (next_ >= events_.size()) return false;
+      convert(all_[events_[next_++]]);
     }
-    if (next_ >= events_.size()) return false;
-    convert(all_[events_[next_++]], out);
+    out = pending_[pending_head_++];
     return true;
   }
 
@@ -811,8 +811,51 @@ class V1Reader final : public GoTraceReader {
   static int64_t id(uint64_t g) { return g == 0 ? -1 : static_cast<int64_t>(g); }
   static bool real_p(int32_t p) { return p >= 0 && p < kFakeP; }
 
-  void convert(const Ev& ev, GoEvent& out) {
-    out = GoEvent{};
+  // The first format names Ms only when a P starts (ProcStart's thread). A G whose system call
+  // blocks keeps its M, and its P goes on without it: to the M of a G that leaves a system call
+  // and starts on it at once, or to an M that starts it (ProcStart), or it stops. Before an event
+  // on such a P, the P's move is spelled out: released by the M of the system call (a synthetic
+  // ProcStop) and, when the new M is known, taken by it (a synthetic ProcStart).
+  void reassign_p(const Ev& ev) {
+    auto o = orphaned_.find(ev.p);
+    if (o == orphaned_.end()) return;
+    const int64_t old_m = o->second;
+    orphaned_.erase(o);
+    if (ev.type == kEvProcStop) {
+      p_thread_[ev.p] = old_m;  // the M of the system call (or sysmon for it) stops it
+      return;
+    }
+    int64_t new_m = -1;
+    if (ev.type == kEvGoStart || ev.type == kEvGoStartLabel) {
+      auto t = g_thread_.find(ev.args[0]);
+      if (t != g_thread_.end()) new_m = t->second;
+    }
+    if (ev.type != kEvProcStart && (new_m < 0 || new_m == old_m)) {
+      p_thread_[ev.p] = old_m;  // no sign of another M: the same one goes on
+      return;
+    }
+    GoEvent& stop = pending_.emplace_back();
+    stop.kind = GoKind::kProcStop;
+    stop.type = kEvProcStop;
+    stop.synthetic = true;
+    stop.ts = ev.ts;
+    stop.offset = ev.off;
+    stop.p = ev.p;
+    stop.m = old_m;
+    if (ev.type == kEvProcStart) return;
+    GoEvent& start = pending_.emplace_back();
+    start = stop;
+    start.kind = GoKind::kProcStart;
+    start.type = kEvProcStart;
+    start.p = -1;
+    start.arg_p = ev.p;
+    start.m = new_m;
+    p_thread_[ev.p] = new_m;
+  }
+
+  void convert(const Ev& ev) {
+    if (real_p(ev.p)) reassign_p(ev);
+    GoEvent& out = pending_.emplace_back();
     out.type = ev.type;
     out.ts = ev.ts;
     out.offset = ev.off;
@@ -827,6 +870,7 @@ class V1Reader final : public GoTraceReader {
       case kEvGomaxprocs:
         out.kind = GoKind::kProcsChange;
         out.value = ev.args[0];
+        pre_init_ = false;  // the events before it state the Gs that exist when the trace starts
         break;
       case kEvProcStart:
         out.kind = GoKind::kProcStart;
@@ -845,6 +889,13 @@ class V1Reader final : public GoTraceReader {
         out.kind = GoKind::kGoCreate;
         out.arg_g = static_cast<int64_t>(ev.args[0]);
         out.new_stack = stack_text(ev.args[1]);
+        if (pre_init_) {
+          // A G that existed before the trace: a status, as Go's own reader takes it.
+          out.kind = GoKind::kGoStatus;
+          out.status = static_cast<uint8_t>(GStatus::kRunnable);
+          out.old_status = static_cast<uint8_t>(GStatus::kUnknown);
+          out.g = out.p = out.m = -1;
+        }
         break;
       case kEvGoStart:
       case kEvGoStartLabel:
@@ -881,22 +932,39 @@ class V1Reader final : public GoTraceReader {
         break;
       case kEvGoSysCall:
         out.kind = GoKind::kGoSyscallBegin;
+        if (out.m >= 0) g_thread_[ev.g] = out.m;
         if (!ev.linked) {
-          pending_end_ = true;
-          last_ = out;
+          // The end of a syscall that never blocked: Go's first format has no event for it.
+          GoEvent& end = pending_.emplace_back();
+          end = pending_[pending_.size() - 2];
+          end.kind = GoKind::kGoSyscallEnd;
+          end.synthetic = true;
+          end.stack = {};
         }
         break;
-      case kEvGoSysBlock: out.kind = GoKind::kGoSyscallBlocked; break;
-      case kEvGoSysExit:
+      case kEvGoSysBlock:
+        pending_.back().kind = GoKind::kGoSyscallBlocked;
+        if (real_p(ev.p)) {
+          auto it = p_thread_.find(ev.p);
+          if (it != p_thread_.end()) {
+            orphaned_[ev.p] = it->second;
+            p_thread_.erase(it);
+          }
+        }
+        break;
+      case kEvGoSysExit: {
         out.kind = GoKind::kGoSyscallEndBlocked;
         out.g = static_cast<int64_t>(ev.args[0]);
+        auto t = g_thread_.find(ev.args[0]);  // it leaves the system call on the M it entered it on
+        if (t != g_thread_.end()) out.m = t->second;
         break;
+      }
       case kEvGoWaiting:
       case kEvGoInSyscall:
         out.kind = GoKind::kGoStatus;
         out.arg_g = static_cast<int64_t>(ev.args[0]);
-        out.old_status = static_cast<uint8_t>(GStatus::kRunnable);
         out.status = static_cast<uint8_t>(ev.type == kEvGoWaiting ? GStatus::kWaiting : GStatus::kSyscall);
+        out.old_status = static_cast<uint8_t>(pre_init_ ? GStatus::kUnknown : GStatus::kRunnable);
         out.g = -1;
         out.p = -1;  // the P that states it is not the G's
         out.m = -1;
@@ -954,9 +1022,12 @@ class V1Reader final : public GoTraceReader {
   std::vector<std::vector<uint32_t>> lists_;  // per P: indexes into all_
   std::vector<uint32_t> events_;              // the trace in order: indexes into all_
   size_t next_ = 0;
-  std::unordered_map<int32_t, int64_t> p_thread_;
-  bool pending_end_ = false;
-  GoEvent last_;
+  std::unordered_map<int32_t, int64_t> p_thread_;   // the M of each running P
+  std::unordered_map<int32_t, int64_t> orphaned_;   // Ps whose G's system call blocked: its M
+  std::unordered_map<uint64_t, int64_t> g_thread_;  // the M of each G's last system call
+  std::vector<GoEvent> pending_;                    // events convert() made, from pending_head_
+  size_t pending_head_ = 0;
+  bool pre_init_ = true;  // before the first Gomaxprocs event
   std::string scratch_;
 };
 
