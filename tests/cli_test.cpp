@@ -616,3 +616,46 @@ TEST_CASE("gmpsim check --time strict checks latency assertions, and its schedul
   CHECK(gmpsim("check " + path + " --procs 1 --time strict --max-time 1ms").status == 3);
   std::remove(path.c_str());
 }
+
+TEST_CASE("gmpsim trace import converts a Go trace and refuses bad ones", "[cli][go-import]") {
+  const std::string out = tmp("go.trace");
+  const std::string go = std::string(GMP_SOURCE_DIR) + "/tests/traces/data/goprog-1.23.trace";
+  std::remove(out.c_str());
+  Out o = gmpsim("trace import " + go + " -o " + out);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("go 1.23 trace") != std::string::npos);
+  o = gmpsim("trace " + out);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("# go trace import, schema 1, 4 Ps") != std::string::npos);
+  CHECK(o.text.find("KIND_GO_START") != std::string::npos);
+  o = gmpsim("trace validate " + out);
+  CHECK(o.status == 0);
+  CHECK(o.text.find(": consistent") != std::string::npos);
+  o = gmpsim("trace import " + go + " --format v1 -o " + out + ".v1");
+  CHECK(o.status == 1);
+  CHECK(o.text.find("--format v1") != std::string::npos);
+  CHECK(!exists(out + ".v1"));
+  const std::string cut = tmp("go-cut.in");
+  std::ifstream in(go, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  write(cut, bytes.substr(0, bytes.size() / 2));
+  o = gmpsim("trace import " + cut + " -o " + out + ".cut");
+  CHECK(o.status == 1);
+  CHECK(o.text.find(cut + ":") != std::string::npos);
+  CHECK(!exists(out + ".cut"));
+  CHECK(gmpsim("trace import " + go).status == 2);
+  CHECK(gmpsim("trace import " + go + " -o " + out + " --format v3").status == 2);
+  CHECK(gmpsim("trace import -o " + out).status == 2);
+  o = gmpsim("trace import");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("missing the Go trace IN") != std::string::npos);
+  // The first format, chosen by its header or named.
+  const std::string v1 = std::string(GMP_SOURCE_DIR) + "/tests/traces/data/goprog-1.19.trace";
+  o = gmpsim("trace import --format v1 " + v1 + " -o " + out);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("go 1.19 trace") != std::string::npos);
+  CHECK(gmpsim("trace " + out).text.find("# go_version=1.19") != std::string::npos);
+  o = gmpsim("trace import --format=v2 " + v1 + " -o " + out + ".v2");
+  CHECK(o.status == 1);
+  CHECK(!exists(out + ".v2"));
+}

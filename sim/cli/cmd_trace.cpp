@@ -4,6 +4,10 @@
 //   gmpsim trace stats FILE [--json] [--top N]   latency, utilisation, counts (traces/stats.h)
 //   gmpsim trace critical-path FILE              what set the run's length (traces/critical_path.h)
 //   gmpsim trace diff A B                        two traces' statistics side by side
+//   gmpsim trace import IN -o OUT [--format auto|v1|v2]   a Go execution trace into the schema
+//                                                (traces/import/go_import.h)
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -12,8 +16,10 @@
 #include "sim/cli/flags.h"
 #include "traces/critical_path.h"
 #include "traces/dump_text.h"
+#include "traces/import/go_import.h"
 #include "traces/stats.h"
 #include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
 #include "traces/validate.h"
 
 namespace gmp::cli {
@@ -81,6 +87,58 @@ int cmd_diff(int argc, char** argv) {
   return 0;
 }
 
+int cmd_trace_import(int argc, char** argv) {
+  Args a(argc, argv);
+  std::string in, out;
+  trace::go::FormatChoice format = trace::go::FormatChoice::kAuto;
+  while (!a.done()) {
+    const std::string arg = a.next();
+    if (!a.is_flag() && !(arg == "-o")) {
+      if (!in.empty()) usage_error("trace import: one input only, got '" + in + "' and '" + arg + "'");
+      in = arg;
+    } else if (arg == "-o" || a.flag() == "--out") {
+      if (arg == "-o") {
+        if (a.done()) usage_error("trace import: -o: expected a file name");
+        out = a.next();
+      } else {
+        out = a.value();
+      }
+      if (out.empty()) usage_error("trace import: -o: expected a file name");
+    } else if (a.flag() == "--format") {
+      const std::string f = a.value();
+      if (f == "auto") {
+        format = trace::go::FormatChoice::kAuto;
+      } else if (f == "v1") {
+        format = trace::go::FormatChoice::kV1;
+      } else if (f == "v2") {
+        format = trace::go::FormatChoice::kV2;
+      } else {
+        usage_error("trace import: --format: expected auto, v1 or v2, got '" + f + "'");
+      }
+    } else {
+      usage_error("trace import: unknown flag '" + a.flag() + "'");
+    }
+  }
+  if (in.empty()) usage_error("trace import: missing the Go trace IN");
+  if (out.empty()) usage_error("trace import: missing -o OUT");
+  try {
+    trace::go::ImportResult r = trace::go::import_go_trace(in, out, format);
+    std::fprintf(stderr, "%s: go %s trace, %llu Go events, %llu events written to %s\n", in.c_str(),
+                 r.go_version.c_str(), static_cast<unsigned long long>(r.go_events),
+                 static_cast<unsigned long long>(r.events_written), out.c_str());
+  } catch (const trace::TraceFormatError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const trace::TraceWriteError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const trace::OutputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_trace(int argc, char** argv) {
@@ -89,6 +147,10 @@ int cmd_trace(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "stats") == 0) return cmd_stats(argc - 1, argv + 1);
     if (argc >= 1 && std::strcmp(argv[0], "critical-path") == 0) return cmd_critical_path(argc - 1, argv + 1);
     if (argc >= 1 && std::strcmp(argv[0], "diff") == 0) return cmd_diff(argc - 1, argv + 1);
+    // "import" is the subcommand, unless it is the only argument and names a file.
+    if (argc >= 1 && std::strcmp(argv[0], "import") == 0 && (argc >= 2 || access("import", F_OK) != 0)) {
+      return cmd_trace_import(argc - 1, argv + 1);
+    }
     trace::dump_text(one_file("trace", argc, argv), stdout);
   } catch (const trace::TraceFormatError& e) {
     std::fprintf(stderr, "%s\n", e.what());
