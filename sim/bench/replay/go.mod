@@ -1,0 +1,3 @@
+module replaybench
+
+go 1.19
