@@ -16,7 +16,6 @@
 #include <iterator>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -359,6 +358,19 @@ std::vector<std::string> text_tests() {
   return files;
 }
 
+// Whether an error matches a test's FAILURE pattern, a regular expression that Go matches anywhere
+// in the error. Go's patterns are literal text, perhaps between ".*"s; std::regex is not used (GCC
+// 12's <regex> does not build warning-free under ASan). A pattern with other metacharacters
+// fails the test, so that it is noticed.
+bool failure_matches(const std::string& error, std::string pattern) {
+  while (pattern.rfind(".*", 0) == 0) pattern.erase(0, 2);
+  while (pattern.size() >= 2 && pattern.compare(pattern.size() - 2, 2, ".*") == 0) pattern.resize(pattern.size() - 2);
+  if (pattern.find_first_of(".*+?()[]{}|^$\\") != std::string::npos) {
+    FAIL("a FAILURE pattern this test cannot match: " << pattern);
+  }
+  return error.find(pattern) != std::string::npos;
+}
+
 }  // namespace
 
 TEST_CASE("go import: Go's text-format test traces give Go's outcome and go tool trace's counts", "[go-import][v2]") {
@@ -382,7 +394,7 @@ TEST_CASE("go import: Go's text-format test traces give Go's outcome and go tool
     if (t.expect_failure) {
       failures++;
       INFO("expected an error matching " << t.error_pattern);
-      CHECK(std::regex_search(error, std::regex(t.error_pattern)));
+      CHECK(failure_matches(error, t.error_pattern));
       CHECK_THROWS_AS(import_go_trace(bin, dir.file("fail.trace"), FormatChoice::kAuto), TraceFormatError);
       CHECK(!fs::exists(dir.file("fail.trace")));
       continue;
