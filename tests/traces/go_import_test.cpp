@@ -2,6 +2,7 @@
 // during the test with each installed Go toolchain, compared with what `go tool trace` reads in
 // them; the schema trace that comes out, checked as G and P timelines; bad input of every kind
 // refused with a byte offset and no output file.
+#include "tests/temp_dir.h"
 #include "traces/import/go_import.h"
 
 #include <stdlib.h>
@@ -59,18 +60,6 @@ std::string slurp(const std::string& path) {
 }
 
 void spit(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
-
-// A fresh directory, removed with everything in it at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "gmp_go_import_test.XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 const std::string kData = std::string(GMP_SOURCE_DIR) + "/tests/traces/data/";
 
@@ -252,7 +241,7 @@ TEST_CASE("go import: a Go 1.23 program's trace reads as go tool trace reads it"
   CHECK(ours.at("GoStart") > 20);
   CHECK(ours.at("GoSyscallBegin") > 0);
 
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   ImportResult r;
   const Timelines t = import_and_check(trace, dir, &r);
   INFO(join(t.problems));
@@ -276,7 +265,7 @@ TEST_CASE("go import: a Go 1.23 program's trace reads as go tool trace reads it"
 }
 
 TEST_CASE("go import: the shipped Go 1.23 trace imports the same every time", "[go-import][v2]") {
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const std::string a = dir.file("a.trace"), b = dir.file("b.trace");
   const ImportResult ra = import_go_trace(kData + "goprog-1.23.trace", a, FormatChoice::kAuto);
   import_go_trace(kData + "goprog-1.23.trace", b, FormatChoice::kV2);
@@ -292,7 +281,7 @@ TEST_CASE("go import: the shipped Go 1.23 trace imports the same every time", "[
 }
 
 TEST_CASE("go import: cut, corrupted and random second-format traces are refused with an offset", "[go-import][v2]") {
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const std::string good = slurp(kData + "goprog-1.23.trace");
   size_t refused = 0;
   for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
@@ -315,7 +304,7 @@ TEST_CASE("go import: cut, corrupted and random second-format traces are refused
 }
 
 TEST_CASE("go import: headers name the version they refuse", "[go-import]") {
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const std::string in = dir.file("h.trace"), out = dir.file("h.out");
   auto error_for = [&](const std::string& bytes) -> std::string {
     spit(in, bytes);
@@ -374,7 +363,7 @@ bool failure_matches(const std::string& error, std::string pattern) {
 }  // namespace
 
 TEST_CASE("go import: Go's text-format test traces give Go's outcome and go tool trace's counts", "[go-import][v2]") {
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const bool have_go = fs::exists(go_tool("1.23"));
   if (!have_go) WARN("not comparing with go tool trace: " + go_tool("1.23") + " is not installed");
   int tested = 0, failures = 0;
@@ -515,7 +504,7 @@ TEST_CASE("go import: a Go 1.19 program's trace reads as go tool trace reads it"
   CHECK(count_names(ours) == count_names(gos));
   CHECK(ours == gos);  // the same events, in the same order, at the same times
   CHECK(count_names(ours)["GoStart"] > 20);
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const Timelines t = import_and_check(trace, dir);
   INFO(join(t.problems));
   CHECK(t.problems.empty());
@@ -525,7 +514,7 @@ TEST_CASE("go import: a Go 1.19 program's trace reads as go tool trace reads it"
 
 TEST_CASE("go import: Go's first-format test traces read as Go 1.19 reads them, older versions are refused",
           "[go-import][v1]") {
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const bool have_go = fs::exists(go_tool("1.19"));
   int imported = 0, refused = 0;
   for (const std::string& file : v1_test_files()) {
@@ -559,7 +548,7 @@ TEST_CASE("go import: Go's first-format test traces read as Go 1.19 reads them, 
 }
 
 TEST_CASE("go import: cut, corrupted and random first-format traces are refused with an offset", "[go-import][v1]") {
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   const std::string good = slurp(kData + "goprog-1.19.trace");
   size_t refused = 0;
   for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
@@ -691,7 +680,7 @@ TEST_CASE("go import: every G and P goes through the states go tool trace -d=1 s
     SUCCEED("Go 1.23 not installed");
     return;
   }
-  TempDir dir;
+  TempDir dir("gmp_go_import_test");
   // Second format, and the first, which Go 1.23 reads by converting it to the second's events.
   std::vector<std::string> inputs = {kData + "goprog-1.23.trace", kData + "goprog-1.19.trace"};
   for (const std::string& file : v1_test_files()) {

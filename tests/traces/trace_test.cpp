@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/temp_dir.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -18,19 +19,6 @@ namespace fs = std::filesystem;
 using namespace gmp::trace;
 
 namespace {
-
-// A fresh directory, removed with everything in it at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "gmp_trace_test.XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), fs::directory_iterator())); }
-};
 
 Header make_header() {
   Header h;
@@ -139,7 +127,7 @@ void expect_error(const std::string& path, uint64_t offset, const std::string& n
 }  // namespace
 
 TEST_CASE("a trace round-trips many events") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   const std::string path = dir.file("t.gmptrace");
   constexpr int64_t kEvents = 20000;
   write_trace(path, kEvents);
@@ -163,7 +151,7 @@ TEST_CASE("a trace round-trips many events") {
 }
 
 TEST_CASE("optional ids distinguish absent from zero") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   const std::string path = dir.file("t.gmptrace");
   write_trace(path, 3);
   TraceReader r(path);
@@ -179,7 +167,7 @@ TEST_CASE("optional ids distinguish absent from zero") {
 }
 
 TEST_CASE("the same events give the same bytes") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   write_trace(dir.file("a"), 1000);
   write_trace(dir.file("b"), 1000);
   CHECK(slurp(dir.file("a")) == slurp(dir.file("b")));
@@ -187,7 +175,7 @@ TEST_CASE("the same events give the same bytes") {
 }
 
 TEST_CASE("the reader streams one event at a time") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   const std::string path = dir.file("t.gmptrace");
   write_trace(path, 500);
   TraceReader r(path);
@@ -204,7 +192,7 @@ TEST_CASE("the reader streams one event at a time") {
 }
 
 TEST_CASE("the writer streams to a temporary file and publishes it on close") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   const std::string path = dir.file("t.gmptrace");
   TraceWriter w(path, make_header());
   for (int64_t i = 0; i < 50000; ++i) w.write(make_event(i));
@@ -222,7 +210,7 @@ TEST_CASE("the writer streams to a temporary file and publishes it on close") {
 }
 
 TEST_CASE("an abandoned writer leaves no file") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   const std::string path = dir.file("t.gmptrace");
 
   SECTION("no file before") {
@@ -255,13 +243,13 @@ TEST_CASE("an abandoned writer leaves no file") {
 }
 
 TEST_CASE("a writer that cannot create its file says so") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   CHECK_THROWS_WITH(TraceWriter(dir.file("no/such/dir/t"), make_header()),
                     Catch::Matchers::Contains("cannot create") && Catch::Matchers::Contains("no/such/dir/t"));
 }
 
 TEST_CASE("bad input is reported with its byte offset") {
-  TempDir dir;
+  TempDir dir("gmp_trace_test");
   const std::string good_path = dir.file("good");
   write_trace(good_path, 10);
   const std::string good = slurp(good_path);

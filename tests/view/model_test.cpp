@@ -1,6 +1,7 @@
 // The viewer's model: what the loader derives from a known trace (lanes, counters, arrows,
 // markers, latencies), the hand-written wire decoder against protobuf's own, the counter pyramid
 // against brute force, and bad input reported with its byte offset.
+#include "tests/temp_dir.h"
 #include "viewer/model.h"
 
 #include <stdlib.h>
@@ -24,17 +25,6 @@ using namespace gmp::view;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "gmp_view_test.XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
 struct Seg {
   int64_t start, end;
   int32_t g;
@@ -57,7 +47,7 @@ std::vector<std::pair<int64_t, int32_t>> samples(const Counter& c) {
 }  // namespace
 
 TEST_CASE("view model: lanes of the small trace") {
-  TempDir dir;
+  TempDir dir("gmp_view_test");
   const std::string path = dir.file("small.gmptrace");
   testing::write_small_trace(path);
   const Model m = load_trace(path);
@@ -85,7 +75,7 @@ TEST_CASE("view model: lanes of the small trace") {
 }
 
 TEST_CASE("view model: counters, arrows and latencies of the small trace") {
-  TempDir dir;
+  TempDir dir("gmp_view_test");
   const std::string path = dir.file("small.gmptrace");
   testing::write_small_trace(path);
   const Model m = load_trace(path);
@@ -121,7 +111,7 @@ TEST_CASE("view model: counters, arrows and latencies of the small trace") {
 }
 
 TEST_CASE("view model: G lanes on request") {
-  TempDir dir;
+  TempDir dir("gmp_view_test");
   const std::string path = dir.file("small.gmptrace");
   testing::write_small_trace(path);
   Model m = load_trace(path);
@@ -209,7 +199,7 @@ TEST_CASE("view model: the wire decoder reads what protobuf writes") {
 }
 
 TEST_CASE("view model: bad input names the byte offset") {
-  TempDir dir;
+  TempDir dir("gmp_view_test");
   auto error_of = [](const std::string& path) -> gmp::trace::TraceFormatError {
     try {
       load_trace(path);
@@ -272,7 +262,7 @@ TEST_CASE("view model: bad input names the byte offset") {
 
 TEST_CASE("view model: queue lengths follow batches, steals and the Gs a P takes directly") {
   using namespace gmp::trace;
-  TempDir dir;
+  TempDir dir("gmp_view_test");
   const std::string path = dir.file("queues.gmptrace");
   {
     Header h;

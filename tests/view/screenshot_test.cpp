@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/temp_dir.h"
 #include "tests/view/small_trace.h"
 #include "traces/trace_writer.h"
 #include "viewer/colors.h"
@@ -23,17 +24,6 @@ namespace fs = std::filesystem;
 using namespace gmp::view;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "gmp_view_shot.XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 struct Result {
   int status;
@@ -98,7 +88,7 @@ std::string hex(uint32_t c) {
 }  // namespace
 
 TEST_CASE("view screenshot: lanes, segment colours, an arrow and the selected G") {
-  TempDir dir;
+  TempDir dir("gmp_view_shot");
   const std::string trace = dir.file("small.gmptrace"), png = dir.file("shot.png");
   testing::write_small_trace(trace);
   const Result r = gmpview(dir, "--screenshot " + png + " --size 1000x600 --view 0:1400 --select 3 " + trace);
@@ -142,7 +132,7 @@ TEST_CASE("view screenshot: lanes, segment colours, an arrow and the selected G"
 }
 
 TEST_CASE("view screenshot: a missing, foreign, truncated or newer trace is refused with its offset") {
-  TempDir dir;
+  TempDir dir("gmp_view_shot");
   const std::string png = dir.file("shot.png");
   SECTION("missing") {
     const Result r = gmpview(dir, "--screenshot " + png + " " + dir.file("none.gmptrace"));
@@ -184,7 +174,7 @@ TEST_CASE("view screenshot: a missing, foreign, truncated or newer trace is refu
 }
 
 TEST_CASE("view screenshot: compare mode draws two timelines on one time axis") {
-  TempDir dir;
+  TempDir dir("gmp_view_shot");
   const std::string a = dir.file("a.gmptrace"), png = dir.file("cmp.png");
   testing::write_small_trace(a);
   const Result r = gmpview(dir, "--screenshot " + png + " --size 1000x700 --view 0:1400 " + a + " " + a);
@@ -206,7 +196,7 @@ TEST_CASE("view screenshot: compare mode draws two timelines on one time axis") 
 }
 
 TEST_CASE("view window: the interactive loop opens a trace from gmpsim's format and runs") {
-  TempDir dir;
+  TempDir dir("gmp_view_shot");
   const std::string trace = dir.file("small.gmptrace");
   testing::write_small_trace(trace);
   const Result r = gmpview(dir, "--frames 5 --size 800x500 " + trace);
