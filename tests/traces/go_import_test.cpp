@@ -225,6 +225,30 @@ struct Lcg {
   }
 };
 
+// The good trace cut at every byte (most cuts must be refused: only one at a batch boundary can
+// read as a shorter trace), every 97th cut also through the file importer, 3,000 copies with 1-4
+// bytes flipped after the 16-byte header, and 2,000 random tails behind the header alone: each is
+// imported or refused cleanly (refused_cleanly checks it).
+void refuse_bad_inputs(const std::string& good, const std::string& header, uint64_t seed, const TempDir& dir) {
+  size_t refused = 0;
+  for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
+  CHECK(refused > good.size() * 9 / 10);
+  for (size_t n = 0; n < good.size(); n += 97) refused_cleanly(good.substr(0, n), dir);
+  Lcg rng{seed};
+  for (int i = 0; i < 3000; i++) {
+    std::string bad = good;
+    const int flips = 1 + static_cast<int>(rng.next() % 4);
+    for (int f = 0; f < flips; f++) bad[16 + rng.next() % (bad.size() - 16)] = static_cast<char>(rng.next());
+    refused_cleanly(bad);
+  }
+  for (int i = 0; i < 2000; i++) {
+    std::string bad = header;
+    const size_t n = rng.next() % 200;
+    for (size_t k = 0; k < n; k++) bad += static_cast<char>(rng.next());
+    refused_cleanly(bad);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("go import: a Go 1.23 program's trace reads as go tool trace reads it", "[go-import][v2]") {
@@ -282,25 +306,7 @@ TEST_CASE("go import: the shipped Go 1.23 trace imports the same every time", "[
 
 TEST_CASE("go import: cut, corrupted and random second-format traces are refused with an offset", "[go-import][v2]") {
   TempDir dir("gmp_go_import_test");
-  const std::string good = slurp(kData + "goprog-1.23.trace");
-  size_t refused = 0;
-  for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
-  for (size_t n = 0; n < good.size(); n += 97) refused_cleanly(good.substr(0, n), dir);
-  // Every cut inside a batch is refused; only cuts at a batch boundary can read as a shorter trace.
-  CHECK(refused > good.size() * 9 / 10);
-  Lcg rng{12345};
-  for (int i = 0; i < 3000; i++) {
-    std::string bad = good;
-    const int flips = 1 + static_cast<int>(rng.next() % 4);
-    for (int f = 0; f < flips; f++) bad[16 + rng.next() % (bad.size() - 16)] = static_cast<char>(rng.next());
-    refused_cleanly(bad);
-  }
-  for (int i = 0; i < 2000; i++) {
-    std::string bad = std::string("go 1.23 trace\0\0\0", 16);
-    const size_t n = rng.next() % 200;
-    for (size_t k = 0; k < n; k++) bad += static_cast<char>(rng.next());
-    refused_cleanly(bad);
-  }
+  refuse_bad_inputs(slurp(kData + "goprog-1.23.trace"), std::string("go 1.23 trace\0\0\0", 16), 12345, dir);
 }
 
 TEST_CASE("go import: headers name the version they refuse", "[go-import]") {
@@ -549,24 +555,7 @@ TEST_CASE("go import: Go's first-format test traces read as Go 1.19 reads them, 
 
 TEST_CASE("go import: cut, corrupted and random first-format traces are refused with an offset", "[go-import][v1]") {
   TempDir dir("gmp_go_import_test");
-  const std::string good = slurp(kData + "goprog-1.19.trace");
-  size_t refused = 0;
-  for (size_t n = 0; n < good.size(); n++) refused += refused_cleanly(good.substr(0, n));
-  CHECK(refused > good.size() * 9 / 10);
-  for (size_t n = 0; n < good.size(); n += 97) refused_cleanly(good.substr(0, n), dir);
-  Lcg rng{54321};
-  for (int i = 0; i < 3000; i++) {
-    std::string bad = good;
-    const int flips = 1 + static_cast<int>(rng.next() % 4);
-    for (int f = 0; f < flips; f++) bad[16 + rng.next() % (bad.size() - 16)] = static_cast<char>(rng.next());
-    refused_cleanly(bad);
-  }
-  for (int i = 0; i < 2000; i++) {
-    std::string bad = std::string("go 1.19 trace\0\0\0", 16);
-    const size_t n = rng.next() % 200;
-    for (size_t k = 0; k < n; k++) bad += static_cast<char>(rng.next());
-    refused_cleanly(bad);
-  }
+  refuse_bad_inputs(slurp(kData + "goprog-1.19.trace"), std::string("go 1.19 trace\0\0\0", 16), 54321, dir);
 }
 
 namespace {
