@@ -1,60 +1,19 @@
 // Writes a trace file: see trace_writer.h for the format and the protocol.
 #include "traces/trace_writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <optional>
-
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <string>
 
 namespace gmp::trace {
 
-namespace pbio = google::protobuf::io;
-
-struct TraceWriter::Stream {
-  explicit Stream(int fd) : file(fd) {
-    coded.emplace(&file);
-    coded->SetSerializationDeterministic(true);
-  }
-  pbio::FileOutputStream file;
-  std::optional<pbio::CodedOutputStream> coded;  // reset before closing `file`
-};
-
 TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(path) {
-  OutputTarget target;
   try {
-    target = output_target(path);
+    out_ = std::make_unique<OutputStream>(path);
   } catch (const OutputError& e) {
     throw TraceWriteError(std::string("trace writer: cannot write ") + e.what());
   }
-  int fd = -1;
-  if (target.stream) {
-    fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw TraceWriteError("trace writer: cannot open " + path + ": " + std::strerror(errno));
-  } else {
-    target_ = target.path;
-    try {
-      tmp_ = create_temp_file(target.path);
-    } catch (const OutputError& e) {
-      throw TraceWriteError(std::string("trace writer: ") + e.what());
-    }
-    fd = tmp_.fd;
-  }
   try {
-    out_ = std::make_unique<Stream>(fd);
-  } catch (...) {  // out of memory: no stream owns the file yet, so close and remove it here
-    ::close(fd);
-    if (!tmp_.path.empty()) remove_temp_file(tmp_);
-    throw;
-  }
-  try {
-    out_->coded->WriteRaw(kMagic, sizeof kMagic);
-    out_->coded->WriteLittleEndian32(kFormatVersion);
+    out_->out().WriteRaw(kMagic, sizeof kMagic);
+    out_->out().WriteLittleEndian32(kFormatVersion);
     if (header.schema_version() == 0) {
       Header h = header;
       h.set_schema_version(kSchemaVersion);
@@ -63,12 +22,12 @@ TraceWriter::TraceWriter(const std::string& path, const Header& header) : path_(
       write_record(header);
     }
   } catch (...) {
-    discard();
+    out_.reset();
     throw;
   }
 }
 
-TraceWriter::~TraceWriter() { discard(); }
+TraceWriter::~TraceWriter() = default;
 
 void TraceWriter::write(const Event& event) {
   write_record(event);
@@ -82,37 +41,30 @@ void TraceWriter::write_record(const google::protobuf::MessageLite& msg) {
     fail("record of " + std::to_string(size) + " bytes exceeds the limit of " +
          std::to_string(kMaxRecordBytes));
   }
-  out_->coded->WriteVarint32(static_cast<uint32_t>(size));
-  msg.SerializeWithCachedSizes(&*out_->coded);
-  if (out_->coded->HadError()) fail("write failed: " + std::string(std::strerror(out_->file.GetErrno())));
+  try {
+    out_->out().WriteVarint32(static_cast<uint32_t>(size));
+    msg.SerializeWithCachedSizes(&out_->out());
+    out_->check();
+  } catch (const OutputError& e) {
+    out_.reset();
+    throw TraceWriteError(std::string("trace writer: ") + e.what());
+  }
 }
 
 void TraceWriter::close() {
   if (!out_) fail("close after close or after an error");
-  out_->coded.reset();  // hands the buffered bytes back to `file`
-  if (!out_->file.Close()) fail("write failed: " + std::string(std::strerror(out_->file.GetErrno())));
-  out_.reset();
-  if (tmp_.path.empty()) return;  // streamed
-  if (std::rename(tmp_.path.c_str(), target_.c_str()) != 0) {
-    const int err = errno;
-    remove_temp_file(tmp_);
-    throw TraceWriteError("trace writer: cannot rename " + tmp_.path + " to " + target_ + ": " +
-                          std::strerror(err));
+  try {
+    out_->commit();
+    out_.reset();
+  } catch (const OutputError& e) {
+    out_.reset();
+    throw TraceWriteError(std::string("trace writer: ") + e.what());
   }
-  unregister_temp_file(tmp_.slot);
 }
 
 void TraceWriter::fail(const std::string& what) {
-  discard();
+  out_.reset();  // removes the temporary file
   throw TraceWriteError("trace writer: " + path_ + ": " + what);
-}
-
-void TraceWriter::discard() noexcept {
-  if (!out_) return;
-  if (!tmp_.path.empty()) remove_temp_file(tmp_);
-  out_->coded.reset();
-  out_->file.Close();  // the flush lands in the unlinked file
-  out_.reset();
 }
 
 }  // namespace gmp::trace

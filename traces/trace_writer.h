@@ -29,7 +29,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "traces/output_file.h"
+#include "traces/output_stream.h"
 #include "traces/trace.pb.h"
 
 namespace gmp::trace {
@@ -60,15 +60,11 @@ class TraceWriter {
   uint64_t events_written() const { return events_; }
 
  private:
-  struct Stream;
   void write_record(const google::protobuf::MessageLite& msg);
-  void fail(const std::string& what);
-  void discard() noexcept;
+  [[noreturn]] void fail(const std::string& what);
 
   std::string path_;
-  std::string target_;    // the regular file to replace: path_, or what a symbolic link names
-  TempFile tmp_;          // no path when the trace is streamed into a device or FIFO
-  std::unique_ptr<Stream> out_;
+  std::unique_ptr<OutputStream> out_;  // null after close() or an error
   uint64_t events_ = 0;
 };
 

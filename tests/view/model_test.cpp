@@ -18,7 +18,7 @@
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 #include "viewer/lod.h"
-#include "viewer/wire.h"
+#include "traces/lanes/wire.h"
 
 namespace fs = std::filesystem;
 using namespace gmp::view;

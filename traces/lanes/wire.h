@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace gmp::view {
+namespace gmp::lanes {
 
 struct WireEvent {
   int64_t ts = 0;
@@ -45,4 +45,4 @@ inline const uint8_t* read_varint(const uint8_t* p, const uint8_t* end, uint64_t
   return nullptr;
 }
 
-}  // namespace gmp::view
+}  // namespace gmp::lanes

@@ -1,7 +1,7 @@
 // The protobuf wire format of gmp.trace.Event, decoded by hand (see wire.h).
-#include "viewer/wire.h"
+#include "traces/lanes/wire.h"
 
-namespace gmp::view {
+namespace gmp::lanes {
 
 bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
   out = WireEvent{};
@@ -100,4 +100,4 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
   return p == end;
 }
 
-}  // namespace gmp::view
+}  // namespace gmp::lanes

@@ -1,5 +1,5 @@
 // Loads a trace into the columnar model (model.h): events, lanes, counters, arrows, latencies.
-#include "viewer/model.h"
+#include "traces/lanes/model.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -15,9 +15,9 @@
 
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
-#include "viewer/wire.h"
+#include "traces/lanes/wire.h"
 
-namespace gmp::view {
+namespace gmp::lanes {
 
 using trace::TraceFormatError;
 
@@ -1015,4 +1015,4 @@ void describe_event(const Model& m, uint32_t ev, std::string& out) {
   if (!out.empty() && out.back() == '\n') out.pop_back();
 }
 
-}  // namespace gmp::view
+}  // namespace gmp::lanes
