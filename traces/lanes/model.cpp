@@ -458,6 +458,9 @@ class Builder {
     for (auto& v : m_.arrows_of_kind) v.shrink_to_fit();
     for (Lane& l : m_.p_lanes) finish_lane(l);
     for (Lane& l : m_.m_lanes) finish_lane(l);
+    m_.global_queue.name = "global queue";
+    m_.spinning_ms.name = "spinning Ms";
+    m_.idle_ps.name = "idle Ps";
     finish_counter(m_.global_queue);
     finish_counter(m_.spinning_ms);
     finish_counter(m_.idle_ps);
@@ -667,8 +670,13 @@ class Builder {
         break;
       case KIND_GO_SYSCALL_EXIT:
         if (ml >= 0) {
+          // The P left in syscall state ends its Syscall segment here, unless sysmon retook it
+          // and it has run something else since (its open segment is no longer this G's).
           const int old = m_syscall_p_[static_cast<size_t>(ml)];
-          if (old >= 0 && old != pl) p_close(old, e.ts);
+          if (old >= 0 && old != pl) {
+            const Track& t = p_track_[static_cast<size_t>(old)];
+            if (t.open && t.st == State::Syscall && t.g == e.g) p_close(old, e.ts);
+          }
           m_syscall_p_[static_cast<size_t>(ml)] = -1;
         }
         if (e.reason == REASON_EXITSYSCALL_NO_P) {
