@@ -659,3 +659,38 @@ TEST_CASE("gmpsim trace import converts a Go trace and refuses bad ones", "[cli]
   CHECK(o.status == 1);
   CHECK(!exists(out + ".v2"));
 }
+
+TEST_CASE("gmpsim trace export writes Perfetto and Chrome JSON, and refuses bad traces", "[cli][export]") {
+  const std::string tr = tmp("export.trace"), pf = tmp("export.pftrace"), js = tmp("export.json");
+  std::remove(pf.c_str());
+  std::remove(js.c_str());
+  REQUIRE(gmpsim("run " + std::string(GMP_SOURCE_DIR) + "/sim/scenarios/workers.textproto --procs 2 --trace " + tr)
+              .status == 0);
+  Out o = gmpsim("trace export " + tr + " --format perfetto -o " + pf);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("tracks, ") != std::string::npos);
+  CHECK(exists(pf));
+  o = gmpsim("trace export --format=chrome -o " + js + " " + tr);
+  CHECK(o.status == 0);
+  std::ifstream in(js);
+  std::string head(40, '\0');
+  in.read(head.data(), 40);
+  CHECK(head.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0) == 0);
+  // A cut trace: an error naming the byte offset, exit 1, and no output at all.
+  std::ifstream t(tr, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+  const std::string cut = tmp("export-cut.trace");
+  write(cut, bytes.substr(0, bytes.size() - 3));
+  o = gmpsim("trace export " + cut + " --format chrome -o " + js + ".cut");
+  CHECK(o.status == 1);
+  CHECK(o.text.find("byte offset") != std::string::npos);
+  CHECK(!exists(js + ".cut"));
+  CHECK(gmpsim("trace export " + tr + " -o " + js).status == 2);                    // no --format
+  CHECK(gmpsim("trace export " + tr + " --format svg -o " + js).status == 2);       // unknown format
+  CHECK(gmpsim("trace export " + tr + " --format chrome").status == 2);             // no -o
+  CHECK(gmpsim("trace export " + tr + " --format chrome --axis x -o " + js).status == 2);
+  o = gmpsim("trace export " + tr + " --format chrome -o /");
+  CHECK(o.status == 1);
+  CHECK(o.text.find("is a directory") != std::string::npos);
+  for (const std::string& f : {tr, pf, js, cut}) std::remove(f.c_str());
+}

@@ -6,6 +6,8 @@
 //   gmpsim trace diff A B                        two traces' statistics side by side
 //   gmpsim trace import IN -o OUT [--format auto|v1|v2]   a Go execution trace into the schema
 //                                                (traces/import/go_import.h)
+//   gmpsim trace export IN --format perfetto|chrome -o OUT [--axis auto|time|steps]
+//                                                Perfetto or Chrome JSON (traces/export/export.h)
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,8 +17,10 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "traces/critical_path.h"
+#include "traces/export/export.h"
 #include "traces/dump_text.h"
 #include "traces/import/go_import.h"
+#include "traces/lanes/model.h"
 #include "traces/stats.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -139,6 +143,61 @@ int cmd_trace_import(int argc, char** argv) {
   return 0;
 }
 
+int cmd_trace_export(int argc, char** argv) {
+  Args a(argc, argv);
+  std::string in, out, format;
+  lanes::LoadOptions opt;
+  while (!a.done()) {
+    const std::string arg = a.next();
+    if (!a.is_flag() && !(arg == "-o")) {
+      if (!in.empty()) usage_error("trace export: one input only, got '" + in + "' and '" + arg + "'");
+      in = arg;
+    } else if (arg == "-o" || a.flag() == "--out") {
+      if (arg == "-o") {
+        if (a.done()) usage_error("trace export: -o: expected a file name");
+        out = a.next();
+      } else {
+        out = a.value();
+      }
+      if (out.empty()) usage_error("trace export: -o: expected a file name");
+    } else if (a.flag() == "--format") {
+      format = a.value();
+      if (format != "perfetto" && format != "chrome") {
+        usage_error("trace export: --format: expected perfetto or chrome, got '" + format + "'");
+      }
+    } else if (a.flag() == "--axis") {
+      const std::string v = a.value();
+      if (v == "auto") {
+        opt.axis = lanes::LoadOptions::Axis::Auto;
+      } else if (v == "time") {
+        opt.axis = lanes::LoadOptions::Axis::Time;
+      } else if (v == "steps") {
+        opt.axis = lanes::LoadOptions::Axis::Steps;
+      } else {
+        usage_error("trace export: --axis: expected auto, time or steps, got '" + v + "'");
+      }
+    } else {
+      usage_error("trace export: unknown flag '" + a.flag() + "'");
+    }
+  }
+  if (in.empty()) usage_error("trace export: missing the trace IN");
+  if (format.empty()) usage_error("trace export: missing --format perfetto|chrome");
+  if (out.empty()) usage_error("trace export: missing -o OUT");
+  try {
+    const lanes::Model m = lanes::load_trace(in, opt);
+    const exporter::ExportCounts n =
+        format == "perfetto" ? exporter::export_perfetto(m, out) : exporter::export_chrome_json(m, out);
+    std::fprintf(stderr, "%s: %llu tracks, %llu slices, %llu counter values, %llu instants, %llu flows written to %s\n",
+                 in.c_str(), static_cast<unsigned long long>(n.tracks), static_cast<unsigned long long>(n.slices),
+                 static_cast<unsigned long long>(n.counter_values), static_cast<unsigned long long>(n.instants),
+                 static_cast<unsigned long long>(n.flows), out.c_str());
+  } catch (const trace::OutputError& e) {
+    std::fprintf(stderr, "gmpsim: trace export: cannot write %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_trace(int argc, char** argv) {
@@ -150,6 +209,9 @@ int cmd_trace(int argc, char** argv) {
     // "import" is the subcommand, unless it is the only argument and names a file.
     if (argc >= 1 && std::strcmp(argv[0], "import") == 0 && (argc >= 2 || access("import", F_OK) != 0)) {
       return cmd_trace_import(argc - 1, argv + 1);
+    }
+    if (argc >= 1 && std::strcmp(argv[0], "export") == 0 && (argc >= 2 || access("export", F_OK) != 0)) {
+      return cmd_trace_export(argc - 1, argv + 1);
     }
     trace::dump_text(one_file("trace", argc, argv), stdout);
   } catch (const trace::TraceFormatError& e) {

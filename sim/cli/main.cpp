@@ -47,7 +47,10 @@ const char kTraceUsage[] =
     "  gmpsim trace critical-path FILE   the chain of goroutines and wake-ups that set the run's length\n"
     "  gmpsim trace diff A B      two traces' statistics side by side\n"
     "  gmpsim trace import IN -o OUT [--format auto|v1|v2]\n"
-    "      convert a Go execution trace (Go 1.11 to 1.27) into a trace of gmpsim's schema\n";
+    "      convert a Go execution trace (Go 1.11 to 1.27) into a trace of gmpsim's schema\n"
+    "  gmpsim trace export IN --format perfetto|chrome -o OUT [--axis auto|time|steps]\n"
+    "      write a trace for Perfetto (TrackEvent protobuf) or chrome://tracing (JSON); a\n"
+    "      counterexample of gmpsim check is placed one nanosecond per step (--axis auto)\n";
 const char kNotes[] =
     "PROFILE is a file or a builtin name (default, m1pro, epyc-vm). Runs stop at --max-time (default\n"
     "60s of virtual time, at most 1e18ns) or --max-events (default 2000000000) with exit status 2.\n"

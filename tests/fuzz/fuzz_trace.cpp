@@ -1,8 +1,10 @@
-// Fuzzes the trace reader the way `gmpsim trace FILE` and `gmpsim trace validate FILE` use it
-// (traces/dump_text.h and traces/validate.h over traces/trace_reader.h): the input is the whole
-// file, and the validator must judge any events that parse without failing itself. The reader takes a path, so the input is
-// written to a memory file (memfd) and opened through /proc/self/fd. A TraceFormatError is the
-// expected answer to bad bytes; anything else is a bug. The events go to /dev/null.
+// Fuzzes the trace readers the way `gmpsim trace FILE`, `trace validate FILE` and `trace export`
+// (and gmpview) use them: traces/dump_text.h and traces/validate.h over traces/trace_reader.h, and
+// the lane model (traces/lanes/model.h) with both exporters. The input is the whole file; the
+// validator must judge any events that parse, and the exporters write whatever model loads,
+// without failing themselves. The readers take a path, so the input is written to a memory file
+// (memfd) and opened through /proc/self/fd. A TraceFormatError is the expected answer to bad
+// bytes; anything else is a bug. Text and exports go to /dev/null.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -15,6 +17,8 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include "traces/dump_text.h"
+#include "traces/export/export.h"
+#include "traces/lanes/model.h"
 #include "traces/trace_reader.h"
 #include "traces/validate.h"
 
@@ -52,6 +56,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     (void)gmp::trace::validate_file(files.path, 4);
+  } catch (const gmp::trace::TraceFormatError&) {
+  }
+  try {
+    const gmp::lanes::Model m = gmp::lanes::load_trace(files.path);
+    (void)gmp::exporter::export_perfetto(m, "/dev/null");
+    (void)gmp::exporter::export_chrome_json(m, "/dev/null");
   } catch (const gmp::trace::TraceFormatError&) {
   }
   return 0;

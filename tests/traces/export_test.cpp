@@ -1,0 +1,332 @@
+// The exporters (traces/export/export.h): what they write is decoded again, Perfetto's protobuf
+// with its schema and Chrome's JSON with Boost.PropertyTree, into one neutral form, and checked
+// against a small trace worked out by hand and against the structure each format requires, on
+// simulated and on real Go traces.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+
+#include "tests/temp_dir.h"
+#include "tests/view/small_trace.h"
+#include "traces/export/export.h"
+#include "traces/export/perfetto_trace.pb.h"
+#include "traces/import/go_import.h"
+#include "traces/lanes/model.h"
+#include "traces/output_file.h"
+#include "traces/timeline.h"
+
+namespace {
+
+using Slice = std::tuple<std::string, int64_t, int64_t>;  // name, start, end (ns)
+
+struct Flow {
+  std::string name, from_track, to_track;
+  int64_t from_ts = -1, to_ts = -1;
+  int outs = 0, ins = 0;
+};
+
+// An export decoded: what each track holds, by track name.
+struct Decoded {
+  std::map<std::string, std::vector<Slice>> slices;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> counters;
+  std::map<std::string, std::vector<std::pair<int64_t, std::string>>> instants;  // markers only
+  std::map<uint64_t, Flow> flows;
+  std::map<std::string, std::string> group_of;  // track name -> its group's name
+  std::vector<std::string> problems;            // structural errors found while decoding
+};
+
+Decoded decode_perfetto(const std::string& path) {
+  Decoded d;
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  gmp::perfetto::Trace t;
+  REQUIRE(t.ParseFromString(ss.str()));
+  REQUIRE(t.packet_size() > 0);
+  CHECK(t.packet(0).sequence_flags() == 1u);  // SEQ_INCREMENTAL_STATE_CLEARED
+  std::map<uint64_t, std::string> name, groups;
+  std::set<uint64_t> counter_tracks;
+  std::map<uint64_t, std::pair<std::string, int64_t>> open;  // track -> the slice begun on it
+  int64_t last_ts = INT64_MIN;
+  for (const auto& p : t.packet()) {
+    if (p.trusted_packet_sequence_id() != 1u) d.problems.push_back("packet off sequence 1");
+    if (p.has_track_descriptor()) {
+      const auto& td = p.track_descriptor();
+      if (name.count(td.uuid()) != 0) d.problems.push_back("uuid declared twice: " + td.name());
+      if (td.has_process()) {
+        groups[td.uuid()] = td.process().process_name();
+        name[td.uuid()] = td.process().process_name();
+        continue;
+      }
+      name[td.uuid()] = td.name();
+      if (groups.count(td.parent_uuid()) == 0) d.problems.push_back("track " + td.name() + " has no parent group");
+      d.group_of[td.name()] = groups[td.parent_uuid()];
+      if (td.has_counter()) counter_tracks.insert(td.uuid());
+      continue;
+    }
+    REQUIRE(p.has_track_event());
+    const auto& e = p.track_event();
+    const auto ts = static_cast<int64_t>(p.timestamp());
+    if (ts < last_ts) d.problems.push_back("time goes back at " + std::to_string(ts));
+    last_ts = ts;
+    if (name.count(e.track_uuid()) == 0 || groups.count(e.track_uuid()) != 0) {
+      d.problems.push_back("event on an undeclared track " + std::to_string(e.track_uuid()));
+      continue;
+    }
+    const std::string& tn = name[e.track_uuid()];
+    const bool counter = counter_tracks.count(e.track_uuid()) != 0;
+    if (counter != (e.type() == gmp::perfetto::TrackEvent::TYPE_COUNTER)) {
+      d.problems.push_back("counter event and track disagree on " + tn);
+    }
+    switch (e.type()) {
+      case gmp::perfetto::TrackEvent::TYPE_SLICE_BEGIN:
+        if (open.count(e.track_uuid()) != 0) d.problems.push_back("slices nest on " + tn);
+        open[e.track_uuid()] = {e.name(), ts};
+        break;
+      case gmp::perfetto::TrackEvent::TYPE_SLICE_END: {
+        auto it = open.find(e.track_uuid());
+        if (it == open.end()) {
+          d.problems.push_back("an end without a begin on " + tn);
+          break;
+        }
+        d.slices[tn].emplace_back(it->second.first, it->second.second, ts);
+        open.erase(it);
+        break;
+      }
+      case gmp::perfetto::TrackEvent::TYPE_COUNTER: d.counters[tn].emplace_back(ts, e.counter_value()); break;
+      case gmp::perfetto::TrackEvent::TYPE_INSTANT:
+        for (uint64_t id : e.flow_ids()) {
+          Flow& fl = d.flows[id];
+          fl.name = e.name().substr(0, e.name().find(" ("));
+          fl.from_track = tn;
+          fl.from_ts = ts;
+          ++fl.outs;
+        }
+        for (uint64_t id : e.terminating_flow_ids()) {
+          Flow& fl = d.flows[id];
+          fl.to_track = tn;
+          fl.to_ts = ts;
+          ++fl.ins;
+        }
+        if (e.flow_ids_size() == 0 && e.terminating_flow_ids_size() == 0) d.instants[tn].emplace_back(ts, e.name());
+        break;
+      default: d.problems.push_back("an event of no type on " + tn);
+    }
+  }
+  for (const auto& [uuid, s] : open) d.problems.push_back("slice " + s.first + " never ends on " + name[uuid]);
+  return d;
+}
+
+// Chrome's microseconds ("12.345") back to nanoseconds.
+int64_t ns_of(const std::string& us) { return std::llround(std::stod(us) * 1000.0); }
+
+Decoded decode_chrome(const std::string& path) {
+  Decoded d;
+  boost::property_tree::ptree root;
+  REQUIRE_NOTHROW(boost::property_tree::read_json(path, root));
+  CHECK(root.get<std::string>("displayTimeUnit") == "ns");
+  std::map<int, std::string> procs;
+  std::map<std::pair<int, int>, std::string> threads;
+  const auto& evs = root.get_child("traceEvents");
+  for (const auto& [k, e] : evs) {  // metadata first: names may be given anywhere in the file
+    if (e.get<std::string>("ph") != "M") continue;
+    const int pid = e.get<int>("pid"), tid = e.get<int>("tid");
+    if (e.get<std::string>("name") == "process_name") procs[pid] = e.get<std::string>("args.name");
+    if (e.get<std::string>("name") == "thread_name") threads[{pid, tid}] = e.get<std::string>("args.name");
+  }
+  for (const auto& [pt, n] : threads) d.group_of[n] = procs[pt.first];
+  std::map<std::string, int64_t> last_end;
+  for (const auto& [k, e] : evs) {
+    const std::string ph = e.get<std::string>("ph");
+    if (ph == "M") continue;
+    const int pid = e.get<int>("pid"), tid = e.get<int>("tid");
+    const int64_t ts = ns_of(e.get<std::string>("ts"));
+    if (ph == "C") {
+      const std::string n = e.get<std::string>("name");
+      d.counters[n].emplace_back(ts, e.get<int64_t>("args.value"));
+      d.group_of[n] = procs[pid];
+      continue;
+    }
+    if (threads.count({pid, tid}) == 0) {
+      d.problems.push_back("an event on an unnamed thread");
+      continue;
+    }
+    const std::string& tn = threads[{pid, tid}];
+    if (ph == "X") {
+      const int64_t end = ts + ns_of(e.get<std::string>("dur"));
+      if (last_end.count(tn) != 0 && ts < last_end[tn]) d.problems.push_back("slices overlap on " + tn);
+      last_end[tn] = end;
+      d.slices[tn].emplace_back(e.get<std::string>("name"), ts, end);
+    } else if (ph == "i") {
+      d.instants[tn].emplace_back(ts, e.get<std::string>("name"));
+    } else if (ph == "s" || ph == "f") {
+      Flow& fl = d.flows[e.get<uint64_t>("id")];
+      fl.name = e.get<std::string>("name");
+      if (ph == "s") {
+        fl.from_track = tn, fl.from_ts = ts, ++fl.outs;
+      } else {
+        if (e.get<std::string>("bp", "") != "e") d.problems.push_back("a flow end that binds to the next slice");
+        fl.to_track = tn, fl.to_ts = ts, ++fl.ins;
+      }
+    } else {
+      d.problems.push_back("unknown phase " + ph);
+    }
+  }
+  return d;
+}
+
+// What every export must satisfy, in either format.
+void check_structure(const Decoded& d) {
+  CHECK(d.problems == std::vector<std::string>{});
+  for (const auto& [id, f] : d.flows) {
+    INFO("flow " << id << " " << f.name);
+    CHECK(f.outs == 1);
+    CHECK(f.ins == 1);
+    CHECK(f.from_ts <= f.to_ts);
+  }
+  for (const auto& [track, v] : d.counters) {
+    for (size_t i = 1; i < v.size(); ++i) CHECK(v[i - 1].first <= v[i].first);
+    for (const auto& s : v) CHECK(s.second >= 0);
+  }
+}
+
+// The running time of Gs (slices named "G<n>", not system calls) on each P track.
+std::map<std::string, int64_t> running_per_p(const Decoded& d) {
+  std::map<std::string, int64_t> r;
+  for (const auto& [track, v] : d.slices) {
+    if (track[0] != 'P') continue;
+    for (const auto& [n, t0, t1] : v) {
+      if (n[0] == 'G' && n.find(' ') == std::string::npos) r[track] += t1 - t0;
+    }
+  }
+  return r;
+}
+
+using Exporter = gmp::exporter::ExportCounts (*)(const gmp::lanes::Model&, const std::string&);
+struct Format {
+  const char* name;
+  Exporter write;
+  Decoded (*read)(const std::string&);
+};
+const Format kFormats[] = {{"perfetto", gmp::exporter::export_perfetto, decode_perfetto},
+                           {"chrome", gmp::exporter::export_chrome_json, decode_chrome}};
+
+const std::string kData = std::string(GMP_SOURCE_DIR) + "/tests/traces/data/";
+
+}  // namespace
+
+TEST_CASE("export: the small trace's slices, counters, markers and arrows, worked by hand, in both formats") {
+  TempDir dir("gmp_export");
+  gmp::view::testing::write_small_trace(dir.file("small.trace"));
+  const gmp::lanes::Model m = gmp::lanes::load_trace(dir.file("small.trace"));
+  for (const Format& f : kFormats) {
+    SECTION(f.name) {
+      const gmp::exporter::ExportCounts n = f.write(m, dir.file("out"));
+      const Decoded d = f.read(dir.file("out"));
+      check_structure(d);
+      // small_trace.h's header comment: P0 runs g1, g3 (a syscall in the middle) and g1 again; P1
+      // spins and runs g2 twice; M1 spins, runs g2, parks, runs g2 again.
+      CHECK(d.slices.at("P0") == std::vector<Slice>{{"G1", 100, 500},
+                                                    {"G3", 510, 800},
+                                                    {"G3 syscall", 800, 900},
+                                                    {"G3", 900, 1000},
+                                                    {"G1", 1200, 1400}});
+      CHECK(d.slices.at("P1") ==
+            std::vector<Slice>{{"spinning", 150, 200}, {"G2", 250, 600}, {"G2", 750, 1100}});
+      CHECK(d.slices.at("M1") == std::vector<Slice>{{"spinning", 150, 200},
+                                                    {"G2", 250, 600},
+                                                    {"parked", 620, 700},
+                                                    {"G2", 750, 1100}});
+      CHECK(d.group_of.at("P0").rfind("Ps", 0) == 0);
+      CHECK(d.group_of.at("M1").rfind("Ms", 0) == 0);
+      CHECK(d.instants.at("P0") == std::vector<std::pair<int64_t, std::string>>{{700, "preemption request"}});
+      // Arrows: two steals P0 -> P1, M0 wakes M1, g2 readied on P0 starts on P1.
+      std::multiset<std::tuple<std::string, std::string, int64_t, std::string, int64_t>> flows, want = {
+          {"steal", "P0", 200, "P1", 200},
+          {"steal", "P0", 720, "P1", 720},
+          {"M wake-up", "M0", 660, "M1", 700},
+          {"G wake-up", "P0", 650, "P1", 750},
+      };
+      for (const auto& [id, fl] : d.flows) flows.emplace(fl.name, fl.from_track, fl.from_ts, fl.to_track, fl.to_ts);
+      CHECK(flows == want);
+      // Counters: the spinning Ms (M1 spins 150-200), P1's local queue (g2 stolen into... runs).
+      CHECK(d.counters.at("spinning Ms") == std::vector<std::pair<int64_t, int64_t>>{{150, 1}, {200, 0}});
+      CHECK(d.counters.count("global queue") == 0);  // never changes from 0: no samples
+      CHECK(d.slices.at("M0") == std::vector<Slice>{{"G1", 100, 500},
+                                                    {"G3", 510, 800},
+                                                    {"G3 syscall", 800, 900},
+                                                    {"G3", 900, 1000},
+                                                    {"G1", 1200, 1400}});
+      CHECK(n.slices == 17);
+      CHECK(n.flows == 4);
+      CHECK(n.instants == 1);
+    }
+  }
+}
+
+TEST_CASE("export: real Go traces (Go 1.19 and 1.23) export with each P's running time as the timeline has it") {
+  TempDir dir("gmp_export");
+  for (const char* go : {"goprog-1.19.trace", "goprog-1.23.trace"}) {
+    const std::string in = dir.file(std::string(go) + ".gmp");
+    gmp::trace::go::import_go_trace(kData + go, in, gmp::trace::go::FormatChoice::kAuto);
+    const gmp::lanes::Model m = gmp::lanes::load_trace(in);
+    const gmp::trace::Timeline tl = gmp::trace::build_timeline(in);
+    for (const Format& f : kFormats) {
+      INFO(go << " as " << f.name);
+      const gmp::exporter::ExportCounts n = f.write(m, dir.file("out"));
+      const Decoded d = f.read(dir.file("out"));
+      check_structure(d);
+      // The analyses' timeline (traces/timeline.h) is built from the events on its own; the P
+      // tracks must hold the same running time.
+      std::map<std::string, int64_t> want;
+      for (const auto& [p, ns] : tl.p_busy) {
+        if (ns > 0) want["P" + std::to_string(p)] = ns;
+      }
+      const std::map<std::string, int64_t> got = running_per_p(d);
+      for (const auto& [p, ns] : want) {
+        INFO(p);
+        CHECK(got.count(p) == 1);
+        CHECK((got.count(p) == 1 ? got.at(p) : -1) == ns);
+      }
+      CHECK(got.size() == want.size());
+      CHECK(n.slices > 100);
+      CHECK(n.flows > 0);
+      CHECK(d.flows.size() == n.flows);
+    }
+  }
+}
+
+TEST_CASE("export: quotes, backslashes and control characters in names still make valid JSON") {
+  TempDir dir("gmp_export");
+  const char raw[] = "quote \" backslash \\ tab \t nl \n nul \0 end \xc3\xa9";
+  const std::string odd(raw, sizeof raw - 1);
+  gmp::view::testing::write_small_trace(dir.file("small.trace"), odd);
+  const gmp::lanes::Model m = gmp::lanes::load_trace(dir.file("small.trace"));
+  gmp::exporter::export_chrome_json(m, dir.file("out.json"));
+  const Decoded d = decode_chrome(dir.file("out.json"));
+  check_structure(d);
+  CHECK(d.group_of.at("P0") == "Ps (" + odd + ")");
+}
+
+TEST_CASE("export: an unwritable output leaves nothing behind and says why") {
+  TempDir dir("gmp_export");
+  gmp::view::testing::write_small_trace(dir.file("small.trace"));
+  const gmp::lanes::Model m = gmp::lanes::load_trace(dir.file("small.trace"));
+  for (const Format& f : kFormats) {
+    INFO(f.name);
+    CHECK_THROWS_WITH(f.write(m, dir.path.string()), Catch::Contains("is a directory"));
+    CHECK_THROWS_AS(f.write(m, dir.file("no/such/dir/out")), gmp::trace::OutputError);
+    CHECK(dir.entries() == 1);  // only small.trace: no temporary file is left
+  }
+}

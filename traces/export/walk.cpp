@@ -1,0 +1,194 @@
+// The exporters' time-ordered walk over the lane model: see walk.h.
+#include "traces/export/walk.h"
+
+#include <algorithm>
+
+namespace gmp::exporter {
+
+using lanes::Lane;
+using lanes::Segment;
+using lanes::State;
+
+const char* group_name(Group g) {
+  switch (g) {
+    case Group::Ps: return "Ps";
+    case Group::Ms: return "Ms";
+    case Group::Scheduler: return "scheduler";
+    case Group::Count_: break;
+  }
+  return "?";
+}
+
+std::string slice_name(int32_t g, State s) {
+  switch (s) {
+    case State::Running: return "G" + std::to_string(g);
+    case State::Syscall: return "G" + std::to_string(g) + " syscall";
+    default: return lanes::state_name(s);
+  }
+}
+
+const char* arrow_name(lanes::ArrowKind k) {
+  switch (k) {
+    case lanes::ArrowKind::Steal: return "steal";
+    case lanes::ArrowKind::Wakeup: return "M wake-up";
+    case lanes::ArrowKind::Unpark: return "G wake-up";
+    case lanes::ArrowKind::Count_: break;
+  }
+  return "?";
+}
+
+Walk::Walk(const lanes::Model& m) : m_(m) {
+  for (const Lane& l : m.p_lanes) tracks_.push_back(Track{Group::Ps, "P" + std::to_string(l.id), false, &l, nullptr});
+  for (const Lane& l : m.m_lanes) tracks_.push_back(Track{Group::Ms, "M" + std::to_string(l.id), false, &l, nullptr});
+  const auto lanes_end = static_cast<uint32_t>(tracks_.size());
+  for (const lanes::Counter& c : m.local_queues) tracks_.push_back(Track{Group::Ps, c.name, true, nullptr, &c});
+  for (const lanes::Counter* c : {&m.global_queue, &m.spinning_ms, &m.idle_ps}) {
+    tracks_.push_back(Track{Group::Scheduler, c->name, true, nullptr, c});
+  }
+  for (uint32_t t = 0; t < tracks_.size(); ++t) {
+    if (t < lanes_end) {
+      cursors_.push_back(Cursor{Src::Segments, t});
+      cursors_.push_back(Cursor{Src::Markers, t});
+    } else {
+      cursors_.push_back(Cursor{Src::Samples, t});
+    }
+  }
+  cursors_.push_back(Cursor{Src::ArrowsOut, 0});
+  cursors_.push_back(Cursor{Src::ArrowsIn, 0});
+  arrows_by_t1_.resize(m.arrows.size());
+  for (uint32_t i = 0; i < arrows_by_t1_.size(); ++i) arrows_by_t1_[i] = i;
+  std::stable_sort(arrows_by_t1_.begin(), arrows_by_t1_.end(),
+                   [&](uint32_t a, uint32_t b) { return m.arrows[a].t1 < m.arrows[b].t1; });
+  heads_.resize(cursors_.size());
+  for (uint32_t c = 0; c < cursors_.size(); ++c) push(c);
+}
+
+namespace {
+
+// The track of an arrow's end (lanes::lane_ref), or -1 for a lane the walk has no track for.
+int64_t arrow_track(const lanes::Model& m, uint32_t ref) {
+  const uint32_t i = lanes::ref_index(ref);
+  switch (lanes::ref_type(ref)) {
+    case lanes::LaneType::P: return i < m.p_lanes.size() ? static_cast<int64_t>(i) : -1;
+    case lanes::LaneType::M: return i < m.m_lanes.size() ? static_cast<int64_t>(m.p_lanes.size() + i) : -1;
+    case lanes::LaneType::G: break;
+  }
+  return -1;
+}
+
+bool same_slice(const Segment& a, const Segment& b) { return a.end() == b.start && a.bits == b.bits; }
+
+}  // namespace
+
+// Fills `out` with cursor c's next item; false when it has none left. Arrow ends on lanes without
+// a track are skipped by advance(), never returned here.
+bool Walk::peek(const Cursor& c, Item& out) const {
+  out = Item{};
+  out.track = c.track;
+  switch (c.src) {
+    case Src::Segments: {
+      const std::vector<Segment>& segs = tracks_[c.track].lane->segs;
+      if (c.i >= segs.size()) return false;
+      const Segment& s = segs[c.i];
+      out.g = s.g();
+      out.state = s.state();
+      if (c.in_slice) {
+        out.type = Item::SliceEnd;
+        out.ts = segs[c.last].end();
+      } else {
+        size_t last = c.i;
+        while (last + 1 < segs.size() && same_slice(segs[last], segs[last + 1])) ++last;
+        out.type = Item::SliceBegin;
+        out.ts = s.start;
+        out.end = segs[last].end();
+      }
+      return true;
+    }
+    case Src::Markers: {
+      const std::vector<lanes::Marker>& mk = tracks_[c.track].lane->markers;
+      if (c.i >= mk.size()) return false;
+      out.type = Item::Instant;
+      out.ts = mk[c.i].ts;
+      out.marker = mk[c.i].kind;
+      out.ev = mk[c.i].ev;
+      return true;
+    }
+    case Src::Samples: {
+      const lanes::Counter& k = *tracks_[c.track].values;
+      if (c.i >= k.ts.size()) return false;
+      out.type = Item::Counter;
+      out.ts = k.ts[c.i];
+      out.value = k.v[c.i];
+      return true;
+    }
+    case Src::ArrowsOut:
+    case Src::ArrowsIn: {
+      const bool in = c.src == Src::ArrowsIn;
+      if (c.i >= m_.arrows.size()) return false;
+      const uint32_t ai = in ? arrows_by_t1_[c.i] : static_cast<uint32_t>(c.i);
+      const lanes::Arrow& a = m_.arrows[ai];
+      const int64_t t = arrow_track(m_, in ? a.dst : a.src);
+      out.type = in ? Item::FlowIn : Item::FlowOut;
+      out.ts = in ? a.t1 : a.t0;
+      out.track = static_cast<uint32_t>(t);
+      out.arrow = a.kind;
+      out.flow = ai + 1ull;
+      out.ev = a.ev;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Walk::advance(Cursor& c) {
+  if (c.src == Src::Segments) {
+    const std::vector<Segment>& segs = tracks_[c.track].lane->segs;
+    if (!c.in_slice) {
+      c.last = c.i;
+      while (c.last + 1 < segs.size() && same_slice(segs[c.last], segs[c.last + 1])) ++c.last;
+      c.in_slice = true;
+    } else {
+      c.i = c.last + 1;
+      c.in_slice = false;
+    }
+    return;
+  }
+  ++c.i;
+}
+
+bool Walk::before(const Item& a, const Item& b) {
+  if (a.ts != b.ts) return a.ts < b.ts;
+  if (a.type != b.type) return a.type < b.type;
+  if (a.track != b.track) return a.track < b.track;
+  return a.flow < b.flow;
+}
+
+// Puts cursor c on the heap with its next item, skipping arrows that have an end on no track (so
+// both ends of every flow that is written are written).
+void Walk::push(uint32_t c) {
+  Cursor& cur = cursors_[c];
+  if (cur.src == Src::ArrowsOut || cur.src == Src::ArrowsIn) {
+    while (cur.i < m_.arrows.size()) {
+      const uint32_t ai = cur.src == Src::ArrowsIn ? arrows_by_t1_[cur.i] : static_cast<uint32_t>(cur.i);
+      if (arrow_track(m_, m_.arrows[ai].src) >= 0 && arrow_track(m_, m_.arrows[ai].dst) >= 0) break;
+      ++cur.i;
+    }
+  }
+  if (!peek(cur, heads_[c])) return;
+  heap_.push_back(c);
+  std::push_heap(heap_.begin(), heap_.end(), [&](uint32_t a, uint32_t b) { return before(heads_[b], heads_[a]); });
+}
+
+bool Walk::next(Item& out) {
+  if (heap_.empty()) return false;
+  const auto cmp = [&](uint32_t a, uint32_t b) { return before(heads_[b], heads_[a]); };
+  std::pop_heap(heap_.begin(), heap_.end(), cmp);
+  const uint32_t c = heap_.back();
+  heap_.pop_back();
+  out = heads_[c];
+  advance(cursors_[c]);
+  push(c);
+  return true;
+}
+
+}  // namespace gmp::exporter

@@ -1,0 +1,91 @@
+// What the exporters write, in time order: a trace's lanes, counters, markers and arrows (the lane
+// model, traces/lanes/model.h) as tracks and the items on them.
+//
+// Tracks, in this order (Walk::tracks):
+//   - three groups: "Ps", "Ms" and "scheduler" (a process in Perfetto and in Chrome's format);
+//   - one slice track per P lane ("P3", group Ps) and per M lane ("M5", group Ms);
+//   - counter tracks: each P's local queue length (group Ps), then the global queue length,
+//     spinning Ms and idle Ps (group scheduler).
+// Items (Walk::next), ordered by time, then by type in the order of Item::Type, then by track:
+//   - SliceBegin and SliceEnd for each lane segment: a G running or in a system call (its goid), a
+//     spinning M or P, a parked M. Consecutive segments of one G and state (the model splits runs
+//     longer than 2^32 ns) are one slice. A slice ending where the next begins ends first, so
+//     slices on a track never overlap.
+//   - Counter: a counter's new value.
+//   - Instant: a marker (preemption request, signal sent or received, handoff, sysmon retake).
+//   - FlowOut and FlowIn: an arrow's two ends (steal: victim P to thief P; wake-up: waker M to
+//     woken M; unpark: the P that readied a G to the P where it next ran), one flow id per arrow.
+// Sorting by type at equal times puts an instant or flow end inside the slice that begins then.
+// The walk is a k-way merge of the model's already sorted columns: it allocates one index per
+// arrow, nothing per segment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/lanes/model.h"
+
+namespace gmp::exporter {
+
+enum class Group : uint8_t { Ps, Ms, Scheduler, Count_ };
+const char* group_name(Group g);
+
+struct Track {
+  Group group;
+  std::string name;
+  bool counter = false;
+  const lanes::Lane* lane = nullptr;        // slice tracks
+  const lanes::Counter* values = nullptr;  // counter tracks
+};
+
+struct Item {
+  enum Type : uint8_t { SliceEnd, Counter, SliceBegin, Instant, FlowOut, FlowIn };
+  Type type = SliceEnd;
+  int64_t ts = 0;
+  uint32_t track = 0;  // index into Walk::tracks()
+  // SliceBegin, SliceEnd: what runs. SliceBegin also knows where the slice ends.
+  int32_t g = lanes::kNoG;
+  lanes::State state = lanes::State::Running;
+  int64_t end = 0;
+  int32_t value = 0;                                         // Counter
+  lanes::MarkerKind marker = lanes::MarkerKind::Count_;    // Instant
+  lanes::ArrowKind arrow = lanes::ArrowKind::Count_;       // FlowOut, FlowIn
+  uint64_t flow = 0;                                         // FlowOut, FlowIn: 1 + the arrow's index
+  uint32_t ev = lanes::kNoEv;  // the model event behind an Instant or flow end
+};
+
+// The name of a slice: "G17", "G17 syscall", "spinning", "parked".
+std::string slice_name(int32_t g, lanes::State s);
+const char* arrow_name(lanes::ArrowKind k);
+
+class Walk {
+ public:
+  explicit Walk(const lanes::Model& m);
+  const std::vector<Track>& tracks() const { return tracks_; }
+  // The next item in order; false at the end.
+  bool next(Item& out);
+
+ private:
+  enum class Src : uint8_t { Segments, Markers, Samples, ArrowsOut, ArrowsIn };
+  struct Cursor {
+    Src src;
+    uint32_t track;  // the track it feeds (arrow cursors: unused)
+    size_t i = 0;    // next element
+    bool in_slice = false;  // Segments: a begin was given, the end is next
+    size_t last = 0;        // Segments: the last segment of the slice begun
+  };
+  bool peek(const Cursor& c, Item& out) const;
+  void advance(Cursor& c);
+  static bool before(const Item& a, const Item& b);
+  void push(uint32_t cursor);
+
+  const lanes::Model& m_;
+  std::vector<Track> tracks_;
+  std::vector<Cursor> cursors_;
+  std::vector<uint32_t> arrows_by_t1_;
+  std::vector<Item> heads_;     // per cursor: its next item
+  std::vector<uint32_t> heap_;  // cursors with an item, a min-heap on heads_
+};
+
+}  // namespace gmp::exporter
