@@ -866,7 +866,7 @@ Model load_trace(const std::string& path, const LoadOptions& opt) {
   }
   ::close(fd);
   const uint8_t* const base = map.data;
-  const uint8_t* const end = base + map.size;
+  const uint8_t* const end = base != nullptr ? base + map.size : nullptr;  // no events: nothing mapped
 
   // First pass: count the records, so the event array is allocated once, at its size.
   size_t count = 0;
