@@ -253,6 +253,44 @@ func { name: "worker" op { compute { ns: 3000000 } } op { done { wg: "wg" } } }
   CHECK(r.end_time < 7LL * 1000 * 1000);
 }
 
+// A system call sleeps in the kernel by default: its thread gives up its core and is switched back
+// when the call returns. With on_cpu the kernel works on the thread's core: it keeps the core for
+// the call's length, and no switch follows.
+TEST_CASE("a system call that works on the CPU keeps its core, one that sleeps gives it up", "[sim][syscall]") {
+  const auto program = [](const char* on_cpu) {
+    return std::string(R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "worker" } }
+  op { go { func: "caller" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "caller" op { syscall { duration: "5ms" )") + on_cpu + R"( } } op { done { wg: "wg" } } }
+func { name: "worker" op { compute { ns: 3000000 } } op { done { wg: "wg" } } }
+)";
+  };
+  SimConfig one_core;
+  one_core.cores = 1;
+  // Two Ps, one core: the worker's compute fits inside a sleeping call, not beside a working one.
+  const SimResult sleeps = run(program(""), 2, 1, one_core);
+  const SimResult works = run(program("on_cpu: true"), 2, 1, one_core);
+  REQUIRE(sleeps.stop == Engine::Stop::Exit);
+  REQUIRE(works.stop == Engine::Stop::Exit);
+  CHECK(sleeps.end_time < 6LL * 1000 * 1000);
+  CHECK(works.end_time > 7900LL * 1000);
+  // 1,000 short calls: the sleeping ones pay the OS's switch back on every return.
+  const char* loop = R"(
+func { name: "main" op { loop { name: "l" count: 1000 op { syscall { ns: 700 %s } } } } }
+)";
+  char sleepy[256], busy[256];
+  std::snprintf(sleepy, sizeof sleepy, loop, "");
+  std::snprintf(busy, sizeof busy, loop, "on_cpu: true");
+  const SimResult a = run(sleepy, 1), b = run(busy, 1);
+  const double switch_ns = cost::default_profile()[cost::Param::OsContextSwitch];
+  CHECK(static_cast<double>(a.end_time - b.end_time) > 0.9 * 1000 * switch_ns);
+}
+
 TEST_CASE("a mutex serialises its critical sections", "[sim][mutex]") {
   const SimResult r = run(R"(
 mutex { name: "mu" }

@@ -137,7 +137,9 @@ class Deriver {
   void take_overhead(std::vector<Op>& ops) {
     for (size_t i = 0; i < ops.size(); i++) {
       const Op::Kind k = ops[i].kind;
-      if (k != Op::Go && k != Op::Send && k != Op::Recv && k != Op::Syscall) continue;
+      if (k != Op::Go && k != Op::Send && k != Op::Recv && k != Op::Syscall && k != Op::Sleep && k != Op::Gosched) {
+        continue;
+      }
       sync_ops_++;
       if (opt_.op_overhead_ns <= 0) continue;
       const size_t at = k == Op::Recv ? i + 1 : i - 1;
@@ -212,7 +214,8 @@ class Deriver {
             t += "  op { sleep { ns: " + std::to_string(op.ns) + " } }\n";
             break;
           case Op::Syscall:
-            t += "  op { syscall { ns: " + std::to_string(op.ns) + " } }\n";
+            t += "  op { syscall { ns: " + std::to_string(op.ns) + (op.ns < kOnCpuSyscallNs ? " on_cpu: true" : "") +
+                 " } }\n";
             break;
           case Op::Gosched:
             t += "  op { gosched {} }\n";

@@ -8,7 +8,10 @@
 //   - starting a goroutine becomes `go`; readying one becomes a send on that goroutine's wake
 //     channel (buffered: a waker never blocks on it), and the wait it ended a receive from it;
 //   - a wait nobody in the program ended (a timer, the netpoller, the runtime) becomes `sleep` for
-//     as long as it lasted, a system call `syscall` for as long as it lasted, a yield `gosched`;
+//     as long as it lasted, a system call `syscall` for as long as it lasted, a yield `gosched`.
+//     A trace does not say whether a system call slept in the kernel or worked there; one shorter
+//     than kOnCpuSyscallNs is taken as kernel work on the thread's core (`on_cpu: true`: no
+//     context switch when it returns), a longer one as a sleep;
 //   - a wait that never ended becomes a receive nobody sends on;
 //   - a goroutine that was already there when the trace began, or whose creator is not in the
 //     program, is started by main first and sleeps until it appeared.
@@ -24,10 +27,17 @@
 
 namespace gmp::trace {
 
+// The line between a system call that worked in the kernel and one that slept there: 20 us, the
+// time after which Go's own sysmon first treats a call as blocked and retakes its P (its shortest
+// sleep, sysmon's 20 us delay). A judgement, not a measurement: a 4 KiB page-cache write takes
+// about 0.7 us, a read that waits for the network as long as the network takes.
+inline constexpr int64_t kOnCpuSyscallNs = 20000;
+
 struct DeriveOptions {
-  // What one replayed operation (go, a send, a receive, a system call) costs the replay in running
-  // time that the trace's running time already holds: taken out of the compute before it (after
-  // it, for a receive). gmpsim replay fits it (sim/cli/cmd_replay.cpp); 0: nothing taken out.
+  // What one replayed operation (go, a send, a receive, a system call, a sleep, a yield) costs the
+  // replay in running time that the trace's running time already holds: taken out of the compute
+  // before it (after it, for a receive). gmpsim replay fits it (sim/engine/replay_fit.h); 0:
+  // nothing taken out.
   int64_t op_overhead_ns = 0;
 };
 
@@ -36,7 +46,7 @@ struct DerivedScenario {
   uint64_t goroutines = 0;  // of the program, one function each
   uint64_t runtime_gs = 0;  // the runtime's, left out
   uint64_t ops = 0;
-  uint64_t sync_ops = 0;   // go, send, receive and syscall operations
+  uint64_t sync_ops = 0;   // go, send, receive, syscall, sleep and gosched operations
   int64_t running_ns = 0;  // the program's goroutines' running time in the trace
   int64_t span = 0;   // of the trace
   int32_t procs = 0;  // the trace's GOMAXPROCS (its header's num_ps)

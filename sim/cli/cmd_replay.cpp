@@ -2,10 +2,7 @@
 // Derives a scenario from the trace (traces/derive_scenario.h), writes it where users can read
 // and edit it, and sweeps it over GOMAXPROCS and core counts: a recorded run replayed as a what-if.
 //
-// The fit (unless --no-fit): the trace's running times already hold what its runtime spent on each
-// operation (a channel send, a system call), and the replay spends its own cost for the operation
-// again. So the derived scenario is run once at the trace's GOMAXPROCS, its goroutines' running
-// time R set against the trace's T, and (R - T) / operations taken out next to each operation.
+// The fit (unless --no-fit): sim/engine/replay_fit.h.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -15,10 +12,12 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
+#include "sim/engine/replay_fit.h"
 #include "traces/derive_scenario.h"
 #include "traces/output_file.h"
 #include "traces/timeline.h"
 #include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
 
 namespace gmp::cli {
 
@@ -52,48 +51,37 @@ int cmd_replay(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
-  trace::DerivedScenario d = trace::derive_scenario(tl, trace_path);
   if (out_path.empty()) {
     const size_t slash = trace_path.find_last_of('/');
     std::string base = trace_path.substr(slash == std::string::npos ? 0 : slash + 1);
     if (const size_t dot = base.find('.'); dot != std::string::npos && dot > 0) base = base.substr(0, dot);
     out_path = base + ".replay.textproto";
   }
+  // Written unfitted first, so that an unwritable output is reported before the fit's run.
+  trace::DerivedScenario d = trace::derive_scenario(tl, trace_path);
   try {
     trace::write_output_file(out_path, d.text);
+    if (fit) {
+      RunOptions o;
+      o.profile = profile;
+      const engine::FittedScenario f = engine::derive_fitted(tl, trace_path, load_profile_option(o),
+                                                             sim_config(o, 1, 0, 1), out_path + ".fit.trace");
+      if (f.fitted) {
+        d = f.derived;
+        trace::write_output_file(out_path, d.text);
+        std::printf(
+            "replay: fitted at GOMAXPROCS %d: the replay ran its goroutines %.3f ms against the trace's %.3f ms; "
+            "%lld ns taken out next to each of %llu operations\n",
+            d.procs, static_cast<double>(f.replay_running_ns) / 1e6, static_cast<double>(d.running_ns) / 1e6,
+            static_cast<long long>(f.overhead_ns), static_cast<unsigned long long>(d.sync_ops));
+      }
+    }
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
     return 1;
-  }
-  if (fit && d.procs > 0 && d.sync_ops > 0) {
-    RunOptions o;
-    o.scenario_path = out_path;
-    o.profile = profile;
-    const Loaded in = load_inputs(o);
-    engine::SimConfig cfg = sim_config(o, d.procs, 0, 1);
-    cfg.trace_path = out_path + ".fit.trace";
-    const engine::SimResult r = engine::simulate(in.scenario, in.profile, cfg);
-    const trace::DerivedScenario again = trace::derive_scenario(trace::build_timeline(cfg.trace_path), "");
-    std::remove(cfg.trace_path.c_str());
-    const int64_t extra = again.running_ns - d.running_ns;
-    if (r.stop == engine::Engine::Stop::Exit && extra > 0) {
-      trace::DeriveOptions opt;
-      // At most kMaxOverheadNs an operation: more than any one operation costs the replay, an excess
-      // comes from elsewhere (the runtime's start, in a short trace) and is left alone.
-      constexpr int64_t kMaxOverheadNs = 2000;
-      opt.op_overhead_ns = std::min(kMaxOverheadNs, extra / static_cast<int64_t>(d.sync_ops));
-      d = trace::derive_scenario(tl, trace_path, opt);
-      try {
-        trace::write_output_file(out_path, d.text);
-      } catch (const trace::OutputError& e) {
-        std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
-        return 1;
-      }
-      std::printf("replay: fitted at GOMAXPROCS %d: the replay ran its goroutines %.3f ms against the trace's %.3f ms; "
-                  "%lld ns taken out next to each of %llu operations\n",
-                  d.procs, static_cast<double>(again.running_ns) / 1e6, static_cast<double>(d.running_ns) / 1e6,
-                  static_cast<long long>(opt.op_overhead_ns), static_cast<unsigned long long>(d.sync_ops));
-    }
+  } catch (const trace::TraceWriteError& e) {
+    std::fprintf(stderr, "gmpsim: %s\n", e.what());
+    return 1;
   }
   std::printf(
       "replay: %s -> %s: %llu goroutines (%llu of the runtime left out), %llu operations; the trace ran "

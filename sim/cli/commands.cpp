@@ -52,6 +52,17 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   return true;
 }
 
+cost::Profile load_profile_option(const RunOptions& o) {
+  try {
+    if (o.profile.empty()) return cost::default_profile();
+    if (auto b = cost::builtin_profile(o.profile)) return *b;
+    return cost::load_profile(o.profile);
+  } catch (const cost::ProfileError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(1);
+  }
+}
+
 Loaded load_inputs(const RunOptions& o) {
   Loaded l;
   try {
@@ -60,18 +71,7 @@ Loaded load_inputs(const RunOptions& o) {
     std::fprintf(stderr, "%s\n", e.what());
     std::exit(1);
   }
-  try {
-    if (o.profile.empty()) {
-      l.profile = cost::default_profile();
-    } else if (auto b = cost::builtin_profile(o.profile)) {
-      l.profile = *b;
-    } else {
-      l.profile = cost::load_profile(o.profile);
-    }
-  } catch (const cost::ProfileError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    std::exit(1);
-  }
+  l.profile = load_profile_option(o);
   return l;
 }
 

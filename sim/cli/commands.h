@@ -62,6 +62,8 @@ struct Loaded {
 };
 // Loads the scenario and the profile; on bad input prints the error (file:line:column) and exits 1.
 Loaded load_inputs(const RunOptions& o);
+// The profile alone, the same way.
+cost::Profile load_profile_option(const RunOptions& o);
 
 engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed);
 

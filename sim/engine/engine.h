@@ -110,6 +110,9 @@ class Engine final : public plat::Driver {
   int64_t compute(int64_t work) override;
   // The calling thread blocks in the kernel for ns (a blocking system call), off its core.
   void block_for(int64_t ns) override;
+  // Kernel work: the thread keeps its core for ns, as a spinning lock waiter does (no switch, no
+  // wake-up latency when it ends; the OS's time slices do not cut it).
+  void kernel_work(int64_t ns) override;
   // Charges ns of the calling thread's time as one event.
   void spend(int64_t ns);
   // The stack a thread started on (its g0's).

@@ -181,7 +181,7 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
 class Sim final : public rt::Host {
  public:
   Sim(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg)
-      : cfg_(cfg), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
+      : cfg_(cfg), sc_(sc), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
         interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value),
         asserts_(sc, interp_) {
     runtime_.host = this;
@@ -296,12 +296,28 @@ class Sim final : public rt::Host {
     if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
     if (trace_ && e < Ev::WakepSpinning) {  // the rest are counts
       trace::Event te = to_trace(e, gp, pp, arg, now);
+      if (e == Ev::GoCreate && gp != nullptr) te.set_label(start_function(gp->startpc));
       if (cfg_.chooser != nullptr) te.set_step(cfg_.chooser->step());
       trace_->write(te);
     }
   }
 
  private:
+  // The function a goroutine starts in, as Go's traces name it on creation: the scenario's
+  // function, or the runtime's.
+  std::string start_function(uintptr_t pc) const {
+    switch (pc) {
+      case rt::funcForcegchelper: return "runtime.forcegchelper";
+      case rt::funcBgsweep: return "runtime.bgsweep";
+      case rt::funcBgscavenge: return "runtime.bgscavenge";
+      case rt::funcUpdateMaxProcsGoroutine: return "runtime.updateMaxProcsGoroutine";
+      default: break;
+    }
+    // The interpreter's startpc: 0 for main, else 1 + the function's index (see assertions.cpp).
+    const size_t f = pc == 0 ? static_cast<size_t>(sc_.entry) : pc - 1;
+    return f < sc_.funcs.size() ? sc_.funcs[f].name : std::string();
+  }
+
   static EngineConfig make_engine_config(const cost::Profile& prof, const SimConfig& cfg) {
     EngineConfig ec;
     ec.cores = machine_cores(prof, cfg.cores);
@@ -358,6 +374,7 @@ class Sim final : public rt::Host {
   }
 
   SimConfig cfg_;
+  const scenario::Scenario& sc_;  // outlives the Sim (simulate() holds it)
   Engine engine_;
   rt::Runtime runtime_;
   Metrics metrics_;

@@ -110,6 +110,10 @@ class Driver {
   virtual int64_t compute(int64_t work) = 0;
   // The calling thread blocks in the kernel for ns (a blocking system call).
   virtual void block_for(int64_t ns) = 0;
+  // The calling thread works in the kernel for ns on its core (a system call that computes rather
+  // than waits, such as a write to the page cache): it keeps its core, so no wake-up follows. A
+  // driver that does not tell the two apart blocks.
+  virtual void kernel_work(int64_t ns) { block_for(ns); }
   virtual void switchto(Context& to) = 0;  // gogo / mcall stack switch
   // Ends the run after a Go throw on a stack with no driver frame below it. Must not return.
   virtual void crash(const char* msg) = 0;

@@ -190,6 +190,17 @@ void block_for(int64_t ns, plat::Site site) {
   nanosleep(&ts, nullptr);
 }
 
+void kernel_work(int64_t ns, plat::Site site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->kernel_work(ns);
+  }
+  // Real hardware: the thread stays busy, as in compute.
+  const int64_t end = nanotime() + ns;
+  while (nanotime() < end) {
+  }
+}
+
 void charge(Cost c, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;

@@ -287,7 +287,7 @@ class Compiler {
         return;
       }
       case Op::kSyscall: {
-        Instr in{.op = Opcode::Syscall};
+        Instr in{.op = Opcode::Syscall, .on_cpu = o.syscall().on_cpu()};
         amount(o.syscall(), n, in);
         emit(in, n.self());
         return;

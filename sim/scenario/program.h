@@ -44,7 +44,7 @@ enum class Opcode : uint8_t {
   WgWait,          // waitgroups[obj].Wait()
   Sleep,           // time.Sleep(ns)
   AfterFunc,       // time.AfterFunc(ns, funcs[obj]): the timer starts the goroutine when it fires
-  Syscall,         // a blocking system call of ns in the kernel
+  Syscall,         // a system call of ns in the kernel: blocked, or working on the CPU (on_cpu)
   BusyPoll,        // repeat { compute ns + iterations; check } until a non-blocking receive on
                    // chans[obj] succeeds (obj >= 0), a completion is taken from
                    // devices[device]'s queue (device >= 0) or count polls are done (count >= 0);
@@ -64,6 +64,7 @@ struct Instr {
   bool cgo = false;          // Compute, BusyPoll
   bool safe_point = false;   // BusyPoll
   bool has_default = false;  // Select
+  bool on_cpu = false;       // Syscall: kernel work on the thread's core, not a sleep
   int32_t obj = -1;          // the id the opcode's comment names; -1 when none
   int32_t device = -1;       // Submit, BusyPoll: devices[device]; -1 when none
   int32_t loop = -1;         // LoopStart, LoopNext, Parallel, ParallelNext: loops[loop]

@@ -256,7 +256,11 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::Syscall:
         r_.entersyscall();
         plat::charge(plat::Cost::SyscallEnterExit);
-        plat::block_for(in.ns);
+        if (in.on_cpu) {
+          plat::kernel_work(in.ns);
+        } else {
+          plat::block_for(in.ns);
+        }
         r_.exitsyscall();
         break;
       case Opcode::BusyPoll: {

@@ -175,3 +175,19 @@ TEST_CASE("replay: a derived scenario turns running time into compute and wake-u
                          "  op { done { wg: \"exited\" } }\n}\n";
   CHECK(text.find(g2) != std::string::npos);
 }
+
+TEST_CASE("replay: a short system call is kernel work on the CPU, a long one a sleep") {
+  // G1 makes a 700 ns call, computes 10 ns, then makes a 50 us call.
+  const Timeline tl = timeline_of({
+      {0, KIND_GO_CREATE, 1, 0, 0},
+      {0, KIND_GO_START, 1, 0, 0},
+      {10, KIND_GO_SYSCALL_ENTER, 1, 0, 0},
+      {710, KIND_GO_SYSCALL_EXIT, 1, 0, 0},
+      {720, KIND_GO_SYSCALL_ENTER, 1, 0, 0},
+      {50720, KIND_GO_SYSCALL_EXIT, 1, 0, 0},
+      {50730, KIND_GO_EXIT, 1, 0, 0},
+  });
+  const std::string text = derive_scenario(tl, "syscalls.trace").text;
+  CHECK(text.find("op { syscall { ns: 700 on_cpu: true } }") != std::string::npos);
+  CHECK(text.find("op { syscall { ns: 50000 } }") != std::string::npos);
+}

@@ -9,6 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 goroot="${1:-/usr/lib/go-1.23}"
 procs="${2:-1,2,4}"
+cores="$(nproc)"  # the machine the traces ran on: the replay gets as many cores
 gmpsim="$root/build/bin/gmpsim"
 [ -x "$gmpsim" ] || { echo "run.sh: build gmpsim first ($gmpsim)" >&2; exit 1; }
 work="$(mktemp -d)"
@@ -21,7 +22,7 @@ for prog in cpu pipeline syscall; do
     GOMAXPROCS=$n "$work/$prog" "$work/$prog-$n.trace"
     "$gmpsim" trace import "$work/$prog-$n.trace" -o "$work/$prog-$n.gmp" > /dev/null 2> "$work/err" ||
       { cat "$work/err" >&2; exit 1; }
-    out="$("$gmpsim" replay "$work/$prog-$n.gmp" --procs "$n" --jobs 1 -o "$work/$prog-$n.textproto")"
+    out="$("$gmpsim" replay "$work/$prog-$n.gmp" --procs "$n" --cores "$cores" --jobs 1 -o "$work/$prog-$n.textproto")"
     span="$(sed -nE 's/.*the trace ran ([0-9.]+) ms.*/\1/p' <<<"$out")"
     replay="$(grep -A2 '^virtual time' <<<"$out" | tail -1 | awk '{print $2}')"
     awk -v p="$prog" -v n="$n" -v t="$span" -v r="$replay" \

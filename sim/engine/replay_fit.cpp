@@ -1,0 +1,39 @@
+// The replay's fit of per-operation overhead: see replay_fit.h.
+#include "sim/engine/replay_fit.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/scenario/scenario.h"
+
+namespace gmp::engine {
+
+FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,
+                             SimConfig cfg, const std::string& scratch_trace) {
+  FittedScenario f;
+  f.derived = trace::derive_scenario(tl, source);
+  if (f.derived.procs <= 0 || f.derived.sync_ops == 0) return f;
+  const scenario::Scenario sc = scenario::parse_scenario(f.derived.text, source + ".replay");
+  cfg.procs = static_cast<int32_t>(f.derived.procs);
+  cfg.trace_path = scratch_trace;
+  SimResult r;
+  try {
+    r = simulate(sc, prof, cfg);
+  } catch (...) {
+    std::remove(scratch_trace.c_str());
+    throw;
+  }
+  const trace::DerivedScenario again = trace::derive_scenario(trace::build_timeline(scratch_trace), "");
+  std::remove(scratch_trace.c_str());
+  f.replay_running_ns = again.running_ns;
+  const int64_t extra = again.running_ns - f.derived.running_ns;
+  if (r.stop != Engine::Stop::Exit || extra <= 0) return f;
+  trace::DeriveOptions opt;
+  opt.op_overhead_ns = std::min(kMaxOverheadNs, extra / static_cast<int64_t>(f.derived.sync_ops));
+  f.derived = trace::derive_scenario(tl, source, opt);
+  f.fitted = true;
+  f.overhead_ns = opt.op_overhead_ns;
+  return f;
+}
+
+}  // namespace gmp::engine

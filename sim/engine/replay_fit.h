@@ -1,0 +1,37 @@
+// The fit of `gmpsim replay` (traces/derive_scenario.h): a trace's running times already hold
+// what its runtime spent on each operation (a channel send, a go statement, a system call's entry
+// and exit), and the replay spends its own cost for the operation again.
+//
+// Protocol: derive_fitted derives the scenario, runs it once under the simulator at the trace's
+// GOMAXPROCS (cfg's other fields as given), sets the replay's running time R of the program's
+// goroutines against the trace's T, and derives again with (R - T) / operations, at most
+// kMaxOverheadNs, taken out next to each operation (DeriveOptions::op_overhead_ns). Nothing is
+// taken out when the trace names no GOMAXPROCS, has no operations, the run does not exit, or R <= T.
+// The run's trace goes to `scratch_trace`, which is removed afterwards.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/cost/profile.h"
+#include "sim/engine/simulation.h"
+#include "traces/derive_scenario.h"
+#include "traces/timeline.h"
+
+namespace gmp::engine {
+
+// At most this much an operation: more than any one operation costs the replay. A larger excess
+// comes from elsewhere (the runtime's start, in a short trace) and is left alone.
+inline constexpr int64_t kMaxOverheadNs = 2000;
+
+struct FittedScenario {
+  trace::DerivedScenario derived;
+  bool fitted = false;
+  int64_t replay_running_ns = 0;  // R of the fitting run
+  int64_t overhead_ns = 0;        // taken out next to each operation
+};
+
+FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,
+                             SimConfig cfg, const std::string& scratch_trace);
+
+}  // namespace gmp::engine
