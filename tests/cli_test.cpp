@@ -694,3 +694,22 @@ TEST_CASE("gmpsim trace export writes Perfetto and Chrome JSON, and refuses bad 
   CHECK(o.text.find("is a directory") != std::string::npos);
   for (const std::string& f : {tr, pf, js, cut}) std::remove(f.c_str());
 }
+
+// A sweep writes its chart only where --svg says; replay puts it next to the scenario it derives.
+TEST_CASE("gmpsim sweep writes no chart unless asked, replay writes it beside its scenario", "[cli][sweep]") {
+  const std::string dir = tmp("chartdir");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string in_dir = "cd " + dir + " && ";
+  Out o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2", in_dir);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("chart:") == std::string::npos);
+  CHECK(std::filesystem::is_empty(dir));
+  const std::string tr = dir + "/w.trace";
+  REQUIRE(gmpsim("run " + kScenarios + "workers.textproto --procs 2 --trace " + tr).status == 0);
+  o = gmpsim("replay " + tr + " --procs 1,2 -o " + dir + "/w.replay.textproto", in_dir);
+  CHECK(o.status == 0);
+  CHECK(exists(dir + "/w-sweep.svg"));
+  CHECK(o.text.find("chart: " + dir + "/w-sweep.svg") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

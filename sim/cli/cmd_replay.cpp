@@ -25,7 +25,7 @@ int cmd_replay(int argc, char** argv) {
   if (argc < 1 || argv[0][0] == '-') usage_error("replay: expected TRACE first, then the flags");
   const std::string trace_path = argv[0];
   std::string out_path, profile;
-  bool procs_given = false, fit = true;
+  bool procs_given = false, svg_given = false, fit = true;
   std::vector<std::string> rest;  // everything else goes to gmpsim sweep as it is
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
@@ -39,6 +39,7 @@ int cmd_replay(int argc, char** argv) {
       fit = false;
     } else {
       procs_given |= arg == "--procs" || arg.rfind("--procs=", 0) == 0;
+      svg_given |= arg == "--svg" || arg.rfind("--svg=", 0) == 0;
       if (arg == "--profile" && i + 1 < argc) profile = argv[i + 1];
       if (arg.rfind("--profile=", 0) == 0) profile = arg.substr(10);
       rest.push_back(arg);
@@ -91,6 +92,18 @@ int cmd_replay(int argc, char** argv) {
       static_cast<double>(d.span) / 1e6, d.procs);
   std::fflush(stdout);
   std::vector<std::string> args{out_path};
+  // The chart goes next to the derived scenario (go123.textproto or go123.replay.textproto:
+  // go123-sweep.svg), unless --svg says where.
+  if (!svg_given) {
+    std::string stem = out_path;
+    for (const std::string ext : {".textproto", ".replay"}) {
+      if (stem.size() > ext.size() && stem.compare(stem.size() - ext.size(), ext.size(), ext) == 0) {
+        stem.resize(stem.size() - ext.size());
+      }
+    }
+    args.push_back("--svg");
+    args.push_back(stem + "-sweep.svg");
+  }
   if (!procs_given) {
     std::set<int64_t> procs{1, 2, 4, 8};
     if (d.procs > 0) procs.insert(d.procs);

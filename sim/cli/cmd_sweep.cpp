@@ -1,7 +1,7 @@
 // gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F]
 //                       [--svg OUT] [--seed S] [--jobs N]
 // Runs the scenario at every (procs, cores) point under K seeds; prints a table per metric, then
-// `go test -bench` lines for benchstat, and writes an SVG chart.
+// `go test -bench` lines for benchstat, and with --svg writes an SVG chart there.
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,14 +36,8 @@ int cmd_sweep(int argc, char** argv) {
     return true;
   });
   if (!o.sim.trace_path.empty()) usage_error("sweep: --trace is for gmpsim run");
-  if (svg_path.empty()) {
-    const size_t slash = o.scenario_path.find_last_of('/');
-    std::string base = o.scenario_path.substr(slash == std::string::npos ? 0 : slash + 1);
-    if (const size_t dot = base.find('.'); dot != std::string::npos) base = base.substr(0, dot);
-    svg_path = base + "-sweep.svg";
-  }
   try {
-    trace::output_target(svg_path);  // a directory or the like is refused before the runs
+    if (!svg_path.empty()) trace::output_target(svg_path);  // a directory or the like is refused before the runs
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
     return 1;
@@ -125,6 +119,7 @@ int cmd_sweep(int argc, char** argv) {
   const std::string bench = format_bench_lines(pts);
   if (!bench.empty()) std::printf("\n%s", bench.c_str());
 
+  if (svg_path.empty()) return status;
   try {
     trace::write_output_file(svg_path, sweep_svg(pts, in.scenario.benchmark ? in.scenario.benchmark->name
                                                                            : in.scenario.source));
