@@ -55,7 +55,7 @@ constexpr Case kCases[] = {
      false},
     {"timer-add-no-wakep", "timer_hog", 2, model::StrategyKind::Bounded, 1, 0, model::kWorkConservation, 60, false},
     {"exitsyscall-lockedm-race", "syscall_lock", 2, model::StrategyKind::Bounded, 1, 300, model::kThrow, 60, false},
-    {"startm-late-mreserveid", "syscall_overdue", 1, model::StrategyKind::Bounded, 2, 12000, model::kThrow, 60, false,
+    {"startm-late-mreserveid", "syscall_overdue", 1, model::StrategyKind::Bounded, 2, 80000, model::kThrow, 60, false,
      8},
 };
 
@@ -111,7 +111,7 @@ TEST_CASE("the mutants' counterexamples quoted in the docs still replay", "[muta
   const Quoted quoted[] = {
       {"no-needspinning", "ready2", 2, 2, "803:0,899:0/1047", model::kWorkConservation},  // README
       {"exitsyscall-lockedm-race", "syscall_lock", 2, 2, "960:0/1010", model::kThrow},
-      {"startm-late-mreserveid", "syscall_overdue", 1, 8, "750:1,773:0,792:2/802", model::kThrow},
+      {"startm-late-mreserveid", "syscall_overdue", 1, 8, "769:0,786:2/800", model::kThrow},
   };
   for (const Quoted& q : quoted) {
     INFO(q.mutant << " " << q.schedule);

@@ -234,6 +234,27 @@ func { name: "sleeper" op { sleep { duration: "10ms" } } op { done { wg: "wg" } 
   CHECK(r.end_time < 15LL * 1000 * 1000);
 }
 
+// An idle M waits for the next timer in epoll_wait, whose timeout is whole milliseconds: a sleep
+// under 1 ms with nothing else to run lasts about 1 ms, one of 2.5 ms about 3 ms (2 ms, then 1 ms
+// for the rest). With another goroutine on the same P yielding every 10 us, the scheduler runs
+// the timer when it comes due, on time.
+TEST_CASE("an idle program's timers wake on epoll_wait's millisecond grid", "[sim][timers]") {
+  const auto sleep_then_exit = [](const char* d, const char* beside) {
+    return std::string(R"(func { name: "main" )") + beside + R"( op { sleep { duration: ")" + d +
+           R"(" } } }
+func { name: "spin" op { loop { count: 100 op { compute { duration: "10us" } } op { gosched {} } } } })";
+  };
+  const int64_t ms = 1000 * 1000;
+  const SimResult short_sleep = run(sleep_then_exit("100us", ""), 1);
+  CHECK(short_sleep.end_time >= 1 * ms);
+  CHECK(short_sleep.end_time < 1 * ms + 200000);
+  const SimResult long_sleep = run(sleep_then_exit("2500us", ""), 1);
+  CHECK(long_sleep.end_time >= 3 * ms);
+  CHECK(long_sleep.end_time < 3 * ms + 200000);
+  const SimResult busy = run(sleep_then_exit("100us", R"(op { go { func: "spin" } })"), 1);
+  CHECK(busy.end_time < 400000);  // the runtime starts in about 90 us: well under the 1 ms grid
+}
+
 TEST_CASE("a long system call's P is handed off by sysmon", "[sim][syscall]") {
   const SimResult r = run(R"(
 waitgroup { name: "wg" }

@@ -113,7 +113,7 @@ class Deriver {
             // The runtime's own goroutines ended it (main waiting for them to start, say): the
             // simulated runtime does that again by itself.
           } else if (!last || !iv.open_end) {
-            ops.push_back({Op::Sleep, d, -1});
+            ops.push_back({Op::Sleep, timer_wait(d), -1});
           } else if (g != main_) {
             ops.push_back({Op::Recv, 0, -1});  // blocked for good
             never_ = true;
@@ -147,6 +147,17 @@ class Deriver {
         ops[at].ns = std::max<int64_t>(1, ops[at].ns - opt_.op_overhead_ns);
       }
     }
+  }
+
+  // A timer wait of d ns, as the replay should ask for it. An idle M waits for the next timer in
+  // epoll_wait, whose timeout is whole milliseconds (netpoll rounds a remainder up to 1 ms), so a
+  // wait that ended just past a whole millisecond most likely asked for at most that millisecond.
+  // Replaying it as d would round it up once more, a millisecond late; it is replayed as the
+  // whole milliseconds instead. kTimerRoundingSlackNs is how far past counts as "just": the wake-up
+  // of the sleeping M and the goroutine's start (tens of us), not a sleep that asked for more.
+  static int64_t timer_wait(int64_t d) {
+    constexpr int64_t kMs = 1000000, kTimerRoundingSlackNs = 100000;
+    return d >= kMs && d % kMs < kTimerRoundingSlackNs ? d - d % kMs : d;
   }
 
   static std::string fname(int64_t g, int64_t main) { return g == main ? "main" : "g" + std::to_string(g); }

@@ -8,7 +8,10 @@
 //   - starting a goroutine becomes `go`; readying one becomes a send on that goroutine's wake
 //     channel (buffered: a waker never blocks on it), and the wait it ended a receive from it;
 //   - a wait nobody in the program ended (a timer, the netpoller, the runtime) becomes `sleep` for
-//     as long as it lasted, a system call `syscall` for as long as it lasted, a yield `gosched`.
+//     as long as it lasted (a wait that ended less than 100 us past a whole millisecond is replayed
+//     as the whole milliseconds: the replay's own netpoll rounds timer waits up to milliseconds as
+//     Go's does, and would otherwise add one more), a system call `syscall` for as long as it
+//     lasted, a yield `gosched`.
 //     A trace does not say whether a system call slept in the kernel or worked there; one shorter
 //     than kOnCpuSyscallNs is taken as kernel work on the thread's core (`on_cpu: true`: no
 //     context switch when it returns), a longer one as a sleep;

@@ -8,14 +8,30 @@
 
 namespace gmp::rt {
 
-// netpoll (netpoll_epoll.go): delay < 0 blocks until broken, 0 polls, > 0 blocks up to delay ns.
+// netpoll (netpoll_epoll.go): delay < 0 blocks until broken, 0 polls, > 0 blocks for a while.
+// epoll_wait takes its timeout in whole milliseconds, so a positive delay becomes waitms: under
+// 1 ms it rounds up to 1 ms, below 1e15 ns it is truncated to whole ms, and longer ones are capped
+// at 1e9 ms. An idle M waiting for a timer 100 us away sleeps 1 ms (and then finds the timer
+// overdue); one 2.7 ms away sleeps 2 ms and comes back to sleep 1 ms more.
 gList Runtime::netpoll(int64_t delay) {
-  if (delay == 0) return gList{};
-  bool broken = true;
+  int32_t waitms;
   if (delay < 0) {
+    waitms = -1;
+  } else if (delay == 0) {
+    waitms = 0;
+  } else if (delay < 1000000) {
+    waitms = 1;
+  } else if (delay < 1000000000000000) {
+    waitms = static_cast<int32_t>(delay / 1000000);
+  } else {
+    waitms = 1000000000;  // Go's cap on a timer wait: 1e9 ms, about 11.5 days
+  }
+  if (waitms == 0) return gList{};
+  bool broken = true;
+  if (waitms < 0) {
     plat::notesleep(netpollNote_);
   } else {
-    broken = plat::notetsleep(netpollNote_, delay);
+    broken = plat::notetsleep(netpollNote_, static_cast<int64_t>(waitms) * 1000000);
   }
   // Like reading the eventfd when epoll reports it: a break is consumed only once its wake-up has
   // landed. netpollBreak sets netpollWakeSig before it wakes the note, so a poller that timed out
