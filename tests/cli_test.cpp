@@ -673,9 +673,9 @@ TEST_CASE("gmpsim trace export writes Perfetto and Chrome JSON, and refuses bad 
   o = gmpsim("trace export --format=chrome -o " + js + " " + tr);
   CHECK(o.status == 0);
   std::ifstream in(js);
-  std::string head(40, '\0');
-  in.read(head.data(), 40);
-  CHECK(head.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0) == 0);
+  std::string head(16, '\0');
+  in.read(head.data(), 16);
+  CHECK(head == "{\"traceEvents\":[");
   // A cut trace: an error naming the byte offset, exit 1, and no output at all.
   std::ifstream t(tr, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());

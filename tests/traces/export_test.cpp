@@ -25,6 +25,7 @@
 #include "traces/lanes/model.h"
 #include "traces/output_file.h"
 #include "traces/timeline.h"
+#include "traces/trace_writer.h"
 
 namespace {
 
@@ -135,7 +136,7 @@ Decoded decode_chrome(const std::string& path) {
   Decoded d;
   boost::property_tree::ptree root;
   REQUIRE_NOTHROW(boost::property_tree::read_json(path, root));
-  CHECK(root.get<std::string>("displayTimeUnit") == "ns");
+  CHECK(root.count("displayTimeUnit") == 0);  // some Perfetto versions misread it as ts's unit
   std::map<int, std::string> procs;
   std::map<std::pair<int, int>, std::string> threads;
   const auto& evs = root.get_child("traceEvents");
@@ -163,22 +164,25 @@ Decoded decode_chrome(const std::string& path) {
       continue;
     }
     const std::string& tn = threads[{pid, tid}];
-    if (ph == "X") {
+    if (ph == "X" && e.count("bind_id") != 0) {  // an arrow's end (flow events v2)
+      Flow& fl = d.flows[e.get<uint64_t>("bind_id")];
+      const std::string n = e.get<std::string>("name");
+      fl.name = n.substr(0, n.find(" ("));
+      if (ns_of(e.get<std::string>("dur")) != 0) d.problems.push_back("a flow end with a duration");
+      if (e.get<bool>("flow_out", false)) {
+        fl.from_track = tn, fl.from_ts = ts, ++fl.outs;
+      } else if (e.get<bool>("flow_in", false)) {
+        fl.to_track = tn, fl.to_ts = ts, ++fl.ins;
+      } else {
+        d.problems.push_back("a bind_id without flow_in or flow_out");
+      }
+    } else if (ph == "X") {
       const int64_t end = ts + ns_of(e.get<std::string>("dur"));
       if (last_end.count(tn) != 0 && ts < last_end[tn]) d.problems.push_back("slices overlap on " + tn);
       last_end[tn] = end;
       d.slices[tn].emplace_back(e.get<std::string>("name"), ts, end);
     } else if (ph == "i") {
       d.instants[tn].emplace_back(ts, e.get<std::string>("name"));
-    } else if (ph == "s" || ph == "f") {
-      Flow& fl = d.flows[e.get<uint64_t>("id")];
-      fl.name = e.get<std::string>("name");
-      if (ph == "s") {
-        fl.from_track = tn, fl.from_ts = ts, ++fl.outs;
-      } else {
-        if (e.get<std::string>("bp", "") != "e") d.problems.push_back("a flow end that binds to the next slice");
-        fl.to_track = tn, fl.to_ts = ts, ++fl.ins;
-      }
     } else {
       d.problems.push_back("unknown phase " + ph);
     }
@@ -197,7 +201,6 @@ void check_structure(const Decoded& d) {
   }
   for (const auto& [track, v] : d.counters) {
     for (size_t i = 1; i < v.size(); ++i) CHECK(v[i - 1].first <= v[i].first);
-    for (const auto& s : v) CHECK(s.second >= 0);
   }
 }
 
@@ -329,4 +332,76 @@ TEST_CASE("export: an unwritable output leaves nothing behind and says why") {
     CHECK_THROWS_AS(f.write(m, dir.file("no/such/dir/out")), gmp::trace::OutputError);
     CHECK(dir.entries() == 1);  // only small.trace: no temporary file is left
   }
+}
+
+// The schema file and the decoder above share perfetto_trace.proto, so a wrong field number there
+// would go unseen: here one packet is written out by hand from Perfetto's own numbers
+// (trace_packet.proto: timestamp 8, trusted_packet_sequence_id 10, track_event 11; track_event.proto:
+// type 9, track_uuid 11, name 23, flow_ids 47 as fixed64) and must equal what the schema encodes.
+TEST_CASE("export: perfetto_trace.proto encodes with Perfetto's field numbers") {
+  gmp::perfetto::TracePacket p;
+  p.set_timestamp(100);
+  p.set_trusted_packet_sequence_id(1);
+  gmp::perfetto::TrackEvent* e = p.mutable_track_event();
+  e->set_type(gmp::perfetto::TrackEvent::TYPE_SLICE_BEGIN);
+  e->set_track_uuid(16);
+  e->set_name("G1");
+  e->add_flow_ids(5);
+  std::string got;
+  REQUIRE(p.SerializeToString(&got));
+  const std::string want = std::string("\x40\x64"          // 8: timestamp, varint 100
+                                       "\x50\x01"          // 10: trusted_packet_sequence_id 1
+                                       "\x5a\x13"          // 11: track_event, 19 bytes
+                                       "\x48\x01"          //   9: type TYPE_SLICE_BEGIN
+                                       "\x58\x10"          //   11: track_uuid 16
+                                       "\xba\x01\x02G1"   //   23: name "G1"
+                                       "\xf9\x02\x05", 18) +  // 47: flow_ids, fixed64 5 ...
+                           std::string(7, '\0');            // ... its other 7 bytes
+  CHECK(got == want);
+  gmp::perfetto::TracePacket d;
+  d.mutable_track_descriptor()->set_uuid(1);
+  d.mutable_track_descriptor()->mutable_process()->set_process_name("Ps");
+  d.mutable_track_descriptor()->mutable_counter();
+  REQUIRE(d.SerializeToString(&got));
+  // 60: track_descriptor (tag 0x1e2 as a varint), 1: uuid, 3: process { 6: process_name }, 8: counter.
+  CHECK(got == std::string("\xe2\x03\x0a\x08\x01\x1a\x04\x32\x02Ps\x42\x00", 13));
+}
+
+// Time outside the lane model's range (traces/lanes/model.h) is refused with the event's offset,
+// never split into billions of segments or summed past int64.
+TEST_CASE("export: traces beyond the model's time range are refused, and negative times are moved for Perfetto") {
+  TempDir dir("gmp_export");
+  using namespace gmp::trace;
+  const auto two_events = [&](int64_t t0, int64_t t1) {
+    Header h;
+    h.set_producer("export test");
+    h.set_num_ps(1);
+    TraceWriter w(dir.file("t.trace"), h);
+    for (const auto& [ts, kind] : {std::pair{t0, KIND_GO_START}, std::pair{t1, KIND_GO_EXIT}}) {
+      Event e;
+      e.set_ts(ts);
+      e.set_kind(kind);
+      e.set_g(1);
+      e.set_m(0);
+      e.set_p(0);
+      w.write(e);
+    }
+    w.close();
+    return dir.file("t.trace");
+  };
+  CHECK_THROWS_WITH(gmp::lanes::load_trace(two_events(INT64_MAX - 807, INT64_MAX)),
+                    Catch::Contains("outside the viewer's range"));
+  CHECK_THROWS_WITH(gmp::lanes::load_trace(two_events(-4000000000000000000, 4000000000000000000)),
+                    Catch::Contains("outside the viewer's range"));
+  CHECK_THROWS_WITH(gmp::lanes::load_trace(two_events(0, int64_t{1} << 51)), Catch::Contains("spans more than"));
+  // Two weeks apart is refused; 12 days is a long sleep, still loaded (as 2^18 pieces at most).
+  CHECK_NOTHROW(gmp::lanes::load_trace(two_events(0, 12LL * 86400 * 1000000000)));
+  const gmp::lanes::Model m = gmp::lanes::load_trace(two_events(-2000, 1000));
+  gmp::exporter::export_perfetto(m, dir.file("neg.pftrace"));
+  const Decoded d = decode_perfetto(dir.file("neg.pftrace"));
+  check_structure(d);
+  CHECK(d.slices.at("P0") == std::vector<Slice>{{"G1", 0, 3000}});
+  CHECK(d.group_of.at("P0") == "Ps (export test, times moved 2000 ns later)");
+  gmp::exporter::export_chrome_json(m, dir.file("neg.json"));
+  CHECK(decode_chrome(dir.file("neg.json")).slices.at("P0") == std::vector<Slice>{{"G1", -2000, 1000}});
 }

@@ -46,7 +46,9 @@ void append_us(std::string& out, int64_t ns) {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(trace::OutputStream& out) : out_(out) { buf_ = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"; }
+  // No displayTimeUnit: it only chooses how a viewer prints times, and some versions of Perfetto's
+  // importer read it as the unit of "ts".
+  explicit JsonWriter(trace::OutputStream& out) : out_(out) { buf_ = "{\"traceEvents\":[\n"; }
   // Starts an event object: the text up to its first field.
   std::string& begin() {
     if (events_++ != 0) buf_ += ",\n";
@@ -142,9 +144,12 @@ ExportCounts export_chrome_json(const lanes::Model& m, const std::string& path) 
         break;
       case Item::FlowOut:
       case Item::FlowIn:
-        b += it.type == Item::FlowOut ? "\"ph\":\"s\"" : "\"ph\":\"f\",\"bp\":\"e\"";
-        b += ",\"cat\":\"flow\",\"id\":" + std::to_string(it.flow) + ",\"name\":";
-        append_json_string(b, arrow_name(it.arrow));
+        // A zero-length slice at each end, bound by id (flow events v2): an end often falls where
+        // its track runs nothing, where "s"/"f" events would bind to no slice or a stale one.
+        b += "\"ph\":\"X\",\"dur\":0,\"cat\":\"flow\",\"name\":";
+        append_json_string(b, std::string(arrow_name(it.arrow)) + (it.type == Item::FlowOut ? " (from)" : " (to)"));
+        b += ",\"bind_id\":" + std::to_string(it.flow);
+        b += it.type == Item::FlowOut ? ",\"flow_out\":true" : ",\"flow_in\":true";
         if (it.type == Item::FlowOut) ++n.flows;
         break;
       case Item::SliceEnd: break;

@@ -8,8 +8,11 @@
 //     terminating_flow_ids (in). One packet sequence, written in time order.
 //   - chrome: the Chrome JSON trace event format (chrome://tracing, Perfetto's JSON importer):
 //     process and thread names as metadata events, "X" complete events for slices, "C" for
-//     counters, "i" for markers, "s"/"f" flow events (binding to the enclosing slice) for arrows;
-//     timestamps in microseconds with three decimals, so nanoseconds are kept exactly.
+//     counters, "i" for markers, and for each arrow a zero-length "X" event at each end joined by
+//     "bind_id" with "flow_out" / "flow_in" (flow events v2); timestamps in microseconds with
+//     three decimals, so nanoseconds are kept exactly.
+// Perfetto's timestamps are unsigned: a trace that starts before 0 is moved to start at 0 there
+// (its process names say by how much); Chrome's JSON keeps the times as they are.
 // The output is written as traces/output_stream.h says: it appears whole or not at all.
 #pragma once
 

@@ -48,7 +48,11 @@ ExportCounts export_perfetto(const lanes::Model& m, const std::string& path) {
   PacketWriter w(out);
   ExportCounts n;
   pf::TracePacket p;
-  const std::string title = m.producer.empty() ? std::string("trace") : m.producer;
+  // Perfetto's timestamps are unsigned: a trace that starts before 0 (the schema allows it) is
+  // moved so that it starts at 0, and the process names say by how much.
+  const int64_t shift = m.t_begin < 0 ? -m.t_begin : 0;
+  std::string title = m.producer.empty() ? std::string("trace") : m.producer;
+  if (shift != 0) title += ", times moved " + std::to_string(shift) + " ns later";
   for (int g = 0; g < static_cast<int>(Group::Count_); ++g) {
     p.Clear();
     pf::TrackDescriptor* d = p.mutable_track_descriptor();
@@ -72,7 +76,7 @@ ExportCounts export_perfetto(const lanes::Model& m, const std::string& path) {
   Item it;
   while (walk.next(it)) {
     p.Clear();
-    p.set_timestamp(static_cast<uint64_t>(it.ts));
+    p.set_timestamp(static_cast<uint64_t>(it.ts + shift));
     pf::TrackEvent* e = p.mutable_track_event();
     e->set_track_uuid(kTrackUuid + it.track);
     switch (it.type) {

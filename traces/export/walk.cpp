@@ -163,14 +163,17 @@ bool Walk::before(const Item& a, const Item& b) {
   return a.flow < b.flow;
 }
 
-// Puts cursor c on the heap with its next item, skipping arrows that have an end on no track (so
-// both ends of every flow that is written are written).
+// Puts cursor c on the heap with its next item, skipping arrows that have an end on no track or
+// never got their far end (so both ends of every flow that is written are written).
 void Walk::push(uint32_t c) {
   Cursor& cur = cursors_[c];
   if (cur.src == Src::ArrowsOut || cur.src == Src::ArrowsIn) {
     while (cur.i < m_.arrows.size()) {
       const uint32_t ai = cur.src == Src::ArrowsIn ? arrows_by_t1_[cur.i] : static_cast<uint32_t>(cur.i);
-      if (arrow_track(m_, m_.arrows[ai].src) >= 0 && arrow_track(m_, m_.arrows[ai].dst) >= 0) break;
+      const lanes::Arrow& a = m_.arrows[ai];
+      // An arrow whose far end never came stays where it began (gmpview draws nothing for it).
+      const bool unfinished = a.src == a.dst && a.t0 == a.t1;
+      if (!unfinished && arrow_track(m_, a.src) >= 0 && arrow_track(m_, a.dst) >= 0) break;
       ++cur.i;
     }
   }

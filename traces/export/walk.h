@@ -15,6 +15,8 @@
 //   - Instant: a marker (preemption request, signal sent or received, handoff, sysmon retake).
 //   - FlowOut and FlowIn: an arrow's two ends (steal: victim P to thief P; wake-up: waker M to
 //     woken M; unpark: the P that readied a G to the P where it next ran), one flow id per arrow.
+//     Arrows whose far end the trace never showed (a G readied but never run again) are left out,
+//     as gmpview leaves them out.
 // Sorting by type at equal times puts an instant or flow end inside the slice that begins then.
 // The walk is a k-way merge of the model's already sorted columns: it allocates one index per
 // arrow, nothing per segment.

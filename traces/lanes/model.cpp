@@ -372,7 +372,15 @@ class Builder {
     const uint32_t idx = static_cast<uint32_t>(m_.events.size());
     if (idx >= kMaxEvents) fail(offset, "the viewer holds at most " + std::to_string(kMaxEvents) + " events");
     Full e{};
+    if (w.ts < -kMaxAbsTs || w.ts > kMaxAbsTs) {
+      fail(offset, "timestamp " + std::to_string(w.ts) + " is outside the viewer's range of +-2^61 ns");
+    }
+    if (m_.events.empty()) first_ts_ = w.ts;
     e.ts = std::max(w.ts, last_ts_);  // timestamps never decrease; a producer bug must not break the sort
+    if (e.ts - first_ts_ > kMaxSpan) {
+      fail(offset, "the trace spans more than the viewer's 2^50 ns (13 days): " + std::to_string(e.ts - first_ts_) +
+                       " ns since its first event");
+    }
     if (m_.step_axis) {
       m_.clock_ts.push_back(w.ts);
       e.ts = idx;
@@ -796,6 +804,11 @@ class Builder {
   Model& m_;
   std::string path_;
   int64_t last_ts_ = INT64_MIN;
+  int64_t first_ts_ = 0;
+  // Bounds on time: within them no sum of a timestamp and a duration overflows, and a lane
+  // segment longer than 2^32 ns splits into at most 2^18 pieces (a longer span would let a
+  // two-event trace ask for billions).
+  static constexpr int64_t kMaxAbsTs = int64_t{1} << 61, kMaxSpan = int64_t{1} << 50;
   std::vector<int> p_lane_of_, m_lane_of_;  // id -> lane index
   std::vector<Track> p_track_, m_track_;
   std::vector<uint32_t> m_pending_;              // a wake-up arrow waiting for this M's next event

@@ -17,8 +17,9 @@
 //     GO_UNPARK from the readying P to the P where the G next starts.
 //   - Scheduling latencies: for each GO_START, the time since its G last became runnable.
 //   - Per G: id, creation event and first start, sorted by id.
-// Limits: at most 2^28 events, M and P ids below 65535, goids below 2^28 - 1. A trace beyond them
-// is refused with a TraceFormatError at the offending event.
+// Limits: at most 2^28 events, M and P ids below 65535, goids below 2^28 - 1, timestamps within
+// +-2^61 ns (where the simulator's time ends) and at most 2^50 ns (13 days) after the first
+// event. A trace beyond them is refused with a TraceFormatError at the offending event.
 #pragma once
 
 #include <array>
