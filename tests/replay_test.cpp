@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/cost/profile.h"
+#include "tests/temp_dir.h"
 #include "sim/engine/replay_fit.h"
 #include "sim/engine/simulation.h"
 #include "sim/scenario/scenario.h"
@@ -59,7 +60,10 @@ std::pair<int64_t, int64_t> run_and_replay(const std::string& name, int32_t proc
   const scenario::Scenario sc = scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/" + name);
   engine::SimConfig cfg;
   cfg.procs = procs;
-  cfg.trace_path = std::string(GMP_BINARY_DIR) + "/replay_test.trace";
+  // Each test process writes into a folder of its own: ctest runs the test cases of this file at
+  // the same time.
+  const TempDir dir("gmp_replay_test");
+  cfg.trace_path = dir.file("run.trace");
   const engine::SimResult r = engine::simulate(sc, cost::default_profile(), cfg);
   REQUIRE(r.stop == engine::Engine::Stop::Exit);
   const trace::Timeline run_tl = trace::build_timeline(cfg.trace_path);
@@ -68,14 +72,14 @@ std::pair<int64_t, int64_t> run_and_replay(const std::string& name, int32_t proc
   const trace::DerivedScenario d =
       per_g == nullptr ? trace::derive_scenario(run_tl, name)
                        : engine::derive_fitted(run_tl, name, cost::default_profile(), engine::SimConfig{},
-                                               std::string(GMP_BINARY_DIR) + "/replay_test.fit.trace")
+                                               dir.file("fit.trace"))
                              .derived;
   std::remove(cfg.trace_path.c_str());
   INFO(d.text.substr(0, 2000));
   const scenario::Scenario derived = scenario::parse_scenario(d.text, name + ".replay");
   engine::SimConfig again;
   again.procs = procs;
-  if (per_g != nullptr) again.trace_path = std::string(GMP_BINARY_DIR) + "/replay_test.replay.trace";
+  if (per_g != nullptr) again.trace_path = dir.file("replay.trace");
   const engine::SimResult rr = engine::simulate(derived, cost::default_profile(), again);
   REQUIRE(rr.stop == engine::Engine::Stop::Exit);
   if (per_g != nullptr) {
