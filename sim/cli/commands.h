@@ -20,6 +20,7 @@ int cmd_steal(int argc, char** argv);
 int cmd_trace(int argc, char** argv);
 int cmd_check(int argc, char** argv);
 int cmd_replay(int argc, char** argv);
+int cmd_calibrate(int argc, char** argv);
 
 struct RunOptions {
   std::string scenario_path;

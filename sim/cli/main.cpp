@@ -30,6 +30,13 @@ const char kReplayUsage[] =
     "      derives a scenario from the trace (written to SCENARIO, default TRACE's name + .replay.textproto)\n"
     "      and sweeps it: the recorded run as a what-if at other GOMAXPROCS and core counts; the\n"
     "      chart goes next to SCENARIO (go123.textproto: go123-sweep.svg) unless --svg says where\n";
+const char kCalibrateUsage[] =
+    "  gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE] [-o PROFILE]\n"
+    "                   [--suite DIR] [--heldout DIR|none] [--measured FILE] [--measured-heldout FILE]\n"
+    "                   [--params LIST] [--jobs N] [--max-evaluations N]\n"
+    "      fits the cost profile to this machine: runs sim/calibration's Go benchmarks (go test -bench)\n"
+    "      with the given Go, sets them against their paired scenarios, fits, reports the held-out error,\n"
+    "      and writes PROFILE with PROFILE.suite.txt and PROFILE.heldout.txt (the measurements)\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
 const char kCheckUsage[] =
@@ -123,6 +130,7 @@ int dispatch(int argc, char** argv) {
       {"run", kRunUsage, true, gmp::cli::cmd_run},
       {"sweep", kSweepUsage, true, gmp::cli::cmd_sweep},
       {"replay", kReplayUsage, true, gmp::cli::cmd_replay},
+      {"calibrate", kCalibrateUsage, false, gmp::cli::cmd_calibrate},
       {"steal", kStealUsage, false, gmp::cli::cmd_steal},
       {"check", kCheckUsage, false, gmp::cli::cmd_check},
       {"trace", kTraceUsage, false, gmp::cli::cmd_trace},

@@ -123,6 +123,9 @@ struct Profile {
 };
 
 Profile load_profile(const std::string& path);
+// The profile as profile text that parse_profile reads back to the same values: the proto-file
+// header, `comment` as "# " lines, then the message. Values print in full precision.
+std::string profile_text(const Profile& p, const std::string& comment);
 Profile parse_profile(const std::string& text, const std::string& origin);
 
 const Profile& default_profile();

@@ -1,0 +1,48 @@
+// The output of `go test -bench` (what gmpsim calibrate runs, and what it saves as a measurement
+// file): lines "BenchmarkName-4 \t 1000000 \t 1234 ns/op [\t ... more metrics]" (no "-N" suffix
+// at -cpu 1, as go test prints it when GOMAXPROCS is 1). Everything else (goos:, pkg:, PASS, ok,
+// comments) is skipped.
+//
+// Protocol: parse_bench_output(text, origin) gathers every ns/op per (benchmark, GOMAXPROCS), in
+// the order seen. A line that starts with "Benchmark" and has a tab must parse: name, an
+// iteration count of at least 1, and a finite ns/op of at most 1e12; otherwise BenchOutputError
+// says "origin:line: what". Lines that start with "Benchmark" without a tab are go test's
+// progress lines (the name printed before the result, under -v) and are skipped.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace gmp::calibration {
+
+class BenchOutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BenchKey {
+  std::string name;  // "BenchmarkPingPong", without the -N suffix
+  int32_t procs = 1;
+  bool operator<(const BenchKey& o) const { return std::tie(name, procs) < std::tie(o.name, o.procs); }
+};
+
+using BenchSamples = std::map<BenchKey, std::vector<double>>;  // ns/op samples
+
+BenchSamples parse_bench_output(const std::string& text, const std::string& origin);
+
+// What a benchmark's samples say.
+struct Summary {
+  double median = 0;
+  double min = 0, max = 0;
+  // (max - min) / median: how far apart repeated runs came, the noise a difference must exceed.
+  double spread = 0;
+  size_t n = 0;
+};
+Summary summarize(std::vector<double> samples);
+
+}  // namespace gmp::calibration

@@ -1,0 +1,349 @@
+// gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE]
+//                  [-o PROFILE] [--suite DIR] [--heldout DIR|none] [--measured FILE]
+//                  [--measured-heldout FILE] [--params LIST] [--jobs N] [--max-evaluations N]
+// Fits the cost profile to this machine: runs the Go benchmarks of the fit suite (sim/calibration/
+// suite) with the user's Go, sets their ns/op against their paired scenarios' (sim/calibration/
+// fit.h), fits, and reports the error on the held-out set (sim/calibration/heldout), which the fit
+// never sees. Prints a table per set (benchmark x GOMAXPROCS: measured with its noise, simulated
+// before and after, error) and writes the fitted profile with its measurement files beside it.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/calibration/bench_output.h"
+#include "sim/calibration/fit.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/flags.h"
+#include "sim/scenario/error.h"
+#include "traces/output_file.h"
+
+namespace gmp::cli {
+
+namespace fs = std::filesystem;
+using calibration::Point;
+
+namespace {
+
+struct Set {
+  std::string label, dir;
+  std::map<std::string, scenario::Scenario> scenarios;  // by benchmark name (the file's stem)
+  std::string output;                                   // go test -bench's output
+  std::vector<Point> points;
+  std::vector<std::string> unpaired;                    // measured, with no scenario
+};
+
+std::string sh_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "gmpsim: calibrate: cannot read %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The folder as given, or else under the source tree this gmpsim was built from.
+std::string find_dir(const std::string& dir) {
+  if (fs::is_directory(dir)) return dir;
+  const std::string in_source = std::string(GMP_SOURCE_DIR) + "/" + dir;
+  if (fs::is_directory(in_source)) return in_source;
+  std::fprintf(stderr, "gmpsim: calibrate: no folder %s\n", dir.c_str());
+  std::exit(1);
+}
+
+void load_scenarios(Set& s) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(s.dir)) {
+    if (e.path().extension() == ".textproto") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());  // directory order is the file system's
+  for (const fs::path& f : files) {
+    try {
+      s.scenarios.emplace(f.stem().string(), scenario::load_scenario(f.string()));
+    } catch (const scenario::ScenarioError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(1);
+    }
+  }
+}
+
+// Builds the set's Go test binary and runs its benchmarks, echoing each result as progress.
+std::string run_go(const Set& s, const std::string& go, const std::string& cpus, int count, const std::string& bt,
+                   size_t expected) {
+  const std::string work = (fs::temp_directory_path() / ("gmpsim-calibrate-" + std::to_string(getpid()))).string();
+  fs::create_directories(work);
+  const std::string bin = work + "/" + s.label + ".test";
+  const std::string env = "GOTOOLCHAIN=local GOFLAGS=-mod=mod ";
+  std::fprintf(stderr, "calibrate: building %s's Go benchmarks with %s\n", s.label.c_str(), go.c_str());
+  const std::string build = "cd " + sh_quote(s.dir) + " && " + env + sh_quote(go) + " test -c -o " + sh_quote(bin);
+  if (std::system(build.c_str()) != 0) {
+    fs::remove_all(work);
+    std::fprintf(stderr, "gmpsim: calibrate: building the %s benchmarks failed: %s\n", s.label.c_str(), build.c_str());
+    std::exit(1);
+  }
+  const std::string run = "cd " + sh_quote(s.dir) + " && " + sh_quote(bin) + " -test.run '^$' -test.bench . -test.cpu " +
+                          cpus + " -test.count " + std::to_string(count) + " -test.benchtime " + sh_quote(bt);
+  FILE* p = popen(run.c_str(), "r");
+  if (p == nullptr) {
+    fs::remove_all(work);
+    std::fprintf(stderr, "gmpsim: calibrate: cannot run %s\n", run.c_str());
+    std::exit(1);
+  }
+  std::string out = "# " + run + "\n";
+  char line[4096];
+  size_t done = 0;
+  while (std::fgets(line, sizeof line, p) != nullptr) {
+    out += line;
+    if (std::strncmp(line, "Benchmark", 9) == 0 && std::strchr(line, '\t') != nullptr) {
+      std::string l(line);
+      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+      std::fprintf(stderr, "calibrate: [%zu/%zu] %s\n", ++done, expected, l.c_str());
+    }
+  }
+  const int st = pclose(p);
+  fs::remove_all(work);
+  if (st != 0) {
+    std::fprintf(stderr, "gmpsim: calibrate: the %s benchmarks failed (status %d):\n%s", s.label.c_str(), st,
+                 out.c_str());
+    std::exit(1);
+  }
+  return out;
+}
+
+void make_points(Set& s, const std::string& origin) {
+  calibration::BenchSamples samples;
+  try {
+    samples = calibration::parse_bench_output(s.output, origin);
+  } catch (const calibration::BenchOutputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(1);
+  }
+  for (const auto& [key, v] : samples) {
+    const auto it = s.scenarios.find(key.name);
+    if (it == s.scenarios.end()) {
+      if (std::find(s.unpaired.begin(), s.unpaired.end(), key.name) == s.unpaired.end()) s.unpaired.push_back(key.name);
+      continue;
+    }
+    const calibration::Summary sum = calibration::summarize(v);
+    s.points.push_back(Point{key.name, key.procs, sum.median, sum.spread, &it->second});
+  }
+}
+
+struct Errors {
+  double median_abs = 0, worst_abs = 0;
+  int right = 0, wrong = 0, noise = 0;  // changes between GOMAXPROCS values
+  std::string wrong_list;
+};
+
+// The table of one set, and its error figures.
+Errors report(const Set& s, const std::vector<double>& before, const std::vector<double>& after) {
+  std::printf("\n%s (%s): ns/op, measured (median, spread of the runs) against simulated\n", s.label.c_str(),
+              s.dir.c_str());
+  std::printf("%-28s %5s %12s %7s %12s %8s %12s %8s\n", "benchmark", "procs", "measured", "spread", "before",
+              "error", "after", "error");
+  Errors e;
+  std::vector<double> abs_err;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const Point& p = s.points[i];
+    const double eb = (before[i] - p.measured) / p.measured, ea = (after[i] - p.measured) / p.measured;
+    std::printf("%-28s %5d %12.1f %6.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%%\n", p.bench.c_str(), p.procs, p.measured,
+                100 * p.spread, before[i], 100 * eb, after[i], 100 * ea);
+    abs_err.push_back(std::isfinite(ea) ? std::abs(ea) : 1e9);
+    // The change from the previous GOMAXPROCS of the same benchmark: inside the runs' noise, or
+    // in the measured direction or not.
+    if (i > 0 && s.points[i - 1].bench == p.bench) {
+      const Point& q = s.points[i - 1];
+      const double m = p.measured / q.measured - 1, sim = after[i] / after[i - 1] - 1;
+      if (std::abs(m) <= std::max(p.spread, q.spread)) {
+        ++e.noise;
+      } else if ((m > 0) == (sim > 0)) {
+        ++e.right;
+      } else {
+        ++e.wrong;
+        e.wrong_list += " " + p.bench + " " + std::to_string(q.procs) + "->" + std::to_string(p.procs);
+      }
+    }
+  }
+  for (const std::string& n : s.unpaired) std::printf("%-28s (measured; no scenario to pair it with)\n", n.c_str());
+  if (!abs_err.empty()) {
+    std::sort(abs_err.begin(), abs_err.end());
+    const size_t n = abs_err.size();
+    e.median_abs = n % 2 == 1 ? abs_err[n / 2] : (abs_err[n / 2 - 1] + abs_err[n / 2]) / 2;
+    e.worst_abs = abs_err.back();
+  }
+  std::printf("%s after the fit: median |error| %.1f%%, worst %.1f%%; changes between GOMAXPROCS values: %d in the "
+              "measured direction, %d against it%s, %d inside the runs' noise\n",
+              s.label.c_str(), 100 * e.median_abs, 100 * e.worst_abs, e.right, e.wrong,
+              e.wrong == 0 ? "" : (" (" + e.wrong_list.substr(1) + ")").c_str(), e.noise);
+  return e;
+}
+
+}  // namespace
+
+int cmd_calibrate(int argc, char** argv) {
+  std::string go, cpus = "1,2", bt = "200ms", base, out, suite_dir = "sim/calibration/suite",
+                  heldout_dir = "sim/calibration/heldout", measured, measured_heldout;
+  int count = 5, max_evals = 400;
+  size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<calibration::FitParam> params = calibration::default_fit_params();
+  Args a(argc, argv);
+  while (!a.done()) {
+    const std::string arg = a.next();
+    if (arg == "-o") {
+      if (a.done()) usage_error("calibrate: -o: expected a file name");
+      out = a.next();
+      continue;
+    }
+    if (!a.is_flag()) usage_error("calibrate: unexpected argument '" + arg + "'");
+    const std::string f = a.flag();
+    if (f == "--go") {
+      go = a.value();
+    } else if (f == "--cpus") {
+      cpus = a.value();
+      parse_list("--cpus", cpus, 1, 1024);
+    } else if (f == "--count") {
+      count = static_cast<int>(parse_uint("--count", a.value(), 1, 100));
+    } else if (f == "--benchtime") {
+      bt = a.value();
+      if (bt.empty() || bt.find_first_of("'\"\\ ") != std::string::npos) usage_error("calibrate: bad --benchtime");
+    } else if (f == "--profile") {
+      base = a.value();
+    } else if (f == "--out") {
+      out = a.value();
+    } else if (f == "--suite") {
+      suite_dir = a.value();
+    } else if (f == "--heldout") {
+      heldout_dir = a.value();
+    } else if (f == "--measured") {
+      measured = a.value();
+    } else if (f == "--measured-heldout") {
+      measured_heldout = a.value();
+    } else if (f == "--jobs") {
+      jobs = static_cast<size_t>(parse_uint("--jobs", a.value(), 1, 256));
+    } else if (f == "--max-evaluations") {
+      max_evals = static_cast<int>(parse_uint("--max-evaluations", a.value(), 1, 100000));
+    } else if (f == "--params") {
+      params.clear();
+      std::stringstream ss(a.value());
+      for (std::string n; std::getline(ss, n, ',');) {
+        try {
+          params.push_back(calibration::fit_param_by_name(n));
+        } catch (const std::invalid_argument& e) {
+          usage_error(std::string("calibrate: --params: ") + e.what());
+        }
+      }
+    } else {
+      usage_error("calibrate: unknown flag '" + f + "'");
+    }
+  }
+  if (go.empty()) go = access("/usr/lib/go-1.23/bin/go", X_OK) == 0 ? "/usr/lib/go-1.23/bin/go" : "go";
+  if (fs::is_directory(go)) go += "/bin/go";  // a GOROOT
+  if (!out.empty()) {
+    try {
+      trace::output_target(out);
+    } catch (const trace::OutputError& e) {
+      std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
+      return 1;
+    }
+  }
+  RunOptions o;
+  o.profile = base;
+  const cost::Profile start = load_profile_option(o);
+  const size_t ncpus = parse_list("--cpus", cpus, 1, 1024).size();
+
+  std::vector<Set> sets;
+  sets.push_back(Set{"fit suite", find_dir(suite_dir), {}, {}, {}, {}});
+  if (heldout_dir != "none") sets.push_back(Set{"held-out", find_dir(heldout_dir), {}, {}, {}, {}});
+  for (size_t i = 0; i < sets.size(); ++i) {
+    Set& s = sets[i];
+    load_scenarios(s);
+    const std::string& file = i == 0 ? measured : measured_heldout;
+    if (!file.empty()) {
+      s.output = read_file(file);
+      make_points(s, file);
+    } else {
+      s.output = run_go(s, go, cpus, count, bt, s.scenarios.size() * ncpus * static_cast<size_t>(count));
+      make_points(s, s.label + " benchmarks");
+    }
+    if (s.points.empty()) {
+      std::fprintf(stderr, "gmpsim: calibrate: no benchmark of %s has both a measurement and a scenario\n",
+                   s.dir.c_str());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "calibrate: fitting %zu parameters to %zu points\n", params.size(), sets[0].points.size());
+  calibration::FitOptions fo;
+  fo.params = params;
+  fo.jobs = jobs;
+  fo.max_evaluations = max_evals;
+  fo.progress = [](const std::string& l) { std::fprintf(stderr, "calibrate: %s\n", l.c_str()); };
+  const calibration::FitResult fit = calibration::fit_profile(sets[0].points, start, fo);
+
+  std::printf("calibrate: profile %s fitted to %s; rms log error %.4f before, %.4f after (%d runs of the suite)\n",
+              start.origin.c_str(), sets[0].dir.c_str(), std::sqrt(fit.error_before), std::sqrt(fit.error_after),
+              fit.evaluations);
+  std::printf("%-24s %12s %12s\n", "parameter", "before", "after");
+  for (const calibration::FitParam& f : params) {
+    std::printf("%-24s %12.4g %12.4g\n", f.name().c_str(), calibration::get(start, f), calibration::get(fit.profile, f));
+  }
+  std::vector<Errors> errs;
+  for (const Set& s : sets) {
+    errs.push_back(report(s, calibration::simulate_points(s.points, start, jobs),
+                          calibration::simulate_points(s.points, fit.profile, jobs)));
+  }
+  if (out.empty()) return 0;
+
+  // The profile and, beside it, what it was fitted to.
+  cost::Profile prof = fit.profile;
+  const std::string suite_file = out + ".suite.txt", heldout_file = out + ".heldout.txt";
+  char quality[160];
+  std::snprintf(quality, sizeof quality, "rms log error %.4f over %zu points; median |error| %.1f%%, worst %.1f%%",
+                std::sqrt(fit.error_after), sets[0].points.size(), 100 * errs[0].median_abs, 100 * errs[0].worst_abs);
+  for (const calibration::FitParam& f : params) {
+    if (calibration::get(prof, f) == calibration::get(start, f)) continue;
+    cost::Sourced& s = f.speed ? prof.machine.speed_ns_per_iteration : prof.params[static_cast<size_t>(f.param)];
+    s.source = "fitted by gmpsim calibrate to " + suite_file + " (sim/calibration/suite, -cpu " + cpus + ", -count " +
+               std::to_string(count) + "): " + quality + "; started from " + start.origin + "'s " +
+               std::to_string(calibration::get(start, f));
+  }
+  std::string comment = "Fitted by gmpsim calibrate from " + start.origin + " to the Go benchmarks of " +
+                        sets[0].dir + " on this machine; measurements: " + suite_file + ".\n" + quality + ".";
+  if (sets.size() > 1) {
+    char h[160];
+    std::snprintf(h, sizeof h, "Held out (%s): median |error| %.1f%%, worst %.1f%%; measurements: ",
+                  sets[1].dir.c_str(), 100 * errs[1].median_abs, 100 * errs[1].worst_abs);
+    comment += std::string("\n") + h + heldout_file + ".";
+  }
+  prof.description = start.description + " Fitted by gmpsim calibrate (see the header).";
+  try {
+    trace::write_output_file(suite_file, sets[0].output);
+    if (sets.size() > 1) trace::write_output_file(heldout_file, sets[1].output);
+    trace::write_output_file(out, cost::profile_text(prof, comment));
+  } catch (const trace::OutputError& e) {
+    std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
+    return 1;
+  }
+  std::printf("\nprofile: %s (measurements: %s%s)\n", out.c_str(), suite_file.c_str(),
+              sets.size() > 1 ? (", " + heldout_file).c_str() : "");
+  return 0;
+}
+
+}  // namespace gmp::cli

@@ -1,0 +1,60 @@
+// A Profile written back as profile text (profile.h): what gmpsim calibrate writes.
+#include <google/protobuf/text_format.h>
+
+#include "sim/cost/profile.h"
+#include "sim/cost/profile.pb.h"
+
+namespace gmp::cost {
+
+namespace gpb = google::protobuf;
+
+namespace {
+
+void put(pb::Sourced* out, const Sourced& s) {
+  out->set_value(s.value);
+  out->set_unit(s.unit);
+  out->set_source(s.source);
+}
+
+}  // namespace
+
+std::string profile_text(const Profile& p, const std::string& comment) {
+  pb::Profile msg;
+  msg.set_description(p.description);
+  pb::Machine* m = msg.mutable_machine();
+  m->set_name(p.machine.name);
+  for (const CoreGroup& g : p.machine.core_groups) {
+    pb::CoreGroup* out = m->add_core_groups();
+    out->set_count(g.count);
+    out->set_speed(g.speed);
+    out->set_kind(g.kind);
+    out->set_source(g.source);
+  }
+  put(m->mutable_os_time_slice(), p.machine.os_time_slice);
+  put(m->mutable_speed_ns_per_iteration(), p.machine.speed_ns_per_iteration);
+  pb::Costs* costs = msg.mutable_costs();
+  const gpb::Reflection* r = costs->GetReflection();
+  for (size_t i = 0; i < kNumParams; ++i) {
+    const gpb::FieldDescriptor* f =
+        costs->GetDescriptor()->FindFieldByName(std::string(param_name(static_cast<Param>(i))));
+    put(static_cast<pb::Sourced*>(r->MutableMessage(costs, f)), p.params[i]);
+  }
+  std::string text;
+  gpb::TextFormat::Printer printer;
+  printer.PrintToString(msg, &text);
+  std::string head = "# proto-file: sim/cost/profile.proto\n# proto-message: gmp.cost.pb.Profile\n";
+  if (!comment.empty()) {
+    head += "#\n";
+    size_t at = 0;
+    while (at <= comment.size()) {
+      const size_t nl = comment.find('\n', at);
+      const std::string line = comment.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+      head += line.empty() ? "#\n" : "# " + line + "\n";
+      if (nl == std::string::npos) break;
+      at = nl + 1;
+    }
+  }
+  return head + "\n" + text;
+}
+
+}  // namespace gmp::cost
