@@ -122,3 +122,28 @@ TEST_CASE("expressions: nesting and length are bounded") {
   CHECK(value(sum) == static_cast<int64_t>(sum.size() / 2 + 1));
   CHECK_THAT(parse_error(sum + "+1"), Catch::Contains("expression too long"));
 }
+
+// Random strings over the expressions' alphabet (a fixed LCG, so the same ones each run): each
+// parses or is refused, and each that parses evaluates to a value or an error.
+TEST_CASE("expressions: random text parses or is refused, and evaluates without fault") {
+  const std::string alphabet = "0123456789+-*/%() ijNkx";
+  uint64_t state = 1;
+  int parsed = 0;
+  for (int round = 0; round < 20000; round++) {
+    std::string text;
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const size_t len = (state >> 33) % 24 + 1;
+    for (size_t k = 0; k < len; k++) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += alphabet[(state >> 33) % alphabet.size()];
+    }
+    Expr e;
+    if (!parse_expr(text, names, unknown, e).empty()) continue;
+    parsed++;
+    const int64_t vars[] = {INT64_MAX, INT64_MIN};
+    std::vector<int64_t> stack;
+    const ExprValue v = eval_expr(e, vars, -1, stack);
+    CHECK((v.error == nullptr || std::string(v.error).starts_with("integer ")));
+  }
+  CHECK(parsed > 100);  // enough of them parse to exercise evaluation
+}
