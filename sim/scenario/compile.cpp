@@ -196,7 +196,9 @@ class Compiler {
       return std::nullopt;
     };
     auto unknown = [&](const std::string& name) {
-      if (name == "N") return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
+      if (name == "N") {
+        return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
+      }
       return "unknown name " + quote(name) + ": not a parameter of " + e->fn.name +
              " nor the var of a counted loop around it";
     };
@@ -443,7 +445,9 @@ class Compiler {
         emit({.op = Opcode::Submit, .device = device(o.submit().device(), n)}, n.self());
         return;
       case Op::kResetTimer:
-        if (!bench_func_) error(n.self(), "reset_timer is b.ResetTimer: it needs a benchmark func (benchmark { func: ... })");
+        if (!bench_func_) {
+          error(n.self(), "reset_timer is b.ResetTimer: it needs a benchmark func (benchmark { func: ... })");
+        }
         emit({.op = Opcode::ResetTimer}, n.self());
         return;
       case Op::KIND_NOT_SET: return;
