@@ -713,3 +713,24 @@ TEST_CASE("gmpsim sweep writes no chart unless asked, replay writes it beside it
   CHECK(o.text.find("chart: " + dir + "/w-sweep.svg") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+// A scenario expression that cannot be computed ends the run as Go's unrecovered panic does: the
+// message with the expression's position, then exit status 2 (docs/scenarios.md, "Expressions").
+TEST_CASE("gmpsim run: an index out of range exits with status 2 and Go's panic message", "[cli][lang]") {
+  const std::string path = tmp("oob.textproto");
+  write(path, "chan { name: \"ring\" count: 4 }\nfunc { name: \"main\"\n"
+              "  op { loop { var: \"i\" count: 5 op { close { chan: \"ring\" index: \"i\" } } } }\n}\n");
+  const Out o = gmpsim("run " + path);
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("panic: runtime error: index out of range [4] with length 4\n\tat " + path +
+                                     ":3:59: index \"i\""));
+  std::remove(path.c_str());
+}
+
+// Both kinds of benchmark report through the same lines: a benchmark func's in sweep too.
+TEST_CASE("gmpsim sweep reports a benchmark func's ns/op per GOMAXPROCS", "[cli][lang]") {
+  const Out o = gmpsim("sweep " + kScenarios + "fanout.textproto --procs 1,2");
+  REQUIRE(o.status == 0);
+  CHECK_THAT(o.text, Catch::Contains("BenchmarkFanout\t   80000\t"));
+  CHECK_THAT(o.text, Catch::Contains("BenchmarkFanout-2\t   80000\t"));
+}

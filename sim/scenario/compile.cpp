@@ -8,6 +8,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <utility>
 
@@ -45,7 +46,27 @@ struct Emitter {
   std::vector<int32_t> returns;  // jumps to patch to the function's end
   int32_t depth = 0;             // counted loops open: the next free counter slot
   int32_t closures = 0;          // parallel bodies made so far, for their names
+  int32_t root = -1;             // the declared function whose text this is (loop names' scope)
+  // The names expressions can read, innermost last, with their variable slots: the parameters,
+  // then the variables of the counted loops open around the code being emitted.
+  std::vector<std::pair<std::string, int32_t>> scope;
 };
+
+// A channel an operation names, and the index expression of its element when it is an array.
+struct ChanRef {
+  int32_t id = -1;
+  int32_t index = -1;
+};
+
+// An identifier as expressions read them: a letter or '_', then letters, digits or '_'.
+bool identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) != 0) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
+// An expression's text in a message: at most 40 characters of it.
+std::string clip(const std::string& s) { return s.size() <= 40 ? s : s.substr(0, 37) + "..."; }
 
 class Compiler {
  public:
@@ -54,7 +75,11 @@ class Compiler {
   Scenario run(const ScenarioFile& file, const Node& root) {
     declare(file.chan(), root, "chan", "channel", chans_, [&](const ChanDecl& d, const Node& n) {
       if (d.cap() < 0) error(n.at("cap"), "negative channel capacity " + std::to_string(d.cap()));
-      out_.chans.push_back({d.name(), d.cap()});
+      if (d.has_count() && (d.count() < 1 || d.count() > kMaxChanArray)) {
+        error(n.at("count"), "channel array length " + std::to_string(d.count()) + " is out of range: from 1 to " +
+                                 std::to_string(kMaxChanArray));
+      }
+      out_.chans.push_back({d.name(), d.cap(), d.has_count() ? std::clamp<int64_t>(d.count(), 1, kMaxChanArray) : 0});
     });
     declare(file.mutex(), root, "mutex", "mutex", mutexes_,
             [&](const MutexDecl& d, const Node&) { out_.mutexes.push_back({d.name()}); });
@@ -68,17 +93,22 @@ class Compiler {
       out_.devices.push_back({d.name(), service.ns});
     });
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
-      out_.funcs.push_back({d.name(), {}, {}, 0});
+      out_.funcs.emplace_back().name = d.name();
+      declared_params_.push_back(std::min(d.param_size(), kMaxParams));
     });
+    bench_func_ = file.has_benchmark() && !file.benchmark().func().empty();
+    loop_names_.resize(static_cast<size_t>(file.func_size()));
     for (int i = 0; i < file.func_size(); i++) {
       Emitter e;
       e.id = i;
+      e.root = i;
       e.fn.name = file.func(i).name();
+      params(file.func(i), root.child("func", i), e);
       function(e, [&] { ops(file.func(i).op(), root.child("func", i)); });
     }
     if (auto it = funcs_.find("main"); it != funcs_.end()) {
       out_.entry = it->second.id;
-    } else {
+    } else if (!bench_func_) {
       error(Pos{}, "no function \"main\": the main goroutine has nothing to run");
     }
     if (file.has_benchmark()) benchmark(file.benchmark(), root.child("benchmark"));
@@ -132,6 +162,99 @@ class Compiler {
     return resolve(chans_, name, n, field, "channel");
   }
 
+  // A channel and its element: an array needs an index, a plain channel takes none.
+  ChanRef chan_ref(const std::string& name, const std::string& index, const Node& n,
+                   const std::string& field = "chan") {
+    ChanRef r{chan(name, n, field), -1};
+    if (r.id < 0) return r;
+    const Channel& c = out_.chans[static_cast<size_t>(r.id)];
+    if (c.length > 0 && index.empty()) {
+      error(n.at(field), "channel array " + quote(name) + " needs the element's index (index: \"i\")");
+    } else if (c.length == 0 && !index.empty()) {
+      error(n.at("index"), "channel " + quote(name) + " is not an array: it takes no index");
+    } else if (!index.empty()) {
+      r.index = expr(index, n, "index");
+    }
+    return r;
+  }
+
+  // Compiles the expression in field `field` (its k-th value, for a repeated one) of n, reading
+  // the names in scope now; its id, or -1 after reporting what is wrong at the field.
+  int32_t expr(const std::string& text, const Node& n, const std::string& field, int k = -1) {
+    Expr x;
+    x.text = text;
+    x.field = field;
+    const Pos p = n.at(field, k);
+    x.line = p.line;
+    x.column = p.column;
+    const Emitter* e = e_;
+    auto scope = [&](const std::string& name) -> std::optional<int32_t> {
+      if (name == "N") return bench_func_ ? std::optional<int32_t>(kSlotN) : std::nullopt;
+      for (auto it = e->scope.rbegin(); it != e->scope.rend(); ++it) {
+        if (it->first == name) return it->second;
+      }
+      return std::nullopt;
+    };
+    auto unknown = [&](const std::string& name) {
+      if (name == "N") {
+        return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
+      }
+      return "unknown name " + quote(name) + ": not a parameter of " + e->fn.name +
+             " nor the var of a counted loop around it";
+    };
+    std::string err = parse_expr(text, scope, unknown, x);
+    if (!err.empty()) {
+      error(p, field + " " + quote(clip(text)) + ": " + err);
+      return -1;
+    }
+    out_.exprs.push_back(std::move(x));
+    return static_cast<int32_t>(out_.exprs.size() - 1);
+  }
+
+  // A new variable's name: an identifier that hides nothing else in scope (and is not N).
+  bool new_var(const std::string& name, const Node& n, const std::string& field, int k = -1) {
+    const Pos p = n.at(field, k);
+    if (!identifier(name)) {
+      error(p, field + " " + quote(name) + " is not a name: a letter or '_', then letters, digits or '_'");
+    } else if (name == "N") {
+      error(p, "N is b.N, the benchmark's count: choose another name");
+    } else if (std::any_of(e_->scope.begin(), e_->scope.end(), [&](const auto& v) { return v.first == name; })) {
+      error(p, "duplicate variable " + quote(name) + ": a parameter or an enclosing loop's var has that name");
+    } else {
+      return true;
+    }
+    return false;
+  }
+
+  // The function's parameters: slots 0 .. params-1.
+  void params(const FuncDecl& f, const Node& n, Emitter& e) {
+    Emitter* outer = std::exchange(e_, &e);
+    if (f.param_size() > kMaxParams) {
+      error(n.at("param", kMaxParams), "too many parameters: at most " + std::to_string(kMaxParams));
+    }
+    for (int k = 0; k < f.param_size() && k < kMaxParams; k++) {
+      // A refused name still takes its slot, so that the arguments still line up.
+      if (new_var(f.param(k), n, "param", k)) e.scope.emplace_back(f.param(k), k);
+    }
+    e.fn.num_params = std::min(f.param_size(), kMaxParams);
+    e.fn.num_vars = e.fn.num_params;
+    e_ = outer;
+  }
+
+  // A call's arguments (go, after_func): evaluated by the caller, one per parameter of funcs[f].
+  void call(Instr& in, const RepeatedPtrField<std::string>& args, int32_t f, const Node& n) {
+    in.first_arg = static_cast<int32_t>(e_->fn.args.size());
+    in.num_args = args.size();
+    for (int k = 0; k < args.size(); k++) e_->fn.args.push_back(expr(args[k], n, "arg", k));
+    if (f < 0) return;
+    const int32_t want = declared_params_[static_cast<size_t>(f)];
+    if (args.size() != want) {
+      error(args.size() > 0 ? n.at("arg", 0) : n.at("func"),
+            out_.funcs[static_cast<size_t>(f)].name + " takes " + std::to_string(want) + " argument" +
+                (want == 1 ? "" : "s") + ", given " + std::to_string(args.size()));
+    }
+  }
+
   int64_t count(bool present, int64_t value, const Node& n, const std::string& field,
                 int64_t max = kMaxCount, const char* why = "") {
     if (!present) {
@@ -172,6 +295,11 @@ class Compiler {
       duration_in_range(in.ns, n, "duration");
     } else if (const FieldDescriptor* iterations = given("iterations")) {
       in.iterations = count(true, reflection->GetInt64(m, iterations), n, "iterations", kMaxIterations);
+    } else if (const FieldDescriptor* ns_expr = given("ns_expr")) {
+      in.expr = expr(reflection->GetString(m, ns_expr), n, "ns_expr");
+    } else if (const FieldDescriptor* iterations_expr = given("iterations_expr")) {
+      in.expr = expr(reflection->GetString(m, iterations_expr), n, "iterations_expr");
+      in.expr_iterations = true;
     } else {
       bool by_iterations = type->FindFieldByName("iterations") != nullptr;
       error(n.self(), n.name() + " needs a duration: ns or duration" +
@@ -240,7 +368,9 @@ class Compiler {
       }
       case Op::kGo: {
         const int32_t f = resolve(funcs_, o.go().func(), n, "func", "function");
-        emit({.op = Opcode::Go, .obj = f, .spawn = spawn(o.go().name(), f, n)}, n.self());
+        Instr in{.op = Opcode::Go, .obj = f, .spawn = spawn(o.go().name(), f, n)};
+        call(in, o.go().arg(), f, n);
+        emit(in, n.self());
         return;
       }
       case Op::kExit: emit({.op = Opcode::Exit}, n.self()); return;
@@ -248,11 +378,21 @@ class Compiler {
       case Op::kLoop: nested(n, [&] { loop(o.loop(), n); }); return;
       case Op::kBreak: brk(o.break_(), n); return;
       case Op::kGosched: emit({.op = Opcode::Gosched}, n.self()); return;
-      case Op::kSend: emit({.op = Opcode::Send, .obj = chan(o.send().chan(), n)}, n.self()); return;
-      case Op::kRecv: emit({.op = Opcode::Recv, .obj = chan(o.recv().chan(), n)}, n.self()); return;
-      case Op::kClose:
-        emit({.op = Opcode::Close, .obj = chan(o.close().chan(), n)}, n.self());
+      case Op::kSend: {
+        const ChanRef c = chan_ref(o.send().chan(), o.send().index(), n);
+        emit({.op = Opcode::Send, .obj = c.id, .index = c.index}, n.self());
         return;
+      }
+      case Op::kRecv: {
+        const ChanRef c = chan_ref(o.recv().chan(), o.recv().index(), n);
+        emit({.op = Opcode::Recv, .obj = c.id, .index = c.index}, n.self());
+        return;
+      }
+      case Op::kClose: {
+        const ChanRef c = chan_ref(o.close().chan(), o.close().index(), n);
+        emit({.op = Opcode::Close, .obj = c.id, .index = c.index}, n.self());
+        return;
+      }
       case Op::kSelect: nested(n, [&] { select(o.select(), n); }); return;
       case Op::kLock:
         emit({.op = Opcode::Lock, .obj = mutex(o.lock().mutex(), n)}, n.self());
@@ -260,13 +400,17 @@ class Compiler {
       case Op::kUnlock:
         emit({.op = Opcode::Unlock, .obj = mutex(o.unlock().mutex(), n)}, n.self());
         return;
-      case Op::kAdd:
-        emit({.op = Opcode::WgAdd,
-              .obj = waitgroup(o.add().wg(), n),
-              .count = count(o.add().has_n(), o.add().n(), n, "n", INT32_MAX,
-                             " (Go's WaitGroup counter is an int32)")},
-             n.self());
+      case Op::kAdd: {
+        Instr in{.op = Opcode::WgAdd, .obj = waitgroup(o.add().wg(), n)};
+        if (!o.add().n_expr().empty()) {
+          if (o.add().has_n()) error(n.at("n_expr"), "add takes n or n_expr, not both");
+          in.expr = expr(o.add().n_expr(), n, "n_expr");
+        } else {
+          in.count = count(o.add().has_n(), o.add().n(), n, "n", INT32_MAX, " (Go's WaitGroup counter is an int32)");
+        }
+        emit(in, n.self());
         return;
+      }
       case Op::kDone:
         emit({.op = Opcode::WgDone, .obj = waitgroup(o.done().wg(), n)}, n.self());
         return;
@@ -283,6 +427,7 @@ class Compiler {
         const int32_t f = resolve(funcs_, o.after_func().func(), n, "func", "function");
         Instr in{.op = Opcode::AfterFunc, .obj = f, .spawn = spawn(o.after_func().name(), f, n)};
         amount(o.after_func(), n, in);
+        call(in, o.after_func().arg(), f, n);
         emit(in, n.self());
         return;
       }
@@ -298,6 +443,12 @@ class Compiler {
       case Op::kParallel: nested(n, [&] { parallel(o.parallel(), n); }); return;
       case Op::kSubmit:
         emit({.op = Opcode::Submit, .device = device(o.submit().device(), n)}, n.self());
+        return;
+      case Op::kResetTimer:
+        if (!bench_func_) {
+          error(n.self(), "reset_timer is b.ResetTimer: it needs a benchmark func (benchmark { func: ... })");
+        }
+        emit({.op = Opcode::ResetTimer}, n.self());
         return;
       case Op::KIND_NOT_SET: return;
     }
@@ -326,10 +477,12 @@ class Compiler {
     return id;
   }
 
+  // A loop; its name is unique within the declared function (with its parallel bodies).
   int32_t new_loop(const std::string& name, const Node& n, LoopKind kind) {
     auto id = static_cast<int32_t>(out_.loops.size());
     if (!name.empty()) {
-      if (auto [it, fresh] = loops_.try_emplace(name, Declared{id, n.at("name")}); !fresh) {
+      Table& names = loop_names_[static_cast<size_t>(e_->root)];
+      if (auto [it, fresh] = names.try_emplace(name, Declared{id, n.at("name")}); !fresh) {
         error(n.at("name"), "duplicate loop name " + quote(name) + " (first declared at " +
                                 str(it->second.pos) + ")");
       }
@@ -344,28 +497,48 @@ class Compiler {
                                                           : LoopKind::Count;
     int32_t id = new_loop(l.name(), n, kind);
     int32_t top = pc();
+    const bool counted = l.repeat_case() == LoopOp::kCount || l.repeat_case() == LoopOp::kCountExpr;
+    if (!l.var().empty() && !counted) error(n.at("var"), "var is the index of a counted loop (count or count_expr)");
+    if (!l.index().empty() && l.repeat_case() != LoopOp::kRange) {
+      error(n.at("index"), "index is the element of the channel array a range loop receives from");
+    }
     breakable(id, [&] {
       switch (l.repeat_case()) {
-        case LoopOp::kCount: {
+        case LoopOp::kCount:
+        case LoopOp::kCountExpr: {
           int32_t slot = e_->depth++;
           e_->fn.num_counters = std::max(e_->fn.num_counters, e_->depth);
-          emit({.op = Opcode::LoopStart,
-                .obj = slot,
-                .loop = id,
-                .count = count(true, l.count(), n, "count")},
-               n.self());
+          Instr start{.op = Opcode::LoopStart, .obj = slot, .loop = id};
+          if (l.repeat_case() == LoopOp::kCountExpr) {
+            start.expr = expr(l.count_expr(), n, "count_expr");  // read outside the loop's own var
+          } else {
+            start.count = count(true, l.count(), n, "count");
+          }
+          // The loop's var: the next free slot after the parameters and the enclosing loops' vars.
+          const size_t visible = e_->scope.size();
+          if (!l.var().empty() && new_var(l.var(), n, "var")) {
+            const int32_t params = e_->fn.num_params;
+            start.var = params + static_cast<int32_t>(std::count_if(e_->scope.begin(), e_->scope.end(),
+                                                                    [&](const auto& v) { return v.second >= params; }));
+            e_->scope.emplace_back(l.var(), start.var);
+            e_->fn.num_vars = std::max(e_->fn.num_vars, start.var + 1);
+          }
+          emit(start, n.self());
           ops(l.op(), n);
-          emit({.op = Opcode::LoopNext, .obj = slot, .loop = id, .target = top + 1}, n.self());
+          emit({.op = Opcode::LoopNext, .obj = slot, .loop = id, .target = top + 1, .var = start.var}, n.self());
+          e_->scope.resize(visible);
           e_->depth--;
           code(top).target = pc();
           return;
         }
-        case LoopOp::kRange:
-          emit({.op = Opcode::RangeRecv, .obj = chan(l.range(), n, "range")}, n.self());
+        case LoopOp::kRange: {
+          const ChanRef c = chan_ref(l.range(), l.index(), n, "range");
+          emit({.op = Opcode::RangeRecv, .obj = c.id, .index = c.index}, n.self());
           ops(l.op(), n);
           emit({.op = Opcode::Jump, .target = top}, n.self());
           code(top).target = pc();
           return;
+        }
         case LoopOp::kForever:
           if (!l.forever())
             error(n.at("forever"), "forever must be true (a counted loop takes count)");
@@ -412,12 +585,16 @@ class Compiler {
         Node cn = n.child("case", i);
         SelectCase sc;
         switch (c.comm_case()) {
-          case SelectOp::Case::kSend:
-            sc = {true, chan(c.send().chan(), cn.child("send")), -1};
+          case SelectOp::Case::kSend: {
+            const ChanRef r = chan_ref(c.send().chan(), c.send().index(), cn.child("send"));
+            sc = {true, r.id, -1, r.index};
             break;
-          case SelectOp::Case::kRecv:
-            sc = {false, chan(c.recv().chan(), cn.child("recv")), -1};
+          }
+          case SelectOp::Case::kRecv: {
+            const ChanRef r = chan_ref(c.recv().chan(), c.recv().index(), cn.child("recv"));
+            sc = {false, r.id, -1, r.index};
             break;
+          }
           case SelectOp::Case::COMM_NOT_SET:
             error(cn.self(), "select case needs send or recv");
             break;
@@ -437,7 +614,13 @@ class Compiler {
   void busy_poll(const BusyPollOp& b, const Node& n) {
     Instr in{.op = Opcode::BusyPoll, .cgo = b.cgo(), .safe_point = b.safe_point(), .count = -1};
     amount(b, n, in);
-    if (!b.until_recv().empty()) in.obj = chan(b.until_recv(), n, "until_recv");
+    if (!b.until_recv().empty()) {
+      const ChanRef c = chan_ref(b.until_recv(), b.index(), n, "until_recv");
+      in.obj = c.id;
+      in.index = c.index;
+    } else if (!b.index().empty()) {
+      error(n.at("index"), "index is the element of until_recv's channel array");
+    }
     if (!b.until_complete().empty()) in.device = device(b.until_complete(), n, "until_complete");
     if (b.has_count()) in.count = count(true, b.count(), n, "count");
     if (!b.until_recv().empty() && !b.until_complete().empty())
@@ -453,13 +636,22 @@ class Compiler {
     int32_t id = new_loop(p.name(), n, LoopKind::Parallel);
     Emitter body;
     body.id = static_cast<int32_t>(out_.funcs.size());
+    body.root = e_->root;
     body.fn.name = e_->fn.name + ".func" + std::to_string(++e_->closures);
+    // The body reads the variables in scope as a closure would: the caller copies its first
+    // num_params slots, which hold exactly those, into each goroutine's.
+    body.scope = e_->scope;
+    for (const auto& v : body.scope) body.fn.num_params = std::max(body.fn.num_params, v.second + 1);
+    body.fn.num_vars = body.fn.num_params;
     out_.funcs.emplace_back();
-    emit({.op = Opcode::Parallel,
-          .obj = body.id,
-          .loop = id,
-          .count = count(p.has_count(), p.count(), n, "count")},
-         n.self());
+    Instr in{.op = Opcode::Parallel, .obj = body.id, .loop = id};
+    if (!p.count_expr().empty()) {
+      if (p.has_count()) error(n.at("count_expr"), "parallel takes count or count_expr, not both");
+      in.expr = expr(p.count_expr(), n, "count_expr");
+    } else {
+      in.count = count(p.has_count(), p.count(), n, "count");
+    }
+    emit(in, n.self());
     out_.loops[id].end = pc();
     function(body, [&] {
       emit({.op = Opcode::ParallelNext, .loop = id}, n.self());
@@ -476,18 +668,70 @@ class Compiler {
     } else if (!b.name().starts_with("Benchmark")) {
       error(n.at("name"), "a benchmark's name starts with \"Benchmark\", as in Go");
     }
-    if (b.loop().empty()) {
-      error(n.self(), "benchmark needs the loop whose iterations are its operations (loop)");
-    } else if (auto it = loops_.find(b.loop()); it == loops_.end()) {
-      error(n.at("loop"), "no loop named " + quote(b.loop()));
-    } else if (LoopKind k = out_.loops[it->second.id].kind;
-               k != LoopKind::Count && k != LoopKind::Parallel) {
-      error(n.at("loop"), "benchmark loop " + quote(b.loop()) +
-                              " has no count: use a counted loop or a parallel");
+    if (!b.func().empty()) {
+      bench_func(b, n, out);
+    } else if (b.has_n()) {
+      error(n.at("n"), "n is b.N of a benchmark func: a benchmark loop's count is its b.N");
+    } else if (b.loop().empty()) {
+      error(n.self(), "benchmark needs the loop whose iterations are its operations (loop), or a func");
     } else {
-      out.loop = it->second.id;
+      out.loop = bench_loop(b.loop(), n);
     }
     out_.benchmark = out;
+  }
+
+  // The loop a benchmark names: "l", when exactly one function has a loop l, or "f.l".
+  int32_t bench_loop(const std::string& name, const Node& n) {
+    std::vector<const Declared*> found;
+    std::string where;
+    for (size_t f = 0; f < loop_names_.size(); f++) {
+      for (const auto& [loop, d] : loop_names_[f]) {
+        if (loop != name && out_.funcs[f].name + "." + loop != name) continue;
+        found.push_back(&d);
+        where += (where.empty() ? "" : ", ") + out_.funcs[f].name + "." + loop + " (" + str(d.pos) + ")";
+      }
+    }
+    if (found.empty()) {
+      error(n.at("loop"), "no loop named " + quote(name));
+      return -1;
+    }
+    if (found.size() > 1) {
+      error(n.at("loop"), "ambiguous loop name " + quote(name) + ": " + where + "; write \"func.loop\"");
+      return -1;
+    }
+    if (LoopKind k = out_.loops[found[0]->id].kind; k != LoopKind::Count && k != LoopKind::Parallel) {
+      error(n.at("loop"), "benchmark loop " + quote(name) + " has no count: use a counted loop or a parallel");
+      return -1;
+    }
+    return found[0]->id;
+  }
+
+  // A benchmark function: the synthesized main runs it in a goroutine of its own (Bench), as
+  // testing's runN does, with b.N = n.
+  void bench_func(const BenchmarkDecl& b, const Node& n, Benchmark& out) {
+    if (!b.loop().empty()) error(n.at("loop"), "a benchmark takes loop or func, not both");
+    out.func = resolve(funcs_, b.func(), n, "func", "function");
+    if (out.func >= 0 && declared_params_[static_cast<size_t>(out.func)] > 0) {
+      error(n.at("func"), "a benchmark func takes no parameters (b is implicit: N, reset_timer)");
+    }
+    if (!b.has_n()) {
+      error(n.self(), "a benchmark func needs n, its b.N");
+    } else if (b.n() < 1 || b.n() > kMaxBenchN) {
+      error(n.at("n"), "n " + std::to_string(b.n()) + " is out of range: from 1 to " + std::to_string(kMaxBenchN));
+    }
+    out.n = b.n();
+    if (auto it = funcs_.find("main"); it != funcs_.end()) {
+      error(n.at("func"), "a benchmark func is run by the test binary's own main: declare no function \"main\" "
+                          "(first declared at " + str(it->second.pos) + ")");
+      return;
+    }
+    Emitter m;
+    m.id = static_cast<int32_t>(out_.funcs.size());
+    m.fn.name = "main";
+    out_.funcs.emplace_back();
+    function(m, [&] { emit({.op = Opcode::Bench, .obj = out.func}, n.self()); });
+    out_.entry = m.id;
+    funcs_.try_emplace("main", Declared{m.id, n.self()});
   }
 
   // An assertion. Its text is the message as protobuf prints it on one line: what was written,
@@ -511,6 +755,9 @@ class Compiler {
       case AssertDecl::kChanEmptyAtExit:
         out.kind = AssertKind::ChanEmptyAtExit;
         out.chan = chan(a.chan_empty_at_exit().chan(), n.child("chan_empty_at_exit"));
+        if (out.chan >= 0 && out_.chans[static_cast<size_t>(out.chan)].length > 0) {
+          error(n.child("chan_empty_at_exit").at("chan"), "chan_empty_at_exit takes a plain channel, not an array");
+        }
         break;
       case AssertDecl::kFinishedAtExit:
         out.kind = AssertKind::FinishedAtExit;
@@ -563,7 +810,10 @@ class Compiler {
 
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, waitgroups_, devices_, funcs_, loops_, spawns_;
+  Table chans_, mutexes_, waitgroups_, devices_, funcs_, spawns_;
+  std::vector<Table> loop_names_;        // per declared function: its loops' names
+  std::vector<int32_t> declared_params_;  // per declared function: its parameters
+  bool bench_func_ = false;               // a benchmark func: N is b.N
   Emitter* e_ = nullptr;
   int nesting_ = 0;  // loops, selects and parallels open around the operation being compiled
 };

@@ -1,6 +1,7 @@
 // The scenario compiler: checks a parsed ScenarioFile against the rules protobuf cannot express
 // (names resolve and are unique, durations and counts are present and non-negative, "main"
-// exists, the benchmark's loop exists and is counted) and turns it into the engine's flat form
+// exists, the benchmark's loop exists and is counted, expressions parse and name variables in
+// scope, calls pass one argument per parameter) and turns it into the engine's flat form
 // (program.h). It reports every problem it finds, each at the position of the offending field,
 // in one ScenarioError.
 #pragma once

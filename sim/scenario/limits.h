@@ -35,3 +35,21 @@ inline constexpr int64_t kMaxIterations = 1'000'000'000'000;
 inline constexpr int64_t kMaxCount = 1'000'000'000'000'000;
 
 }  // namespace gmp::scenario
+
+// An integer expression (expr.h): at most 1000 characters of text, and at most 100 parentheses
+// and unary minuses inside one another (the parser recurses once per level; the limit is
+// kMaxNesting's, for the same reason).
+inline constexpr int kMaxExprLength = 1000;
+inline constexpr int kMaxExprNesting = 100;
+
+// A function's parameters: at most 64, far more than any Go function declares; a goroutine's
+// variables are its parameters and one per counted loop with `var` open around the code.
+inline constexpr int kMaxParams = 64;
+
+// A channel array's length: at most 1,000,000 (each element is a runtime hchan, allocated when the
+// run starts).
+inline constexpr int64_t kMaxChanArray = 1'000'000;
+
+// A benchmark func's b.N: from 1 to 10^12 (go test's own b.N tops out at 10^9; a simulated
+// operation takes at least the ns of one instruction).
+inline constexpr int64_t kMaxBenchN = 1'000'000'000'000;

@@ -31,6 +31,8 @@ const char* opcode_name(Opcode op) {
     case Opcode::Parallel: return "Parallel";
     case Opcode::ParallelNext: return "ParallelNext";
     case Opcode::Submit: return "Submit";
+    case Opcode::Bench: return "Bench";
+    case Opcode::ResetTimer: return "ResetTimer";
   }
   return "?";
 }

@@ -12,6 +12,12 @@
 //     them). Range loops are RangeRecv ... Jump; forever loops are ... Jump; break is a Jump.
 //   - Select cases live in Function::cases; each case's target is the pc of its body, and every
 //     body ends with a jump past the select.
+//   - Expressions (expr.h) live in Scenario::exprs; an Instr names them by id (-1: none) and the
+//     value computed at run time replaces the literal field it stands for. A goroutine's variables
+//     are an array of Function::num_vars int64: its parameters (slots 0 .. params-1), then the
+//     index variables of counted loops (nested loops use distinct slots, sibling loops share them).
+//   - A channel array is one Channel of `length` elements; an operation on it names the element by
+//     an index expression (Instr::index, SelectCase::index).
 //   - Times are int64 ns. Compute given in iterations keeps `iterations` apart from `ns`, so the
 //     engine can scale it by the speed of the core it runs on (the cost profile's business).
 #pragma once
@@ -20,6 +26,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "sim/scenario/expr.h"
 
 namespace gmp::scenario {
 
@@ -55,6 +63,8 @@ enum class Opcode : uint8_t {
                    // iterations of loops[loop]; the caller waits for all of them
   ParallelNext,    // pb.Next(): take one iteration of the enclosing Parallel, or pc = target
   Submit,          // hand one request to devices[device]
+  Bench,           // testing's runN: start funcs[obj] as the benchmark goroutine, wait for it
+  ResetTimer,      // b.ResetTimer(): the benchmark's timer starts again from now
 };
 
 const char* opcode_name(Opcode op);
@@ -76,12 +86,22 @@ struct Instr {
   int64_t ns = 0;            // Compute, Sleep, AfterFunc, Syscall, BusyPoll (per poll)
   int64_t iterations = 0;    // Compute, BusyPoll (per poll)
   int64_t count = 0;         // LoopStart, WgAdd, Parallel; BusyPoll: max polls or -1
+  // exprs[expr] computes at run time what the literal would give: ns (Compute, Sleep, Syscall),
+  // iterations (Compute, when expr_iterations), count (LoopStart, WgAdd, Parallel); -1 when none.
+  int32_t expr = -1;
+  bool expr_iterations = false;
+  int32_t index = -1;  // Send, Recv, Close, RangeRecv, BusyPoll: exprs[index] picks obj's element
+  int32_t var = -1;    // LoopStart, LoopNext: the loop variable's slot, or -1
+  // Go, AfterFunc: the callee's arguments are exprs[Function::args[first_arg + k]], k < num_args.
+  int32_t first_arg = 0;
+  int32_t num_args = 0;
 };
 
 struct SelectCase {
   bool send = false;  // ch <- v; otherwise <-ch
   int32_t chan = -1;
   int32_t target = -1;  // the pc of the case's body
+  int32_t index = -1;   // the element of a channel array: exprs[index]
 };
 
 struct Function {
@@ -89,6 +109,9 @@ struct Function {
   std::vector<Instr> code;
   std::vector<SelectCase> cases;
   int32_t num_counters = 0;  // loop counters a goroutine running this function needs
+  int32_t num_params = 0;    // variables bound by the caller: slots 0 .. num_params-1
+  int32_t num_vars = 0;      // variables a goroutine running this function needs (params first)
+  std::vector<int32_t> args;  // Go and AfterFunc arguments (expr ids), see Instr::first_arg
 };
 
 enum class LoopKind : uint8_t { Count, Range, Forever, Parallel };
@@ -104,6 +127,7 @@ struct Loop {
 struct Channel {
   std::string name;
   int64_t capacity = 0;
+  int64_t length = 0;  // a channel array's elements; 0 for a plain channel
 };
 
 struct Mutex {
@@ -147,10 +171,13 @@ struct Assertion {
   std::string text;    // as written, on one line: "start_latency { goroutine: \"w\" ns: 1000 }"
 };
 
-// ns/op of loops[loop], reported under `name` as `go test -bench` would.
+// ns/op of loops[loop], or of funcs[func] run with b.N = n, reported under `name` as
+// `go test -bench` would.
 struct Benchmark {
   std::string name;
   int32_t loop = -1;
+  int32_t func = -1;
+  int64_t n = 0;
 };
 
 struct Scenario {
@@ -165,6 +192,7 @@ struct Scenario {
   std::optional<Benchmark> benchmark;
   std::vector<Spawn> spawns;  // the named go statements, in source order
   std::vector<Assertion> assertions;  // in source order
+  std::vector<Expr> exprs;  // every expression, in the order compiled
 };
 
 }  // namespace gmp::scenario

@@ -5,11 +5,13 @@
 
 #include "sim/platform/context.h"
 #include "sim/platform/platform.h"
+#include "sim/platform/throw.h"
 #include "sim/runtime/chan.h"
 #include "sim/runtime/select.h"
 #include "sim/runtime/sync_mutex.h"
 #include "sim/runtime/time.h"
 #include "sim/runtime/waitgroup.h"
+#include "sim/scenario/limits.h"
 
 namespace gmp::workload {
 
@@ -41,11 +43,16 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
                          double ns_per_iteration)
     : sc_(sc), r_(r), clock_(std::move(clock)), ns_per_iteration_(ns_per_iteration) {
   uint64_t id = 1;
-  for (const auto& c : sc.chans) chans_.push_back(rt::makechan(r, c.capacity));
+  for (const auto& c : sc.chans) {
+    chan_base_.push_back(chans_.size());
+    for (int64_t k = 0; k < std::max<int64_t>(c.length, 1); k++) chans_.push_back(rt::makechan(r, c.capacity));
+  }
   for (size_t i = 0; i < sc.mutexes.size(); i++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
   for (size_t i = 0; i < sc.waitgroups.size(); i++) wgs_.push_back(std::make_unique<rt::WaitGroup>(id++));
   parallel_id_base_ = id;
   for (const auto& d : sc.devices) devices_.push_back(Device{d.service, 0, {}});
+  // testing's b.signal is unbuffered: the benchmark goroutine's last act is a send on it.
+  if (sc.benchmark && sc.benchmark->func >= 0) bench_done_ = rt::makechan(r, 0);
 }
 
 Interpreter::~Interpreter() = default;
@@ -64,10 +71,76 @@ Task* Interpreter::new_task(int32_t func) {
     t->parallel = -1;
     t->pb_cache = 0;
     t->pb_took = false;
+    t->bench = false;
   }
   t->func = func;
   t->counters.assign(static_cast<size_t>(sc_.funcs[static_cast<size_t>(func)].num_counters), 0);
+  t->vars.assign(static_cast<size_t>(sc_.funcs[static_cast<size_t>(func)].num_vars), 0);
   return t;
+}
+
+// The run ends as Go's does on an unrecovered panic: "panic: <what>", exit status 2; the
+// position is the expression's field, for the goroutine trace Go would print.
+void Interpreter::panic(const scenario::Expr& e, const std::string& what) const {
+  const std::string text = e.text.size() <= 40 ? e.text : e.text.substr(0, 37) + "...";
+  throw plat::GoFatal(plat::GoFatal::Kind::Panic, what + "\n\tat " + sc_.source + ":" + std::to_string(e.line) +
+                                                      ":" + std::to_string(e.column) + ": " + e.field + " \"" +
+                                                      text + "\"");
+}
+
+int64_t Interpreter::value(int32_t id, const Task& t) {
+  const scenario::Expr& e = sc_.exprs[static_cast<size_t>(id)];
+  const scenario::ExprValue v =
+      scenario::eval_expr(e, t.vars.data(), sc_.benchmark ? sc_.benchmark->n : 0, eval_stack_);
+  if (v.error != nullptr) panic(e, std::string("runtime error: ") + v.error);
+  return v.value;
+}
+
+// The bounds are the literal's (limits.h): what the engine's clocks and counters can hold.
+Instr Interpreter::resolved(const Instr& in, const Task& t) {
+  if (in.expr < 0) return in;
+  Instr out = in;
+  const int64_t v = value(in.expr, t);
+  const scenario::Expr& e = sc_.exprs[static_cast<size_t>(in.expr)];
+  auto check = [&](int64_t max) {
+    if (v < 0 || v > max) {
+      panic(e, e.field + " is " + std::to_string(v) + ": out of range, from 0 to " + std::to_string(max));
+    }
+    return v;
+  };
+  switch (in.op) {
+    case Opcode::Compute:
+      if (in.expr_iterations) {
+        out.iterations = check(scenario::kMaxIterations);
+      } else {
+        out.ns = check(scenario::kMaxDurationNs);
+      }
+      break;
+    case Opcode::Sleep:
+    case Opcode::Syscall: out.ns = check(scenario::kMaxDurationNs); break;
+    case Opcode::WgAdd: out.count = check(INT32_MAX); break;
+    default: out.count = check(scenario::kMaxCount); break;  // LoopStart, Parallel
+  }
+  return out;
+}
+
+rt::hchan* Interpreter::channel(int32_t id, int32_t index, const Task& t) {
+  const size_t base = chan_base_[static_cast<size_t>(id)];
+  if (index < 0) return chans_[base];
+  const int64_t k = value(index, t);
+  const int64_t length = sc_.chans[static_cast<size_t>(id)].length;
+  if (k < 0 || k >= length) {
+    panic(sc_.exprs[static_cast<size_t>(index)],
+          "runtime error: index out of range [" + std::to_string(k) + "] with length " + std::to_string(length));
+  }
+  return chans_[base + static_cast<size_t>(k)];
+}
+
+void Interpreter::bind_args(const Instr& in, const Task& t, Task& child) {
+  const scenario::Function& fn = sc_.funcs[static_cast<size_t>(t.func)];
+  for (int32_t k = 0; k < in.num_args; k++) {
+    child.vars[static_cast<size_t>(k)] = value(fn.args[static_cast<size_t>(in.first_arg + k)], t);
+  }
 }
 
 Task* Interpreter::main_task() { return new_task(sc_.entry); }
@@ -147,7 +220,10 @@ void Interpreter::run(rt::g* gp) {
     t = main_task();
     gp->task = t;
   }
-  const scenario::Loop* bench = sc_.benchmark ? &sc_.loops[static_cast<size_t>(sc_.benchmark->loop)] : nullptr;
+  const scenario::Loop* bench =
+      sc_.benchmark && sc_.benchmark->loop >= 0 ? &sc_.loops[static_cast<size_t>(sc_.benchmark->loop)] : nullptr;
+  // testing's runN: the timer starts as the benchmark function is called, in its goroutine.
+  if (t->bench) begin_measure(sc_.benchmark->n);
   for (;;) {
     const scenario::Function& fn = sc_.funcs[static_cast<size_t>(t->func)];
     if (bench != nullptr && meas_.started && !meas_.finished && t->func == bench->func && t->pc == bench->end &&
@@ -160,11 +236,12 @@ void Interpreter::run(rt::g* gp) {
     if (in.op != Opcode::Jump && in.op != Opcode::LoopNext) r_.morestackPreemptCheck();
     switch (in.op) {
       case Opcode::Compute:
-        compute(gp, in);
+        compute(gp, resolved(in, *t));
         break;
       case Opcode::Go: {
         Task* child = new_task(in.obj);
         child->spawn = in.spawn;
+        bind_args(in, *t, *child);
         r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
         break;
       }
@@ -174,18 +251,24 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::Jump:
         t->pc = in.target;
         break;
-      case Opcode::LoopStart:
+      case Opcode::LoopStart: {
+        const int64_t count = in.expr >= 0 ? resolved(in, *t).count : in.count;
         if (bench != nullptr && !meas_.started && t->func == bench->func && t->pc - 1 == bench->begin) {
-          begin_measure(in.count);
+          begin_measure(count);
         }
-        t->counters[static_cast<size_t>(in.obj)] = in.count;
-        if (in.count <= 0) t->pc = in.target;
+        t->counters[static_cast<size_t>(in.obj)] = count;
+        if (in.var >= 0) t->vars[static_cast<size_t>(in.var)] = 0;
+        if (count <= 0) t->pc = in.target;
         break;
+      }
       case Opcode::LoopNext:
-        if (--t->counters[static_cast<size_t>(in.obj)] > 0) t->pc = in.target;
+        if (--t->counters[static_cast<size_t>(in.obj)] > 0) {
+          t->pc = in.target;
+          if (in.var >= 0) t->vars[static_cast<size_t>(in.var)]++;
+        }
         break;
       case Opcode::RangeRecv: {
-        auto [selected, received] = rt::chanrecv(chans_[static_cast<size_t>(in.obj)], nullptr, true);
+        auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, *t), nullptr, true);
         (void)selected;
         if (!received) t->pc = in.target;
         break;
@@ -194,13 +277,13 @@ void Interpreter::run(rt::g* gp) {
         r_.Gosched();
         break;
       case Opcode::Send:
-        rt::chansend(chans_[static_cast<size_t>(in.obj)], nullptr, true);
+        rt::chansend(channel(in.obj, in.index, *t), nullptr, true);
         break;
       case Opcode::Recv:
-        rt::chanrecv(chans_[static_cast<size_t>(in.obj)], nullptr, true);
+        rt::chanrecv(channel(in.obj, in.index, *t), nullptr, true);
         break;
       case Opcode::Close:
-        rt::closechan(chans_[static_cast<size_t>(in.obj)]);
+        rt::closechan(channel(in.obj, in.index, *t));
         break;
       case Opcode::Select: {
         // Sends first, then receives, as the compiler lays out scases for selectgo.
@@ -215,7 +298,7 @@ void Interpreter::run(rt::g* gp) {
             const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
             if (sc.send != (pass == 0)) continue;
             rt::scase c{};
-            c.c = chans_[static_cast<size_t>(sc.chan)];
+            c.c = channel(sc.chan, sc.index, *t);
             c.elem = nullptr;
             cases.push_back(c);
             targets.push_back(sc.target);
@@ -236,7 +319,7 @@ void Interpreter::run(rt::g* gp) {
         mutexes_[static_cast<size_t>(in.obj)]->Unlock();
         break;
       case Opcode::WgAdd:
-        wgs_[static_cast<size_t>(in.obj)]->Add(static_cast<int>(in.count));
+        wgs_[static_cast<size_t>(in.obj)]->Add(static_cast<int>(resolved(in, *t).count));
         break;
       case Opcode::WgDone:
         wgs_[static_cast<size_t>(in.obj)]->Done();
@@ -245,11 +328,12 @@ void Interpreter::run(rt::g* gp) {
         wgs_[static_cast<size_t>(in.obj)]->Wait();
         break;
       case Opcode::Sleep:
-        rt::timeSleep(in.ns);
+        rt::timeSleep(resolved(in, *t).ns);
         break;
       case Opcode::AfterFunc: {
         Task* child = new_task(in.obj);
         child->spawn = in.spawn;
+        bind_args(in, *t, *child);
         rt::afterFunc(in.ns, &goFunc, child);
         break;
       }
@@ -257,9 +341,9 @@ void Interpreter::run(rt::g* gp) {
         r_.entersyscall();
         plat::charge(plat::Cost::SyscallEnterExit);
         if (in.on_cpu) {
-          plat::kernel_work(in.ns);
+          plat::kernel_work(resolved(in, *t).ns);
         } else {
-          plat::block_for(in.ns);
+          plat::block_for(resolved(in, *t).ns);
         }
         r_.exitsyscall();
         break;
@@ -272,7 +356,7 @@ void Interpreter::run(rt::g* gp) {
           compute(gp, in);
           polls++;
           if (in.obj >= 0) {
-            auto [selected, received] = rt::chanrecv(chans_[static_cast<size_t>(in.obj)], nullptr, false);
+            auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, *t), nullptr, false);
             (void)received;
             if (selected) break;
           }
@@ -289,18 +373,21 @@ void Interpreter::run(rt::g* gp) {
         break;
       case Opcode::Parallel: {
         // b.RunParallel: GOMAXPROCS goroutines share in.count iterations; wait for all.
+        const int64_t count = resolved(in, *t).count;
         parallels_.push_back(std::make_unique<Parallel>());
         Parallel& par = *parallels_.back();
-        par.count = in.count;
+        par.count = count;
         par.begin = clock_();
         par.wg = std::make_unique<rt::WaitGroup>(parallel_id_base_ + parallels_.size());
         const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
-        if (measured) begin_measure(in.count);
+        if (measured) begin_measure(count);
         const int32_t procs = r_.gomaxprocs;
         par.wg->Add(procs);
         for (int32_t k = 0; k < procs; k++) {
           Task* child = new_task(in.obj);
           child->parallel = static_cast<int32_t>(parallels_.size() - 1);
+          // The body reads the caller's variables in scope, as a closure does (program.h).
+          std::copy_n(t->vars.begin(), sc_.funcs[static_cast<size_t>(in.obj)].num_params, child->vars.begin());
           r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
         }
         par.wg->Wait();
@@ -313,7 +400,22 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::ParallelNext:
         if (!pb_next(*t)) t->pc = in.target;
         break;
+      case Opcode::Bench: {
+        // testing's runN: the function runs in a goroutine of its own; its caller waits for it.
+        Task* child = new_task(in.obj);
+        child->bench = true;
+        r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
+        rt::chanrecv(bench_done_, nullptr, true);
+        break;
+      }
+      case Opcode::ResetTimer:
+        if (meas_.started && !meas_.finished) meas_.begin = clock_();
+        break;
     }
+  }
+  if (t->bench) {
+    end_measure();
+    rt::chansend(bench_done_, nullptr, true);
   }
   if (t->parallel >= 0) parallels_[static_cast<size_t>(t->parallel)]->wg->Done();
   // The goroutine is done with its task (gdestroy clears gp->task), and nothing else holds it.

@@ -37,6 +37,8 @@ struct Task {
   int32_t spawn = -1;  // the named go statement that started the goroutine (Scenario::spawns), or -1
   int32_t pc = 0;
   std::vector<int64_t> counters;
+  std::vector<int64_t> vars;  // the function's parameters, then its loops' vars (program.h)
+  bool bench = false;         // the benchmark func's goroutine: its run is what is measured
   int32_t parallel = -1;  // the Parallel group this goroutine belongs to, if any
   int64_t pb_cache = 0;   // iterations taken and not yet run (testing.PB's cache)
   bool pb_took = false;   // whether this goroutine has taken iterations before
@@ -67,8 +69,9 @@ class Interpreter {
   void run(rt::g* gp);
 
   const Measurement& measurement() const { return meas_; }
-  // The runtime's channel for the scenario's chans[id] (for assertions about it at exit).
-  const rt::hchan* chan(int32_t id) const { return chans_[static_cast<size_t>(id)]; }
+  // The runtime's channel for the scenario's chans[id], a plain channel (for assertions about it
+  // at exit).
+  const rt::hchan* chan(int32_t id) const { return chans_[chan_base_[static_cast<size_t>(id)]]; }
 
  private:
   struct Parallel;
@@ -84,6 +87,15 @@ class Interpreter {
   void compute(rt::g* gp, const scenario::Instr& in);
   int64_t work_of(const scenario::Instr& in) const;
   Task* new_task(int32_t func);
+  // The value of exprs[id] for t; a value that cannot be computed ends the run as a Go panic.
+  int64_t value(int32_t id, const Task& t);
+  // in with the values of its expression filled in, each checked against the literal's bounds.
+  scenario::Instr resolved(const scenario::Instr& in, const Task& t);
+  // chans[id], or for an array its element exprs[index] (out of range: a Go panic).
+  rt::hchan* channel(int32_t id, int32_t index, const Task& t);
+  // Binds the callee's parameters: child's vars[k] = the k-th argument of in, evaluated for t.
+  void bind_args(const scenario::Instr& in, const Task& t, Task& child);
+  [[noreturn]] void panic(const scenario::Expr& e, const std::string& what) const;
   // The measured loop starts with `ops` iterations to go, or ends; both read the clock.
   void begin_measure(int64_t ops) {
     meas_.started = true;
@@ -101,7 +113,10 @@ class Interpreter {
   double ns_per_iteration_;
   plat::Arena<Task> tasks_;
   std::vector<Task*> free_tasks_;  // tasks of goroutines that have ended, for new_task to reuse
-  std::vector<rt::hchan*> chans_;
+  std::vector<rt::hchan*> chans_;     // every channel, an array's elements in a row
+  std::vector<size_t> chan_base_;      // chans[id]'s first element in chans_
+  rt::hchan* bench_done_ = nullptr;    // testing's b.signal: the benchmark goroutine is done
+  std::vector<int64_t> eval_stack_;    // scratch for expressions (evaluation never blocks)
   std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
   std::vector<std::unique_ptr<Parallel>> parallels_;

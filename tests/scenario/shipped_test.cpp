@@ -158,3 +158,49 @@ TEST_CASE("chanshared: every goroutine of a b.RunParallel sends to and receives 
   CHECK(with(body, Opcode::Send)[0].obj == 0);
   CHECK(with(body, Opcode::Recv)[0].obj == 0);
 }
+
+TEST_CASE("ring: 64 goroutines of one function with a parameter pass a token around a channel array") {
+  Scenario s = load("ring.textproto");
+  REQUIRE(s.benchmark.has_value());
+  CHECK(s.benchmark->name == "BenchmarkRing");
+  REQUIRE(s.benchmark->func >= 0);
+  CHECK(s.benchmark->loop == -1);
+  CHECK(s.benchmark->n >= 1);
+  REQUIRE(s.chans.size() == 1);
+  CHECK(s.chans[0].length == 64);
+  // The synthesized main runs the benchmark function.
+  const Function& main = s.funcs.at(static_cast<size_t>(s.entry));
+  REQUIRE(main.code.size() == 1);
+  CHECK(main.code[0].op == Opcode::Bench);
+  const Function& bench = s.funcs.at(static_cast<size_t>(s.benchmark->func));
+  // bench starts node(i) for each i of a counted loop: one Go with one argument, the loop's var.
+  REQUIRE(with(bench, Opcode::Go).size() == 1);
+  const Instr go = with(bench, Opcode::Go)[0];
+  CHECK(go.num_args == 1);
+  const Function& node = s.funcs.at(static_cast<size_t>(go.obj));
+  CHECK(node.num_params == 1);
+  // node's loop runs N times and receives from ring[i], sends to ring[(i+1)%64].
+  REQUIRE(with(node, Opcode::LoopStart).size() == 1);
+  CHECK(s.exprs.at(static_cast<size_t>(with(node, Opcode::LoopStart)[0].expr)).text == "N");
+  REQUIRE(with(node, Opcode::Recv).size() == 1);
+  REQUIRE(with(node, Opcode::Send).size() == 1);
+  CHECK(s.exprs.at(static_cast<size_t>(with(node, Opcode::Recv)[0].index)).text == "i");
+  CHECK(s.exprs.at(static_cast<size_t>(with(node, Opcode::Send)[0].index)).text == "(i+1)%64");
+}
+
+TEST_CASE("fanout: b.N split over 8 workers, the timer reset after the setup") {
+  Scenario s = load("fanout.textproto");
+  REQUIRE(s.benchmark.has_value());
+  CHECK(s.benchmark->name == "BenchmarkFanout");
+  REQUIRE(s.benchmark->func >= 0);
+  const Function& bench = s.funcs.at(static_cast<size_t>(s.benchmark->func));
+  // The setup's compute, then reset_timer, before the workers start.
+  REQUIRE(bench.code.size() >= 2);
+  CHECK(bench.code[0].op == Opcode::Compute);
+  CHECK(bench.code[1].op == Opcode::ResetTimer);
+  REQUIRE(with(bench, Opcode::WgAdd).size() == 1);
+  CHECK(with(bench, Opcode::WgAdd)[0].count == 8);
+  const Function& worker = s.funcs.at(static_cast<size_t>(with(bench, Opcode::Go).at(0).obj));
+  REQUIRE(with(worker, Opcode::LoopStart).size() == 1);
+  CHECK(s.exprs.at(static_cast<size_t>(with(worker, Opcode::LoopStart)[0].expr)).text == "N/8");
+}
