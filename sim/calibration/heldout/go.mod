@@ -1,0 +1,3 @@
+module gmpheldout
+
+go 1.19

@@ -1,0 +1,189 @@
+// The fit suite of `gmpsim calibrate`: one benchmark per cost the simulator's model needs, each
+// written so that cost dominates its ns/op. Every BenchmarkX here has a paired scenario,
+// BenchmarkX.textproto in this folder, with the same goroutines, channels and per-op work; the
+// calibration runs
+//
+//	go test -run XXX -bench . -cpu 1,2,4
+//
+// here and `gmpsim run BenchmarkX.textproto --procs P` for each P, and fits the cost profile so
+// that the simulated ns/op match the real ones. See ../README.md for what each benchmark isolates.
+//
+// The code builds with Go 1.19 and later: no range over int, no b.Loop, no min/max builtins.
+package calib
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuWork is the compute kernel of every benchmark that needs CPU work: a linear congruential
+// generator whose loop-carried chain is one 64-bit multiply and one add per iteration, with no
+// memory traffic. The scenarios give the same work as `compute { iterations: n }`, which the cost
+// profile's speed_ns_per_iteration turns into time. It is not inlined, so each call is a function
+// call with a stack check: a cooperative preemption point.
+//
+//go:noinline
+func cpuWork(n int) uint64 {
+	x := uint64(n)
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+// sink keeps cpuWork's results alive.
+var sink uint64
+
+// BenchmarkGoroutineCreate: per op, start one goroutine that only calls wg.Done, and wait for it.
+// newproc + goexit, plus the park and ready of the WaitGroup hand-off.
+func BenchmarkGoroutineCreate(b *testing.B) {
+	var wg sync.WaitGroup
+	for i := 0; i < b.N; i++ {
+		wg.Add(1)
+		go func() {
+			wg.Done()
+		}()
+		wg.Wait()
+	}
+}
+
+// BenchmarkGosched: runtime.Gosched with nothing else to run: one pass through the scheduler
+// (the yielding goroutine goes to the global run queue and is found again).
+func BenchmarkGosched(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		runtime.Gosched()
+	}
+}
+
+// BenchmarkChanPingPong: an unbuffered ping-pong between two goroutines over two channels; one
+// op is one round trip (two hand-offs, each a chan_op, a park and a ready).
+func BenchmarkChanPingPong(b *testing.B) {
+	ping := make(chan struct{})
+	pong := make(chan struct{})
+	go func() {
+		for range ping {
+			pong <- struct{}{}
+		}
+	}()
+	for i := 0; i < b.N; i++ {
+		ping <- struct{}{}
+		<-pong
+	}
+	close(ping)
+}
+
+// BenchmarkChanSendRecv: a buffered send and a receive by the same goroutine, never blocking:
+// two chan_op.
+func BenchmarkChanSendRecv(b *testing.B) {
+	c := make(chan struct{}, 1)
+	for i := 0; i < b.N; i++ {
+		c <- struct{}{}
+		<-c
+	}
+}
+
+// BenchmarkMutexUncontended: sync.Mutex Lock and Unlock by one goroutine: two mutex_fast_path.
+func BenchmarkMutexUncontended(b *testing.B) {
+	var mu sync.Mutex
+	for i := 0; i < b.N; i++ {
+		mu.Lock()
+		mu.Unlock()
+	}
+}
+
+// BenchmarkWakeIdleP: main wakes a parked goroutine and keeps its own P busy polling for the
+// answer, so the woken goroutine must start on another, idle P: wakep, the futex wake-up of an
+// idle M, the steal of the goroutine from main's P, and back. One op is one round trip. Needs 2
+// Ps: at 1 P the worker could run only when sysmon preempts the polling main (10 ms).
+func BenchmarkWakeIdleP(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs GOMAXPROCS >= 2: at 1 P the poll loop holds the only P until sysmon preempts it")
+	}
+	ping := make(chan struct{}, 1)
+	pong := make(chan struct{}, 1)
+	go func() {
+		for range ping {
+			pong <- struct{}{}
+		}
+	}()
+	var x uint64
+	for i := 0; i < b.N; i++ {
+		ping <- struct{}{}
+	poll:
+		for {
+			x += cpuWork(400)
+			select {
+			case <-pong:
+				break poll
+			default:
+			}
+		}
+	}
+	close(ping)
+	sink = x
+}
+
+// BenchmarkSyscallGetpid: a getpid system call through syscall.Syscall, which brackets it with
+// entersyscall and exitsyscall (RawSyscall would not): syscall_enter_exit plus the kernel's time.
+func BenchmarkSyscallGetpid(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		syscall.Syscall(syscall.SYS_GETPID, 0, 0, 0)
+	}
+}
+
+// BenchmarkCPU: b.RunParallel over cpuWork(20000): pure compute, speed_ns_per_iteration; at -cpu
+// 2 and more also how many cores the machine really gives.
+func BenchmarkCPU(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var x uint64
+		for pb.Next() {
+			x += cpuWork(20000)
+		}
+		atomic.AddUint64(&sink, x)
+	})
+}
+
+// BenchmarkAtomicCounter: GOMAXPROCS goroutines (b.RunParallel) hammer one shared counter with
+// atomic.AddInt64: atomic_xadd, and a cache-line transfer whenever another core wrote it last.
+func BenchmarkAtomicCounter(b *testing.B) {
+	var n int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			atomic.AddInt64(&n, 1)
+		}
+	})
+}
+
+// BenchmarkSleepBusyP: time.Sleep(20us) in a loop while a second goroutine keeps a P busy in
+// short chunks of work (cpuWork(1000), ~1.3 us), each followed by runtime.Gosched. At 1 P the
+// sleeper's timer is run by the scheduler when the busy goroutine yields, so one op is 20 us plus
+// the timer's costs and at most one chunk. At 2 Ps and more the sleeper's P is idle and its M
+// waits in epoll_wait, whose timeout is whole milliseconds: each Sleep(20us) takes about 1 ms
+// unless another M runs the timer first.
+func BenchmarkSleepBusyP(b *testing.B) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		var x uint64
+		for {
+			x += cpuWork(1000)
+			runtime.Gosched()
+			select {
+			case <-done:
+				sink = x
+				close(exited)
+				return
+			default:
+			}
+		}
+	}()
+	for i := 0; i < b.N; i++ {
+		time.Sleep(20 * time.Microsecond)
+	}
+	close(done)
+	<-exited
+}

@@ -1,0 +1,3 @@
+module gmpcalib
+
+go 1.19
