@@ -664,3 +664,22 @@ TEST_CASE("a device's queue of INT64_MAX ns requests never completes", "[sim][li
   CHECK(r.stop == Engine::Stop::TimeLimit);
 }
 
+
+// A shared variable is one cache line: goroutines adding to it on two cores pass the line back
+// and forth, each add paying the transfer; alone on one core, an add is only atomic_xadd.
+TEST_CASE("atomic adds to one shared variable from two cores pay a cache-line transfer each", "[sim][var]") {
+  const char* program = R"(
+var { name: "n" }
+func { name: "main"
+  op { parallel { name: "adds" count: 100000 op { atomic_add { var: "n" } } } }
+}
+benchmark { name: "BenchmarkAdd" loop: "adds" }
+)";
+  const SimResult one = run(program, 1), two = run(program, 2);
+  REQUIRE(one.measured);
+  REQUIRE(two.measured);
+  const cost::Profile& prof = cost::default_profile();
+  CHECK(one.ns_per_op < 2 * prof[cost::Param::AtomicXadd]);
+  // At 2 Ps half the adds run on each core, but nearly every one finds the line on the other.
+  CHECK(two.ns_per_op > 0.3 * prof[cost::Param::CachelineTransfer]);
+}

@@ -83,6 +83,7 @@ class Compiler {
     });
     declare(file.mutex(), root, "mutex", "mutex", mutexes_,
             [&](const MutexDecl& d, const Node&) { out_.mutexes.push_back({d.name()}); });
+    declare(file.var(), root, "var", "variable", vars_, [&](const VarDecl& d, const Node&) { out_.vars.push_back({d.name()}); });
     declare(file.waitgroup(), root, "waitgroup", "waitgroup", waitgroups_,
             [&](const WaitGroupDecl& d, const Node&) { out_.waitgroups.push_back({d.name()}); });
     declare(file.device(), root, "device", "device", devices_, [&](const DeviceDecl& d, const Node& n) {
@@ -408,6 +409,12 @@ class Compiler {
         } else {
           in.count = count(o.add().has_n(), o.add().n(), n, "n", INT32_MAX, " (Go's WaitGroup counter is an int32)");
         }
+        emit(in, n.self());
+        return;
+      }
+      case Op::kAtomicAdd: {
+        Instr in{.op = Opcode::AtomicAdd, .obj = resolve(vars_, o.atomic_add().var(), n, "var", "variable")};
+        in.count = o.atomic_add().has_n() ? o.atomic_add().n() : 1;  // any int64: Go's adds wrap
         emit(in, n.self());
         return;
       }
@@ -810,7 +817,7 @@ class Compiler {
 
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, waitgroups_, devices_, funcs_, spawns_;
+  Table chans_, mutexes_, vars_, waitgroups_, devices_, funcs_, spawns_;
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
   bool bench_func_ = false;               // a benchmark func: N is b.N

@@ -33,6 +33,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::Submit: return "Submit";
     case Opcode::Bench: return "Bench";
     case Opcode::ResetTimer: return "ResetTimer";
+    case Opcode::AtomicAdd: return "AtomicAdd";
   }
   return "?";
 }

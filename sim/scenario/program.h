@@ -65,6 +65,7 @@ enum class Opcode : uint8_t {
   Submit,          // hand one request to devices[device]
   Bench,           // testing's runN: start funcs[obj] as the benchmark goroutine, wait for it
   ResetTimer,      // b.ResetTimer(): the benchmark's timer starts again from now
+  AtomicAdd,       // atomic.AddInt64(&vars[obj], count)
 };
 
 const char* opcode_name(Opcode op);
@@ -134,6 +135,10 @@ struct Mutex {
   std::string name;
 };
 
+struct Var {
+  std::string name;
+};
+
 struct WaitGroup {
   std::string name;
 };
@@ -184,6 +189,7 @@ struct Scenario {
   std::string source;  // the path or name it was loaded from
   std::vector<Channel> chans;
   std::vector<Mutex> mutexes;
+  std::vector<Var> vars;
   std::vector<WaitGroup> waitgroups;
   std::vector<Device> devices;
   std::vector<Function> funcs;

@@ -48,6 +48,7 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
     for (int64_t k = 0; k < std::max<int64_t>(c.length, 1); k++) chans_.push_back(rt::makechan(r, c.capacity));
   }
   for (size_t i = 0; i < sc.mutexes.size(); i++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
+  vars_.resize(sc.vars.size());
   for (size_t i = 0; i < sc.waitgroups.size(); i++) wgs_.push_back(std::make_unique<rt::WaitGroup>(id++));
   parallel_id_base_ = id;
   for (const auto& d : sc.devices) devices_.push_back(Device{d.service, 0, {}});
@@ -408,6 +409,10 @@ void Interpreter::run(rt::g* gp) {
         rt::chanrecv(bench_done_, nullptr, true);
         break;
       }
+      case Opcode::AtomicAdd:
+        // Wraps as Go's does: the add is done on the unsigned bits.
+        vars_[static_cast<size_t>(in.obj)].Add(in.count);
+        break;
       case Opcode::ResetTimer:
         if (meas_.started && !meas_.finished) meas_.begin = clock_();
         break;

@@ -118,6 +118,7 @@ class Interpreter {
   rt::hchan* bench_done_ = nullptr;    // testing's b.signal: the benchmark goroutine is done
   std::vector<int64_t> eval_stack_;    // scratch for expressions (evaluation never blocks)
   std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
+  std::deque<Atomic<int64_t>> vars_;  // the scenario's shared variables (a deque: cells never move)
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
   std::vector<std::unique_ptr<Parallel>> parallels_;
   std::vector<Device> devices_;
