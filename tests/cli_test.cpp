@@ -734,3 +734,31 @@ TEST_CASE("gmpsim sweep reports a benchmark func's ns/op per GOMAXPROCS", "[cli]
   CHECK_THAT(o.text, Catch::Contains("BenchmarkFanout\t   80000\t"));
   CHECK_THAT(o.text, Catch::Contains("BenchmarkFanout-2\t   80000\t"));
 }
+
+// gmpsim calibrate on the saved measurements of this machine kind (sim/calibration/measurements):
+// a short fit of one parameter, a profile that loads and cites its measurements, bad input refused.
+TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad ones", "[cli][calibrate]") {
+  const std::string prof = tmp("calibrated.textproto");
+  const std::string m = std::string(GMP_SOURCE_DIR) + "/sim/calibration/measurements/epyc-vm-go1.23-suite.txt";
+  std::remove(prof.c_str());
+  Out o = gmpsim("calibrate --profile epyc-vm --measured " + m +
+                 " --heldout none --params chan_op --max-evaluations 3 --jobs 2 -o " + prof);
+  REQUIRE(o.status == 0);
+  CHECK(o.text.find("BenchmarkChanSendRecv") != std::string::npos);
+  CHECK(o.text.find("fit suite after the fit: median |error|") != std::string::npos);
+  std::ifstream in(prof);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("Fitted by gmpsim calibrate from builtin:epyc-vm") != std::string::npos);
+  CHECK(text.find("measurements: " + m) != std::string::npos);
+  CHECK(gmpsim("run " + kScenarios + "pingpong.textproto --procs 1 --profile " + prof).status == 0);
+  const std::string bad = tmp("bad-bench.txt");
+  write(bad, "goos: linux\nBenchmarkChanSendRecv\t100\tabc ns/op\n");
+  o = gmpsim("calibrate --measured " + bad + " --heldout none -o " + prof + ".2");
+  CHECK(o.status == 1);
+  CHECK(o.text.find(bad + ":2: ns/op 'abc'") != std::string::npos);
+  CHECK(!exists(prof + ".2"));
+  CHECK(gmpsim("calibrate --params no_such_cost --measured " + m).status == 2);
+  CHECK(gmpsim("calibrate --count 0").status == 2);
+  std::remove(prof.c_str());
+  std::remove(bad.c_str());
+}

@@ -62,6 +62,8 @@ BenchSamples parse_bench_output(const std::string& text, const std::string& orig
     }
     if (name.size() <= 9 || name.size() > 200) fail("a benchmark name of 10 to 200 characters");
     const std::string& iters = f[1];
+    // A benchmark that called b.Skip: go test prints "0  NaN ns/op" for it. Nothing was measured.
+    if (iters == "0" && f[unit - 1] == "NaN") continue;
     if (iters.empty() || iters.size() > 18 || iters.find_first_not_of("0123456789") != std::string::npos ||
         std::stoll(iters) < 1) {
       fail("iteration count '" + iters + "' is not a positive integer");

@@ -7,7 +7,8 @@
 // the order seen. A line that starts with "Benchmark" and has a tab must parse: name, an
 // iteration count of at least 1, and a finite ns/op of at most 1e12; otherwise BenchOutputError
 // says "origin:line: what". Lines that start with "Benchmark" without a tab are go test's
-// progress lines (the name printed before the result, under -v) and are skipped.
+// progress lines (the name printed before the result, under -v) and are skipped, as are the
+// "0 NaN ns/op" lines of a benchmark that skipped itself (b.Skip).
 #pragma once
 
 #include <cstdint>

@@ -71,7 +71,7 @@ double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim) 
   for (size_t i = 0; i < pts.size(); ++i) {
     const double e = std::isfinite(sim[i]) && sim[i] > 0 && pts[i].measured > 0 ? std::log(sim[i] / pts[i].measured)
                                                                                 : std::log(10.0);
-    sum += e * e;
+    sum += std::abs(e);
   }
   return sum / static_cast<double>(pts.size());
 }
@@ -100,8 +100,8 @@ FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start,
           moved = true;
           if (opt.progress) {
             char line[200];
-            std::snprintf(line, sizeof line, "fit: %s %.4g -> %.4g ns, rms log error %.4f (%d runs of the suite)",
-                          f.name().c_str(), v, get(r.profile, f), std::sqrt(best), r.evaluations);
+            std::snprintf(line, sizeof line, "fit: %s %.4g -> %.4g ns, mean |log error| %.4f (%d runs of the suite)",
+                          f.name().c_str(), v, get(r.profile, f), best, r.evaluations);
             opt.progress(line);
           }
           break;

@@ -3,8 +3,10 @@
 // A Point pairs a Go benchmark at one GOMAXPROCS with its scenario (sim/calibration/*/NAME.textproto,
 // whose `benchmark` reports ns/op as go test -bench does) and the measured median.
 //
-// The fit: minimise the mean over the points of ln(simulated / measured)^2, so that a 10% error
-// weighs the same on a 50 ns and a 50 us benchmark, over the chosen parameters, by coordinate
+// The fit: minimise the mean over the points of |ln(simulated / measured)|, so that a 10% error
+// weighs the same on a 50 ns and a 50 us benchmark, and one benchmark the model cannot match (or
+// a noisy measurement) pulls the others less than a squared error would, over the chosen
+// parameters, by coordinate
 // descent in log space: each parameter in turn is multiplied and divided by a factor, the better
 // value kept; after a pass that changes nothing the factor is square-rooted, from 2 down to
 // 1.01. Every value stays inside its profile range. Deterministic: the same points and start
@@ -47,7 +49,7 @@ void set(cost::Profile& p, const FitParam& f, double v);
 // failed or measured nothing.
 std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs);
 
-// The objective above; points with NaN count as an error of 10x.
+// The objective above; points with NaN count as an error of 10x. (0.1: about 10% at every point.)
 double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim);
 
 struct FitOptions {

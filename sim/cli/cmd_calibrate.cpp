@@ -201,7 +201,7 @@ Errors report(const Set& s, const std::vector<double>& before, const std::vector
 int cmd_calibrate(int argc, char** argv) {
   std::string go, cpus = "1,2", bt = "200ms", base, out, suite_dir = "sim/calibration/suite",
                   heldout_dir = "sim/calibration/heldout", measured, measured_heldout;
-  int count = 5, max_evals = 400;
+  int count = 5, max_evals = 300;
   size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<calibration::FitParam> params = calibration::default_fit_params();
   Args a(argc, argv);
@@ -297,9 +297,8 @@ int cmd_calibrate(int argc, char** argv) {
   fo.progress = [](const std::string& l) { std::fprintf(stderr, "calibrate: %s\n", l.c_str()); };
   const calibration::FitResult fit = calibration::fit_profile(sets[0].points, start, fo);
 
-  std::printf("calibrate: profile %s fitted to %s; rms log error %.4f before, %.4f after (%d runs of the suite)\n",
-              start.origin.c_str(), sets[0].dir.c_str(), std::sqrt(fit.error_before), std::sqrt(fit.error_after),
-              fit.evaluations);
+  std::printf("calibrate: profile %s fitted to %s; mean |log error| %.4f before, %.4f after (%d runs of the suite)\n",
+              start.origin.c_str(), sets[0].dir.c_str(), fit.error_before, fit.error_after, fit.evaluations);
   std::printf("%-24s %12s %12s\n", "parameter", "before", "after");
   for (const calibration::FitParam& f : params) {
     std::printf("%-24s %12.4g %12.4g\n", f.name().c_str(), calibration::get(start, f), calibration::get(fit.profile, f));
@@ -313,29 +312,38 @@ int cmd_calibrate(int argc, char** argv) {
 
   // The profile and, beside it, what it was fitted to.
   cost::Profile prof = fit.profile;
-  const std::string suite_file = out + ".suite.txt", heldout_file = out + ".heldout.txt";
+  // Measurements given with --measured are cited where they are; fresh ones are written beside it.
+  const std::string suite_file = measured.empty() ? out + ".suite.txt" : measured;
+  const std::string heldout_file = measured_heldout.empty() ? out + ".heldout.txt" : measured_heldout;
   char quality[160];
-  std::snprintf(quality, sizeof quality, "rms log error %.4f over %zu points; median |error| %.1f%%, worst %.1f%%",
-                std::sqrt(fit.error_after), sets[0].points.size(), 100 * errs[0].median_abs, 100 * errs[0].worst_abs);
+  std::snprintf(quality, sizeof quality, "mean |log error| %.4f over %zu points; median |error| %.1f%%, worst %.1f%%",
+                fit.error_after, sets[0].points.size(), 100 * errs[0].median_abs, 100 * errs[0].worst_abs);
   for (const calibration::FitParam& f : params) {
     if (calibration::get(prof, f) == calibration::get(start, f)) continue;
     cost::Sourced& s = f.speed ? prof.machine.speed_ns_per_iteration : prof.params[static_cast<size_t>(f.param)];
-    s.source = "fitted by gmpsim calibrate to " + suite_file + " (sim/calibration/suite, -cpu " + cpus + ", -count " +
-               std::to_string(count) + "): " + quality + "; started from " + start.origin + "'s " +
-               std::to_string(calibration::get(start, f));
+    const std::string how = measured.empty()
+                                ? " (go test -bench of sim/calibration/suite, -cpu " + cpus + ", -count " +
+                                      std::to_string(count) + ", -benchtime " + bt + ")"
+                                : " (saved go test -bench output of sim/calibration/suite)";
+    char from[64];
+    std::snprintf(from, sizeof from, "%.6g", calibration::get(start, f));
+    s.source = "fitted by gmpsim calibrate to " + suite_file + how + ": " + quality + "; started from " + from +
+               " (" + start.origin + ")";
   }
   std::string comment = "Fitted by gmpsim calibrate from " + start.origin + " to the Go benchmarks of " +
-                        sets[0].dir + " on this machine; measurements: " + suite_file + ".\n" + quality + ".";
+                        sets[0].dir + ";\nmeasurements: " + suite_file + ".\n" + quality + ".";
   if (sets.size() > 1) {
     char h[160];
-    std::snprintf(h, sizeof h, "Held out (%s): median |error| %.1f%%, worst %.1f%%; measurements: ",
+    std::snprintf(h, sizeof h, "Held out (%s): median |error| %.1f%%, worst %.1f%%;\nmeasurements: ",
                   sets[1].dir.c_str(), 100 * errs[1].median_abs, 100 * errs[1].worst_abs);
     comment += std::string("\n") + h + heldout_file + ".";
   }
-  prof.description = start.description + " Fitted by gmpsim calibrate (see the header).";
+  prof.description = start.description;
+  if (!prof.description.empty() && prof.description.back() != '.') prof.description += '.';
+  prof.description += " Fitted by gmpsim calibrate (see the header).";
   try {
-    trace::write_output_file(suite_file, sets[0].output);
-    if (sets.size() > 1) trace::write_output_file(heldout_file, sets[1].output);
+    if (measured.empty()) trace::write_output_file(suite_file, sets[0].output);
+    if (sets.size() > 1 && measured_heldout.empty()) trace::write_output_file(heldout_file, sets[1].output);
     trace::write_output_file(out, cost::profile_text(prof, comment));
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());

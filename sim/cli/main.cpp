@@ -36,7 +36,8 @@ const char kCalibrateUsage[] =
     "                   [--params LIST] [--jobs N] [--max-evaluations N]\n"
     "      fits the cost profile to this machine: runs sim/calibration's Go benchmarks (go test -bench)\n"
     "      with the given Go, sets them against their paired scenarios, fits, reports the held-out error,\n"
-    "      and writes PROFILE with PROFILE.suite.txt and PROFILE.heldout.txt (the measurements)\n";
+    "      and writes PROFILE with PROFILE.suite.txt and PROFILE.heldout.txt (the measurements; with\n"
+    "      --measured FILE the fit reads saved go test -bench output instead, and PROFILE cites it)\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
 const char kCheckUsage[] =
@@ -61,8 +62,9 @@ const char kTraceUsage[] =
     "      write a trace for Perfetto (TrackEvent protobuf) or chrome://tracing (JSON); a\n"
     "      counterexample of gmpsim check is placed one nanosecond per step (--axis auto)\n";
 const char kNotes[] =
-    "PROFILE is a file or a builtin name (default, m1pro, epyc-vm). Runs stop at --max-time (default\n"
-    "60s of virtual time, at most 1e18ns) or --max-events (default 2000000000) with exit status 2.\n"
+    "PROFILE is a file or a builtin name (default, m1pro, epyc-vm, epyc-vm-fitted). Runs stop at\n"
+    "--max-time (default 60s of virtual time, at most 1e18ns) or --max-events (default 2000000000)\n"
+    "with exit status 2.\n"
     "--jitter (at most 1s) adds up to DUR to every operation's cost, drawn from the seed, to stress\n"
     "the port under varied interleavings. run takes one --procs and --cores value, sweep a list.\n"
     "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"
