@@ -312,6 +312,29 @@ func { name: "main" op { loop { name: "l" count: 1000 op { syscall { ns: 700 %s 
   CHECK(static_cast<double>(a.end_time - b.end_time) > 0.9 * 1000 * switch_ns);
 }
 
+// nanosleep(2) of 1 us is not 1 us: the OS ends it late by the timer slack and the wake-up
+// (usleep_min_latency, plus up to wakeup_jitter), as Linux does; a plain blocking call of 1 us is
+// 1 us and the switch back.
+TEST_CASE("a nanosleep system call ends as late as the OS wakes sleepers", "[sim][syscall]") {
+  const char* loop = R"(
+func { name: "main" op { loop { name: "l" count: 100 op { syscall { duration: "1us" %s } } } } }
+benchmark { name: "BenchmarkSleep" loop: "l" }
+)";
+  char nano[256], plain[256];
+  std::snprintf(nano, sizeof nano, loop, "nanosleep: true");
+  std::snprintf(plain, sizeof plain, loop, "");
+  const SimResult a = run(nano, 1), b = run(plain, 1);
+  REQUIRE(a.measured);
+  REQUIRE(b.measured);
+  const cost::Profile& prof = cost::default_profile();
+  const double slack = prof[cost::Param::UsleepMinLatency], jitter = prof[cost::Param::WakeupJitter];
+  CHECK(a.ns_per_op >= 1000 + slack);
+  CHECK(a.ns_per_op < 1000 + slack + jitter + 5000);
+  CHECK(b.ns_per_op < 1000 + 5000);
+  const char* both = R"(func { name: "main" op { syscall { ns: 10 on_cpu: true nanosleep: true } } })";
+  CHECK_THROWS_WITH(scenario::parse_scenario(both, "both.textproto"), Catch::Contains("on_cpu or nanosleep, not both"));
+}
+
 TEST_CASE("a mutex serialises its critical sections", "[sim][mutex]") {
   const SimResult r = run(R"(
 mutex { name: "mu" }

@@ -133,6 +133,11 @@ void Engine::kernel_work(int64_t ns) {
   block(Wait::Timer, nullptr, cur().t + clamp_step(ns), /*keep_core=*/true);
 }
 
+void Engine::timer_sleep(int64_t ns) {
+  if (chooser_ != nullptr) return check_block(Wait::Syscall, nullptr, check_wait_start() + clamp_step(ns));
+  block(Wait::Timer, nullptr, cur().t + clamp_step(ns) + cfg_.costs.usleep_min_latency + os_jitter());
+}
+
 plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
 int64_t Engine::now() const {

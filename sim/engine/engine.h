@@ -113,6 +113,9 @@ class Engine final : public plat::Driver {
   // Kernel work: the thread keeps its core for ns, as a spinning lock waiter does (no switch, no
   // wake-up latency when it ends; the OS's time slices do not cut it).
   void kernel_work(int64_t ns) override;
+  // nanosleep(2): off the core for ns, then as late as the OS wakes a sleeper (usleep_min_latency:
+  // the timer slack and the wake-up, plus wakeup_jitter), as usleep is.
+  void timer_sleep(int64_t ns) override;
   // Charges ns of the calling thread's time as one event.
   void spend(int64_t ns);
   // The stack a thread started on (its g0's).

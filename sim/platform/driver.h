@@ -114,6 +114,9 @@ class Driver {
   // than waits, such as a write to the page cache): it keeps its core, so no wake-up follows. A
   // driver that does not tell the two apart blocks.
   virtual void kernel_work(int64_t ns) { block_for(ns); }
+  // The calling thread sleeps on a kernel timer for ns (nanosleep(2)): off its core, and woken late
+  // by the OS (timer slack, the wake-up). A driver without an OS model blocks for ns.
+  virtual void timer_sleep(int64_t ns) { block_for(ns); }
   virtual void switchto(Context& to) = 0;  // gogo / mcall stack switch
   // Ends the run after a Go throw on a stack with no driver frame below it. Must not return.
   virtual void crash(const char* msg) = 0;

@@ -180,14 +180,23 @@ int64_t compute(int64_t work, plat::Site site) {
   return 0;
 }
 
+namespace {
+
+// Real hardware: a blocking call or a timed sleep is a nanosleep(2).
+void real_sleep(int64_t ns) {
+  if (ns <= 0) return;
+  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  nanosleep(&ts, nullptr);
+}
+
+}  // namespace
+
 void block_for(int64_t ns, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
     return d->block_for(ns);
   }
-  if (ns <= 0) return;
-  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-  nanosleep(&ts, nullptr);
+  real_sleep(ns);
 }
 
 void kernel_work(int64_t ns, plat::Site site) {
@@ -199,6 +208,14 @@ void kernel_work(int64_t ns, plat::Site site) {
   const int64_t end = nanotime() + ns;
   while (nanotime() < end) {
   }
+}
+
+void timer_sleep(int64_t ns, plat::Site site) {
+  if (Driver* d = current_driver()) {
+    detail::tls_site = site;
+    return d->timer_sleep(ns);
+  }
+  real_sleep(ns);
 }
 
 void charge(Cost c, plat::Site site) {

@@ -55,6 +55,7 @@ void charge(Cost c, plat::Site site = plat::Site::current());
 int64_t compute(int64_t work, plat::Site site = plat::Site::current());
 void block_for(int64_t ns, plat::Site site = plat::Site::current());
 void kernel_work(int64_t ns, plat::Site site = plat::Site::current());
+void timer_sleep(int64_t ns, plat::Site site = plat::Site::current());
 
 // The end of the program after a Go throw that no driver frame can catch (one raised on a
 // goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.

@@ -439,7 +439,8 @@ class Compiler {
         return;
       }
       case Op::kSyscall: {
-        Instr in{.op = Opcode::Syscall, .on_cpu = o.syscall().on_cpu()};
+        Instr in{.op = Opcode::Syscall, .on_cpu = o.syscall().on_cpu(), .nanosleep = o.syscall().nanosleep()};
+        if (in.on_cpu && in.nanosleep) error(n.at("nanosleep"), "a system call is on_cpu or nanosleep, not both");
         amount(o.syscall(), n, in);
         emit(in, n.self());
         return;

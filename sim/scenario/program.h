@@ -76,6 +76,7 @@ struct Instr {
   bool safe_point = false;   // BusyPoll
   bool has_default = false;  // Select
   bool on_cpu = false;       // Syscall: kernel work on the thread's core, not a sleep
+  bool nanosleep = false;    // Syscall: a timed sleep, woken as late as the OS wakes sleepers
   int32_t obj = -1;          // the id the opcode's comment names; -1 when none
   int32_t device = -1;       // Submit, BusyPoll: devices[device]; -1 when none
   int32_t loop = -1;         // LoopStart, LoopNext, Parallel, ParallelNext: loops[loop]

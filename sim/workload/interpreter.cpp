@@ -343,6 +343,8 @@ void Interpreter::run(rt::g* gp) {
         plat::charge(plat::Cost::SyscallEnterExit);
         if (in.on_cpu) {
           plat::kernel_work(resolved(in, *t).ns);
+        } else if (in.nanosleep) {
+          plat::timer_sleep(resolved(in, *t).ns);
         } else {
           plat::block_for(resolved(in, *t).ns);
         }
