@@ -2,9 +2,9 @@
 //                  [-o PROFILE] [--suite DIR] [--heldout DIR|none] [--measured FILE]
 //                  [--measured-heldout FILE] [--params LIST] [--jobs N] [--max-evaluations N]
 // Fits the cost profile to this machine: runs the Go benchmarks of the fit suite (sim/calibration/
-// suite) with the user's Go, sets their ns/op against their paired scenarios' (sim/calibration/
-// fit.h), fits, and reports the error on the held-out set (sim/calibration/heldout), which the fit
-// never sees. Prints a table per set (benchmark x GOMAXPROCS: measured with its noise, simulated
+// suite) with the user's Go, sets their ns/op against those of the scenarios in the same folder
+// whose `benchmark` has the same name (sim/calibration/fit.h), fits, and reports the error on the
+// held-out set (sim/calibration/heldout), which the fit never sees. Prints a table per set (benchmark x GOMAXPROCS: measured with its noise, simulated
 // before and after, error) and writes the fitted profile with its measurement files beside it.
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,7 +37,7 @@ namespace {
 
 struct Set {
   std::string label, dir;
-  std::map<std::string, scenario::Scenario> scenarios;  // by benchmark name (the file's stem)
+  std::map<std::string, scenario::Scenario> scenarios;  // by the name of their benchmark
   std::string output;                                   // go test -bench's output
   std::vector<Point> points;
   std::vector<std::string> unpaired;                    // measured, with no scenario
@@ -77,7 +77,13 @@ void load_scenarios(Set& s) {
   std::sort(files.begin(), files.end());  // directory order is the file system's
   for (const fs::path& f : files) {
     try {
-      s.scenarios.emplace(f.stem().string(), scenario::load_scenario(f.string()));
+      scenario::Scenario sc = scenario::load_scenario(f.string());
+      if (!sc.benchmark) continue;  // measures nothing go test could be set against
+      const std::string name = sc.benchmark->name;
+      if (!s.scenarios.emplace(name, std::move(sc)).second) {
+        std::fprintf(stderr, "gmpsim: calibrate: two scenarios of %s report %s\n", s.dir.c_str(), name.c_str());
+        std::exit(1);
+      }
     } catch (const scenario::ScenarioError& e) {
       std::fprintf(stderr, "%s\n", e.what());
       std::exit(1);

@@ -62,9 +62,9 @@ const char kTraceUsage[] =
     "      write a trace for Perfetto (TrackEvent protobuf) or chrome://tracing (JSON); a\n"
     "      counterexample of gmpsim check is placed one nanosecond per step (--axis auto)\n";
 const char kNotes[] =
-    "PROFILE is a file or a builtin name (default, m1pro, epyc-vm, epyc-vm-fitted). Runs stop at\n"
-    "--max-time (default 60s of virtual time, at most 1e18ns) or --max-events (default 2000000000)\n"
-    "with exit status 2.\n"
+    "PROFILE is a file or a builtin name (default, m1pro, m1pro-fitted, epyc-vm, epyc-vm-fitted).\n"
+    "Runs stop at --max-time (default 60s of virtual time, at most 1e18ns) or --max-events (default\n"
+    "2000000000) with exit status 2.\n"
     "--jitter (at most 1s) adds up to DUR to every operation's cost, drawn from the seed, to stress\n"
     "the port under varied interleavings. run takes one --procs and --cores value, sweep a list.\n"
     "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"

@@ -145,7 +145,7 @@ TEST_CASE("the default profile is embedded in the library") {
   CHECK(&default_profile() == &embedded);  // parsed once
 
   const std::vector<std::string> names = builtin_profile_names();
-  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"default", "epyc-vm", "epyc-vm-fitted", "m1pro"});
+  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"default", "epyc-vm", "epyc-vm-fitted", "m1pro", "m1pro-fitted"});
   REQUIRE(builtin_profile("m1pro").has_value());
   CHECK(builtin_profile("m1pro")->ns == load_profile(kDir + "/m1pro.textproto").ns);
   CHECK_FALSE(builtin_profile("nosuch").has_value());
