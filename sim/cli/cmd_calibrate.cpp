@@ -149,6 +149,10 @@ void make_points(Set& s, const std::string& origin) {
       continue;
     }
     const calibration::Summary sum = calibration::summarize(v);
+    if (sum.median <= 0) {  // nothing to set a ratio against
+      std::fprintf(stderr, "calibrate: %s at %d Ps measured 0 ns/op; left out\n", key.name.c_str(), key.procs);
+      continue;
+    }
     s.points.push_back(Point{key.name, key.procs, sum.median, sum.spread, &it->second});
   }
 }
