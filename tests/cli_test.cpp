@@ -735,17 +735,25 @@ TEST_CASE("gmpsim sweep reports a benchmark func's ns/op per GOMAXPROCS", "[cli]
   CHECK_THAT(o.text, Catch::Contains("BenchmarkFanout-2\t   80000\t"));
 }
 
-// gmpsim calibrate on the saved measurements of this machine kind (sim/calibration/measurements):
-// a short fit of one parameter, a profile that loads and cites its measurements, bad input refused.
+// gmpsim calibrate on saved measurements of this machine kind (sim/calibration/measurements), over
+// a suite of two of its scenarios (kept small so the test is quick under ASan): a short fit of one
+// parameter, a profile that loads and cites its measurements, bad input refused.
 TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad ones", "[cli][calibrate]") {
-  const std::string prof = tmp("calibrated.textproto");
+  const std::string prof = tmp("calibrated.textproto"), suite = tmp("calib-suite");
   const std::string m = std::string(GMP_SOURCE_DIR) + "/sim/calibration/measurements/epyc-vm-go1.23-suite.txt";
+  std::filesystem::remove_all(suite);
+  std::filesystem::create_directories(suite);
+  for (const char* b : {"BenchmarkChanSendRecv", "BenchmarkMutexUncontended"}) {
+    std::filesystem::copy_file(std::string(GMP_SOURCE_DIR) + "/sim/calibration/suite/" + b + ".textproto",
+                               suite + "/" + b + ".textproto");
+  }
   std::remove(prof.c_str());
-  Out o = gmpsim("calibrate --profile epyc-vm --measured " + m +
+  Out o = gmpsim("calibrate --profile epyc-vm --measured " + m + " --suite " + suite +
                  " --heldout none --params chan_op --max-evaluations 3 --jobs 2 -o " + prof);
   REQUIRE(o.status == 0);
   CHECK(o.text.find("BenchmarkChanSendRecv") != std::string::npos);
   CHECK(o.text.find("fit suite after the fit: median |error|") != std::string::npos);
+  CHECK(o.text.find("(measured; no scenario to pair it with)") != std::string::npos);  // the other eight
   std::ifstream in(prof);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.find("Fitted by gmpsim calibrate from builtin:epyc-vm") != std::string::npos);
@@ -761,4 +769,5 @@ TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad
   CHECK(gmpsim("calibrate --count 0").status == 2);
   std::remove(prof.c_str());
   std::remove(bad.c_str());
+  std::filesystem::remove_all(suite);
 }
