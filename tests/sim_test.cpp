@@ -12,6 +12,7 @@
 #include "sim/engine/simulation.h"
 #include "sim/runtime/runtime2.h"
 #include "sim/scenario/scenario.h"
+#include "tests/pingpong_text.h"
 #include "traces/trace_reader.h"
 #include "traces/validate.h"
 
@@ -35,17 +36,6 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-const char kPingPong[] = R"(
-chan { name: "ping" }
-chan { name: "pong" }
-func { name: "main"
-  op { go { func: "echo" } }
-  op { loop { name: "rt" count: 2000 op { send { chan: "ping" } } op { recv { chan: "pong" } } } }
-  op { close { chan: "ping" } }
-}
-func { name: "echo" op { loop { range: "ping" op { send { chan: "pong" } } } } }
-benchmark { name: "BenchmarkPingPong" loop: "rt" }
-)";
 
 // How many times the run reported scheduler event `name`; fails the test if there is no such kind.
 uint64_t count(const SimResult& r, const std::string& name) {

@@ -34,8 +34,6 @@ class OutputStream {
   void check();
   void commit();
 
-  const std::string& path() const { return path_; }
-
  private:
   struct Stream;
   [[noreturn]] void fail(const std::string& what);

@@ -10,6 +10,7 @@
 #include "sim/calibration/fit.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
+#include "tests/pingpong_text.h"
 
 using namespace gmp;
 using calibration::BenchKey;
@@ -82,18 +83,7 @@ TEST_CASE("calibrate: a profile written as text reads back the same") {
 // Measurements made by the simulator itself under a profile with two costs changed: the fit,
 // started from the default profile and moving those two, must find them again.
 TEST_CASE("calibrate: the fit recovers costs that produced the measurements") {
-  const scenario::Scenario pingpong = scenario::parse_scenario(R"(
-chan { name: "ping" }
-chan { name: "pong" }
-func { name: "main"
-  op { go { func: "echo" } }
-  op { loop { name: "rt" count: 2000 op { send { chan: "ping" } } op { recv { chan: "pong" } } } }
-  op { close { chan: "ping" } }
-}
-func { name: "echo" op { loop { range: "ping" op { send { chan: "pong" } } } } }
-benchmark { name: "BenchmarkPingPong" loop: "rt" }
-)",
-                                                               "pingpong");
+  const scenario::Scenario pingpong = scenario::parse_scenario(kPingPong, "pingpong");
   const scenario::Scenario spawn = scenario::parse_scenario(R"(
 waitgroup { name: "wg" }
 func { name: "main"
