@@ -442,3 +442,129 @@ TEST_CASE("only one waiter spins on a runtime lock, unless it prefers low latenc
   CHECK(third_waits(false) == 1 + 100 + 10 + 7);
   CHECK(third_waits(true) == 1 + 5);
 }
+
+namespace {
+
+// Affine placement with round numbers: a sleep under 500 ns is short.
+EngineConfig affine_config(int cores) {
+  EngineConfig cfg = config(cores);
+  cfg.costs.affine = true;
+  cfg.costs.os_wake_in_place = 500;
+  cfg.costs.os_balance_delay = 50000;
+  return cfg;
+}
+
+}  // namespace
+
+// Three threads on two cores: T0 and T1 start on cores 0 and 1, T2 waits for core 0 (its
+// creator's: the run has not started). T0 sleeps 1 us, T1 100 us, so T2 runs on core 0 and core 1
+// is free when T0 wakes. Where T0 goes is the placement's choice.
+TEST_CASE("affine placement: a short sleeper preempts on its busy previous core, a long one takes a free core",
+          "[engine][placement]") {
+  struct Case {
+    bool affine;
+    int64_t in_place;
+    int want_core;
+  };
+  for (const Case c : {Case{true, 5000, 0}, Case{true, 500, 1}, Case{false, 0, 1}}) {
+    EngineConfig cfg = affine_config(2);
+    cfg.costs.affine = c.affine;
+    cfg.costs.os_wake_in_place = c.in_place;
+    Engine e(cfg);
+    int before = -1, after = -1;
+    int64_t woke = 0, t2_done = 0;
+    Fns f;
+    f.fns.emplace_back([&] {
+      before = e.current_core();
+      plat::usleep(1);  // 1,000 ns
+      after = e.current_core();
+      woke = e.now();
+    });
+    f.fns.emplace_back([&] { plat::usleep(100); });
+    f.fns.emplace_back([&] {
+      for (int64_t left = 20000; left > 0;) left = e.compute(left);
+      t2_done = e.now();
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    INFO("affine " << c.affine << ", os_wake_in_place " << c.in_place);
+    CHECK(before == 0);
+    CHECK(after == c.want_core);
+    // Either way T0 runs again one context switch after its sleep ends (the usleep's first
+    // at 10, plus 1,000 ns).
+    CHECK(woke == 10 + 1000 + 10);
+    if (c.want_core == 0) {
+      CHECK(e.stats().woken_in_place == 1);
+      CHECK(e.stats().os_preemptions >= 1);  // T2 gave up core 0 for T0
+      CHECK(t2_done > 10 + 20000 + 10);
+    } else {
+      CHECK(e.stats().woken_in_place == 0);
+      CHECK(e.stats().placed_on_other >= 1);
+    }
+  }
+}
+
+// T0 and T1 compute on cores 0 and 1; T2 queues on core 0, whose thread keeps it (a slice longer
+// than the run). T1 exits at 20,010; an idle core pulls T2 at its balance timer, 50,000 ns after
+// it queued, and T2 starts os_idle_exit_latency and a context switch later. One run queue (spread)
+// hands T2 the freed core at once.
+TEST_CASE("affine placement: an idle core pulls a queued thread after the balance delay", "[engine][placement]") {
+  for (const bool affine : {true, false}) {
+    EngineConfig cfg = affine_config(2);
+    cfg.costs.affine = affine;
+    cfg.costs.os_quantum = 1'000'000'000;
+    cfg.costs.os_idle_exit_latency = 7;
+    Engine e(cfg);
+    int64_t t2_start = 0;
+    int t2_core = -1;
+    Fns f;
+    f.fns.emplace_back([&] { e.compute(200000); });
+    f.fns.emplace_back([&] { e.compute(20000); });
+    f.fns.emplace_back([&] {
+      t2_start = e.now();
+      t2_core = e.current_core();
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    INFO("affine " << affine);
+    CHECK(t2_core == 1);
+    if (affine) {
+      CHECK(t2_start == 50000 + 7 + 10);
+      CHECK(e.stats().balance_pulls == 1);
+    } else {
+      // T1 started on an idle core (7), computed, and its exit hands T2 the core (no idle exit).
+      CHECK(t2_start == 7 + 10 + 20000 + 10);
+      CHECK(e.stats().balance_pulls == 0);
+    }
+  }
+}
+
+TEST_CASE("a wake-up onto an idle core costs the waker os_wake_ipi and the wakee os_idle_exit_latency",
+          "[engine][placement]") {
+  for (const bool affine : {true, false}) {
+    for (const int64_t extra : {0, 30}) {
+      EngineConfig cfg = affine ? affine_config(2) : config(2);
+      cfg.costs.os_wake_ipi = extra;
+      cfg.costs.os_idle_exit_latency = 2 * extra;
+      Engine e(cfg);
+      plat::Note n;
+      int64_t woke = 0, waked_at = 0, waker_after = 0;
+      Fns f;
+      f.fns.emplace_back([&] {
+        plat::notesleep(n);
+        woke = e.now();
+      });
+      f.fns.emplace_back([&] {
+        e.compute(500);
+        waked_at = e.now();
+        plat::notewakeup(n);
+        waker_after = e.now();
+      });
+      f.spawn(e);
+      REQUIRE(e.run().stop == Engine::Stop::AllExited);
+      INFO("affine " << affine << ", extra " << extra);
+      CHECK(waker_after == waked_at + 1 + extra);           // the key's exchange, then the interrupt
+      CHECK(woke == waked_at + 1 + 100 + 2 * extra + 10);   // futex latency, idle exit, switch
+    }
+  }
+}

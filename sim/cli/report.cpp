@@ -121,6 +121,11 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
        ", preemption signals " + std::to_string(r.preempt_signals) + ", global-queue puts " +
        std::to_string(r.global_puts) + ", OS preemptions " + std::to_string(r.os_preemptions) +
        ", cache-line transfers " + std::to_string(r.line_transfers) + "\n";
+  if (r.affine) {
+    s += "OS placement (affine): " + std::to_string(r.placed_on_prev) + " on their free previous core, " +
+         std::to_string(r.woken_in_place) + " woken in place on a busy one, " + std::to_string(r.placed_on_other) +
+         " on another free core, " + std::to_string(r.balance_pulls) + " pulled by an idle core\n";
+  }
   s += "wakep calls: " + std::to_string(r.wakeps) + " started a spinning M, " + std::to_string(r.wakep_spinning) +
        " found one spinning, " + std::to_string(r.wakep_no_p) + " found no idle P; runnext of a running P: " +
        std::to_string(r.runnext_backoffs) + " usleep(3) back-offs, " + std::to_string(r.runnext_cas_fails) +

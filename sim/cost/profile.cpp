@@ -37,7 +37,8 @@ constexpr std::array<std::string_view, kNumParams> kNames = {
     "usleep_min_latency", "nanotime", "thread_create", "gogo", "mcall", "schedule_pass", "newproc",
     "goexit", "chan_op", "select_op", "mutex_fast_path", "signal_send", "signal_delivery_latency",
     "async_preempt_handler", "syscall_enter_exit", "timer_add", "netpoll_check", "procyield",
-    "os_context_switch", "wakeup_jitter",
+    "os_context_switch", "wakeup_jitter", "os_wake_in_place", "os_balance_delay", "os_idle_exit_latency",
+    "os_wake_ipi",
 };
 
 // Collects problems: parse errors through textproto::ParseErrors, validation problems through
@@ -153,6 +154,11 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
   check_sourced(problems, m, tree, at, "machine", "speed_ns_per_iteration", "ns/iteration", true,
                 {kMinNsPerIteration, kMaxNsPerIteration, "between 0.001 and 1000 ns/iteration"},
                 out.speed_ns_per_iteration);
+  out.os_placement = m.os_placement().empty() ? "spread" : m.os_placement();
+  if (out.os_placement != "spread" && out.os_placement != "affine") {
+    problems.add(where(tree, m, "os_placement", at),
+                 "machine: os_placement \"" + m.os_placement() + "\" is not one of: spread, affine");
+  }
 }
 
 }  // namespace
@@ -207,6 +213,13 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
       check_sourced(problems, msg.costs(), costs_tree, costs_at, "costs", name.c_str(), "ns", false,
                     {0, kMaxCost, "at most 1e+09 ns (1 s)"}, out.params[i]);
       out.ns[i] = out.params[i].value;
+    }
+    // A thread queued on a busy core looks for an idle one every os_balance_delay: a period under
+    // a microsecond would flood the engine with those looks.
+    if (out.machine.os_placement == "affine" && out[Param::OsBalanceDelay] < kMinTimeSlice) {
+      problems.add(where(costs_tree, msg.costs(), "os_balance_delay", costs_at),
+                   "costs.os_balance_delay: " + number(out[Param::OsBalanceDelay]) +
+                       " ns is too short for os_placement \"affine\": at least 1000 ns (1 us)");
     }
   }
   problems.throw_if_any();

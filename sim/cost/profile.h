@@ -62,6 +62,10 @@ enum class Param : uint8_t {
   Procyield,
   OsContextSwitch,
   WakeupJitter,
+  OsWakeInPlace,
+  OsBalanceDelay,
+  OsIdleExitLatency,
+  OsWakeIpi,
   Count_,
 };
 inline constexpr size_t kNumParams = static_cast<size_t>(Param::Count_);
@@ -108,6 +112,7 @@ struct Machine {
   std::vector<CoreGroup> core_groups;
   Sourced os_time_slice;           // ns
   Sourced speed_ns_per_iteration;  // ns/iteration on a reference core
+  std::string os_placement;        // "spread" or "affine" (profile.proto)
   uint32_t cores() const;          // sum of the groups' counts
 };
 

@@ -32,6 +32,7 @@ std::string profile_text(const Profile& p, const std::string& comment) {
   }
   put(m->mutable_os_time_slice(), p.machine.os_time_slice);
   put(m->mutable_speed_ns_per_iteration(), p.machine.speed_ns_per_iteration);
+  if (p.machine.os_placement != "spread") m->set_os_placement(p.machine.os_placement);
   pb::Costs* costs = msg.mutable_costs();
   const gpb::Reflection* r = costs->GetReflection();
   for (size_t i = 0; i < kNumParams; ++i) {

@@ -30,6 +30,12 @@ struct Costs {
   int64_t os_quantum = 0;              // time slice when threads outnumber cores
   int64_t signal_send = 0;             // tgkill, paid by the sender
   int64_t signal_delivery_latency = 0; // from tgkill until the handler runs
+  // The OS's placement of ready threads (engine.h): false, spread; true, affine.
+  bool affine = false;
+  int64_t os_wake_in_place = 0;        // affine: a shorter sleep wakes on its busy previous core
+  int64_t os_balance_delay = 0;        // affine: how long a queued thread waits for an idle core
+  int64_t os_idle_exit_latency = 0;    // a thread placed on an idle core starts this much later
+  int64_t os_wake_ipi = 0;             // the waker's cost of waking a thread onto another, idle core
 };
 
 }  // namespace gmp::engine

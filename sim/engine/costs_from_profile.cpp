@@ -55,6 +55,11 @@ Costs costs_from_profile(const cost::Profile& prof) {
   c.os_quantum = static_cast<int64_t>(std::llround(prof.machine.os_time_slice.value));
   c.signal_send = ns(prof, Param::SignalSend);
   c.signal_delivery_latency = ns(prof, Param::SignalDeliveryLatency);
+  c.affine = prof.machine.os_placement == "affine";
+  c.os_wake_in_place = ns(prof, Param::OsWakeInPlace);
+  c.os_balance_delay = ns(prof, Param::OsBalanceDelay);
+  c.os_idle_exit_latency = ns(prof, Param::OsIdleExitLatency);
+  c.os_wake_ipi = ns(prof, Param::OsWakeIpi);
   return c;
 }
 

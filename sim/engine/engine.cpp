@@ -12,6 +12,9 @@ namespace gmp::engine {
 Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), chooser_(cfg_.chooser), rng_(cfg_.seed) {
   if (cfg_.cores.empty()) throw std::invalid_argument("engine: a machine needs at least one core");
   core_thread_.assign(cfg_.cores.size(), -1);
+  runq_.resize(cfg_.costs.affine ? cfg_.cores.size() : 1);
+  // A queued thread's balance timer re-arms every period: a zero period would never let time move.
+  cfg_.costs.os_balance_delay = std::max<int64_t>(cfg_.costs.os_balance_delay, 1);
   for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
   time_limit_ = cfg_.time_limit > 0 ? std::min(cfg_.time_limit, kEndOfTime) : kEndOfTime;
@@ -140,6 +143,8 @@ void Engine::timer_sleep(int64_t ns) {
 
 plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
+int Engine::current_core() const { return running_ ? threads_[cur_]->core : -1; }
+
 int64_t Engine::now() const {
   if (chooser_ != nullptr) return now_;
   return running_ ? threads_[cur_]->t : 0;
@@ -260,7 +265,11 @@ Engine::Thread* Engine::next_running() {
       exact_horizon();
       return &n;
     }
-    if (n.state == State::Blocked) wake(n, it.time);  // its timeout
+    if (n.state == State::Blocked) {
+      wake(n, it.time);  // its timeout
+    } else if (n.state == State::Ready) {
+      balance(n, it.time);
+    }
   }
   return nullptr;
 }
@@ -293,7 +302,11 @@ void Engine::yield_if_late() {
     switch_thread(n);
     return;
   }
-  if (n.state == State::Blocked) wake(n, top.time);  // its timeout
+  if (n.state == State::Blocked) {
+    wake(n, top.time);  // its timeout
+  } else if (n.state == State::Ready) {
+    balance(n, top.time);
+  }
   reschedule();
 }
 
@@ -318,7 +331,7 @@ void Engine::check_limits() {
 
 void Engine::check_slice() {
   Thread& self = cur();
-  if (os_runq_.empty() || self.t < self.slice_end || self.in_handler) return;
+  if (self.t < self.slice_end || self.in_handler || runq_of(self.core).empty()) return;
   // Time slice over and someone waits for a core: go to the back of the run queue.
   stats_.os_preemptions++;
   yield_core();
@@ -332,11 +345,14 @@ void Engine::yield_core() {
   core_thread_[static_cast<size_t>(core)] = -1;
   self.core = -1;
   self.state = State::Ready;
-  unqueue(self);
-  const uint32_t next = os_runq_.front();
-  os_runq_.pop();
-  os_runq_.push(self.id);
-  give_core(*threads_[next], core, self.t);
+  std::deque<uint32_t>& q = runq_of(core);
+  const uint32_t next = q.front();
+  q.pop_front();
+  waiting_--;
+  Thread& n = *threads_[next];
+  n.queued_on = -1;
+  wait_for_core(self, core, /*front=*/false);
+  give_core(n, core, self.t);
   reschedule();
 }
 
@@ -368,7 +384,7 @@ void Engine::advance_rare(int64_t ns) {
   self.t += ns;
   if (++stats_.events >= next_check_ || self.t > time_limit_) check_limits();
   if (self.pending != 0) deliver_signals();
-  if (!os_runq_.empty()) check_slice();
+  if (waiting_ != 0) check_slice();
   if (self.t >= horizon_) yield_if_late();
   if (cur().pending != 0) deliver_signals();
 }
@@ -391,32 +407,109 @@ void Engine::deliver_signals() {
   }
 }
 
-void Engine::make_ready(Thread& t, int64_t at) {
+bool Engine::make_ready(Thread& t, int64_t at) {
   t.state = State::Ready;
   t.t = std::max(t.t, at);
-  int best = -1;
-  for (size_t c = 0; c < core_thread_.size(); c++) {
-    if (core_thread_[c] != -1) continue;
-    if (best < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(best)].speed) best = static_cast<int>(c);
-  }
+  if (cfg_.costs.affine) return place_affine(t);
+  t.slept_at = -1;
+  const int best = fastest_free_core();
   if (best >= 0) {
-    give_core(t, best, t.t);
-    return;
+    stats_.placed_on_other++;
+    give_core(t, best, t.t + cfg_.costs.os_idle_exit_latency);
+    return true;
   }
-  os_runq_.push(t.id);
-  rare_ |= kRareWaiting;
-  unqueue(t);
+  wait_for_core(t, 0, /*front=*/false);
   // Someone waits for a core: cut long computes at the end of their slices.
   if (computing_ != 0) for (auto& r : threads_) {
     if (r->state == State::Running && r->computing && r->slice_end < r->compute_end) {
       interrupt(*r, std::max(r->slice_end, t.t));
     }
   }
+  return false;
+}
+
+// Affine placement (engine.h states the rules).
+bool Engine::place_affine(Thread& t) {
+  const int prev = t.last_core;
+  const bool short_sleep = prev >= 0 && t.slept_at >= 0 && t.t - t.slept_at < cfg_.costs.os_wake_in_place;
+  t.slept_at = -1;
+  if (prev >= 0 && core_thread_[static_cast<size_t>(prev)] == -1) {
+    stats_.placed_on_prev++;
+    give_core(t, prev, t.t + cfg_.costs.os_idle_exit_latency);
+    return true;
+  }
+  if (!short_sleep) {
+    if (const int best = fastest_free_core(); best >= 0) {
+      stats_.placed_on_other++;
+      give_core(t, best, t.t + cfg_.costs.os_idle_exit_latency);
+      return true;
+    }
+  }
+  int core = prev;
+  if (core < 0) core = running_ && cur().core >= 0 ? cur().core : 0;
+  wait_for_core(t, core, /*front=*/short_sleep);
+  Thread& r = *threads_[static_cast<size_t>(core_thread_[static_cast<size_t>(core)])];
+  if (short_sleep) {
+    // Woken in place: the thread on the core is preempted as soon as the wakee is due.
+    stats_.woken_in_place++;
+    r.slice_end = std::min(r.slice_end, t.t);
+    if (r.state == State::Running) interrupt(r, std::max(t.t, r.compute_start));
+  } else {
+    if (r.state == State::Running && r.computing && r.slice_end < r.compute_end) {
+      interrupt(r, std::max(r.slice_end, t.t));
+    }
+  }
+  return false;
+}
+
+int Engine::fastest_free_core() const {
+  int best = -1;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    if (core_thread_[c] != -1) continue;
+    if (best < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(best)].speed) best = static_cast<int>(c);
+  }
+  return best;
+}
+
+void Engine::wait_for_core(Thread& t, int core, bool front) {
+  std::deque<uint32_t>& q = runq_of(core);
+  if (front) {
+    q.push_front(t.id);
+  } else {
+    q.push_back(t.id);
+  }
+  t.queued_on = cfg_.costs.affine ? core : 0;
+  waiting_++;
+  rare_ |= kRareWaiting;
+  if (cfg_.costs.affine) {
+    enqueue(t, t.t + cfg_.costs.os_balance_delay);  // its balance timer
+  } else {
+    unqueue(t);
+  }
+}
+
+// A queued thread's balance timer (affine placement): if a core is free now, it pulls the thread;
+// otherwise the thread waits another period.
+void Engine::balance(Thread& t, int64_t at) {
+  if (t.queued_on < 0) return;
+  const int best = fastest_free_core();
+  if (best < 0) {
+    enqueue(t, at + cfg_.costs.os_balance_delay);
+    return;
+  }
+  std::deque<uint32_t>& q = runq_of(t.queued_on);
+  q.erase(std::find(q.begin(), q.end(), t.id));
+  waiting_--;
+  t.queued_on = -1;
+  stats_.balance_pulls++;
+  give_core(t, best, std::max(t.t, at) + cfg_.costs.os_idle_exit_latency);
 }
 
 void Engine::give_core(Thread& t, int core, int64_t at) {
   core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(t.id);
   t.core = core;
+  t.last_core = core;
+  if (waiting_ == 0) rare_ &= ~kRareWaiting;
   t.state = State::Running;
   t.t = std::max(t.t, at) + cfg_.costs.context_switch;
   t.slice_end = t.t + cfg_.costs.os_quantum;
@@ -428,11 +521,13 @@ void Engine::release_core(Thread& t, int64_t at) {
   const int core = t.core;
   core_thread_[static_cast<size_t>(core)] = -1;
   t.core = -1;
-  if (!os_runq_.empty()) {
-    const uint32_t next = os_runq_.front();
-    os_runq_.pop();
-    if (os_runq_.empty()) rare_ &= ~kRareWaiting;
-    give_core(*threads_[next], core, at);
+  std::deque<uint32_t>& q = runq_of(core);
+  if (!q.empty()) {
+    Thread& n = *threads_[q.front()];
+    q.pop_front();
+    waiting_--;
+    n.queued_on = -1;
+    give_core(n, core, at);
     return;
   }
   move_to_faster_core(core, at);
@@ -458,6 +553,7 @@ void Engine::move_to_faster_core(int core, int64_t at) {
   core_thread_[static_cast<size_t>(slowest->core)] = -1;
   core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(slowest->id);
   slowest->core = core;
+  slowest->last_core = core;
   interrupt(*slowest, at);
 }
 
@@ -471,7 +567,10 @@ void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
     self.waiter_idx = static_cast<uint32_t>(waiters_.size());
     waiters_.push_back(Waiter{on, self.id});
   }
-  if (!keep_core) release_core(self, self.t);
+  if (!keep_core) {
+    self.slept_at = self.t;
+    release_core(self, self.t);
+  }
   if (deadline != kNever) {
     enqueue(self, deadline);
   } else {
@@ -488,8 +587,8 @@ void Engine::drop_waiter(Thread& t) {
   waiters_.pop_back();
 }
 
-void Engine::wake(Thread& t, int64_t at) {
-  if (t.state != State::Blocked) return;
+bool Engine::wake(Thread& t, int64_t at) {
+  if (t.state != State::Blocked) return false;
   drop_waiter(t);
   t.wait = Wait::None;
   t.wait_on = nullptr;
@@ -497,9 +596,9 @@ void Engine::wake(Thread& t, int64_t at) {
     t.state = State::Running;
     t.t = std::max(t.t, at);
     push(t);
-    return;
+    return false;
   }
-  make_ready(t, at);
+  return make_ready(t, at);
 }
 
 void Engine::interrupt(Thread& t, int64_t at) {
@@ -524,7 +623,9 @@ int64_t Engine::compute(int64_t work) {
   self.compute_end = planned_end;
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
   // signal's delivery time.
-  if (!os_runq_.empty() && self.slice_end > self.t && self.slice_end < self.compute_end) self.compute_end = self.slice_end;
+  if (waiting_ != 0 && !runq_of(self.core).empty() && self.slice_end > self.t && self.slice_end < self.compute_end) {
+    self.compute_end = self.slice_end;
+  }
   for (uint64_t m = self.pending; m != 0; m &= m - 1) {
     const auto sig = static_cast<size_t>(std::countr_zero(m));
     self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[sig]));
@@ -655,8 +756,8 @@ void Engine::unlock(plat::Mutex& l) {
       constexpr uint64_t mutexTailWakePeriod = 16;  // lock_spinbit.go
       const bool anti_starve = rng_.next() % mutexTailWakePeriod == 0;
       if (anti_starve || spinner == nullptr || l.prefer_low_latency) {
-        wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
-        cost += cfg_.costs.futex_wake;
+        const bool ipi = wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+        cost += cfg_.costs.futex_wake + (ipi ? cfg_.costs.os_wake_ipi : 0);
       }
     }
   }
@@ -701,14 +802,17 @@ void Engine::notewakeup(plat::Note& n) {
       more.push_back(w.tid);
     }
   }
+  int64_t cost = cfg_.costs.futex_wake;
   if (!more.empty()) {
     more.push_back(first);
     std::sort(more.begin(), more.end());
-    for (uint32_t tid : more) wake(*threads_[tid], cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+    for (uint32_t tid : more) {
+      if (wake(*threads_[tid], cur().t + cfg_.costs.futex_wake_latency + os_jitter())) cost += cfg_.costs.os_wake_ipi;
+    }
   } else if (first != UINT32_MAX) {
-    wake(*threads_[first], cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+    if (wake(*threads_[first], cur().t + cfg_.costs.futex_wake_latency + os_jitter())) cost += cfg_.costs.os_wake_ipi;
   }
-  advance(cfg_.costs.futex_wake);
+  advance(cost);
 }
 
 // A real OS wake-up is late by a varying amount (timer slack, idle-state exit, the wakee's run
@@ -734,7 +838,7 @@ void Engine::osyield() {
     return check_point(s);
   }
   advance(cfg_.costs.osyield);
-  if (!os_runq_.empty()) yield_core();
+  if (waiting_ != 0 && !runq_of(cur().core).empty()) yield_core();
 }
 
 // The simulated program's monotonic clock. It reads kNanotimeEpoch at the start of the run, not 0:

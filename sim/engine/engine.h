@@ -13,13 +13,27 @@
 // thread therefore runs ahead without switching for as long as it stays earliest: most
 // operations cost a comparison, not a context switch.
 //
-// Cores. A thread needs a core to run. A thread that becomes ready takes a free core (the fastest
-// free one, lowest index among equals) or waits in a FIFO run queue. A thread that blocks (note
-// sleep, usleep, a contended lock) gives its core to the head of that queue. While threads wait,
-// a running thread whose time slice (Costs::os_quantum) has expired is moved to the queue's tail
-// at its next operation; a long compute is cut at the slice's end when someone is waiting.
-// Compute is scaled by the speed of the core it runs on. A core that frees up while nobody waits
-// takes over the computation on the slowest core slower than it (misfit migration).
+// Cores. A thread needs a core to run. Where a thread that becomes ready goes is the profile's
+// placement (Costs::affine):
+//   - spread: it takes a free core (the fastest free one, lowest index among equals) or waits in
+//     one FIFO run queue for the machine.
+//   - affine: each core has a FIFO run queue, and a thread has a previous core (the last it ran
+//     on). A thread that slept less than os_wake_in_place wakes on its previous core whatever
+//     that core is doing: it runs there at once if the core is free, else it goes to the head of
+//     the core's queue and preempts the thread running there (Linux's EEVDF keeps a short
+//     sleeper on its core's run queue, where it is woken in place and, having lag left, preempts).
+//     Any other ready thread takes its previous core if free, else the fastest free core, else
+//     waits at the tail of its previous core's queue (a new thread: its creator's core's), and
+//     an idle core pulls it once it has waited os_balance_delay (checked again each period, as
+//     the load balancer runs every few ticks).
+// In both, a thread placed on a free core starts os_idle_exit_latency later, and a waker whose
+// wake-up lands on a free core pays os_wake_ipi. A thread that blocks (note sleep, usleep, a
+// contended lock) gives its core to the head of that core's queue. While threads wait for a
+// core, the thread running there whose time slice (Costs::os_quantum) has expired is moved to
+// the queue's tail at its next operation; a long compute is cut at the slice's end when someone
+// is waiting. Compute is scaled by the speed of the core it runs on. A core that frees up while
+// nobody waits for it takes over the computation on the slowest core slower than it (misfit
+// migration).
 //
 // Signals. tgkill marks the signal pending on the target from now + signal_delivery_latency. A
 // running target handles it at its first operation at or after that time; a target inside a long
@@ -29,7 +43,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -75,6 +89,11 @@ struct EngineStats {
   uint64_t events = 0;            // platform operations handled
   uint64_t os_preemptions = 0;    // time-slice expiries that moved a thread off its core
   uint64_t line_transfers = 0;    // accesses that paid a cache-line transfer
+  // Placement of ready threads (affine placement counts all four; spread, the first and third).
+  uint64_t placed_on_prev = 0;    // on its free previous core
+  uint64_t woken_in_place = 0;    // a short sleeper on its busy previous core, preempting
+  uint64_t placed_on_other = 0;   // on a free core other than its previous one
+  uint64_t balance_pulls = 0;     // a queued thread pulled by an idle core
 };
 
 class Engine final : public plat::Driver {
@@ -122,6 +141,8 @@ class Engine final : public plat::Driver {
   plat::Context* thread_context(uint64_t tid) const;
 
   int64_t now() const;
+  // The core the calling thread runs on (timing mode), -1 outside a thread.
+  int current_core() const;
   const EngineConfig& config() const { return cfg_; }
   const EngineStats& stats() const { return stats_; }
 
@@ -155,9 +176,15 @@ class Engine final : public plat::Driver {
   void reschedule();                     // the current thread stops; run the earliest one
   Thread* next_running();
   void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
-  void wake(Thread& t, int64_t at);      // a blocked thread becomes ready at `at`
+  // A blocked thread becomes ready at `at`. True if it was placed on a free core (the waker pays
+  // os_wake_ipi for that).
+  bool wake(Thread& t, int64_t at);
   void drop_waiter(Thread& t);           // t no longer waits on its lock or note
-  void make_ready(Thread& t, int64_t at);
+  bool make_ready(Thread& t, int64_t at);  // true: placed on a free core
+  bool place_affine(Thread& t);
+  int fastest_free_core() const;         // -1 if none
+  void wait_for_core(Thread& t, int core, bool front);  // t joins core's queue (spread: the one queue)
+  void balance(Thread& t, int64_t at);   // t's balance timer: an idle core pulls it, or it waits on
   void give_core(Thread& t, int core, int64_t at);
   void release_core(Thread& t, int64_t at);
   void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
@@ -231,7 +258,11 @@ class Engine final : public plat::Driver {
   };
   std::vector<Waiter> waiters_;
   uint32_t computing_ = 0;         // threads inside compute()
-  std::queue<uint32_t> os_runq_;   // ready threads waiting for a core
+  // Ready threads waiting for a core: one FIFO per core (affine), or one for the machine (spread,
+  // runq_[0]); runq_of(core) is the one that serves a core. waiting_: how many in all.
+  std::vector<std::deque<uint32_t>> runq_;
+  std::deque<uint32_t>& runq_of(int core) { return runq_[cfg_.costs.affine ? static_cast<size_t>(core) : 0]; }
+  uint32_t waiting_ = 0;
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
   double slowest_speed_ = 1e300;      // the slowest core's speed
   plat::Fiber main_;

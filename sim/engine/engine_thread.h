@@ -48,6 +48,9 @@ struct Engine::Thread {
   uint64_t tie = 0;           // tie-break of its newest queue entry
 
   int core = -1;
+  int last_core = -1;         // the core it last ran on (affine placement's previous core)
+  int queued_on = -1;         // the core whose run queue holds it (spread: 0), -1 if none
+  int64_t slept_at = -1;      // when it last gave up its core to block, -1 if it has run since
   int64_t slice_end = 0;
 
   bool computing = false;

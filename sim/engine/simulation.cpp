@@ -254,6 +254,11 @@ class Sim final : public rt::Host {
     res.global_puts = metrics_.count(Ev::PutGlobal);
     res.os_preemptions = engine_.stats().os_preemptions;
     res.line_transfers = engine_.stats().line_transfers;
+    res.placed_on_prev = engine_.stats().placed_on_prev;
+    res.woken_in_place = engine_.stats().woken_in_place;
+    res.placed_on_other = engine_.stats().placed_on_other;
+    res.balance_pulls = engine_.stats().balance_pulls;
+    res.affine = engine_.config().costs.affine;
     res.events = engine_.stats().events;
     res.schedtrace = runtime_.schedtraceLines;
     for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {

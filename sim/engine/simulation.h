@@ -59,6 +59,9 @@ struct SimResult {
            line_transfers = 0;
   // What each wakep call found, and runqgrab's attempts on a running P's runnext.
   uint64_t wakep_spinning = 0, wakep_no_p = 0, runnext_backoffs = 0, runnext_cas_fails = 0;
+  // Where the OS placed threads that became ready (EngineStats).
+  uint64_t placed_on_prev = 0, woken_in_place = 0, placed_on_other = 0, balance_pulls = 0;
+  bool affine = false;             // the profile's placement is affine
   uint64_t events = 0;             // engine events (platform operations)
   std::vector<std::string> schedtrace;
   std::vector<std::pair<std::string, uint64_t>> event_counts;  // every scheduler event kind
