@@ -226,7 +226,8 @@ def pool():
             print(f"{vname:<26} {load:>4} {r['n']:>8} {r['rate']:>7.0f} {r['cpu']:>6.1f} {r['peak']:>7} "
                   f"{r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.2f} {r['run']:>7.1f}")
     series = [(f"{v.split(':')[0]} p99", [rows[v, l]["p99"] for l, _ in LOADS]) for v, _ in variants]
-    svg_lines(f"{IMAGES}/c-pool.svg" if SEED == "1" else os.devnull, "Request latency P99: goroutine per request vs 200 workers",
+    svg_lines(f"{IMAGES}/c-pool.svg" if SEED == "1" else os.devnull,
+              "Request latency P99: goroutine per request vs 200 workers",
               [f"{l} ({b} per tick)" for l, b in LOADS], series, "P99 latency (ms, log scale)",
               log_y=True, note="load (requests per ~1 ms tick; 4 cores serve at most 40 per ms)")
 
