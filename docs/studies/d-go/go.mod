@@ -1,0 +1,3 @@
+module dclaims
+
+go 1.19
