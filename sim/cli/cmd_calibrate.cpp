@@ -1,6 +1,7 @@
 // gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE]
 //                  [-o PROFILE] [--suite DIR] [--heldout DIR|none] [--measured FILE]
-//                  [--measured-heldout FILE] [--params LIST] [--jobs N] [--max-evaluations N]
+//                  [--measured-heldout FILE] [--params LIST] [--placement spread|affine] [--jobs N]
+//                  [--max-evaluations N]
 // Fits the cost profile to this machine: runs the Go benchmarks of the fit suite (sim/calibration/
 // suite) with the user's Go, sets their ns/op against those of the scenarios in the same folder
 // whose `benchmark` has the same name (sim/calibration/fit.h), fits, and reports the error on the
@@ -210,7 +211,8 @@ Errors report(const Set& s, const std::vector<double>& before, const std::vector
 
 int cmd_calibrate(int argc, char** argv) {
   std::string go, cpus = "1,2", bt = "200ms", base, out, suite_dir = "sim/calibration/suite",
-                  heldout_dir = "sim/calibration/heldout", measured, measured_heldout;
+                  heldout_dir = "sim/calibration/heldout", measured, measured_heldout, placement;
+  bool params_given = false;
   int count = 5, max_evals = 300;
   size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<calibration::FitParam> params = calibration::default_fit_params();
@@ -250,7 +252,11 @@ int cmd_calibrate(int argc, char** argv) {
       jobs = static_cast<size_t>(parse_uint("--jobs", a.value(), 1, 256));
     } else if (f == "--max-evaluations") {
       max_evals = static_cast<int>(parse_uint("--max-evaluations", a.value(), 1, 100000));
+    } else if (f == "--placement") {
+      placement = a.value();
+      if (placement != "spread" && placement != "affine") usage_error("calibrate: --placement: expected spread or affine");
     } else if (f == "--params") {
+      params_given = true;
       params.clear();
       std::stringstream ss(a.value());
       for (std::string n; std::getline(ss, n, ',');) {
@@ -276,7 +282,19 @@ int cmd_calibrate(int argc, char** argv) {
   }
   RunOptions o;
   o.profile = base;
-  const cost::Profile start = load_profile_option(o);
+  cost::Profile start = load_profile_option(o);
+  if (!placement.empty()) start.machine.os_placement = placement;
+  if (start.machine.os_placement == "affine") {
+    // Affine placement's costs are fitted too, from the base's values: a zero cannot be scaled.
+    if (start[cost::Param::OsBalanceDelay] < cost::kMinTimeSlice) {
+      usage_error("calibrate: affine placement needs the base profile's os_balance_delay to be at least 1000 ns");
+    }
+    if (!params_given) {
+      for (const char* n : {"os_wake_in_place", "os_balance_delay", "os_idle_exit_latency", "os_wake_ipi"}) {
+        params.push_back(calibration::fit_param_by_name(n));
+      }
+    }
+  }
   const size_t ncpus = parse_list("--cpus", cpus, 1, 1024).size();
 
   std::vector<Set> sets;

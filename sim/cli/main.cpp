@@ -33,11 +33,12 @@ const char kReplayUsage[] =
 const char kCalibrateUsage[] =
     "  gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE] [-o PROFILE]\n"
     "                   [--suite DIR] [--heldout DIR|none] [--measured FILE] [--measured-heldout FILE]\n"
-    "                   [--params LIST] [--jobs N] [--max-evaluations N]\n"
+    "                   [--params LIST] [--placement spread|affine] [--jobs N] [--max-evaluations N]\n"
     "      fits the cost profile to this machine: runs sim/calibration's Go benchmarks (go test -bench)\n"
     "      with the given Go, sets them against their paired scenarios, fits, reports the held-out error,\n"
     "      and writes PROFILE with PROFILE.suite.txt and PROFILE.heldout.txt (the measurements; with\n"
-    "      --measured FILE the fit reads saved go test -bench output instead, and PROFILE cites it)\n";
+    "      --measured FILE the fit reads saved go test -bench output instead, and PROFILE cites it);\n"
+    "      --placement sets the OS placement of the fitted machine (affine: its os_* costs are fitted too)\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
 const char kCheckUsage[] =

@@ -34,8 +34,8 @@ struct Costs {
   bool affine = false;
   int64_t os_wake_in_place = 0;        // affine: a shorter sleep wakes on its busy previous core
   int64_t os_balance_delay = 0;        // affine: how long a queued thread waits for an idle core
-  int64_t os_idle_exit_latency = 0;    // a thread placed on an idle core starts this much later
-  int64_t os_wake_ipi = 0;             // the waker's cost of waking a thread onto another, idle core
+  int64_t os_idle_exit_latency = 0;    // affine: a thread placed on an idle core starts this much later
+  int64_t os_wake_ipi = 0;             // affine: the waker's cost of waking a thread onto an idle core
 };
 
 }  // namespace gmp::engine

@@ -415,8 +415,8 @@ bool Engine::make_ready(Thread& t, int64_t at) {
   const int best = fastest_free_core();
   if (best >= 0) {
     stats_.placed_on_other++;
-    give_core(t, best, t.t + cfg_.costs.os_idle_exit_latency);
-    return true;
+    give_core(t, best, t.t);
+    return false;
   }
   wait_for_core(t, 0, /*front=*/false);
   // Someone waits for a core: cut long computes at the end of their slices.

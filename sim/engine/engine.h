@@ -26,8 +26,9 @@
 //     waits at the tail of its previous core's queue (a new thread: its creator's core's), and
 //     an idle core pulls it once it has waited os_balance_delay (checked again each period, as
 //     the load balancer runs every few ticks).
-// In both, a thread placed on a free core starts os_idle_exit_latency later, and a waker whose
-// wake-up lands on a free core pays os_wake_ipi. A thread that blocks (note sleep, usleep, a
+//     A thread placed on a free core starts os_idle_exit_latency later, and a waker whose wake-up
+//     lands on a free core pays os_wake_ipi (spread folds both into the futex costs).
+// A thread that blocks (note sleep, usleep, a
 // contended lock) gives its core to the head of that core's queue. While threads wait for a
 // core, the thread running there whose time slice (Costs::os_quantum) has expired is moved to
 // the queue's tail at its next operation; a long compute is cut at the slice's end when someone
@@ -176,11 +177,11 @@ class Engine final : public plat::Driver {
   void reschedule();                     // the current thread stops; run the earliest one
   Thread* next_running();
   void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
-  // A blocked thread becomes ready at `at`. True if it was placed on a free core (the waker pays
-  // os_wake_ipi for that).
+  // A blocked thread becomes ready at `at`. True if affine placement put it on a free core (the
+  // waker pays os_wake_ipi for that).
   bool wake(Thread& t, int64_t at);
   void drop_waiter(Thread& t);           // t no longer waits on its lock or note
-  bool make_ready(Thread& t, int64_t at);  // true: placed on a free core
+  bool make_ready(Thread& t, int64_t at);  // true: as wake's
   bool place_affine(Thread& t);
   int fastest_free_core() const;         // -1 if none
   void wait_for_core(Thread& t, int core, bool front);  // t joins core's queue (spread: the one queue)
