@@ -38,7 +38,7 @@ constexpr std::array<std::string_view, kNumParams> kNames = {
     "goexit", "chan_op", "select_op", "mutex_fast_path", "signal_send", "signal_delivery_latency",
     "async_preempt_handler", "syscall_enter_exit", "timer_add", "netpoll_check", "procyield",
     "os_context_switch", "wakeup_jitter", "os_wake_in_place", "os_balance_delay", "os_idle_exit_latency",
-    "os_wake_ipi",
+    "os_wake_ipi", "cacheline_transfer_cluster",
 };
 
 // Collects problems: parse errors through textproto::ParseErrors, validation problems through
@@ -142,7 +142,12 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
     }
     if (blank(g.kind())) problems.add(where(sub, g, "kind", g_at), path + ": kind is empty");
     if (blank(g.source())) problems.add(where(sub, g, "source", g_at), path + ": source is empty");
-    out.core_groups.push_back(CoreGroup{g.count(), g.speed(), g.kind(), g.source()});
+    if (g.cluster_size() > g.count()) {
+      problems.add(where(sub, g, "cluster_size", g_at), path + ": cluster_size " + std::to_string(g.cluster_size()) +
+                                                            " is larger than the group's count " +
+                                                            std::to_string(g.count()));
+    }
+    out.core_groups.push_back(CoreGroup{g.count(), g.speed(), g.kind(), g.source(), g.cluster_size()});
   }
   if (total > kMaxCores && m.core_groups_size() > 1) {
     problems.add(where(tree, m, "core_groups", at, 0), "machine: " + std::to_string(total) +

@@ -8,7 +8,7 @@
 //     8, as protoc counts). Problems: syntax errors, unknown fields, a parameter or machine field
 //     missing (named, at the location of the enclosing message), a negative or non-finite value,
 //     a value out of its range (kMaxCost and the others below), a wrong unit, an empty source, no
-//     cores or more than kMaxCores.
+//     cores or more than kMaxCores, a core group's cluster_size above its count.
 //   - A Profile is plain data: costs are indexed by Param in an array (ns), so the engine's
 //     lookup is one load. Names map to Params with param_by_name().
 //   - default_profile() is the text of sim/cost/profiles/default.textproto embedded at build
@@ -66,6 +66,7 @@ enum class Param : uint8_t {
   OsBalanceDelay,
   OsIdleExitLatency,
   OsWakeIpi,
+  CachelineTransferCluster,
   Count_,
 };
 inline constexpr size_t kNumParams = static_cast<size_t>(Param::Count_);
@@ -105,6 +106,7 @@ struct CoreGroup {
   double speed = 1.0;
   std::string kind;
   std::string source;
+  uint32_t cluster_size = 0;  // cores per cluster sharing a cache; 0: the whole group is one
 };
 
 struct Machine {

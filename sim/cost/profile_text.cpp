@@ -29,6 +29,7 @@ std::string profile_text(const Profile& p, const std::string& comment) {
     out->set_speed(g.speed);
     out->set_kind(g.kind);
     out->set_source(g.source);
+    if (g.cluster_size != 0) out->set_cluster_size(g.cluster_size);
   }
   put(m->mutable_os_time_slice(), p.machine.os_time_slice);
   put(m->mutable_speed_ns_per_iteration(), p.machine.speed_ns_per_iteration);
