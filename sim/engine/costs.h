@@ -12,8 +12,15 @@ namespace gmp::engine {
 struct Costs {
   // Shared-memory operations, by plat::Op.
   std::array<int64_t, static_cast<size_t>(plat::Op::Count_)> op{};
-  // Extra cost of an access to a cache line last written by another thread.
+  // Extra cost of an access to a cache line last written by another thread: across clusters
+  // (Core::cluster), and everywhere unless cacheline_by_distance is set.
   int64_t cacheline_transfer = 0;
+  // The same between two cores of one cluster (cacheline_by_distance only).
+  int64_t cacheline_transfer_cluster = 0;
+  // Transfers cost by distance (engine.h, "Coherence"): nothing from a thread that last ran on
+  // the same core, cacheline_transfer_cluster inside a cluster, cacheline_transfer across.
+  // false: every transfer costs cacheline_transfer (a machine without clusters).
+  bool cacheline_by_distance = false;
   // Code paths the port names with plat::charge, by plat::Cost.
   std::array<int64_t, static_cast<size_t>(plat::Cost::Count_)> path{};
   int64_t lock_uncontended = 0;

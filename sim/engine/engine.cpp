@@ -1,6 +1,7 @@
 #include "sim/engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <utility>
 
@@ -16,6 +17,9 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), chooser_(cfg_.chooser),
   // A queued thread's balance timer re-arms every period: a zero period would never let time move.
   cfg_.costs.os_balance_delay = std::max<int64_t>(cfg_.costs.os_balance_delay, 1);
   for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
+  // With both transfer costs 0 distance changes nothing: keep line_cost's early return.
+  line_distance_ = cfg_.costs.cacheline_by_distance &&
+                   (cfg_.costs.cacheline_transfer != 0 || cfg_.costs.cacheline_transfer_cluster != 0);
   if (cfg_.event_limit != 0) event_limit_ = cfg_.event_limit;
   time_limit_ = cfg_.time_limit > 0 ? std::min(cfg_.time_limit, kEndOfTime) : kEndOfTime;
   set_next_check();
@@ -661,10 +665,12 @@ void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) 
 }
 
 // What an access costs beyond its operation: cacheline_transfer if another thread holds the line
-// this one needs (for a write, any other holder; for a read, a writer since this thread's copy).
+// this one needs (for a write, any other holder; for a read, a writer since this thread's copy);
+// by distance to the nearest other holder where the machine has clusters (engine.h, Coherence).
 [[gnu::always_inline]] inline int64_t Engine::line_cost(uint64_t& holders, bool write) {
-  if (cfg_.costs.cacheline_transfer == 0) return 0;
+  if (cfg_.costs.cacheline_transfer == 0 && !line_distance_) return 0;
   const uint64_t me = cur_bit_;
+  const uint64_t others = holders & ~me;
   bool transfer = false;
   if (write) {
     transfer = holders != 0 && holders != me;
@@ -674,8 +680,31 @@ void Engine::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) 
     holders |= me;
   }
   if (!transfer) return 0;
+  if (line_distance_) return line_cost_by_distance(others);
   stats_.line_transfers++;
   return cfg_.costs.cacheline_transfer;
+}
+
+// The transfer from the nearest of `others` (holder bits, never this thread's): each bit's thread
+// (the one whose id is the bit) on the core it last ran on. A line from this thread's own core
+// moves between no caches: it costs nothing and is not counted as a transfer.
+[[gnu::noinline]] int64_t Engine::line_cost_by_distance(uint64_t others) {
+  const int here = cur().last_core;  // the running thread's core
+  if (here < 0) return cfg_.costs.cacheline_transfer;  // not on a core: cannot happen in timing mode
+  const int32_t cluster = cfg_.cores[static_cast<size_t>(here)].cluster;
+  int64_t cost = cfg_.costs.cacheline_transfer;
+  for (uint64_t bits = others; bits != 0; bits &= bits - 1) {
+    const auto id = static_cast<size_t>(std::countr_zero(bits));
+    if (id >= threads_.size()) continue;  // no thread has this id (yet): nobody to stand for the bit
+    const int there = threads_[id]->last_core;
+    if (there < 0) continue;
+    if (there == here) return 0;
+    if (cfg_.cores[static_cast<size_t>(there)].cluster == cluster) {
+      cost = std::min(cost, cfg_.costs.cacheline_transfer_cluster);
+    }
+  }
+  stats_.line_transfers++;
+  return cost;
 }
 
 // Runtime locks follow Go 1.27's lock_spinbit.go. The key keeps the real platform's three states:

@@ -36,6 +36,16 @@
 // nobody waits for it takes over the computation on the slowest core slower than it (misfit
 // migration).
 //
+// Coherence. An access to a cell that another thread wrote since this thread last saw it (for a
+// write: that any other thread holds) pays a cache-line transfer. Without
+// Costs::cacheline_by_distance (a machine without clusters) every such transfer costs
+// cacheline_transfer, even from a thread that ran on the same core. With it the line comes from
+// the nearest of its other holders, each taken to be on the core it last ran on: free from a
+// holder on this thread's own core (the line is in that core's cache), cacheline_transfer_cluster
+// from one in the same cluster (Core::cluster), cacheline_transfer from further away. Holders are
+// bits of a 64-bit word by thread id % 64: for ids of 64 and more the thread whose id is the bit
+// stands for all that share it.
+//
 // Signals. tgkill marks the signal pending on the target from now + signal_delivery_latency. A
 // running target handles it at its first operation at or after that time; a target inside a long
 // compute is cut short there. A blocked or waiting target handles it when it next runs.
@@ -62,6 +72,7 @@ inline constexpr int64_t kNanotimeEpoch = 1'000'000'000;
 
 struct Core {
   double speed = 1.0;  // relative to the reference core of the cost profile
+  int32_t cluster = 0; // the cores sharing a cache have one id (Costs::cacheline_by_distance)
 };
 
 struct EngineConfig {
@@ -197,6 +208,7 @@ class Engine final : public plat::Driver {
   void deliver_signals();
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
   int64_t line_cost(uint64_t& holders, bool write);  // a cache-line transfer, if the access needs one
+  int64_t line_cost_by_distance(uint64_t others);    // line_cost by distance to the nearest of `others`
   int64_t spin_budget() const;                 // how long a runtime-lock waiter spins before sleeping
   void check_slice();
   void yield_core();
@@ -266,6 +278,7 @@ class Engine final : public plat::Driver {
   uint32_t waiting_ = 0;
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
   double slowest_speed_ = 1e300;      // the slowest core's speed
+  bool line_distance_ = false;        // cfg_.costs.cacheline_by_distance
   plat::Fiber main_;
   uint32_t cur_ = 0;
   Thread* curp_ = nullptr;     // threads_[cur_]

@@ -20,12 +20,24 @@ using rt::Ev;
 std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores) {
   std::vector<Core> out;
   const int32_t want = cores > 0 ? cores : static_cast<int32_t>(prof.machine.cores());
+  // Clusters are numbered across the machine: each group's consecutive runs of cluster_size cores
+  // (the whole group if 0); cores past the profile's continue the last group's runs (or its one
+  // cluster).
+  int32_t first = 0, next = 0;  // the current group's first cluster id; the next group's
+  uint32_t size = 1, i = 0;     // the current group's cluster size; a core's index in the group
   double last = 1.0;
   for (const auto& grp : prof.machine.core_groups) {
-    for (uint32_t i = 0; i < grp.count && static_cast<int32_t>(out.size()) < want; i++) out.push_back(Core{grp.speed});
+    first = next;
+    size = grp.cluster_size != 0 ? grp.cluster_size : UINT32_MAX;
+    for (i = 0; i < grp.count && static_cast<int32_t>(out.size()) < want; i++) {
+      out.push_back(Core{grp.speed, first + static_cast<int32_t>(i / size)});
+    }
+    next = first + static_cast<int32_t>(grp.cluster_size != 0 ? (grp.count + size - 1) / size : 1);
     last = grp.speed;
   }
-  while (static_cast<int32_t>(out.size()) < want) out.push_back(Core{last});
+  for (; static_cast<int32_t>(out.size()) < want; i++) {
+    out.push_back(Core{last, first + static_cast<int32_t>(i / size)});
+  }
   return out;
 }
 

@@ -74,8 +74,9 @@ struct SimResult {
   int32_t assertions_unchecked = 0;
 };
 
-// The machine for `cores` cores: the profile's core groups in order, the last group's speed
-// repeated if more cores are asked for than it describes.
+// The machine for `cores` cores: the profile's core groups in order, the last group's speed (and
+// its clusters) repeated if more cores are asked for than it describes. Each core's cluster id
+// numbers the groups' clusters (CoreGroup::cluster_size) in order.
 std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores);
 
 SimResult simulate(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg);
