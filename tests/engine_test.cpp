@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "sim/cost/profile.h"
+#include "sim/engine/costs_from_profile.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/simulation.h"
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
 
@@ -353,6 +356,65 @@ TEST_CASE("a lock last used by another thread costs a cache-line transfer", "[en
   CHECK(a_again == 5);
   CHECK(b_lock == 5 + 30);
   CHECK(a_return == 5 + 30);
+}
+
+// Transfers by distance on 4 cores in 2 clusters of 2 (cacheline_transfer 100 across clusters, 30
+// inside one). T0..T3 take cores 0..3 and T4 waits until T0 exits, then runs on core 0. Each takes
+// the lock once, in turn: T0 first (no holder), T4 after T0 on the same core (free), T1 after T4
+// from core 0 to core 1 (same cluster), T2 from core 1 to core 2 (across), T3 from core 2 to 3.
+// Without distance every one of these pays 100, same core or not.
+TEST_CASE("a cache-line transfer costs by distance: same core, same cluster, across clusters", "[engine][coherence]") {
+  auto costs = [](bool by_distance) {
+    EngineConfig cfg = config(4);
+    for (size_t c = 0; c < 4; c++) cfg.cores[c].cluster = static_cast<int32_t>(c / 2);
+    cfg.costs.lock_uncontended = 5;
+    cfg.costs.cacheline_transfer = 100;
+    cfg.costs.cacheline_transfer_cluster = 30;
+    cfg.costs.cacheline_by_distance = by_distance;
+    Engine e(cfg);
+    plat::Mutex mu;
+    std::vector<int64_t> cost(5, -1);
+    std::vector<int> core(5, -1);
+    auto take = [&](size_t i) {
+      core[i] = e.current_core();
+      const int64_t t0 = e.now();
+      plat::lock(mu);
+      cost[i] = e.now() - t0;
+      plat::unlock(mu);
+    };
+    Fns f;
+    f.fns.emplace_back([&] { take(0); });  // then exits, handing core 0 to T4
+    for (size_t i = 1; i <= 3; i++) {
+      f.fns.emplace_back([&, i] {
+        int64_t left = static_cast<int64_t>(i) * 1000;
+        while (left > 0) left = e.compute(left);  // cut at a time-slice end while T4 waits
+        take(i);
+      });
+    }
+    f.fns.emplace_back([&] { take(4); });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    CHECK(core == std::vector<int>{0, 1, 2, 3, 0});
+    return std::vector<int64_t>{cost[0], cost[4], cost[1], cost[2], cost[3]};  // in the order taken
+  };
+  CHECK(costs(true) == std::vector<int64_t>{5, 5 + 0, 5 + 30, 5 + 100, 5 + 30});
+  CHECK(costs(false) == std::vector<int64_t>{5, 5 + 100, 5 + 100, 5 + 100, 5 + 100});
+}
+
+// The profile's clusters numbered over the machine: M1 Pro's 4 + 4 performance cores and 2
+// efficiency cores; cores asked for beyond the profile's continue the last group's clusters.
+TEST_CASE("machine_cores numbers the profile's clusters", "[engine][coherence]") {
+  const cost::Profile m1 = *cost::builtin_profile("m1pro");
+  std::vector<int32_t> ids;
+  for (const Core& c : machine_cores(m1, 13)) ids.push_back(c.cluster);
+  CHECK(ids == std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4});
+  const engine::Costs costs = costs_from_profile(m1);
+  CHECK(costs.cacheline_by_distance);
+  CHECK(costs.cacheline_transfer_cluster == 40);
+  ids.clear();
+  for (const Core& c : machine_cores(cost::default_profile(), 20)) ids.push_back(c.cluster);
+  CHECK(ids == std::vector<int32_t>(20, 0));
+  CHECK_FALSE(costs_from_profile(cost::default_profile()).cacheline_by_distance);
 }
 
 // Go 1.27's lock2 (lock_spinbit.go): a waiter spins for 4 procyields of 30 and one osyield, taking

@@ -135,6 +135,26 @@ TEST_CASE("the shipped profiles load and every number has a source") {
   CHECK(m1.machine.speed_ns_per_iteration.value == Approx(24841.0 / 20000).epsilon(0.001));
 }
 
+// An M1 Pro's cores share caches in clusters: two of 4 performance cores, one of 2 efficiency
+// cores; the profile text written back keeps them.
+TEST_CASE("m1pro describes its clusters and the profile writer keeps them", "[engine][coherence]") {
+  for (const std::string name : {"m1pro", "m1pro-fitted"}) {
+    INFO(name);
+    const Profile m1 = *builtin_profile(name);
+    REQUIRE(m1.machine.core_groups.size() == 2);
+    CHECK(m1.machine.core_groups[0].cluster_size == 4);
+    CHECK(m1.machine.core_groups[1].cluster_size == 2);
+    CHECK(m1[Param::CachelineTransferCluster] < m1[Param::CachelineTransfer]);
+    const Profile again = parse_profile(profile_text(m1, ""), "again");
+    CHECK(again.machine.core_groups[0].cluster_size == 4);
+    CHECK(again.machine.core_groups[1].cluster_size == 2);
+    CHECK(again.ns == m1.ns);
+  }
+  const Profile plain = parse_profile(profile_text(default_profile(), ""), "again");
+  CHECK(plain.machine.core_groups[0].cluster_size == 0);
+  CHECK(profile_text(default_profile(), "").find("cluster_size:") == std::string::npos);
+}
+
 TEST_CASE("the default profile is embedded in the library") {
   const Profile& embedded = default_profile();
   check_profile(embedded);
@@ -283,6 +303,14 @@ TEST_CASE("bad profiles are reported at file:line:column") {
       CHECK(error_of(dir, text) == path + ":" + pos_of(text, "speed: " + std::string(v)) + ": machine.core_groups[0]: speed " +
                                        (v[1] == 'e' ? "1e-300" : "1001") + " is out of range: between 0.001 and 1000");
     }
+  }
+  SECTION("a cluster larger than its core group") {
+    const std::string text = edit(good, "core_groups {", "count: 16", "count: 16\n    cluster_size: 17");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "cluster_size: 17") +
+                                     ": machine.core_groups[0]: cluster_size 17 is larger than the group's count 16");
+    const std::string whole_text = edit(good, "core_groups {", "count: 16", "count: 16\n    cluster_size: 16");
+    const Profile whole = parse_profile(whole_text, "ok");
+    CHECK(whole.machine.core_groups[0].cluster_size == 16);
   }
   SECTION("more than 4096 cores") {
     for (const char* v : {"2147483648", "4294967295", "100000000", "4097"}) {
