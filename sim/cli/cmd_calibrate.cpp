@@ -317,6 +317,29 @@ int cmd_calibrate(int argc, char** argv) {
       return 1;
     }
   }
+  // The speed is measured, not fitted, when the suite has BenchmarkCPU at 1 P: that benchmark is
+  // compute and nothing else, so the speed that matches it is the base's scaled by measured over
+  // simulated. A fitted speed drifts to trade CPU-bound points against the costs of others.
+  const auto speed_param = std::find_if(params.begin(), params.end(), [](const auto& f) { return f.speed; });
+  for (const calibration::Point& p : sets[0].points) {
+    if (speed_param == params.end() || p.bench != "BenchmarkCPU" || p.procs != 1) continue;
+    const double sim = calibration::simulate_points({p}, start, 1)[0];
+    if (!(sim > 0) || !std::isfinite(sim)) break;
+    cost::Sourced& speed = start.machine.speed_ns_per_iteration;
+    const double was = speed.value;
+    speed.value = std::clamp(was * p.measured / sim, cost::kMinNsPerIteration, cost::kMaxNsPerIteration);
+    char src[320];
+    std::snprintf(src, sizeof src,
+                  "measured: BenchmarkCPU at -cpu 1, median %.1f ns/op, spread %.1f%% (%s), by gmpsim calibrate: "
+                  "%.6g ns/iteration scaled by measured over simulated",
+                  p.measured, 100 * p.spread, measured.empty() ? "go test -bench of sim/calibration/suite" : measured.c_str(),
+                  was);
+    speed.source = src;
+    std::fprintf(stderr, "calibrate: speed_ns_per_iteration %.4g -> %.4g, measured by BenchmarkCPU at 1 P (not fitted)\n",
+                 was, speed.value);
+    params.erase(speed_param);
+    break;
+  }
   std::fprintf(stderr, "calibrate: fitting %zu parameters to %zu points\n", params.size(), sets[0].points.size());
   calibration::FitOptions fo;
   fo.params = params;

@@ -28,11 +28,11 @@ Costs costs_from_profile(const cost::Profile& prof) {
   op(Op::PlainStore) = ns(prof, Param::PlainAccess);
   c.cacheline_transfer = ns(prof, Param::CachelineTransfer);
   c.cacheline_transfer_cluster = ns(prof, Param::CachelineTransferCluster);
-  // Distance matters only if some group is cut into clusters or a cluster's transfer costs
-  // differently; otherwise every transfer costs cacheline_transfer, as before clusters.
-  c.cacheline_by_distance = c.cacheline_transfer_cluster != c.cacheline_transfer;
+  // Distance matters only if the profile describes clusters (some group has a cluster_size);
+  // otherwise the machine is flat and every transfer costs cacheline_transfer, as before clusters.
+  c.cacheline_by_distance = false;
   for (const cost::CoreGroup& g : prof.machine.core_groups) {
-    if (g.cluster_size != 0 && g.cluster_size < g.count) c.cacheline_by_distance = true;
+    if (g.cluster_size != 0) c.cacheline_by_distance = true;
   }
   auto path = [&c](Cost k) -> int64_t& { return c.path[static_cast<size_t>(k)]; };
   path(Cost::SchedulePass) = ns(prof, Param::SchedulePass);

@@ -38,7 +38,7 @@
 //
 // Coherence. An access to a cell that another thread wrote since this thread last saw it (for a
 // write: that any other thread holds) pays a cache-line transfer. Without
-// Costs::cacheline_by_distance (a machine without clusters) every such transfer costs
+// Costs::cacheline_by_distance (a profile that gives no cluster_size) every such transfer costs
 // cacheline_transfer, even from a thread that ran on the same core. With it the line comes from
 // the nearest of its other holders, each taken to be on the core it last ran on: free from a
 // holder on this thread's own core (the line is in that core's cache), cacheline_transfer_cluster
