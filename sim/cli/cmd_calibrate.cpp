@@ -254,7 +254,9 @@ int cmd_calibrate(int argc, char** argv) {
       max_evals = static_cast<int>(parse_uint("--max-evaluations", a.value(), 1, 100000));
     } else if (f == "--placement") {
       placement = a.value();
-      if (placement != "spread" && placement != "affine") usage_error("calibrate: --placement: expected spread or affine");
+      if (placement != "spread" && placement != "affine") {
+        usage_error("calibrate: --placement: expected spread or affine");
+      }
     } else if (f == "--params") {
       params_given = true;
       params.clear();
@@ -332,11 +334,11 @@ int cmd_calibrate(int argc, char** argv) {
     std::snprintf(src, sizeof src,
                   "measured: BenchmarkCPU at -cpu 1, median %.1f ns/op, spread %.1f%% (%s), by gmpsim calibrate: "
                   "%.6g ns/iteration scaled by measured over simulated",
-                  p.measured, 100 * p.spread, measured.empty() ? "go test -bench of sim/calibration/suite" : measured.c_str(),
-                  was);
+                  p.measured, 100 * p.spread,
+                  measured.empty() ? "go test -bench of sim/calibration/suite" : measured.c_str(), was);
     speed.source = src;
-    std::fprintf(stderr, "calibrate: speed_ns_per_iteration %.4g -> %.4g, measured by BenchmarkCPU at 1 P (not fitted)\n",
-                 was, speed.value);
+    std::fprintf(stderr, "calibrate: speed_ns_per_iteration %.4g -> %.4g, measured by BenchmarkCPU at 1 P "
+                 "(not fitted)\n", was, speed.value);
     params.erase(speed_param);
     break;
   }
