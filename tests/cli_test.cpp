@@ -771,3 +771,44 @@ TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad
   std::remove(bad.c_str());
   std::filesystem::remove_all(suite);
 }
+
+// The machine's speed is measured by BenchmarkCPU at 1 P, not fitted: a measurement of 13,333 ns/op
+// is half of what the default profile's 1.333 ns/iteration gives for cpuWork(20000), so the profile
+// gets half that speed figure, whatever the fit does. Affine placement is asked for with
+// --placement and needs a base that can be scaled.
+TEST_CASE("gmpsim calibrate measures the speed from BenchmarkCPU and takes --placement", "[cli][calibrate]") {
+  const std::string prof = tmp("speed.textproto"), suite = tmp("speed-suite"), m = tmp("speed-bench.txt");
+  std::filesystem::remove_all(suite);
+  std::filesystem::create_directories(suite);
+  std::filesystem::copy_file(std::string(GMP_SOURCE_DIR) + "/sim/calibration/suite/BenchmarkCPU.textproto",
+                             suite + "/BenchmarkCPU.textproto");
+  write(m, "BenchmarkCPU\t1000\t13333 ns/op\nBenchmarkCPU-2\t1000\t6700 ns/op\n");
+  std::remove(prof.c_str());
+  Out o = gmpsim("calibrate --measured " + m + " --suite " + suite + " --heldout none --max-evaluations 1 -o " + prof);
+  REQUIRE(o.status == 0);
+  CHECK(o.text.find("speed_ns_per_iteration 1.333 -> 0.6665, measured by BenchmarkCPU at 1 P") != std::string::npos);
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string text = read(prof);
+  const size_t speed = text.find("speed_ns_per_iteration {");
+  REQUIRE(speed != std::string::npos);
+  CHECK(std::stod(text.substr(text.find("value: ", speed) + 7)) == Approx(0.6665).epsilon(0.001));
+  CHECK(text.find("source: \"measured: BenchmarkCPU at -cpu 1, median 13333.0", speed) != std::string::npos);
+  CHECK(text.find("os_placement: ") == std::string::npos);  // spread, the default
+  o = gmpsim("calibrate --profile epyc-vm --placement affine --measured " + m + " --suite " + suite +
+             " --heldout none --params chan_op --max-evaluations 1 -o " + prof);
+  REQUIRE(o.status == 0);
+  text = read(prof);
+  CHECK(text.find("os_placement: \"affine\"") != std::string::npos);
+  CHECK(gmpsim("run " + kScenarios + "pingpong.textproto --procs 2 --profile " + prof).status == 0);
+  CHECK(gmpsim("calibrate --placement nearest --measured " + m).status == 2);
+  // The default profile's os_balance_delay is 0 (spread does not use it): nothing to scale from.
+  o = gmpsim("calibrate --placement affine --measured " + m + " --suite " + suite + " --heldout none");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("os_balance_delay") != std::string::npos);
+  std::remove(prof.c_str());
+  std::remove(m.c_str());
+  std::filesystem::remove_all(suite);
+}
