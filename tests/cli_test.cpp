@@ -753,6 +753,8 @@ TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad
   REQUIRE(o.status == 0);
   CHECK(o.text.find("BenchmarkChanSendRecv") != std::string::npos);
   CHECK(o.text.find("fit suite after the fit: median |error|") != std::string::npos);
+  CHECK(o.text.find("fit suite: ") != std::string::npos);
+  CHECK(o.text.find(" points within their runs' spread; median spread ") != std::string::npos);
   CHECK(o.text.find("(measured; no scenario to pair it with)") != std::string::npos);  // the other eight
   std::ifstream in(prof);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -630,3 +630,37 @@ TEST_CASE("affine placement: a wake-up onto an idle core costs the waker os_wake
     }
   }
 }
+
+// A fast core that frees up takes over the slow core's computation; the slow core then serves its
+// own queue at once instead of sitting idle until the balancer looks. T1 computes on the slow core
+// 1, where T2, the thread it creates, queues; T0 leaves the fast core 0 for a long sleep.
+TEST_CASE("affine placement: a core left by a thread moving to a faster one serves its own queue",
+          "[engine][placement]") {
+  EngineConfig cfg = affine_config(2);
+  cfg.cores[0].speed = 2.0;
+  cfg.costs.os_quantum = 1'000'000'000;
+  cfg.costs.os_balance_delay = 1'000'000;
+  Engine e(cfg);
+  int64_t t2_start = -1;
+  int t2_core = -1, t1_core = -1;
+  std::function<void()> t2 = [&] {
+    t2_start = e.now();
+    t2_core = e.current_core();
+  };
+  Fns f;
+  f.fns.emplace_back([&] {
+    e.compute(1000);  // 500 ns on the fast core
+    plat::usleep(1000);
+  });
+  f.fns.emplace_back([&] {
+    e.newosproc("T2", &Fns::entry, &t2, nullptr);
+    for (int64_t left = 100000; left > 0;) left = e.compute(left);
+    t1_core = e.current_core();
+  });
+  f.spawn(e);
+  REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  CHECK(t1_core == 0);   // it finished on the fast core
+  CHECK(t2_core == 1);
+  CHECK(t2_start > 0);
+  CHECK(t2_start < 10000);  // not the balancer's 1 ms
+}

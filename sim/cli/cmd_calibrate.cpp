@@ -162,6 +162,8 @@ struct Errors {
   double median_abs = 0, worst_abs = 0;
   int right = 0, wrong = 0, noise = 0;  // changes between GOMAXPROCS values
   std::string wrong_list;
+  int within = 0;            // points whose |error| is at most their runs' spread
+  double median_spread = 0;
 };
 
 // The table of one set, and its error figures.
@@ -171,13 +173,15 @@ Errors report(const Set& s, const std::vector<double>& before, const std::vector
   std::printf("%-28s %5s %12s %7s %12s %8s %12s %8s\n", "benchmark", "procs", "measured", "spread", "before",
               "error", "after", "error");
   Errors e;
-  std::vector<double> abs_err;
+  std::vector<double> abs_err, spreads;
   for (size_t i = 0; i < s.points.size(); ++i) {
     const Point& p = s.points[i];
     const double eb = (before[i] - p.measured) / p.measured, ea = (after[i] - p.measured) / p.measured;
     std::printf("%-28s %5d %12.1f %6.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%%\n", p.bench.c_str(), p.procs, p.measured,
                 100 * p.spread, before[i], 100 * eb, after[i], 100 * ea);
     abs_err.push_back(std::isfinite(ea) ? std::abs(ea) : 1e9);
+    spreads.push_back(p.spread);
+    if (std::abs(ea) <= p.spread) ++e.within;
     // The change from the previous GOMAXPROCS of the same benchmark: inside the runs' noise, or
     // in the measured direction or not.
     if (i > 0 && s.points[i - 1].bench == p.bench) {
@@ -199,11 +203,17 @@ Errors report(const Set& s, const std::vector<double>& before, const std::vector
     const size_t n = abs_err.size();
     e.median_abs = n % 2 == 1 ? abs_err[n / 2] : (abs_err[n / 2 - 1] + abs_err[n / 2]) / 2;
     e.worst_abs = abs_err.back();
+    std::sort(spreads.begin(), spreads.end());
+    e.median_spread = n % 2 == 1 ? spreads[n / 2] : (spreads[n / 2 - 1] + spreads[n / 2]) / 2;
   }
   std::printf("%s after the fit: median |error| %.1f%%, worst %.1f%%; changes between GOMAXPROCS values: %d in the "
               "measured direction, %d against it%s, %d inside the runs' noise\n",
               s.label.c_str(), 100 * e.median_abs, 100 * e.worst_abs, e.right, e.wrong,
               e.wrong == 0 ? "" : (" (" + e.wrong_list.substr(1) + ")").c_str(), e.noise);
+  // The machine's own noise, for scale: an error inside a point's spread is one that another set of
+  // runs on the same machine could have shown.
+  std::printf("%s: %d of %zu points within their runs' spread; median spread %.1f%%\n", s.label.c_str(), e.within,
+              s.points.size(), 100 * e.median_spread);
   return e;
 }
 
@@ -319,24 +329,28 @@ int cmd_calibrate(int argc, char** argv) {
       return 1;
     }
   }
-  // The speed is measured, not fitted, when the suite has BenchmarkCPU at 1 P: that benchmark is
-  // compute and nothing else, so the speed that matches it is the base's scaled by measured over
-  // simulated. A fitted speed drifts to trade CPU-bound points against the costs of others.
+  // The speed is measured, not fitted, when the suite has BenchmarkCPU at 1 P (unless --params names
+  // it): that benchmark is compute and nothing else, so the speed that matches it is the base's
+  // scaled by measured over simulated. A fitted speed drifts to trade CPU-bound points against the
+  // costs of others. The base's speed is replaced before the fit, so "before" below includes it.
   const auto speed_param = std::find_if(params.begin(), params.end(), [](const auto& f) { return f.speed; });
   for (const calibration::Point& p : sets[0].points) {
-    if (speed_param == params.end() || p.bench != "BenchmarkCPU" || p.procs != 1) continue;
+    if (params_given || speed_param == params.end() || p.bench != "BenchmarkCPU" || p.procs != 1) continue;
     const double sim = calibration::simulate_points({p}, start, 1)[0];
-    if (!(sim > 0) || !std::isfinite(sim)) break;
+    if (!(sim > 0) || !std::isfinite(sim)) {
+      std::fprintf(stderr, "calibrate: BenchmarkCPU did not run at 1 P; speed_ns_per_iteration is fitted\n");
+      break;
+    }
     cost::Sourced& speed = start.machine.speed_ns_per_iteration;
     const double was = speed.value;
     speed.value = std::clamp(was * p.measured / sim, cost::kMinNsPerIteration, cost::kMaxNsPerIteration);
-    char src[320];
-    std::snprintf(src, sizeof src,
-                  "measured: BenchmarkCPU at -cpu 1, median %.1f ns/op, spread %.1f%% (%s), by gmpsim calibrate: "
-                  "%.6g ns/iteration scaled by measured over simulated",
-                  p.measured, 100 * p.spread,
-                  measured.empty() ? "go test -bench of sim/calibration/suite" : measured.c_str(), was);
-    speed.source = src;
+    char figures[160];
+    std::snprintf(figures, sizeof figures, "median %.1f ns/op, spread %.1f%%", p.measured, 100 * p.spread);
+    char from[64];
+    std::snprintf(from, sizeof from, "%.6g", was);
+    speed.source = std::string("measured: BenchmarkCPU at -cpu 1, ") + figures + " (" +
+                   (measured.empty() ? "go test -bench of sim/calibration/suite" : measured) +
+                   "), by gmpsim calibrate: " + from + " ns/iteration scaled by measured over simulated";
     std::fprintf(stderr, "calibrate: speed_ns_per_iteration %.4g -> %.4g, measured by BenchmarkCPU at 1 P "
                  "(not fitted)\n", was, speed.value);
     params.erase(speed_param);

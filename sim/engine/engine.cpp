@@ -147,7 +147,7 @@ void Engine::timer_sleep(int64_t ns) {
 
 plat::Context* Engine::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
-int Engine::current_core() const { return running_ ? threads_[cur_]->core : -1; }
+int Engine::current_core() const { return running_ && cur_ < threads_.size() ? threads_[cur_]->core : -1; }
 
 int64_t Engine::now() const {
   if (chooser_ != nullptr) return now_;
@@ -525,16 +525,20 @@ void Engine::release_core(Thread& t, int64_t at) {
   const int core = t.core;
   core_thread_[static_cast<size_t>(core)] = -1;
   t.core = -1;
-  std::deque<uint32_t>& q = runq_of(core);
-  if (!q.empty()) {
-    Thread& n = *threads_[q.front()];
-    q.pop_front();
-    waiting_--;
-    n.queued_on = -1;
-    give_core(n, core, at);
-    return;
-  }
+  if (serve_queue(core, at)) return;
   move_to_faster_core(core, at);
+}
+
+// A free core takes the head of its run queue, if any.
+bool Engine::serve_queue(int core, int64_t at) {
+  std::deque<uint32_t>& q = runq_of(core);
+  if (q.empty()) return false;
+  Thread& n = *threads_[q.front()];
+  q.pop_front();
+  waiting_--;
+  n.queued_on = -1;
+  give_core(n, core, at);
+  return true;
 }
 
 // A core that frees up with nobody waiting takes over the computation running on the slowest
@@ -554,11 +558,13 @@ void Engine::move_to_faster_core(int core, int64_t at) {
     if (slowest == nullptr || cfg_.cores[c].speed < cfg_.cores[static_cast<size_t>(slowest->core)].speed) slowest = &r;
   }
   if (slowest == nullptr) return;
-  core_thread_[static_cast<size_t>(slowest->core)] = -1;
+  const int left = slowest->core;
+  core_thread_[static_cast<size_t>(left)] = -1;
   core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(slowest->id);
   slowest->core = core;
   slowest->last_core = core;
   interrupt(*slowest, at);
+  serve_queue(left, at);  // affine: the slower core's own queue may hold threads
 }
 
 void Engine::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
@@ -614,8 +620,11 @@ void Engine::interrupt(Thread& t, int64_t at) {
 
 int64_t Engine::compute(int64_t work) {
   if (chooser_ != nullptr) return check_compute(work);
-  Thread& self = cur();
   if (work <= 0) return 0;
+  // Affine: a runner preempted while it kept its core blocked (a spinning lock waiter) may come
+  // back with its slice already over; it yields before computing, not after.
+  if (cfg_.costs.affine && waiting_ != 0) check_slice();
+  Thread& self = cur();
   const double speed = cfg_.cores[static_cast<size_t>(self.core)].speed;
   // Compared as a double: a quotient beyond int64 must not be converted.
   const double exact = std::ceil(static_cast<double>(work) / speed);

@@ -101,10 +101,10 @@ struct EngineStats {
   uint64_t events = 0;            // platform operations handled
   uint64_t os_preemptions = 0;    // time-slice expiries that moved a thread off its core
   uint64_t line_transfers = 0;    // accesses that paid a cache-line transfer
-  // Placement of ready threads (affine placement counts all four; spread, the first and third).
+  // Placement of ready threads (affine placement counts all four; spread, only placed_on_other).
   uint64_t placed_on_prev = 0;    // on its free previous core
   uint64_t woken_in_place = 0;    // a short sleeper on its busy previous core, preempting
-  uint64_t placed_on_other = 0;   // on a free core other than its previous one
+  uint64_t placed_on_other = 0;   // on a free core other than its previous one (spread: any free core)
   uint64_t balance_pulls = 0;     // a queued thread pulled by an idle core
 };
 
@@ -199,6 +199,7 @@ class Engine final : public plat::Driver {
   void balance(Thread& t, int64_t at);   // t's balance timer: an idle core pulls it, or it waits on
   void give_core(Thread& t, int core, int64_t at);
   void release_core(Thread& t, int64_t at);
+  bool serve_queue(int core, int64_t at);  // a free core takes its queue's head; false if none
   void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
   void push(Thread& t);                  // (re)queue a running thread at its clock
   void enqueue(Thread& t, int64_t at);   // t's queue entry (new or replacing its old one), due at `at`
