@@ -696,3 +696,61 @@ benchmark { name: "BenchmarkAdd" loop: "adds" }
   // At 2 Ps half the adds run on each core, but nearly every one finds the line on the other.
   CHECK(two.ns_per_op > 0.3 * prof[cost::Param::CachelineTransfer]);
 }
+
+namespace {
+
+// A server: one goroutine reads a connection whose 200 requests arrive every 50 us, computes
+// 15 us for each and writes the answer. With `hog`, a second goroutine, started once the reader has
+// parked waiting for the first request, computes forever beside it.
+std::string echo_text(bool hog) {
+  return std::string("conn { name: \"c\" count: 200 duration: \"50us\" }\n"
+                     "waitgroup { name: \"wg\" }\n"
+                     "func {\n  name: \"main\"\n  op { add { wg: \"wg\" n: 1 } }\n  op { go { func: \"serve\" } }\n") +
+         (hog ? "  op { sleep { duration: \"20us\" } }\n  op { go { func: \"hog\" } }\n" : "") +
+         "  op { wait { wg: \"wg\" } }\n}\n"
+         "func {\n  name: \"serve\"\n"
+         "  op { loop { count: 200 op { read { conn: \"c\" } } op { compute { duration: \"15us\" } }"
+         " op { write { conn: \"c\" } } } }\n"
+         "  op { done { wg: \"wg\" } }\n}\n"
+         "func {\n  name: \"hog\"\n  op { loop { forever: true op { compute { duration: \"1ms\" } } } }\n}\n";
+}
+
+uint64_t event_count(const SimResult& r, const std::string& name) {
+  for (const auto& [n, c] : r.event_counts) {
+    if (n == name) return c;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Between requests the reader parks in the network poller ("IO wait"), and nothing but netpoll can
+// make it runnable again: every answer is a wake-up by netpoll. With the P otherwise idle, its M
+// sleeps in findRunnable's blocking netpoll until the next arrival, so each request is answered
+// one compute (plus the wake-up and the system calls) after it arrives.
+TEST_CASE("a goroutine reading a connection is woken by the blocking netpoll, request by request", "[netpoll]") {
+  for (const int32_t procs : {1, 2}) {
+    INFO("GOMAXPROCS " << procs);
+    const SimResult r = run(echo_text(false), procs);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.requests == 200);
+    CHECK(r.answered == 200);
+    CHECK(r.req_p50 >= 15000);
+    CHECK(r.req_p99 < 50000);  // answered before the next request arrives
+    CHECK(r.req_max < 100000);
+    CHECK(event_count(r, "GoPark") >= 200);
+    CHECK(r.req_per_s == Approx(20000).epsilon(0.01));
+  }
+}
+
+// With a CPU-bound goroutine holding the only P, no M idles in netpoll and the P's scheduler
+// finds the hog runnable before it would poll. Sysmon's poll (when the last one is 10 ms old)
+// finds the ready connection and injects the reader, which runs at the hog's next preemption:
+// latencies of milliseconds, but every request answered.
+TEST_CASE("with the only P busy, sysmon's netpoll wakes the reader", "[netpoll]") {
+  const SimResult r = run(echo_text(true), 1);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 200);
+  CHECK(r.req_p50 > 1'000'000);   // waits for sysmon and a preemption
+  CHECK(r.req_max < 30'000'000);  // but never misses one of sysmon's polls for long
+}

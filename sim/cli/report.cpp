@@ -112,6 +112,11 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
   }
   s += "scheduling latency (runnable to running): p50 " + dur(r.lat_p50) + "  p90 " + dur(r.lat_p90) + "  p99 " +
        dur(r.lat_p99) + "  max " + dur(r.lat_max) + "  (" + std::to_string(r.lat_samples) + " starts)\n";
+  if (r.requests > 0) {
+    s += "requests: " + std::to_string(r.answered) + " answered of " + std::to_string(r.requests) + "; latency p50 " +
+         dur(r.req_p50) + "  p99 " + dur(r.req_p99) + "  p99.9 " + dur(r.req_p999) + "  max " + dur(r.req_max) + "; " +
+         fmt("%.0f", r.req_per_s) + " requests/s\n";
+  }
   s += "P utilisation:";
   for (size_t i = 0; i < r.utilisation.size(); i++) s += " P" + std::to_string(i) + " " + fmt("%.1f%%", 100 * r.utilisation[i]);
   s += "\n";

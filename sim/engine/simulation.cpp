@@ -1,5 +1,7 @@
 #include "sim/engine/simulation.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -194,7 +196,8 @@ class Sim final : public rt::Host {
  public:
   Sim(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg)
       : cfg_(cfg), sc_(sc), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
-        interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value),
+        interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value, cfg.seed,
+                kNanotimeEpoch),
         asserts_(sc, interp_) {
     runtime_.host = this;
     runtime_.useStackPool();  // the engine drives the whole program on this OS thread
@@ -245,6 +248,26 @@ class Sim final : public rt::Host {
       res.measured = true;
       res.ops = m.ops;
       res.ns_per_op = static_cast<double>(m.end - m.begin) / static_cast<double>(m.ops);
+    }
+    if (const workload::Network* net = interp_.network()) {
+      std::vector<int64_t> lat = net->latencies();
+      res.requests = net->requests();
+      res.answered = static_cast<int64_t>(lat.size());
+      if (!lat.empty()) {
+        std::sort(lat.begin(), lat.end());
+        // The nearest-rank quantile: the smallest sample with at least q of them at or below it.
+        auto q = [&lat](double f) {
+          const auto k = static_cast<size_t>(std::ceil(f * static_cast<double>(lat.size())));
+          return lat[std::clamp<size_t>(k, 1, lat.size()) - 1];
+        };
+        res.req_p50 = q(0.50);
+        res.req_p99 = q(0.99);
+        res.req_p999 = q(0.999);
+        res.req_max = lat.back();
+        if (net->last_write() > 0) {
+          res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_write());
+        }
+      }
     }
     res.lat_samples = metrics_.latency_samples();
     res.lat_p50 = metrics_.latency_quantile(0.50);

@@ -59,6 +59,11 @@ struct SimResult {
            line_transfers = 0;
   // What each wakep call found, and runqgrab's attempts on a running P's runnext.
   uint64_t wakep_spinning = 0, wakep_no_p = 0, runnext_backoffs = 0, runnext_cas_fails = 0;
+  // A server scenario's requests (its connections): how many arrive in all and were answered, the
+  // answered ones' latency from arrival to the answering write, and answers per virtual second.
+  int64_t requests = 0, answered = 0;
+  int64_t req_p50 = 0, req_p99 = 0, req_p999 = 0, req_max = 0;
+  double req_per_s = 0;
   // Where the OS placed threads that became ready (EngineStats).
   uint64_t placed_on_prev = 0, woken_in_place = 0, placed_on_other = 0, balance_pulls = 0;
   bool affine = false;             // the profile's placement is affine

@@ -1,7 +1,10 @@
-// The network poller, as far as timers need it (netpoll.go, netpoll_epoll.go). Programs here do no
-// network I/O, so the poller never returns goroutines; what remains is its role as the place an
-// idle M sleeps until the next timer: findRunnable's blocking netpoll(delay), and netpollBreak
-// (Go writes an eventfd; here a note) to wake it early when an earlier timer appears.
+// The network poller (netpoll.go, netpoll_epoll.go). A goroutine that waits for a descriptor parks
+// on its pollDesc (netpollblock); netpoll asks the kernel (here Runtime::net, the simulated
+// network) which descriptors became ready and returns the goroutines parked on them. netpoll is
+// also the place an idle M sleeps until the next timer: findRunnable's blocking netpoll(delay),
+// and netpollBreak (Go writes an eventfd; here a note) to wake it early.
+#include <climits>
+
 #include "sim/platform/platform.h"
 #include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
@@ -13,7 +16,10 @@ namespace gmp::rt {
 // 1 ms it rounds up to 1 ms, below 1e15 ns it is truncated to whole ms, and longer ones are capped
 // at 1e9 ms. An idle M waiting for a timer 100 us away sleeps 1 ms (and then finds the timer
 // overdue); one 2.7 ms away sleeps 2 ms and comes back to sleep 1 ms more.
-gList Runtime::netpoll(int64_t delay) {
+// The wait ends early at the network's next event, as epoll_wait returns when a descriptor becomes
+// ready. Each ready descriptor's parked reader is unblocked (netpollready); the second result is
+// the change to netpollWaiters that the caller applies once the goroutines are injected.
+std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   int32_t waitms;
   if (delay < 0) {
     waitms = -1;
@@ -26,22 +32,107 @@ gList Runtime::netpoll(int64_t delay) {
   } else {
     waitms = 1000000000;  // Go's cap on a timer wait: 1e9 ms, about 11.5 days
   }
-  if (waitms == 0) return gList{};
-  bool broken = true;
-  if (waitms < 0) {
-    plat::notesleep(netpollNote_);
-  } else {
-    broken = plat::notetsleep(netpollNote_, static_cast<int64_t>(waitms) * 1000000);
+  if (waitms != 0) {
+    // Until the timeout, or the network's next event if that comes first.
+    int64_t sleep = waitms < 0 ? -1 : static_cast<int64_t>(waitms) * 1000000;
+    if (net != nullptr) {
+      const int64_t next = net->nextEvent();
+      if (next != INT64_MAX) {
+        const int64_t until = std::max<int64_t>(next - plat::nanotime(), 0);
+        if (sleep < 0 || until < sleep) sleep = until;
+      }
+    }
+    bool broken = true;
+    if (sleep < 0) {
+      plat::notesleep(netpollNote_);
+    } else {
+      broken = plat::notetsleep(netpollNote_, sleep);
+    }
+    // Like reading the eventfd when epoll reports it: a break is consumed only once its wake-up has
+    // landed. netpollBreak sets netpollWakeSig before it wakes the note, so a poller that timed out
+    // in between must leave both alone; clearing the flag then would let the next break wake a note
+    // that is still set (the checker found that order: "notewakeup - double wakeup").
+    if (broken) {
+      plat::noteclear(netpollNote_);
+      netpollWakeSig_.Store(0);
+    }
   }
-  // Like reading the eventfd when epoll reports it: a break is consumed only once its wake-up has
-  // landed. netpollBreak sets netpollWakeSig before it wakes the note, so a poller that timed out
-  // in between must leave both alone; clearing the flag then would let the next break wake a note
-  // that is still set (the checker found that order: "notewakeup - double wakeup").
-  if (broken) {
-    plat::noteclear(netpollNote_);
-    netpollWakeSig_.Store(0);
+  gList toRun;
+  int32_t delta = 0;
+  if (net != nullptr && net->nextEvent() != INT64_MAX) {
+    std::vector<pollDesc*> ready;
+    net->takeEvents(plat::nanotime(), &ready);
+    for (pollDesc* pd : ready) delta += netpollready(&toRun, pd, 'r');
   }
-  return gList{};
+  return {toRun, delta};
+}
+
+// netpollready (netpoll.go): the descriptor is ready for mode ('r', 'w' or both); the goroutines
+// parked on it join toRun. Returns the change to netpollWaiters for those goroutines.
+int32_t Runtime::netpollready(gList* toRun, pollDesc* pd, int32_t mode) {
+  int32_t delta = 0;
+  g* rg = nullptr;
+  g* wg = nullptr;
+  if (mode == 'r' || mode == 'r' + 'w') rg = netpollunblock(pd, 'r', true, &delta);
+  if (mode == 'w' || mode == 'r' + 'w') wg = netpollunblock(pd, 'w', true, &delta);
+  if (rg != nullptr) toRun->push(rg);
+  if (wg != nullptr) toRun->push(wg);
+  return delta;
+}
+
+// netpollblockcommit (netpoll.go): gopark's unlock function. The park goes ahead only if the
+// semaphore still says pdWait (no notification came meanwhile); the goroutine then counts as a
+// poller waiter.
+static bool netpollblockcommit(g* gp, void* gpp) {
+  const bool r = static_cast<Atomic<uintptr_t>*>(gpp)->CompareAndSwap(pdWait, reinterpret_cast<uintptr_t>(gp));
+  if (r) Runtime::current()->netpollAdjustWaiters(1);
+  return r;
+}
+
+// netpollblock (netpoll.go): waits for the descriptor to be ready for mode. The semaphore goes
+// pdNil -> pdWait -> the goroutine (parked) -> pdReady or pdNil; a notification that comes first
+// (pdReady) is consumed without parking. Returns whether the wait ended in readiness.
+bool Runtime::netpollblock(pollDesc* pd, int32_t mode, bool waitio) {
+  Atomic<uintptr_t>* gpp = mode == 'w' ? &pd->wg : &pd->rg;
+  // Set the semaphore to pdWait.
+  for (;;) {
+    // Consume a notification that is already there.
+    if (gpp->CompareAndSwap(pdReady, pdNil)) return true;
+    if (gpp->CompareAndSwap(pdNil, pdWait)) break;
+    // A goroutine is already waiting: two waiters on one mode would loop here forever.
+    const uintptr_t v = gpp->Load();
+    if (v != pdReady && v != pdNil) plat::throw_("runtime: double wait");
+  }
+  // Go checks the descriptor's error state (closing, deadlines) again here; the simulated
+  // descriptors have none, so a waiter always parks (netpollcheckerr == pollNoError).
+  (void)waitio;
+  gopark(netpollblockcommit, gpp, waitReason::waitReasonIOWait, 5);
+  // Do not lose a pdReady notification that came meanwhile.
+  const uintptr_t old = gpp->Swap(pdNil);
+  if (old > pdWait) plat::throw_("runtime: corrupted polldesc");
+  return old == pdReady;
+}
+
+// netpollunblock (netpoll.go): ioready sets the semaphore to pdReady (a notification), otherwise
+// to pdNil; returns the goroutine parked on it, if any, for the caller to make runnable. A
+// goroutine taken from the semaphore was a counted waiter: *delta goes down by one.
+g* Runtime::netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* delta) {
+  Atomic<uintptr_t>* gpp = mode == 'w' ? &pd->wg : &pd->rg;
+  for (;;) {
+    uintptr_t old = gpp->Load();
+    if (old == pdReady) return nullptr;
+    // Only ioready sets pdReady; a waiter checks for timeouts and cancels before it waits.
+    if (old == pdNil && !ioready) return nullptr;
+    const uintptr_t next = ioready ? pdReady : pdNil;
+    if (gpp->CompareAndSwap(old, next)) {
+      if (old == pdWait) {
+        old = pdNil;
+      } else if (old != pdNil) {
+        *delta -= 1;
+      }
+      return reinterpret_cast<g*>(old);
+    }
+  }
 }
 
 // netpollBreak (netpoll_epoll.go): interrupts a blocking netpoll.
@@ -62,7 +153,7 @@ void Runtime::netpollGenericInit() {
 }
 
 // netpollAdjustWaiters (netpoll.go): delta is what netpoll reported for goroutines it readied
-// that had been counted as waiters; always 0 here.
+// that had been counted as waiters (negative), or +1 when a goroutine parks on a descriptor.
 void Runtime::netpollAdjustWaiters(int32_t delta) {
   if (delta != 0) netpollWaiters.Add(static_cast<uint32_t>(delta));
 }

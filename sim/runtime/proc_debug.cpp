@@ -26,6 +26,7 @@ const char* waitReasonString(waitReason r) {
     case waitReason::waitReasonUpdateGOMAXPROCSIdle: return "GOMAXPROCS updater (idle)";
     case waitReason::waitReasonGCSweepWait: return "GC sweep wait";
     case waitReason::waitReasonGCScavengeWait: return "GC scavenge wait";
+    case waitReason::waitReasonIOWait: return "IO wait";
   }
   return "?";
 }

@@ -136,15 +136,14 @@ top:
   }
 
   // A non-blocking poll before stealing, made only when some goroutine waits on a file
-  // descriptor, no M sleeps in the poller, and no other M is polling. No goroutine here ever
-  // waits on a descriptor (netpoll.cpp), so the condition ends at netpollAnyWaiters.
+  // descriptor, no M sleeps in the poller, and no other M is polling.
   if (netpollinited() && netpollAnyWaiters() && sched.lastpoll.Load() != 0 && sched.pollingNet.Swap(1) == 0) {
-    gList list = netpoll(0);
+    auto [list, delta] = netpoll(0);
     sched.pollingNet.Store(0);
     if (!list.empty()) {  // non-blocking
       g* gp = list.pop();
       injectglist(&list);
-      netpollAdjustWaiters(0);
+      netpollAdjustWaiters(delta);
       casgstatus(gp, _Gwaiting, _Grunnable);
       return {gp, false, false};
     }
@@ -268,7 +267,7 @@ top:
         if (now == 0) now = plat::nanotime();
         delay = std::max<int64_t>(pollUntil - now, 0);
       }
-      gList list = netpoll(delay);  // block until new work is available
+      auto [list, delta] = netpoll(delay);  // block until new work is available
       now = plat::nanotime();
       sched.pollUntil.Store(0);
       sched.lastpoll.Store(now);
@@ -277,13 +276,13 @@ top:
       unlock(&sched.lock);
       if (pp2 == nullptr) {
         injectglist(&list);
-        netpollAdjustWaiters(0);
+        netpollAdjustWaiters(delta);
       } else {
         acquirep(pp2);
         if (!list.empty()) {
           g* gp = list.pop();
           injectglist(&list);
-          netpollAdjustWaiters(0);
+          netpollAdjustWaiters(delta);
           casgstatus(gp, _Gwaiting, _Grunnable);
           return {gp, false, false};
         }

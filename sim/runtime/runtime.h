@@ -46,6 +46,27 @@ inline constexpr bool randomizeScheduler = false;  // = raceenabled; the race de
 
 // The platform-facing parts the embedding supplies: how to start an OS thread for an M, and
 // where the program's goroutines get their code. The engine (sim/engine) and tests implement it.
+// A descriptor's poll state (netpoll.go's pollDesc, the part the scheduler reads): rg and wg are
+// each pdNil, pdReady (an I/O notification not yet consumed), pdWait (a goroutine is about to
+// park) or the parked goroutine itself, as a g pointer.
+inline constexpr uintptr_t pdNil = 0, pdReady = 1, pdWait = 2;
+struct pollDesc {
+  Atomic<uintptr_t> rg;
+  Atomic<uintptr_t> wg;
+};
+
+// The network as the poller sees it (the kernel's side of epoll): descriptors become readable at
+// times the host knows in advance (arrivals), reported once each (edge-triggered, as Go registers
+// them). Reading it is no platform operation: it stands for the kernel's own state.
+class NetKernel {
+ public:
+  virtual ~NetKernel() = default;
+  // When the next event not yet reported is due (nanotime's clock); INT64_MAX if none.
+  virtual int64_t nextEvent() = 0;
+  // The descriptors whose events are due at or before now and not yet reported, in event order.
+  virtual void takeEvents(int64_t now, std::vector<pollDesc*>* out) = 0;
+};
+
 class Host {
  public:
   virtual ~Host() = default;
@@ -286,17 +307,22 @@ class Runtime {
   // The check at a function-call safe point (morestack -> newstack's preemption path).
   void morestackPreemptCheck();
 
-  // Netpoll emulation as far as timers need it (netpoll.cpp): an idle M blocks here until the
-  // next timer or a break.
+  // The network poller (netpoll.cpp): goroutines park on a descriptor's pollDesc, and netpoll
+  // returns those whose descriptors the network (NetKernel) made ready; an idle M also blocks
+  // here until the next timer, the next network event or a break.
   Atomic<uint32_t> netpollInited;
   plat::Mutex netpollInitLock;
-  Atomic<uint32_t> netpollWaiters;  // goroutines blocked on file descriptors: none here
+  Atomic<uint32_t> netpollWaiters;  // goroutines blocked on file descriptors
+  NetKernel* net = nullptr;         // the simulated network; nullptr: no descriptors, no events
   void netpollGenericInit();
   bool netpollinited() const { return netpollInited.Load() != 0; }
   bool netpollAnyWaiters() const { return netpollWaiters.Load() > 0; }
   void netpollAdjustWaiters(int32_t delta);
-  gList netpoll(int64_t delay);
+  std::pair<gList, int32_t> netpoll(int64_t delay);  // the goroutines to run, and the waiters' delta
   void netpollBreak();
+  bool netpollblock(pollDesc* pd, int32_t mode, bool waitio);
+  g* netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* delta);
+  int32_t netpollready(gList* toRun, pollDesc* pd, int32_t mode);
   void wakeNetPoller(int64_t when);
 
   // Package variables of subsystems the port leaves out (docs/fidelity.md, 13). The scheduler

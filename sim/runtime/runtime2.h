@@ -65,6 +65,7 @@ enum class waitReason : uint8_t {
   waitReasonUpdateGOMAXPROCSIdle,
   waitReasonGCSweepWait,
   waitReasonGCScavengeWait,
+  waitReasonIOWait,
 };
 
 // The runtime's own goroutines, by the startpc they get instead of a scenario function's id

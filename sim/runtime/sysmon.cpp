@@ -72,11 +72,12 @@ void Runtime::sysmon() {
     const int64_t lastpoll = sched.lastpoll.Load();
     if (netpollinited() && lastpoll != 0 && lastpoll + 10 * 1000 * 1000 < now) {
       sched.lastpoll.CompareAndSwap(lastpoll, now);
-      gList list = netpoll(0);  // non-blocking - returns list of goroutines
+      auto [list, delta] = netpoll(0);  // non-blocking - returns list of goroutines
       if (!list.empty()) {
         incidlelocked(-1);
         injectglist(&list);
         incidlelocked(1);
+        netpollAdjustWaiters(delta);
       }
     }
     // Mutant startm-late-mreserveid: before 8fdc79e18a sysmon also started an M here when a timer

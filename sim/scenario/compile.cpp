@@ -93,6 +93,18 @@ class Compiler {
         error(n.at(d.has_ns() ? "ns" : "duration"), "a device's service time must be positive");
       out_.devices.push_back({d.name(), service.ns});
     });
+    declare(file.conn(), root, "conn", "connection", conns_, [&](const ConnDecl& d, const Node& n) {
+      Instr gap;
+      amount(d, n, gap);
+      if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
+        error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
+      }
+      if (d.count() < 1 || d.count() > kMaxConnRequests) {
+        error(n.at("count"), "a connection's request count " + std::to_string(d.count()) +
+                                 " is out of range: from 1 to " + std::to_string(kMaxConnRequests));
+      }
+      out_.conns.push_back({d.name(), std::clamp<int64_t>(d.count(), 1, kMaxConnRequests), gap.ns, d.poisson()});
+    });
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
       out_.funcs.emplace_back().name = d.name();
       declared_params_.push_back(std::min(d.param_size(), kMaxParams));
@@ -418,6 +430,12 @@ class Compiler {
         emit(in, n.self());
         return;
       }
+      case Op::kRead:
+        emit({.op = Opcode::Read, .obj = resolve(conns_, o.read().conn(), n, "conn", "connection")}, n.self());
+        return;
+      case Op::kWrite:
+        emit({.op = Opcode::Write, .obj = resolve(conns_, o.write().conn(), n, "conn", "connection")}, n.self());
+        return;
       case Op::kDone:
         emit({.op = Opcode::WgDone, .obj = waitgroup(o.done().wg(), n)}, n.self());
         return;
@@ -818,7 +836,7 @@ class Compiler {
 
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, vars_, waitgroups_, devices_, funcs_, spawns_;
+  Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, funcs_, spawns_;
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
   bool bench_func_ = false;               // a benchmark func: N is b.N

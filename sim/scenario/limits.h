@@ -33,6 +33,8 @@ inline constexpr int64_t kMaxIterations = 1'000'000'000'000;
 // A loop's, a parallel's or a busy_poll's count: at most 10^15 (a run of that many operations
 // would take years of real time; the bound keeps counters far from int64's end).
 inline constexpr int64_t kMaxCount = 1'000'000'000'000'000;
+// Requests on one connection: the network keeps each one's arrival time until it is answered.
+inline constexpr int64_t kMaxConnRequests = 10'000'000;
 
 }  // namespace gmp::scenario
 

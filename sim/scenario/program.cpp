@@ -34,6 +34,8 @@ const char* opcode_name(Opcode op) {
     case Opcode::Bench: return "Bench";
     case Opcode::ResetTimer: return "ResetTimer";
     case Opcode::AtomicAdd: return "AtomicAdd";
+    case Opcode::Read: return "Read";
+    case Opcode::Write: return "Write";
   }
   return "?";
 }

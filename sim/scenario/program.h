@@ -66,6 +66,8 @@ enum class Opcode : uint8_t {
   Bench,           // testing's runN: start funcs[obj] as the benchmark goroutine, wait for it
   ResetTimer,      // b.ResetTimer(): the benchmark's timer starts again from now
   AtomicAdd,       // atomic.AddInt64(&vars[obj], count)
+  Read,            // conns[obj].Read: take an arrived request, or wait in the network poller
+  Write,           // conns[obj].Write: answer the oldest request read
 };
 
 const char* opcode_name(Opcode op);
@@ -150,6 +152,15 @@ struct Device {
   int64_t service = 0;
 };
 
+// A connection (scenario.proto's ConnDecl): count requests, one every interval ns (poisson: on
+// average).
+struct Conn {
+  std::string name;
+  int64_t count = 0;
+  int64_t interval = 0;
+  bool poisson = false;
+};
+
 // A named go statement (go { func: "f" name: "n" }): assertions refer to its goroutines by name.
 struct Spawn {
   std::string name;
@@ -193,6 +204,7 @@ struct Scenario {
   std::vector<Var> vars;
   std::vector<WaitGroup> waitgroups;
   std::vector<Device> devices;
+  std::vector<Conn> conns;
   std::vector<Function> funcs;
   std::vector<Loop> loops;
   int32_t entry = -1;  // funcs[entry] is "main"

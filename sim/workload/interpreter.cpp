@@ -40,8 +40,12 @@ void goFunc(void* arg, uintptr_t seq, int64_t delay) {
 }  // namespace
 
 Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::function<int64_t()> clock,
-                         double ns_per_iteration)
+                         double ns_per_iteration, uint64_t seed, int64_t nanotime_epoch)
     : sc_(sc), r_(r), clock_(std::move(clock)), ns_per_iteration_(ns_per_iteration) {
+  if (!sc.conns.empty()) {
+    net_ = std::make_unique<Network>(sc.conns, seed, nanotime_epoch);
+    r.net = net_.get();
+  }
   uint64_t id = 1;
   for (const auto& c : sc.chans) {
     chan_base_.push_back(chans_.size());
@@ -417,6 +421,26 @@ void Interpreter::run(rt::g* gp) {
         break;
       case Opcode::ResetTimer:
         if (meas_.started && !meas_.finished) meas_.begin = clock_();
+        break;
+      case Opcode::Read:
+        // internal/poll's fd.Read: the read system call; on EAGAIN, pd.waitRead (runtime_pollWait:
+        // netpollblock), then the read again. Opening the descriptor started the poller
+        // (poll_runtime_pollOpen -> netpollGenericInit).
+        r_.netpollGenericInit();
+        for (;;) {
+          r_.entersyscall();
+          plat::charge(plat::Cost::SyscallEnterExit);
+          const bool got = net_->read(in.obj, clock_());
+          r_.exitsyscall();
+          if (got) break;
+          r_.netpollblock(net_->pd(in.obj), 'r', true);
+        }
+        break;
+      case Opcode::Write:
+        r_.entersyscall();
+        plat::charge(plat::Cost::SyscallEnterExit);
+        net_->write(in.obj, clock_());
+        r_.exitsyscall();
         break;
     }
   }

@@ -23,6 +23,7 @@
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/select.h"
 #include "sim/scenario/program.h"
+#include "sim/workload/network.h"
 
 namespace gmp::rt {
 struct hchan;
@@ -60,7 +61,9 @@ struct Measurement {
 class Interpreter {
  public:
   // clock reads the driver's time without taking part in the run (for measurements).
-  Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::function<int64_t()> clock, double ns_per_iteration);
+  // seed and nanotime_epoch (what nanotime reads at clock 0) are the network's (network.h).
+  Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::function<int64_t()> clock, double ns_per_iteration,
+              uint64_t seed = 1, int64_t nanotime_epoch = 0);
   ~Interpreter();
 
   // The task for the main goroutine.
@@ -72,6 +75,8 @@ class Interpreter {
   // The runtime's channel for the scenario's chans[id], a plain channel (for assertions about it
   // at exit).
   const rt::hchan* chan(int32_t id) const { return chans_[chan_base_[static_cast<size_t>(id)]]; }
+  // The scenario's connections (nullptr when it has none).
+  const Network* network() const { return net_.get(); }
 
  private:
   struct Parallel;
@@ -122,6 +127,7 @@ class Interpreter {
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
   std::vector<std::unique_ptr<Parallel>> parallels_;
   std::vector<Device> devices_;
+  std::unique_ptr<Network> net_;
   Measurement meas_;
   uint64_t parallel_id_base_ = 0;
 };

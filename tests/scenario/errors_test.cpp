@@ -504,3 +504,24 @@ TEST_CASE("assertions: every problem is reported, in source order, among the pro
   CHECK(all[2].column == find(text, "goroutine", "start_latency").column);
   CHECK(all[3].column == find(text, "ns:", "start_latency").column);
 }
+
+TEST_CASE("connections: undeclared ones, request counts and intervals out of range") {
+  const std::string conn = "conn { name: \"k\" count: 10 ns: 1000 }\n";
+  CHECK_NOTHROW(parse_scenario(conn + program("  op { read { conn: \"k\" } }\n  op { write { conn: \"k\" } }\n"), kName));
+  std::string text = conn + program("  op { read { conn: \"x\" } }\n");
+  expect(text, find(text, "conn", "read"), "undeclared connection \"x\"");
+  text = conn + program("  op { write { conn: \"y\" } }\n");
+  expect(text, find(text, "conn", "write"), "undeclared connection \"y\"");
+  text = "conn { name: \"k\" count: 0 ns: 1000 }\n" + program("");
+  expect(text, find(text, "count"), "request count 0 is out of range: from 1 to 10000000");
+  text = "conn { name: \"k\" count: 10000001 ns: 1000 }\n" + program("");
+  expect(text, find(text, "count"), "out of range");
+  text = "conn { name: \"k\" count: 5 ns: -1000 }\n" + program("");
+  expect(text, find(text, "ns"), "negative duration");
+  text = "conn { name: \"k\" count: 5 duration: \"0s\" }\n" + program("");
+  expect(text, find(text, "duration"), "interval between requests must be positive");
+  text = "conn { name: \"k\" count: 5 }\n" + program("");
+  expect(text, find(text, "conn {"), "conn needs a duration");
+  text = conn + "conn { name: \"k\" count: 1 ns: 5 }\n" + program("");
+  expect(text, find(text, "name: \"k\" count: 1 "), "duplicate connection");
+}

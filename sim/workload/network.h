@@ -1,0 +1,61 @@
+// The simulated network that a server scenario's connections come in on (scenario.proto's
+// ConnDecl), as the kernel keeps it: each connection's requests arrive at times fixed in advance
+// (an interval, or exponential gaps drawn from the seed), wait in its receive buffer until read,
+// and are answered by writes. It is the runtime's NetKernel: an arrival is an edge-triggered
+// readiness event for the connection's pollDesc, reported once to netpoll. It keeps each
+// request's latency (arrival to the write that answers it) for the run's figures.
+//
+// It is hardware-side state, as a device is: reading it is no platform operation. The times it
+// is given come from the driver's clock.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "sim/platform/splitmix64.h"
+#include "sim/runtime/runtime.h"
+#include "sim/scenario/program.h"
+
+namespace gmp::workload {
+
+class Network final : public rt::NetKernel {
+ public:
+  // Times here count from the run's start; netpoll's clock (nanotime) reads `epoch` then.
+  Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch);
+
+  // NetKernel, on nanotime's clock.
+  int64_t nextEvent() override;
+  void takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) override;
+
+  rt::pollDesc* pd(int32_t conn) { return &conns_[static_cast<size_t>(conn)].pd; }
+  // Takes the oldest request of conn that has arrived by now; false if none has.
+  bool read(int32_t conn, int64_t now);
+  // Answers the oldest request read and not answered (a latency sample); false if there is none.
+  bool write(int32_t conn, int64_t now);
+
+  const std::vector<int64_t>& latencies() const { return latencies_; }
+  int64_t requests() const;   // requests that arrive in all
+  int64_t last_write() const { return last_write_; }
+
+ private:
+  struct Conn {
+    scenario::Conn decl;
+    rt::pollDesc pd;
+    SplitMix64 rng{0};
+    int64_t generated = 0;        // arrivals whose time is known
+    int64_t last_at = 0;          // the latest known arrival time
+    std::deque<int64_t> arrivals; // known arrival times not yet read, oldest first
+    int64_t reported = 0;         // arrivals whose readiness edge netpoll has seen (absolute count)
+    int64_t read = 0;             // arrivals read (absolute count)
+    std::deque<int64_t> unanswered;  // arrival times of requests read and not yet answered
+  };
+  int64_t arrival(Conn& c, int64_t k);  // the arrival time of c's k-th request (k < count)
+
+  std::deque<Conn> conns_;  // a deque: pollDescs never move
+  std::vector<int64_t> latencies_;
+  int64_t last_write_ = 0;
+  int64_t epoch_ = 0;
+};
+
+}  // namespace gmp::workload
