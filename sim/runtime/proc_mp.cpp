@@ -236,6 +236,7 @@ void Runtime::injectglist(gList* glist) {
   for (g* gp = glist->head(); gp != nullptr; gp = gp->schedlink) {
     tail = gp;
     casgstatus(gp, _Gwaiting, _Grunnable);
+    ev(Ev::GoUnpark, gp, plat::getg()->m->p, 0);
   }
   gQueue q{glist->head(), tail, glist->size};
   *glist = gList{};

@@ -145,6 +145,7 @@ top:
       injectglist(&list);
       netpollAdjustWaiters(delta);
       casgstatus(gp, _Gwaiting, _Grunnable);
+      ev(Ev::GoUnpark, gp, mp->p, 0);
       return {gp, false, false};
     }
   }
@@ -284,6 +285,7 @@ top:
           injectglist(&list);
           netpollAdjustWaiters(delta);
           casgstatus(gp, _Gwaiting, _Grunnable);
+          ev(Ev::GoUnpark, gp, mp->p, 0);
           return {gp, false, false};
         }
         if (wasSpinning) becomeSpinning(mp);
