@@ -149,6 +149,29 @@ TEST_CASE("gmpsim sweep prints tables and bench lines and writes a chart", "[cli
   std::remove(svg.c_str());
 }
 
+// A server scenario (connections, no benchmark): run prints its requests' latency, a sweep adds
+// request-latency tables and charts the p99; a scenario without connections has neither.
+TEST_CASE("gmpsim run and sweep report a server's request latency", "[cli][sweep][netpoll]") {
+  const std::string sc = tmp("echo.textproto"), svg = tmp("echo.svg");
+  write(sc, "conn { name: \"c\" count: 50 duration: \"100us\" poisson: true }\n"
+            "func { name: \"main\" op { loop { count: 50 op { read { conn: \"c\" } }"
+            " op { compute { duration: \"30us\" } } op { write { conn: \"c\" } } } } }\n");
+  Out o = gmpsim("run " + sc + " --procs 1");
+  REQUIRE(o.status == 0);
+  CHECK(o.text.find("requests: 50 answered of 50; latency p50 ") != std::string::npos);
+  o = gmpsim("sweep " + sc + " --procs 1,2 --svg " + svg);
+  REQUIRE(o.status == 0);
+  CHECK(o.text.find("request latency p99 (us)") != std::string::npos);
+  std::ifstream in(svg);
+  const std::string chart((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(chart.find("request latency p99 (us)") != std::string::npos);
+  o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1");
+  CHECK(o.text.find("request latency") == std::string::npos);
+  CHECK(gmpsim("run " + kScenarios + "cpu.textproto --procs 1").text.find("requests:") == std::string::npos);
+  std::remove(sc.c_str());
+  std::remove(svg.c_str());
+}
+
 TEST_CASE("gmpsim trace rejects a file that is not a trace and names the offset", "[cli][errors]") {
   const std::string path = tmp("not.trace");
   write(path, "gmptracX\x01\x00\x00\x00");

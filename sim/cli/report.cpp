@@ -156,6 +156,13 @@ struct Metric {
 const Metric kMetrics[] = {
     {"ns/op", [](const engine::SimResult& r) { return r.measured ? r.ns_per_op : NAN; }, "%.1f"},
     {"virtual time (ms)", [](const engine::SimResult& r) { return static_cast<double>(r.end_time) / 1e6; }, "%.3f"},
+    // A server scenario's requests (its connections); a table only where some run has them.
+    {"request latency p50 (us)", [](const engine::SimResult& r) { return r.answered > 0 ? r.req_p50 / 1e3 : NAN; },
+     "%.1f"},
+    {"request latency p99 (us)", [](const engine::SimResult& r) { return r.answered > 0 ? r.req_p99 / 1e3 : NAN; },
+     "%.1f"},
+    {"request latency p99.9 (us)", [](const engine::SimResult& r) { return r.answered > 0 ? r.req_p999 / 1e3 : NAN; },
+     "%.1f"},
     {"sched latency p50 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p50); }, "%.0f"},
     {"sched latency p99 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p99); }, "%.0f"},
     {"mean P utilisation (%)",
@@ -200,6 +207,11 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts) {
   };
   std::string s;
   for (const Metric& m : kMetrics) {
+    if (std::string_view(m.name).starts_with("request")) {
+      bool any = false;
+      for (const auto& p : pts) any = any || !std::isnan(mean(p.runs, m.get));
+      if (!any) continue;
+    }
     s += "\n" + std::string(m.name) + (seeds > 1 ? " (mean of " + std::to_string(seeds) + " seeds)" : "") + "\n";
     s += cell("GOMAXPROCS");
     for (int64_t c : cores) s += cell(std::to_string(c) + " cores");
@@ -237,8 +249,10 @@ std::string format_bench_lines(const std::vector<SweepPoint>& pts) {
 
 std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title) {
   const bool bench = !pts.empty() && !pts.front().runs.empty() && pts.front().runs.front().measured;
-  auto value = [bench](const SweepPoint& p) {
-    return mean(p.runs, bench ? kMetrics[0].get : kMetrics[1].get);
+  // A server without a benchmark: its requests' p99 latency (kMetrics[3]); else the run's length.
+  const bool server = !bench && !pts.empty() && !pts.front().runs.empty() && pts.front().runs.front().answered > 0;
+  auto value = [bench, server](const SweepPoint& p) {
+    return mean(p.runs, bench ? kMetrics[0].get : server ? kMetrics[3].get : kMetrics[1].get);
   };
   std::set<int64_t> procs, cores;
   double ymax = 0;
@@ -283,7 +297,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
   }
   s += "<text x=\"" + fmt("%.0f", L + pw / 2) + "\" y=\"" + fmt("%.0f", H - 16) + "\" text-anchor=\"middle\">GOMAXPROCS</text>\n";
   s += "<text transform=\"rotate(-90)\" x=\"" + fmt("%.0f", -(T + ph / 2)) + "\" y=\"20\" text-anchor=\"middle\">" +
-       std::string(bench ? "ns/op" : "virtual time (ms)") + "</text>\n";
+       std::string(bench ? "ns/op" : server ? "request latency p99 (us)" : "virtual time (ms)") + "</text>\n";
   static const char* const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
   size_t ci = 0;
   for (int64_t c : cores) {
