@@ -1,0 +1,3 @@
+module gmpecho
+
+go 1.19
