@@ -97,25 +97,40 @@ TEST_CASE("compute is scaled by the core's speed", "[engine]") {
   CHECK(end == 10 + 2000);
 }
 
-TEST_CASE("a note sleeper wakes one futex latency after notewakeup", "[engine]") {
-  Engine e(config(2));
+namespace {
+
+// One thread sleeps on a note; the other computes 500 ns and wakes it. The times: when the waker
+// called notewakeup, when it came back from it, and when the sleeper ran again.
+struct NoteWake {
+  int64_t waked_at = 0, waker_after = 0, woke = 0;
+};
+NoteWake note_wake(const EngineConfig& cfg) {
+  Engine e(cfg);
   plat::Note n;
-  int64_t woke = 0, waked_at = 0;
+  NoteWake w;
   Fns f;
   f.fns.emplace_back([&] {
     plat::notesleep(n);
-    woke = e.now();
+    w.woke = e.now();
   });
   f.fns.emplace_back([&] {
     e.compute(500);
-    waked_at = e.now();
+    w.waked_at = e.now();
     plat::notewakeup(n);
+    w.waker_after = e.now();
   });
   f.spawn(e);
   REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("a note sleeper wakes one futex latency after notewakeup", "[engine]") {
+  const NoteWake w = note_wake(config(2));
   // The key's exchange (an Xchg, 1) is a step of its own before the wake-up; woken futex latency
   // after it, then a context switch onto a core.
-  CHECK(woke == waked_at + 1 + 100 + 10);
+  CHECK(w.woke == w.waked_at + 1 + 100 + 10);
 }
 
 TEST_CASE("usleep blocks for at least the timer slack and frees the core", "[engine]") {
@@ -607,26 +622,11 @@ TEST_CASE("affine placement: a wake-up onto an idle core costs the waker os_wake
       EngineConfig cfg = affine ? affine_config(2) : config(2);
       cfg.costs.os_wake_ipi = extra;
       cfg.costs.os_idle_exit_latency = 2 * extra;
-      Engine e(cfg);
-      plat::Note n;
-      int64_t woke = 0, waked_at = 0, waker_after = 0;
-      Fns f;
-      f.fns.emplace_back([&] {
-        plat::notesleep(n);
-        woke = e.now();
-      });
-      f.fns.emplace_back([&] {
-        e.compute(500);
-        waked_at = e.now();
-        plat::notewakeup(n);
-        waker_after = e.now();
-      });
-      f.spawn(e);
-      REQUIRE(e.run().stop == Engine::Stop::AllExited);
+      const NoteWake w = note_wake(cfg);
       INFO("affine " << affine << ", extra " << extra);
       const int64_t paid = affine ? extra : 0;  // spread counts both inside the futex costs
-      CHECK(waker_after == waked_at + 1 + paid);           // the key's exchange, then the interrupt
-      CHECK(woke == waked_at + 1 + 100 + 2 * paid + 10);   // futex latency, idle exit, switch
+      CHECK(w.waker_after == w.waked_at + 1 + paid);          // the key's exchange, then the interrupt
+      CHECK(w.woke == w.waked_at + 1 + 100 + 2 * paid + 10);  // futex latency, idle exit, switch
     }
   }
 }

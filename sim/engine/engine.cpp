@@ -415,7 +415,6 @@ bool Engine::make_ready(Thread& t, int64_t at) {
   t.state = State::Ready;
   t.t = std::max(t.t, at);
   if (cfg_.costs.affine) return place_affine(t);
-  t.slept_at = -1;
   const int best = fastest_free_core();
   if (best >= 0) {
     stats_.placed_on_other++;

@@ -77,14 +77,16 @@ void Metrics::finish(int64_t now) {
   end_ = now;
 }
 
-int64_t Metrics::latency_quantile(double q) {
-  if (latency_.empty()) return 0;
+int64_t nearest_rank(std::vector<int64_t>& samples, double q) {
+  if (samples.empty()) return 0;
   // The k-th smallest by selection, not a full sort: a run can hold millions of samples.
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(latency_.size())));
-  const auto k = static_cast<std::ptrdiff_t>(std::min(latency_.size() - 1, rank == 0 ? 0 : rank - 1));
-  std::nth_element(latency_.begin(), latency_.begin() + k, latency_.end());
-  return latency_[static_cast<size_t>(k)];
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(samples.size())));
+  const auto k = static_cast<std::ptrdiff_t>(std::min(samples.size() - 1, rank == 0 ? 0 : rank - 1));
+  std::nth_element(samples.begin(), samples.begin() + k, samples.end());
+  return samples[static_cast<size_t>(k)];
 }
+
+int64_t Metrics::latency_quantile(double q) { return nearest_rank(latency_, q); }
 
 std::vector<double> Metrics::utilisation() const {
   std::vector<double> u;

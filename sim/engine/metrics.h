@@ -16,6 +16,10 @@ struct p;
 
 namespace gmp::engine {
 
+// The nearest-rank q-quantile (0..1) of samples: the smallest sample with at least q of them at
+// or below it; 0 when there are none. Reorders samples (a selection, not a full sort).
+int64_t nearest_rank(std::vector<int64_t>& samples, double q);
+
 class Metrics {
  public:
   explicit Metrics(int32_t procs);

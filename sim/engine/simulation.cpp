@@ -254,16 +254,10 @@ class Sim final : public rt::Host {
       res.requests = net->requests();
       res.answered = static_cast<int64_t>(lat.size());
       if (!lat.empty()) {
-        std::sort(lat.begin(), lat.end());
-        // The nearest-rank quantile: the smallest sample with at least q of them at or below it.
-        auto q = [&lat](double f) {
-          const auto k = static_cast<size_t>(std::ceil(f * static_cast<double>(lat.size())));
-          return lat[std::clamp<size_t>(k, 1, lat.size()) - 1];
-        };
-        res.req_p50 = q(0.50);
-        res.req_p99 = q(0.99);
-        res.req_p999 = q(0.999);
-        res.req_max = lat.back();
+        res.req_p50 = nearest_rank(lat, 0.50);
+        res.req_p99 = nearest_rank(lat, 0.99);
+        res.req_p999 = nearest_rank(lat, 0.999);
+        res.req_max = *std::max_element(lat.begin(), lat.end());
         if (net->last_write() > 0) {
           res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_write());
         }

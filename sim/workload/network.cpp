@@ -16,7 +16,7 @@ Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_
 // Arrival k (0-based) comes one gap after arrival k-1 (the first, one gap after the start): the
 // interval, or with poisson an exponential gap of that mean, -mean * ln(U) for U uniform in (0, 1].
 int64_t Network::arrival(Conn& c, int64_t k) {
-  while (c.generated <= k) {
+  while (c.read + static_cast<int64_t>(c.arrivals.size()) <= k) {
     double gap = static_cast<double>(c.decl.interval);
     if (c.decl.poisson) {
       const double u = (static_cast<double>(c.rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
@@ -24,7 +24,6 @@ int64_t Network::arrival(Conn& c, int64_t k) {
     }
     c.last_at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
     c.arrivals.push_back(c.last_at);
-    c.generated++;
   }
   return c.arrivals[static_cast<size_t>(k - c.read)];
 }

@@ -43,9 +43,8 @@ class Network final : public rt::NetKernel {
     scenario::Conn decl;
     rt::pollDesc pd;
     SplitMix64 rng{0};
-    int64_t generated = 0;        // arrivals whose time is known
     int64_t last_at = 0;          // the latest known arrival time
-    std::deque<int64_t> arrivals; // known arrival times not yet read, oldest first
+    std::deque<int64_t> arrivals; // known arrival times not yet read, oldest first (read + size known)
     int64_t reported = 0;         // arrivals whose readiness edge netpoll has seen (absolute count)
     int64_t read = 0;             // arrivals read (absolute count)
     std::deque<int64_t> unanswered;  // arrival times of requests read and not yet answered
