@@ -57,6 +57,8 @@ constexpr Case kCases[] = {
     {"exitsyscall-lockedm-race", "syscall_lock", 2, model::StrategyKind::Bounded, 1, 300, model::kThrow, 60, false},
     {"startm-late-mreserveid", "syscall_overdue", 1, model::StrategyKind::Bounded, 2, 80000, model::kThrow, 60, false,
      8},
+    {"injectglist-no-wakep", "netpoll_inject", 2, model::StrategyKind::Bounded, 1, 400, model::kWorkConservation, 60,
+     false},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
@@ -112,6 +114,7 @@ TEST_CASE("the mutants' counterexamples quoted in the docs still replay", "[muta
       {"no-needspinning", "ready2", 2, 2, "803:0,899:0/1047", model::kWorkConservation},  // README
       {"exitsyscall-lockedm-race", "syscall_lock", 2, 2, "960:0/1010", model::kThrow},
       {"startm-late-mreserveid", "syscall_overdue", 1, 8, "769:0,786:2/800", model::kThrow},
+      {"injectglist-no-wakep", "netpoll_inject", 2, 2, "1104:0/1264", model::kWorkConservation},
   };
   for (const Quoted& q : quoted) {
     INFO(q.mutant << " " << q.schedule);

@@ -121,6 +121,13 @@ constexpr std::array<MutantInfo, kCount> kTable{{
      "call and cannot run it soon",
      "performance: a goroutine readied just before a system call starts a few microseconds "
      "later (one usleep(3) per steal); no hang"},
+    {Mutant::InjectglistNoWakep, "injectglist-no-wakep", "24070cf747 (golang/go#63555)",
+     "proc_mp.cpp:injectglist",
+     "injectglist with a P sends to the global queue only as many goroutines as sched.npidle said "
+     "were idle and queues the rest on its own P, without a final wakep: a P that went idle after "
+     "the read of npidle, before the goroutines were queued, is never told",
+     "stranded work: goroutines the network poller readied wait in one P's queue while another "
+     "P is idle and no M spins (until the running goroutine blocks)"},
 }};
 
 constexpr bool tableInOrder() {

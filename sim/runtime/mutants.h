@@ -37,6 +37,7 @@ enum class Mutant : int {
   RunqgrabNoBackoff,            // runqgrab-no-backoff
   StealRunnextEveryPass,        // steal-runnext-every-pass
   RunqgrabBackoffInSyscall,     // runqgrab-backoff-in-syscall
+  InjectglistNoWakep,           // injectglist-no-wakep
   Count_,
 };
 
