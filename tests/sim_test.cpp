@@ -754,3 +754,42 @@ TEST_CASE("with the only P busy, sysmon's netpoll wakes the reader", "[netpoll]"
   CHECK(r.req_p50 > 1'000'000);   // waits for sysmon and a preemption
   CHECK(r.req_max < 30'000'000);  // but never misses one of sysmon's polls for long
 }
+
+// At one P, main computes 250 us and sleeps 1 us, twenty times, while a reader waits for
+// requests that arrive every 200 us, each during one of main's computations. When main sleeps,
+// its M finds no goroutine on the queues, and findRunnable's non-blocking poll, before stealing,
+// hands it the reader, which it runs without letting go of the P. Without that poll the M would
+// drop the P and find the reader only in the blocking poll, stopping the P once per request.
+TEST_CASE("findRunnable's non-blocking netpoll runs a ready reader without stopping the P", "[netpoll]") {
+  const std::string text =
+      "conn { name: \"c\" count: 20 duration: \"200us\" }\n"
+      "waitgroup { name: \"wg\" }\n"
+      "func { name: \"main\" op { add { wg: \"wg\" n: 1 } } op { go { func: \"serve\" } }\n"
+      "  op { loop { count: 20 op { compute { duration: \"250us\" } } op { sleep { duration: \"1us\" } } } }\n"
+      "  op { wait { wg: \"wg\" } } }\n"
+      "func { name: \"serve\" op { loop { count: 20 op { read { conn: \"c\" } } op { compute { duration: \"10us\" } }"
+      " op { write { conn: \"c\" } } } } op { done { wg: \"wg\" } } }\n";
+  const SimResult r = run(text, 1);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 20);
+  // About 9 stops (the start, and the cycles where no request came); 23 without the poll.
+  CHECK(event_count(r, "ProcStop") < 15);
+}
+
+// At two Ps, an M sleeps in the blocking netpoll with no deadline (a reader waits for a request
+// 20 ms away, and there are no timers) when main, on the other P, sleeps 100 us. Adding the timer
+// calls wakeNetPoller, whose netpollBreak wakes the poller to sleep again until the timer. That
+// sleep is epoll_wait's: whole milliseconds, so the 100 us sleep takes 1 ms. main's 2 ms compute
+// then ends the program at about 3.2 ms; without the break it would end after the request, at 22
+// ms, and without the rounding at about 2.3 ms.
+TEST_CASE("netpollBreak wakes the poller for a new timer, which it sleeps to in whole milliseconds", "[netpoll]") {
+  const std::string text =
+      "conn { name: \"c\" count: 1 duration: \"20ms\" }\n"
+      "func { name: \"main\" op { go { func: \"serve\" } } op { compute { duration: \"100us\" } }\n"
+      "  op { sleep { duration: \"100us\" } } op { compute { duration: \"2ms\" } } }\n"
+      "func { name: \"serve\" op { read { conn: \"c\" } } op { write { conn: \"c\" } } }\n";
+  const SimResult r = run(text, 2);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.end_time > 3'000'000);
+  CHECK(r.end_time < 3'600'000);
+}

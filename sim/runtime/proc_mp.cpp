@@ -285,8 +285,8 @@ void Runtime::injectglist(gList* glist) {
   }
   // A P may have gone idle after the read of npidle above, before the goroutines were queued:
   // its M saw no work and stopped, and nobody would wake it while this P's goroutine runs. In the
-  // common case wakep finds no idle P or an M already spinning and does nothing. (Mutant
-  // injectglist-no-wakep: before 24070cf747, golang/go#63555, this call was missing.)
+  // common case wakep finds no idle P or an M already spinning and does nothing.
+  // (Mutant injectglist-no-wakep: before 24070cf747, golang/go#63555, this call was missing.)
   if (!mutant(Mutant::InjectglistNoWakep)) wakep();
 }
 
