@@ -204,3 +204,18 @@ TEST_CASE("fanout: b.N split over 8 workers, the timer reset after the setup") {
   REQUIRE(with(worker, Opcode::LoopStart).size() == 1);
   CHECK(s.exprs.at(static_cast<size_t>(with(worker, Opcode::LoopStart)[0].expr)).text == "N/8");
 }
+
+TEST_CASE("echo: one array of 4 connections, each served by a goroutine of one function") {
+  Scenario s = load("echo.textproto");
+  REQUIRE(s.conns.size() == 1);
+  CHECK(s.conns[0].length == 4);
+  CHECK(s.conns[0].count == 5000);
+  CHECK(s.conns[0].poisson);
+  const Function& main = s.funcs.at(s.entry);
+  REQUIRE(with(main, Opcode::Go).size() == 4);
+  const Function& serve = s.funcs.at(with(main, Opcode::Go)[0].obj);
+  CHECK(serve.num_params == 1);
+  REQUIRE(with(serve, Opcode::Read).size() == 1);
+  REQUIRE(with(serve, Opcode::Write).size() == 1);
+  CHECK(with(serve, Opcode::Read)[0].index >= 0);
+}
