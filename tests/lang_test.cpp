@@ -194,6 +194,20 @@ func { name: "main" op { select { case { recv { chan: "ring" index: "-1" } } def
 )s", "runtime error: index out of range [-1] with length 4", "3:62: index \"-1\"");
 }
 
+TEST_CASE("a connection index out of range ends the run as Go's panic does", "[sim][lang][net]") {
+  expect_panic(R"s(
+conn { name: "c" conns: 4 count: 1 ns: 1000 }
+func { name: "main"
+  op { loop { var: "i" count: 5
+    op { read { conn: "c" index: "i" } } } }
+}
+)s", "runtime error: index out of range [4] with length 4", "5:27: index \"i\"");
+  expect_panic(R"s(
+conn { name: "c" conns: 4 count: 1 ns: 1000 }
+func { name: "main" op { write { conn: "c" index: "-1" } } }
+)s", "runtime error: index out of range [-1] with length 4", "3:44: index \"-1\"");
+}
+
 TEST_CASE("an overflow or a division by zero ends the run as a panic", "[sim][lang]") {
   expect_panic(R"s(
 func { name: "main" op { go { func: "f" arg: "3" } } op { sleep { ns: 1000000 } } }

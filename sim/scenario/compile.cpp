@@ -52,7 +52,8 @@ struct Emitter {
   std::vector<std::pair<std::string, int32_t>> scope;
 };
 
-// A channel an operation names, and the index expression of its element when it is an array.
+// A channel or connection an operation names, and the index expression of its element when it is
+// an array.
 struct ChanRef {
   int32_t id = -1;
   int32_t index = -1;
@@ -93,18 +94,7 @@ class Compiler {
         error(n.at(d.has_ns() ? "ns" : "duration"), "a device's service time must be positive");
       out_.devices.push_back({d.name(), service.ns});
     });
-    declare(file.conn(), root, "conn", "connection", conns_, [&](const ConnDecl& d, const Node& n) {
-      Instr gap;
-      amount(d, n, gap);
-      if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
-        error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
-      }
-      if (d.count() < 1 || d.count() > kMaxConnRequests) {
-        error(n.at("count"), "a connection's request count " + std::to_string(d.count()) +
-                                 " is out of range: from 1 to " + std::to_string(kMaxConnRequests));
-      }
-      out_.conns.push_back({d.name(), std::clamp<int64_t>(d.count(), 1, kMaxConnRequests), gap.ns, d.poisson()});
-    });
+    declare(file.conn(), root, "conn", "connection", conns_, [&](const ConnDecl& d, const Node& n) { conn(d, n); });
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
       out_.funcs.emplace_back().name = d.name();
       declared_params_.push_back(std::min(d.param_size(), kMaxParams));
@@ -189,6 +179,92 @@ class Compiler {
       r.index = expr(index, n, "index");
     }
     return r;
+  }
+
+  // A connection and its element: an array needs an index, a single connection takes none.
+  ChanRef conn_ref(const std::string& name, const std::string& index, const Node& n) {
+    ChanRef r{resolve(conns_, name, n, "conn", "connection"), -1};
+    if (r.id < 0) return r;
+    const Conn& c = out_.conns[static_cast<size_t>(r.id)];
+    if (c.length > 0 && index.empty()) {
+      error(n.at("conn"), "connection array " + quote(name) + " needs the connection's index (index: \"i\")");
+    } else if (c.length == 0 && !index.empty()) {
+      error(n.at("index"), "connection " + quote(name) + " is not an array: it takes no index");
+    } else if (!index.empty()) {
+      r.index = expr(index, n, "index");
+    }
+    return r;
+  }
+
+  // A connection, or an array of them (conns). The requests and the connections of all the
+  // declarations together are bounded too (limits.h): the first declaration past a bound is told.
+  void conn(const ConnDecl& d, const Node& n) {
+    Conn c{.name = d.name(), .poisson = d.poisson()};
+    Instr gap;
+    amount(d, n, gap);
+    if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
+      error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
+    }
+    c.interval = gap.ns;
+    if (d.count() < 1 || d.count() > kMaxConnRequests) {
+      error(n.at("count"), "a connection's request count " + std::to_string(d.count()) +
+                               " is out of range: from 1 to " + std::to_string(kMaxConnRequests));
+    }
+    c.count = std::clamp<int64_t>(d.count(), 1, kMaxConnRequests);
+    if (d.has_conns()) {
+      if (d.conns() < 1 || d.conns() > kMaxConns) {
+        error(n.at("conns"), "a connection array's length " + std::to_string(d.conns()) +
+                                 " is out of range: from 1 to " + std::to_string(kMaxConns));
+      }
+      c.length = std::clamp<int64_t>(d.conns(), 1, kMaxConns);
+    }
+    c.start = optional_time(d, n, "start_ns", "start", -1);
+    c.stagger = optional_time(d, n, "stagger_ns", "stagger", 0);
+    if (d.shift_case() != ConnDecl::SHIFT_NOT_SET) {
+      const std::string field = d.has_stagger_ns() ? "stagger_ns" : "stagger";
+      if (c.length == 0) {
+        error(n.at(field), "stagger spaces the connections of an array (conns): a single connection has none");
+      } else if (c.stagger > 0 && c.length - 1 > kMaxDurationNs / c.stagger) {
+        error(n.at(field), "the array's last connection would begin " + std::to_string(c.length - 1) + " staggers of " +
+                               std::to_string(c.stagger) + "ns after its first: at most " +
+                               std::to_string(kMaxDurationNs) + "ns");
+      }
+    }
+    const int64_t conns = std::max<int64_t>(c.length, 1);
+    if (conns_total_ <= kMaxConns && conns_total_ + conns > kMaxConns) {
+      error(n.at(d.has_conns() ? "conns" : "name"), "more than " + std::to_string(kMaxConns) +
+                                                        " connections in all declarations together");
+    }
+    if (requests_total_ <= kMaxConnRequests && requests_total_ + conns * c.count > kMaxConnRequests) {
+      error(n.at("count"), "more than " + std::to_string(kMaxConnRequests) +
+                               " requests on all connections together (count times conns, over every conn)");
+    }
+    conns_total_ += conns;
+    requests_total_ += conns * c.count;
+    out_.conns.push_back(std::move(c));
+  }
+
+  // A time given either as integer ns (field ns_field) or as a duration string (text_field), both
+  // optional: its ns, or `absent` when neither is given. Negative, malformed or too long ones are
+  // reported at their field.
+  int64_t optional_time(const Message& m, const Node& n, const char* ns_field, const char* text_field,
+                        int64_t absent) {
+    const auto* type = m.GetDescriptor();
+    const auto* reflection = m.GetReflection();
+    int64_t ns = absent;
+    if (const FieldDescriptor* f = type->FindFieldByName(ns_field); reflection->HasField(m, f)) {
+      ns = reflection->GetInt64(m, f);
+      if (ns < 0) error(n.at(ns_field), std::string("negative ") + text_field + " " + std::to_string(ns) + "ns");
+      duration_in_range(ns, n, ns_field);
+    } else if (const FieldDescriptor* t = type->FindFieldByName(text_field); reflection->HasField(m, t)) {
+      ParsedDuration d = parse_duration(reflection->GetString(m, t));
+      if (!d.error.empty()) error(n.at(text_field), d.error);
+      ns = d.ns;
+      duration_in_range(ns, n, text_field);
+    } else {
+      return absent;
+    }
+    return std::clamp<int64_t>(ns, 0, kMaxDurationNs);
   }
 
   // Compiles the expression in field `field` (its k-th value, for a repeated one) of n, reading
@@ -430,12 +506,16 @@ class Compiler {
         emit(in, n.self());
         return;
       }
-      case Op::kRead:
-        emit({.op = Opcode::Read, .obj = resolve(conns_, o.read().conn(), n, "conn", "connection")}, n.self());
+      case Op::kRead: {
+        const ChanRef c = conn_ref(o.read().conn(), o.read().index(), n);
+        emit({.op = Opcode::Read, .obj = c.id, .index = c.index}, n.self());
         return;
-      case Op::kWrite:
-        emit({.op = Opcode::Write, .obj = resolve(conns_, o.write().conn(), n, "conn", "connection")}, n.self());
+      }
+      case Op::kWrite: {
+        const ChanRef c = conn_ref(o.write().conn(), o.write().index(), n);
+        emit({.op = Opcode::Write, .obj = c.id, .index = c.index}, n.self());
         return;
+      }
       case Op::kDone:
         emit({.op = Opcode::WgDone, .obj = waitgroup(o.done().wg(), n)}, n.self());
         return;
@@ -840,6 +920,8 @@ class Compiler {
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
   bool bench_func_ = false;               // a benchmark func: N is b.N
+  int64_t conns_total_ = 0;               // connections declared so far, arrays' elements each
+  int64_t requests_total_ = 0;            // their requests
   Emitter* e_ = nullptr;
   int nesting_ = 0;  // loops, selects and parallels open around the operation being compiled
 };

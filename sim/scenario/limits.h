@@ -33,10 +33,12 @@ inline constexpr int64_t kMaxIterations = 1'000'000'000'000;
 // A loop's, a parallel's or a busy_poll's count: at most 10^15 (a run of that many operations
 // would take years of real time; the bound keeps counters far from int64's end).
 inline constexpr int64_t kMaxCount = 1'000'000'000'000'000;
-// Requests on one connection: the network keeps each one's arrival time until it is answered.
+// Requests on all the connections of a scenario together: the network keeps each one's arrival time
+// until it is read, and each answered one's latency until the run ends.
 inline constexpr int64_t kMaxConnRequests = 10'000'000;
-
-}  // namespace gmp::scenario
+// Connections of a scenario together (a conn's `conns`, summed over its declarations): each is a
+// pollDesc and its queues, made when the run starts.
+inline constexpr int64_t kMaxConns = 100'000;
 
 // An integer expression (expr.h): at most 1000 characters of text, and at most 100 parentheses
 // and unary minuses inside one another (the parser recurses once per level; the limit is
@@ -55,3 +57,5 @@ inline constexpr int64_t kMaxChanArray = 1'000'000;
 // A benchmark func's b.N: from 1 to 10^12 (go test's own b.N tops out at 10^9; a simulated
 // operation takes at least the ns of one instruction).
 inline constexpr int64_t kMaxBenchN = 1'000'000'000'000;
+
+}  // namespace gmp::scenario

@@ -68,6 +68,7 @@ enum class Opcode : uint8_t {
   AtomicAdd,       // atomic.AddInt64(&vars[obj], count)
   Read,            // conns[obj].Read: take an arrived request, or wait in the network poller
   Write,           // conns[obj].Write: answer the oldest request read
+                   // (both: exprs[index] picks an array's element)
 };
 
 const char* opcode_name(Opcode op);
@@ -94,7 +95,7 @@ struct Instr {
   // iterations (Compute, when expr_iterations), count (LoopStart, WgAdd, Parallel); -1 when none.
   int32_t expr = -1;
   bool expr_iterations = false;
-  int32_t index = -1;  // Send, Recv, Close, RangeRecv, BusyPoll: exprs[index] picks obj's element
+  int32_t index = -1;  // Send, Recv, Close, RangeRecv, BusyPoll, Read, Write: exprs[index] picks obj's element
   int32_t var = -1;    // LoopStart, LoopNext: the loop variable's slot, or -1
   // Go, AfterFunc: the callee's arguments are exprs[Function::args[first_arg + k]], k < num_args.
   int32_t first_arg = 0;
@@ -153,12 +154,17 @@ struct Device {
 };
 
 // A connection (scenario.proto's ConnDecl): count requests, one every interval ns (poisson: on
-// average).
+// average). An array (length > 0) is that many connections, each with count requests; the first
+// request of element i arrives at start + i * stagger, or with no start (start < 0), one gap after
+// i * stagger.
 struct Conn {
   std::string name;
   int64_t count = 0;
   int64_t interval = 0;
   bool poisson = false;
+  int64_t length = 0;   // a connection array's elements; 0 for a single connection
+  int64_t start = -1;   // ns from the run's start; -1: one gap
+  int64_t stagger = 0;  // ns between the starts of consecutive elements
 };
 
 // A named go statement (go { func: "f" name: "n" }): assertions refer to its goroutines by name.

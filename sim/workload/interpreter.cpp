@@ -129,16 +129,24 @@ Instr Interpreter::resolved(const Instr& in, const Task& t) {
   return out;
 }
 
-rt::hchan* Interpreter::channel(int32_t id, int32_t index, const Task& t) {
-  const size_t base = chan_base_[static_cast<size_t>(id)];
-  if (index < 0) return chans_[base];
+int64_t Interpreter::element(int32_t index, int64_t length, const Task& t) {
   const int64_t k = value(index, t);
-  const int64_t length = sc_.chans[static_cast<size_t>(id)].length;
   if (k < 0 || k >= length) {
     panic(sc_.exprs[static_cast<size_t>(index)],
           "runtime error: index out of range [" + std::to_string(k) + "] with length " + std::to_string(length));
   }
-  return chans_[base + static_cast<size_t>(k)];
+  return k;
+}
+
+rt::hchan* Interpreter::channel(int32_t id, int32_t index, const Task& t) {
+  const size_t base = chan_base_[static_cast<size_t>(id)];
+  if (index < 0) return chans_[base];
+  return chans_[base + static_cast<size_t>(element(index, sc_.chans[static_cast<size_t>(id)].length, t))];
+}
+
+int32_t Interpreter::connection(int32_t id, int32_t index, const Task& t) {
+  if (index < 0) return net_->conn(id, 0);
+  return net_->conn(id, element(index, sc_.conns[static_cast<size_t>(id)].length, t));
 }
 
 void Interpreter::bind_args(const Instr& in, const Task& t, Task& child) {
@@ -427,21 +435,23 @@ void Interpreter::run(rt::g* gp) {
         // netpollblock), then the read again. Opening the descriptor started the poller
         // (poll_runtime_pollOpen -> netpollGenericInit).
         r_.netpollGenericInit();
-        for (;;) {
+        for (const int32_t c = connection(in.obj, in.index, *t);;) {
           r_.entersyscall();
           plat::charge(plat::Cost::SyscallEnterExit);
-          const bool got = net_->read(in.obj, clock_());
+          const bool got = net_->read(c, clock_());
           r_.exitsyscall();
           if (got) break;
-          r_.netpollblock(net_->pd(in.obj), 'r', true);
+          r_.netpollblock(net_->pd(c), 'r', true);
         }
         break;
-      case Opcode::Write:
+      case Opcode::Write: {
+        const int32_t c = connection(in.obj, in.index, *t);
         r_.entersyscall();
         plat::charge(plat::Cost::SyscallEnterExit);
-        net_->write(in.obj, clock_());
+        net_->write(c, clock_());
         r_.exitsyscall();
         break;
+      }
     }
   }
   if (t->bench) {

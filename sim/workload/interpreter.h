@@ -96,8 +96,12 @@ class Interpreter {
   int64_t value(int32_t id, const Task& t);
   // in with the values of its expression filled in, each checked against the literal's bounds.
   scenario::Instr resolved(const scenario::Instr& in, const Task& t);
+  // The value of exprs[index] as an index into an array of length elements (out of range: a Go panic).
+  int64_t element(int32_t index, int64_t length, const Task& t);
   // chans[id], or for an array its element exprs[index] (out of range: a Go panic).
   rt::hchan* channel(int32_t id, int32_t index, const Task& t);
+  // The network's number for conns[id], or for an array its element exprs[index].
+  int32_t connection(int32_t id, int32_t index, const Task& t);
   // Binds the callee's parameters: child's vars[k] = the k-th argument of in, evaluated for t.
   void bind_args(const scenario::Instr& in, const Task& t, Task& child);
   [[noreturn]] void panic(const scenario::Expr& e, const std::string& what) const;

@@ -1,60 +1,97 @@
 #include "sim/workload/network.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
 namespace gmp::workload {
 
-Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch) : epoch_(epoch) {
-  for (size_t i = 0; i < conns.size(); i++) {
-    Conn& c = conns_.emplace_back();
-    c.decl = conns[i];
-    c.rng = SplitMix64(seed ^ (0x9e3779b97f4a7c15ULL * (i + 1)));
+Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch)
+    : decls_(conns), epoch_(epoch) {
+  for (const scenario::Conn& d : decls_) {
+    base_.push_back(static_cast<int32_t>(conns_.size()));
+    for (int64_t k = 0; k < std::max<int64_t>(d.length, 1); k++) {
+      const size_t i = conns_.size();
+      Conn& c = conns_.emplace_back();
+      c.decl = &d;
+      // The first arrival comes one gap after this origin, or at it when a start is given.
+      c.last_at = std::max<int64_t>(d.start, 0) + k * d.stagger;
+      c.rng = SplitMix64(seed ^ (0x9e3779b97f4a7c15ULL * (i + 1)));
+    }
   }
+  for (size_t i = 0; i < conns_.size(); i++) schedule(static_cast<int32_t>(i));
 }
 
-// Arrival k (0-based) comes one gap after arrival k-1 (the first, one gap after the start): the
-// interval, or with poisson an exponential gap of that mean, -mean * ln(U) for U uniform in (0, 1].
+// Arrival k (0-based) comes one gap after arrival k-1; the first comes at the origin when the
+// declaration gives a start, else one gap after it. A gap is the interval, or with poisson an
+// exponential gap of that mean, -mean * ln(U) for U uniform in (0, 1].
 int64_t Network::arrival(Conn& c, int64_t k) {
   while (c.read + static_cast<int64_t>(c.arrivals.size()) <= k) {
-    double gap = static_cast<double>(c.decl.interval);
-    if (c.decl.poisson) {
-      const double u = (static_cast<double>(c.rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
-      gap = -gap * std::log(u);
+    const bool first = c.read + static_cast<int64_t>(c.arrivals.size()) == 0;
+    if (!first || c.decl->start < 0) {
+      double gap = static_cast<double>(c.decl->interval);
+      if (c.decl->poisson) {
+        const double u = (static_cast<double>(c.rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
+        gap = -gap * std::log(u);
+      }
+      c.last_at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
     }
-    c.last_at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
     c.arrivals.push_back(c.last_at);
   }
   return c.arrivals[static_cast<size_t>(k - c.read)];
 }
 
-int64_t Network::nextEvent() {
-  int64_t next = INT64_MAX;
-  for (Conn& c : conns_) {
-    if (c.reported < c.decl.count) next = std::min(next, arrival(c, std::max(c.reported, c.read)));
-  }
-  return next == INT64_MAX ? next : epoch_ + next;
+// The time of c's next event that netpoll has not seen, INT64_MAX if none: its next arrival not
+// yet reported (arrivals already read need no edge).
+int64_t Network::next_of(Conn& c) {
+  const int64_t k = std::max(c.reported, c.read);
+  return k < c.decl->count ? arrival(c, k) : INT64_MAX;
 }
 
-// One event per connection with new arrivals, as epoll reports one per ready descriptor.
+void Network::schedule(int32_t i) {
+  const int64_t t = next_of(conns_[static_cast<size_t>(i)]);
+  if (t != INT64_MAX) due_.emplace(t, i);
+}
+
+// Entries whose connection has moved on since they were queued are dropped as they come up.
+int64_t Network::nextEvent() {
+  while (!due_.empty()) {
+    const auto [t, i] = due_.top();
+    if (next_of(conns_[static_cast<size_t>(i)]) == t) return epoch_ + t;
+    due_.pop();
+  }
+  return INT64_MAX;
+}
+
+// One event per connection with new arrivals, as epoll reports one per ready descriptor, in the
+// connections' order.
 void Network::takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) {
   now -= epoch_;
-  for (Conn& c : conns_) {
-    bool edge = false;
-    while (c.reported < c.decl.count && arrival(c, std::max(c.reported, c.read)) <= now) {
+  ready_.clear();
+  while (!due_.empty() && due_.top().first <= now) {
+    const auto [t, i] = due_.top();
+    due_.pop();
+    if (next_of(conns_[static_cast<size_t>(i)]) == t) ready_.push_back(i);
+  }
+  std::sort(ready_.begin(), ready_.end());
+  ready_.erase(std::unique(ready_.begin(), ready_.end()), ready_.end());
+  for (const int32_t i : ready_) {
+    Conn& c = conns_[static_cast<size_t>(i)];
+    while (c.reported < c.decl->count && arrival(c, std::max(c.reported, c.read)) <= now) {
       c.reported = std::max(c.reported, c.read) + 1;
-      edge = true;
     }
-    if (edge) out->push_back(&c.pd);
+    out->push_back(&c.pd);
+    schedule(i);
   }
 }
 
 bool Network::read(int32_t conn, int64_t now) {
   Conn& c = conns_[static_cast<size_t>(conn)];
-  if (c.read >= c.decl.count || arrival(c, c.read) > now) return false;
+  if (c.read >= c.decl->count || arrival(c, c.read) > now) return false;
   c.unanswered.push_back(c.arrivals.front());
   c.arrivals.pop_front();
   c.read++;
+  schedule(conn);
   return true;
 }
 
@@ -69,7 +106,7 @@ bool Network::write(int32_t conn, int64_t now) {
 
 int64_t Network::requests() const {
   int64_t n = 0;
-  for (const Conn& c : conns_) n += c.decl.count;
+  for (const Conn& c : conns_) n += c.decl->count;
   return n;
 }
 

@@ -5,12 +5,19 @@
 // readiness event for the connection's pollDesc, reported once to netpoll. It keeps each
 // request's latency (arrival to the write that answers it) for the run's figures.
 //
+// A connection array is one declaration with several connections: they are numbered in a row
+// with the single connections, in declaration order (element i of a declaration whose first is
+// base is connection base + i), and each has its own random stream, seeded by that number.
+//
 // It is hardware-side state, as a device is: reading it is no platform operation. The times it
 // is given come from the driver's clock.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "sim/platform/splitmix64.h"
@@ -28,6 +35,8 @@ class Network final : public rt::NetKernel {
   int64_t nextEvent() override;
   void takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) override;
 
+  // The connection number of element k of declaration decl (k = 0 for a single connection).
+  int32_t conn(int32_t decl, int64_t k) const { return base_[static_cast<size_t>(decl)] + static_cast<int32_t>(k); }
   rt::pollDesc* pd(int32_t conn) { return &conns_[static_cast<size_t>(conn)].pd; }
   // Takes the oldest request of conn that has arrived by now; false if none has.
   bool read(int32_t conn, int64_t now);
@@ -40,18 +49,26 @@ class Network final : public rt::NetKernel {
 
  private:
   struct Conn {
-    scenario::Conn decl;
+    const scenario::Conn* decl = nullptr;
     rt::pollDesc pd;
     SplitMix64 rng{0};
-    int64_t last_at = 0;          // the latest known arrival time
+    int64_t last_at = 0;          // the latest known arrival time (before the first: its origin)
     std::deque<int64_t> arrivals; // known arrival times not yet read, oldest first (read + size known)
     int64_t reported = 0;         // arrivals whose readiness edge netpoll has seen (absolute count)
     int64_t read = 0;             // arrivals read (absolute count)
     std::deque<int64_t> unanswered;  // arrival times of requests read and not yet answered
   };
   int64_t arrival(Conn& c, int64_t k);  // the arrival time of c's k-th request (k < count)
+  int64_t next_of(Conn& c);             // when c's next unreported event is due; INT64_MAX: none
+  void schedule(int32_t conn);          // queues conn's next event in due_, if it has one
 
+  std::vector<scenario::Conn> decls_;
+  std::vector<int32_t> base_;  // per declaration: the number of its first connection
   std::deque<Conn> conns_;  // a deque: pollDescs never move
+  // Connections by the time of their next event, earliest first (then by number). An entry whose
+  // connection has moved on since is stale; it is dropped when it comes up.
+  std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>, std::greater<>> due_;
+  std::vector<int32_t> ready_;  // scratch for takeEvents
   std::vector<int64_t> latencies_;
   int64_t last_write_ = 0;
   int64_t epoch_ = 0;

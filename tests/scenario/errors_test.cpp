@@ -525,3 +525,40 @@ TEST_CASE("connections: undeclared ones, request counts and intervals out of ran
   text = conn + "conn { name: \"k\" count: 1 ns: 5 }\n" + program("");
   expect(text, find(text, "name: \"k\" count: 1 "), "duplicate connection");
 }
+
+TEST_CASE("connection arrays: lengths, starts, staggers and indexes") {
+  const std::string arr = "conn { name: \"k\" conns: 4 count: 10 ns: 1000 start: \"1us\" stagger_ns: 250 }\n";
+  CHECK_NOTHROW(parse_scenario(arr + program("  op { read { conn: \"k\" index: \"3\" } }\n"
+                                             "  op { write { conn: \"k\" index: \"3\" } }\n"),
+                               kName));
+  std::string text = "conn { name: \"k\" conns: 0 count: 10 ns: 1000 }\n" + program("");
+  expect(text, find(text, "conns"), "array's length 0 is out of range: from 1 to 100000");
+  text = "conn { name: \"k\" conns: 100001 count: 1 ns: 1000 }\n" + program("");
+  expect(text, find(text, "conns"), "out of range");
+  text = "conn { name: \"k\" count: 10 ns: 1000 start_ns: -5 }\n" + program("");
+  expect(text, find(text, "start_ns"), "negative start -5ns");
+  text = "conn { name: \"k\" count: 10 ns: 1000 start: \"-5us\" }\n" + program("");
+  expect(text, find(text, "start:"), "negative");
+  text = "conn { name: \"k\" conns: 2 count: 10 ns: 1000 stagger: \"-1ms\" }\n" + program("");
+  expect(text, find(text, "stagger"), "negative");
+  text = "conn { name: \"k\" conns: 2 count: 10 ns: 1000 stagger: \"1x\" }\n" + program("");
+  expect(text, find(text, "stagger"), "unknown unit");
+  text = "conn { name: \"k\" count: 10 ns: 1000 stagger_ns: 5 }\n" + program("");
+  expect(text, find(text, "stagger_ns"), "a single connection has none");
+  text = "conn { name: \"k\" conns: 100 count: 10 ns: 1000 stagger: \"100h\" }\n" + program("");
+  expect(text, find(text, "stagger"), "the array's last connection would begin 99 staggers");
+  // The bounds hold for all declarations together, and the first one past them is told.
+  text = "conn { name: \"a\" conns: 1000 count: 5000 ns: 1000 }\n"
+         "conn { name: \"b\" conns: 1000 count: 5001 ns: 1000 }\n" + program("");
+  expect(text, find(text, "count", "name: \"b\""), "more than 10000000 requests on all connections together");
+  text = "conn { name: \"a\" conns: 100000 count: 1 ns: 1000 }\n"
+         "conn { name: \"b\" count: 1 ns: 1000 }\n" + program("");
+  expect(text, find(text, "name", "name: \"b\""), "more than 100000 connections");
+  // An array's operations name an element; a single connection's name none.
+  text = arr + program("  op { read { conn: \"k\" } }\n");
+  expect(text, find(text, "conn", "read"), "connection array \"k\" needs the connection's index");
+  text = "conn { name: \"k\" count: 10 ns: 1000 }\n" + program("  op { write { conn: \"k\" index: \"0\" } }\n");
+  expect(text, find(text, "index", "write"), "connection \"k\" is not an array");
+  text = arr + program("  op { write { conn: \"k\" index: \"j\" } }\n");
+  expect(text, find(text, "index", "write"), "unknown name \"j\"");
+}

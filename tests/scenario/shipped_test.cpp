@@ -1,7 +1,9 @@
 // The scenarios shipped in sim/scenarios load, compile, and have the shape their header comments
 // promise.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "sim/scenario/scenario.h"
 
@@ -203,4 +205,50 @@ TEST_CASE("fanout: b.N split over 8 workers, the timer reset after the setup") {
   const Function& worker = s.funcs.at(static_cast<size_t>(with(bench, Opcode::Go).at(0).obj));
   REQUIRE(with(worker, Opcode::LoopStart).size() == 1);
   CHECK(s.exprs.at(static_cast<size_t>(with(worker, Opcode::LoopStart)[0].expr)).text == "N/8");
+}
+
+TEST_CASE("echo: one array of 4 connections, each served by a goroutine of one function") {
+  Scenario s = load("echo.textproto");
+  REQUIRE(s.conns.size() == 1);
+  CHECK(s.conns[0].length == 4);
+  CHECK(s.conns[0].count == 5000);
+  CHECK(s.conns[0].poisson);
+  const Function& main = s.funcs.at(s.entry);
+  REQUIRE(with(main, Opcode::Go).size() == 4);
+  const Function& serve = s.funcs.at(with(main, Opcode::Go)[0].obj);
+  CHECK(serve.num_params == 1);
+  REQUIRE(with(serve, Opcode::Read).size() == 1);
+  REQUIRE(with(serve, Opcode::Write).size() == 1);
+  CHECK(with(serve, Opcode::Read)[0].index >= 0);
+}
+
+// docs/network.md: the real echo server of sim/bench/echo at its two rates. Request k of c[i] at
+// 1 ms + (i + 16k)/R: stagger 1/R, interval 16/R; 3.5 s of requests, each goroutine serving all
+// of its connection's (a loop count other than the connection's would leave a reader parked).
+TEST_CASE("echo-loopback: 16 connections at fixed times, read, 15 us, write, 3.5 s") {
+  for (const auto& [name, rate] : {std::pair<const char*, double>{"echo-loopback-5500.textproto", 5500},
+                                   std::pair<const char*, double>{"echo-loopback-13800.textproto", 13800}}) {
+    INFO(name);
+    Scenario s = load(name);
+    REQUIRE(s.conns.size() == 1);
+    const Conn& c = s.conns[0];
+    CHECK(c.length == 16);
+    CHECK_FALSE(c.poisson);
+    CHECK(c.start == 1000000);
+    CHECK(c.interval == 16 * c.stagger);
+    CHECK(std::abs(1e9 / static_cast<double>(c.stagger) - rate) < 0.1);  // whole ns
+    const double end = static_cast<double>(c.start + 15 * c.stagger + (c.count - 1) * c.interval);
+    CHECK(std::abs(end - 3.5e9) < 1.5e6);
+    const Function& main = s.funcs.at(s.entry);
+    REQUIRE(with(main, Opcode::Go).size() == 1);
+    const Function& serve = s.funcs.at(with(main, Opcode::Go)[0].obj);
+    CHECK(serve.num_params == 1);
+    REQUIRE(with(serve, Opcode::LoopStart).size() == 1);
+    CHECK(with(serve, Opcode::LoopStart)[0].count == c.count);
+    REQUIRE(with(serve, Opcode::Read).size() == 1);
+    REQUIRE(with(serve, Opcode::Write).size() == 1);
+    REQUIRE(with(serve, Opcode::Compute).size() == 1);
+    CHECK(with(serve, Opcode::Compute)[0].ns == 15000);
+    CHECK(with(serve, Opcode::Read)[0].index >= 0);
+  }
 }
