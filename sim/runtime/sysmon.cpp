@@ -40,9 +40,9 @@ void Runtime::sysmon() {
     // sysmon should not enter deep sleep if schedtrace is enabled so that it can print that
     // information at the right time.
     int64_t now = plat::nanotime();
-    if (schedtracePeriod <= 0 && sched.npidle.Load() == gomaxprocs) {
+    if (schedtracePeriod <= 0 && (sched.gcwaiting.Load() != 0 || sched.npidle.Load() == gomaxprocs)) {
       lock(&sched.lock);
-      if (sched.npidle.Load() == gomaxprocs) {
+      if (sched.gcwaiting.Load() != 0 || sched.npidle.Load() == gomaxprocs) {
         bool syscallWake = false;
         const int64_t next = timeSleepUntil();
         if (next > now) {
