@@ -2,6 +2,7 @@
 // and their operations (docs/scenarios.md): arrival times as declared, and what runs on them show.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "sim/engine/simulation.h"
 #include "sim/scenario/scenario.h"
 #include "sim/workload/network.h"
+#include "tests/temp_dir.h"
 
 using namespace gmp;
 using engine::SimResult;
@@ -26,6 +28,19 @@ SimResult run(const std::string& text, int32_t procs, uint64_t seed = 1) {
   return engine::simulate(sc, cost::default_profile(), cfg);
 }
 
+// A declaration of fixed arrivals (start -1: one interval after the run starts).
+scenario::Conn fixed(int64_t count, int64_t interval, int64_t length, int64_t start, int64_t stagger,
+                     int64_t burst = 1) {
+  scenario::Conn c;
+  c.count = count;
+  c.interval = interval;
+  c.length = length;
+  c.start = start;
+  c.stagger = stagger;
+  c.burst = burst;
+  return c;
+}
+
 // The arrival times of connection c, found by reading it at every ns from `from` to `to`: each
 // successful read is a request that had arrived by then and not before.
 std::vector<int64_t> arrivals(workload::Network& net, int32_t c, int64_t from, int64_t to) {
@@ -41,9 +56,7 @@ std::vector<int64_t> arrivals(workload::Network& net, int32_t c, int64_t from, i
 // Fixed arrival k of connection i of an array is start + i*stagger + k*interval; with no start,
 // the first comes one interval after i*stagger.
 TEST_CASE("connection arrays: each connection's arrivals are shifted by its stagger", "[net]") {
-  std::vector<scenario::Conn> decls(2);
-  decls[0] = {.name = "a", .count = 3, .interval = 1000, .length = 3, .start = 100, .stagger = 250};
-  decls[1] = {.name = "b", .count = 2, .interval = 400, .length = 2, .stagger = 30};
+  const std::vector<scenario::Conn> decls{fixed(3, 1000, 3, 100, 250), fixed(2, 400, 2, -1, 30)};
   workload::Network net(decls, 1, 0);
   CHECK(net.conn(1, 1) == 4);
   CHECK(net.nextEvent() == 100);
@@ -58,8 +71,7 @@ TEST_CASE("connection arrays: each connection's arrivals are shifted by its stag
 // One event per ready descriptor, in the connections' order, each reported once; requests read
 // before netpoll saw them need no event.
 TEST_CASE("the network reports each connection's new arrivals once, in connection order", "[net]") {
-  std::vector<scenario::Conn> decls(1);
-  decls[0] = {.name = "a", .count = 2, .interval = 1000, .length = 3, .start = 0, .stagger = 100};
+  const std::vector<scenario::Conn> decls{fixed(2, 1000, 3, 0, 100)};
   workload::Network net(decls, 1, 50);  // nanotime reads 50 at the run's start
   CHECK(net.nextEvent() == 50);
   std::vector<rt::pollDesc*> ready;
@@ -106,4 +118,68 @@ TEST_CASE("staggered connections: a request waits behind another one's work for 
   // 10 us more.
   CHECK(behind.req_p50 == Approx(apart.req_p50).margin(2 * kUs));
   CHECK(behind.req_max - behind.req_p50 == Approx(10 * kUs).margin(kUs));
+}
+
+// A burst is that many requests at each arrival time; the last burst has what is left.
+TEST_CASE("bursts: several requests arrive at each arrival time", "[net]") {
+  const std::vector<scenario::Conn> decls{fixed(5, 1000, 0, 0, 0, 2)};
+  workload::Network net(decls, 1, 0);
+  CHECK(arrivals(net, 0, 0, 5000) == std::vector<int64_t>{0, 0, 1000, 1000, 2000});
+  CHECK(net.requests() == 5);
+}
+
+namespace {
+
+// One goroutine serves connection c: read, 20 us of work, write, count times; the requests arrive
+// from 200 us on, once it waits.
+std::string one_server(const std::string& conn, int count) {
+  return conn + "\nfunc { name: \"main\" op { loop { count: " + std::to_string(count) +
+         " op { read { conn: \"c\" } } op { compute { duration: \"20us\" } } op { write { conn: \"c\" } } } } }\n";
+}
+
+}  // namespace
+
+// The second request of a burst arrives with the first, and waits for the first one's answer
+// before it is read: its latency is the first one's plus the 20 us of work (and the read and the
+// write). Apart, the two wait for nothing.
+TEST_CASE("bursts: the second request of a burst waits behind the first", "[sim][net]") {
+  const SimResult apart = run(one_server("conn { name: \"c\" count: 2 duration: \"100us\" start: \"200us\" }", 2), 1);
+  REQUIRE(apart.answered == 2);
+  CHECK(apart.req_max - apart.req_p50 < 2 * kUs);
+  const SimResult burst =
+      run(one_server("conn { name: \"c\" count: 2 duration: \"100us\" start: \"200us\" burst: 2 }", 2), 1);
+  REQUIRE(burst.answered == 2);
+  CHECK(burst.req_p50 == Approx(apart.req_p50).margin(2 * kUs));
+  CHECK(burst.req_max - burst.req_p50 == Approx(20 * kUs).margin(2 * kUs));
+}
+
+// An arrival file's times, relative to the scenario file's folder: connection 1's two requests
+// come at 300 us, 10 us after connection 0's first, and every line without an index is an
+// arrival on both connections.
+TEST_CASE("arrival files: the requests arrive when the file says", "[sim][net]") {
+  const TempDir dir("gmp_net_arrivals");
+  std::ofstream(dir.file("times.txt")) << "# at   conn\n290us 0\n300us 1\n300us 1\n1ms\n";
+  const std::string path = dir.file("server.textproto");
+  std::ofstream(path) << "conn { name: \"c\" conns: 2 arrivals: \"times.txt\" }\n"
+                         "waitgroup { name: \"wg\" }\n"
+                         "func { name: \"main\" op { add { wg: \"wg\" n: 2 } }\n"
+                         "  op { go { func: \"serve\" arg: \"0\" arg: \"2\" } }\n"
+                         "  op { go { func: \"serve\" arg: \"1\" arg: \"3\" } } op { wait { wg: \"wg\" } } }\n"
+                         "func { name: \"serve\" param: \"i\" param: \"n\" op { loop { count_expr: \"n\"\n"
+                         "  op { read { conn: \"c\" index: \"i\" } } op { compute { duration: \"20us\" } }\n"
+                         "  op { write { conn: \"c\" index: \"i\" } } } } op { done { wg: \"wg\" } } }\n";
+  const scenario::Scenario sc = scenario::load_scenario(path);
+  engine::SimConfig cfg;
+  cfg.procs = 1;
+  const SimResult r = engine::simulate(sc, cost::default_profile(), cfg);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.requests == 5);
+  CHECK(r.answered == 5);
+  // A request alone takes about 22 us (20 us of work, the wake-up, the read and the write).
+  // Connection 1's second request, the slowest, waits for connection 0's first, answered about
+  // 22 us after 290 us, then for its own first: 12 + 22 + 22 us. At 1 ms the two connections'
+  // requests come together: one waits for the other, 44 us.
+  CHECK(r.req_p50 > 30 * kUs);  // of 22, 22, 34, 44, 56: connection 1's first
+  CHECK(r.req_max == Approx(56 * kUs).margin(3 * kUs));
+  CHECK(r.end_time > 1000 * kUs);
 }

@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
+#include <tuple>
 #include <utility>
 
+#include "sim/scenario/arrivals.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/limits.h"
@@ -71,7 +74,7 @@ std::string clip(const std::string& s) { return s.size() <= 40 ? s : s.substr(0,
 
 class Compiler {
  public:
-  explicit Compiler(std::string source) { out_.source = std::move(source); }
+  Compiler(std::string source, const LoadOptions& options) : options_(options) { out_.source = std::move(source); }
 
   Scenario run(const ScenarioFile& file, const Node& root) {
     declare(file.chan(), root, "chan", "channel", chans_, [&](const ChanDecl& d, const Node& n) {
@@ -118,8 +121,9 @@ class Compiler {
     for (int i = 0; i < file.assertion_size(); i++) assertion(file.assertion(i), root.child("assertion", i));
     if (!errors_.empty()) {
       std::stable_sort(errors_.begin(), errors_.end(),
-                       [](const Diagnostic& a, const Diagnostic& b) {
-                         return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+                       [&](const Diagnostic& a, const Diagnostic& b) {  // the scenario's own first
+                         return std::tuple(a.source != out_.source, a.line, a.column) <
+                                std::tuple(b.source != out_.source, b.line, b.column);
                        });
       throw ScenarioError(std::move(errors_));
     }
@@ -199,14 +203,27 @@ class Compiler {
   // A connection, or an array of them (conns). The requests and the connections of all the
   // declarations together are bounded too (limits.h): the first declaration past a bound is told.
   void conn(const ConnDecl& d, const Node& n) {
-    Conn c{.name = d.name(), .poisson = d.poisson()};
-    Instr gap;
-    amount(d, n, gap);
-    if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
-      error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
+    Conn c;
+    c.name = d.name();
+    c.poisson = d.poisson();
+    const bool file = !d.arrivals().empty();
+    if (file) {
+      // The file gives the times: nothing else may.
+      for (const char* f : {"ns", "duration", "poisson", "start_ns", "start", "stagger_ns", "stagger"}) {
+        const FieldDescriptor* fd = ConnDecl::descriptor()->FindFieldByName(f);
+        if (d.GetReflection()->HasField(d, fd)) {
+          error(n.at(f), std::string(f) + " is for generated arrivals: with arrivals, the file gives the times");
+        }
+      }
+    } else {
+      Instr gap;
+      amount(d, n, gap);
+      if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
+        error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
+      }
+      c.interval = gap.ns;
     }
-    c.interval = gap.ns;
-    if (d.count() < 1 || d.count() > kMaxConnRequests) {
+    if ((!file || d.count() != 0) && (d.count() < 1 || d.count() > kMaxConnRequests)) {
       error(n.at("count"), "a connection's request count " + std::to_string(d.count()) +
                                " is out of range: from 1 to " + std::to_string(kMaxConnRequests));
     }
@@ -217,6 +234,13 @@ class Compiler {
                                  " is out of range: from 1 to " + std::to_string(kMaxConns));
       }
       c.length = std::clamp<int64_t>(d.conns(), 1, kMaxConns);
+    }
+    if (d.has_burst()) {
+      if (d.burst() < 1 || d.burst() > kMaxConnRequests) {
+        error(n.at("burst"), "burst " + std::to_string(d.burst()) + " is out of range: from 1 to " +
+                                 std::to_string(kMaxConnRequests) + " requests arriving together");
+      }
+      c.burst = std::clamp<int64_t>(d.burst(), 1, kMaxConnRequests);
     }
     c.start = optional_time(d, n, "start_ns", "start", -1);
     c.stagger = optional_time(d, n, "stagger_ns", "stagger", 0);
@@ -235,13 +259,54 @@ class Compiler {
       error(n.at(d.has_conns() ? "conns" : "name"), "more than " + std::to_string(kMaxConns) +
                                                         " connections in all declarations together");
     }
-    if (requests_total_ <= kMaxConnRequests && requests_total_ + conns * c.count > kMaxConnRequests) {
-      error(n.at("count"), "more than " + std::to_string(kMaxConnRequests) +
-                               " requests on all connections together (count times conns, over every conn)");
+    int64_t requests = conns * c.count;
+    if (file) requests = arrival_file(d, n, c);
+    if (requests_total_ <= kMaxConnRequests && requests_total_ + requests > kMaxConnRequests) {
+      error(n.at(file ? "arrivals" : "count"), "more than " + std::to_string(kMaxConnRequests) +
+                                                   " requests on all connections together (count times conns, over "
+                                                   "every conn)");
     }
     conns_total_ += conns;
-    requests_total_ += conns * c.count;
+    requests_total_ += requests;
     out_.conns.push_back(std::move(c));
+  }
+
+  // Reads c's arrival file into c.times and c.first; returns the requests it gives c. Problems with
+  // the file as a whole are the field's; a bad line is the file's, at its own line and column.
+  int64_t arrival_file(const ConnDecl& d, const Node& n, Conn& c) {
+    const Pos at = n.at("arrivals");
+    if (!options_.arrival_files) {
+      error(at, "arrival files are not read here (the loader was told to read no files)");
+      return 0;
+    }
+    std::filesystem::path path(d.arrivals());
+    if (path.is_relative()) path = std::filesystem::path(out_.source).parent_path() / path;
+    const int64_t conns = std::max<int64_t>(c.length, 1);
+    const int64_t budget = std::max<int64_t>(kMaxConnRequests - requests_total_, 0) / c.burst;
+    ArrivalTimes t = read_arrivals(path.string(), conns, c.length > 0, budget);
+    if (!t.unreadable.empty()) {
+      error(at, "arrivals " + quote(path.string()) + " " + t.unreadable);
+      return 0;
+    }
+    if (!t.errors.empty()) {
+      for (Diagnostic& e : t.errors) errors_.push_back(std::move(e));
+      return 0;
+    }
+    if (t.times.empty()) {
+      error(at, "arrivals " + quote(path.string()) + " gives no arrival times");
+      return 0;
+    }
+    c.times = std::move(t.times);
+    c.first = std::move(t.first);
+    for (int64_t e = 0; e < conns && d.count() != 0; e++) {
+      if (c.requests(e) != d.count()) {
+        error(n.at("count"), "count " + std::to_string(d.count()) + " does not match the arrival file, which gives " +
+                                 (c.length > 0 ? "connection " + std::to_string(e) : std::string("the connection")) +
+                                 " " + std::to_string(c.requests(e)) + " requests");
+        break;
+      }
+    }
+    return static_cast<int64_t>(c.times.size()) * c.burst;
   }
 
   // A time given either as integer ns (field ns_field) or as a duration string (text_field), both
@@ -914,6 +979,7 @@ class Compiler {
     out.limit = in.ns;
   }
 
+  LoadOptions options_;
   Scenario out_;
   std::vector<Diagnostic> errors_;
   Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, funcs_, spawns_;
@@ -928,8 +994,9 @@ class Compiler {
 
 }  // namespace
 
-Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source) {
-  return Compiler(source).run(file, Node(ScenarioFile::descriptor(), &tree, Pos{}, "file"));
+Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source,
+                 const LoadOptions& options) {
+  return Compiler(source, options).run(file, Node(ScenarioFile::descriptor(), &tree, Pos{}, "file"));
 }
 
 }  // namespace gmp::scenario

@@ -154,9 +154,9 @@ struct Device {
 };
 
 // A connection (scenario.proto's ConnDecl): count requests, one every interval ns (poisson: on
-// average). An array (length > 0) is that many connections, each with count requests; the first
-// request of element i arrives at start + i * stagger, or with no start (start < 0), one gap after
-// i * stagger.
+// average), burst of them at a time. An array (length > 0) is that many connections, each with
+// count requests; the first request of element i arrives at start + i * stagger, or with no start
+// (start < 0), one gap after i * stagger.
 struct Conn {
   std::string name;
   int64_t count = 0;
@@ -165,6 +165,17 @@ struct Conn {
   int64_t length = 0;   // a connection array's elements; 0 for a single connection
   int64_t start = -1;   // ns from the run's start; -1: one gap
   int64_t stagger = 0;  // ns between the starts of consecutive elements
+  int64_t burst = 1;    // requests arriving together at each arrival time
+  // From an arrival file (arrivals.h): element e's arrival times are times[first[e]] ..
+  // times[first[e+1] - 1], each one a burst, and count is unused (each element has its own);
+  // first is empty when the times are generated.
+  std::vector<int64_t> times;
+  std::vector<int64_t> first;
+  // The requests of element e.
+  int64_t requests(int64_t e) const {
+    if (first.empty()) return count;
+    return (first[static_cast<size_t>(e) + 1] - first[static_cast<size_t>(e)]) * burst;
+  }
 };
 
 // A named go statement (go { func: "f" name: "n" }): assertions refer to its goroutines by name.

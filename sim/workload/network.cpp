@@ -14,29 +14,37 @@ Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_
       const size_t i = conns_.size();
       Conn& c = conns_.emplace_back();
       c.decl = &d;
-      // The first arrival comes one gap after this origin, or at it when a start is given.
-      c.last_at = std::max<int64_t>(d.start, 0) + k * d.stagger;
+      c.count = d.requests(k);
+      if (!d.first.empty()) c.file_at = d.first[static_cast<size_t>(k)];
+      // The first generated arrival comes one gap after this, or at it when a start is given.
+      c.last_at = c.origin + std::max<int64_t>(d.start, 0) + k * d.stagger;
       c.rng = SplitMix64(seed ^ (0x9e3779b97f4a7c15ULL * (i + 1)));
     }
   }
   for (size_t i = 0; i < conns_.size(); i++) schedule(static_cast<int32_t>(i));
 }
 
-// Arrival k (0-based) comes one gap after arrival k-1; the first comes at the origin when the
-// declaration gives a start, else one gap after it. A gap is the interval, or with poisson an
+// Arrival times come one after another, each for a burst of requests (the last burst may be
+// short). From a file, each is the file's next time for the connection, counted from its origin.
+// Otherwise the first comes at the origin when the declaration gives a start, else one gap after
+// it, and each next one a gap after the one before. A gap is the interval, or with poisson an
 // exponential gap of that mean, -mean * ln(U) for U uniform in (0, 1].
 int64_t Network::arrival(Conn& c, int64_t k) {
+  const scenario::Conn& d = *c.decl;
   while (c.read + static_cast<int64_t>(c.arrivals.size()) <= k) {
-    const bool first = c.read + static_cast<int64_t>(c.arrivals.size()) == 0;
-    if (!first || c.decl->start < 0) {
-      double gap = static_cast<double>(c.decl->interval);
-      if (c.decl->poisson) {
+    if (!d.first.empty()) {
+      c.last_at = c.origin + d.times[static_cast<size_t>(c.file_at++)];
+    } else if (c.times > 0 || d.start < 0) {
+      double gap = static_cast<double>(d.interval);
+      if (d.poisson) {
         const double u = (static_cast<double>(c.rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
         gap = -gap * std::log(u);
       }
       c.last_at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
     }
-    c.arrivals.push_back(c.last_at);
+    c.times++;
+    const int64_t known = c.read + static_cast<int64_t>(c.arrivals.size());
+    for (int64_t b = 0; b < d.burst && known + b < c.count; b++) c.arrivals.push_back(c.last_at);
   }
   return c.arrivals[static_cast<size_t>(k - c.read)];
 }
@@ -45,7 +53,7 @@ int64_t Network::arrival(Conn& c, int64_t k) {
 // yet reported (arrivals already read need no edge).
 int64_t Network::next_of(Conn& c) {
   const int64_t k = std::max(c.reported, c.read);
-  return k < c.decl->count ? arrival(c, k) : INT64_MAX;
+  return k < c.count ? arrival(c, k) : INT64_MAX;
 }
 
 void Network::schedule(int32_t i) {
@@ -77,7 +85,7 @@ void Network::takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) {
   ready_.erase(std::unique(ready_.begin(), ready_.end()), ready_.end());
   for (const int32_t i : ready_) {
     Conn& c = conns_[static_cast<size_t>(i)];
-    while (c.reported < c.decl->count && arrival(c, std::max(c.reported, c.read)) <= now) {
+    while (c.reported < c.count && arrival(c, std::max(c.reported, c.read)) <= now) {
       c.reported = std::max(c.reported, c.read) + 1;
     }
     out->push_back(&c.pd);
@@ -87,7 +95,7 @@ void Network::takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) {
 
 bool Network::read(int32_t conn, int64_t now) {
   Conn& c = conns_[static_cast<size_t>(conn)];
-  if (c.read >= c.decl->count || arrival(c, c.read) > now) return false;
+  if (c.read >= c.count || arrival(c, c.read) > now) return false;
   c.unanswered.push_back(c.arrivals.front());
   c.arrivals.pop_front();
   c.read++;
@@ -106,7 +114,7 @@ bool Network::write(int32_t conn, int64_t now) {
 
 int64_t Network::requests() const {
   int64_t n = 0;
-  for (const Conn& c : conns_) n += c.decl->count;
+  for (const Conn& c : conns_) n += c.count;
   return n;
 }
 

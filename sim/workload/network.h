@@ -1,6 +1,7 @@
 // The simulated network that a server scenario's connections come in on (scenario.proto's
 // ConnDecl), as the kernel keeps it: each connection's requests arrive at times fixed in advance
-// (an interval, or exponential gaps drawn from the seed), wait in its receive buffer until read,
+// (an interval, or exponential gaps drawn from the seed, or an arrival file's times; a burst of
+// requests at each), wait in its receive buffer until read,
 // and are answered by writes. It is the runtime's NetKernel: an arrival is an edge-triggered
 // readiness event for the connection's pollDesc, reported once to netpoll. It keeps each
 // request's latency (arrival to the write that answers it) for the run's figures.
@@ -28,7 +29,8 @@ namespace gmp::workload {
 
 class Network final : public rt::NetKernel {
  public:
-  // Times here count from the run's start; netpoll's clock (nanotime) reads `epoch` then.
+  // Times here count from the run's start; netpoll's clock (nanotime) reads `epoch` then. conns
+  // must outlive the network.
   Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch);
 
   // NetKernel, on nanotime's clock.
@@ -50,8 +52,12 @@ class Network final : public rt::NetKernel {
  private:
   struct Conn {
     const scenario::Conn* decl = nullptr;
+    int64_t count = 0;            // its requests
     rt::pollDesc pd;
     SplitMix64 rng{0};
+    int64_t origin = 0;           // when it opens: arrival files count from here
+    int64_t times = 0;            // arrival times made so far (each one a burst)
+    int64_t file_at = 0;          // from an arrival file: its next time is decl->times[file_at]
     int64_t last_at = 0;          // the latest known arrival time (before the first: its origin)
     std::deque<int64_t> arrivals; // known arrival times not yet read, oldest first (read + size known)
     int64_t reported = 0;         // arrivals whose readiness edge netpoll has seen (absolute count)
@@ -62,7 +68,7 @@ class Network final : public rt::NetKernel {
   int64_t next_of(Conn& c);             // when c's next unreported event is due; INT64_MAX: none
   void schedule(int32_t conn);          // queues conn's next event in due_, if it has one
 
-  std::vector<scenario::Conn> decls_;
+  const std::vector<scenario::Conn>& decls_;  // the scenario's, which outlives the network
   std::vector<int32_t> base_;  // per declaration: the number of its first connection
   std::deque<Conn> conns_;  // a deque: pollDescs never move
   // Connections by the time of their next event, earliest first (then by number). An entry whose
