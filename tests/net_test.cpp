@@ -74,15 +74,16 @@ TEST_CASE("the network reports each connection's new arrivals once, in connectio
   const std::vector<scenario::Conn> decls{fixed(2, 1000, 3, 0, 100)};
   workload::Network net(decls, 1, 50);  // nanotime reads 50 at the run's start
   CHECK(net.nextEvent() == 50);
-  std::vector<rt::pollDesc*> ready;
+  std::vector<rt::NetEvent> ready;
   net.takeEvents(50 + 150, &ready);
-  CHECK(ready == std::vector<rt::pollDesc*>{net.pd(0), net.pd(1)});
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}, {net.pd(1), rt::EPOLLIN}});
   CHECK(net.nextEvent() == 50 + 200);
   CHECK(net.read(2, 200));  // read before netpoll looked: no event for it
   CHECK(net.nextEvent() == 50 + 1000);
   ready.clear();
   net.takeEvents(50 + 1300, &ready);
-  CHECK(ready == std::vector<rt::pollDesc*>{net.pd(0), net.pd(1), net.pd(2)});
+  CHECK(ready ==
+        std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}, {net.pd(1), rt::EPOLLIN}, {net.pd(2), rt::EPOLLIN}});
   ready.clear();
   net.takeEvents(50 + 5000, &ready);
   CHECK(ready.empty());
@@ -182,4 +183,71 @@ TEST_CASE("arrival files: the requests arrive when the file says", "[sim][net]")
   CHECK(r.req_p50 > 30 * kUs);  // of 22, 22, 34, 44, 56: connection 1's first
   CHECK(r.req_max == Approx(56 * kUs).margin(3 * kUs));
   CHECK(r.end_time > 1000 * kUs);
+}
+
+// With a write_service, an answer leaves that long after the one ahead of it; the send buffer
+// holds send_buffer of them, and a write that finds it full is refused (EAGAIN) until one has
+// left, which the network reports as EPOLLOUT.
+TEST_CASE("write service: answers leave one at a time and a full send buffer refuses a write", "[net]") {
+  scenario::Conn d = fixed(3, 10, 0, 0, 0, 3);  // three requests at 0
+  d.write_service = 100;
+  const std::vector<scenario::Conn> decls{d};
+  workload::Network net(decls, 1, 0);
+  using W = workload::Network::Wrote;
+  std::vector<rt::NetEvent> ready;
+  net.takeEvents(0, &ready);
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}});
+  REQUIRE(arrivals(net, 0, 0, 0).size() == 3);
+  CHECK(net.write(0, 5) == W::Answer);  // leaves at 105
+  CHECK(net.write(0, 6) == W::Full);
+  CHECK(net.nextEvent() == 105);
+  ready.clear();
+  net.takeEvents(104, &ready);
+  CHECK(ready.empty());
+  net.takeEvents(105, &ready);
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLOUT}});
+  CHECK(net.nextEvent() == INT64_MAX);
+  CHECK(net.write(0, 110) == W::Answer);  // leaves at 210
+  CHECK(net.latencies() == std::vector<int64_t>{105, 210});
+  CHECK(net.last_write() == 210);
+}
+
+namespace {
+
+uint64_t parks(const SimResult& r) {
+  for (const auto& [name, count] : r.event_counts) {
+    if (name == "GoPark") return count;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Two requests arrive together; the server answers each at once, and each answer takes 100 us to
+// leave. The first answer's latency is its 100 us; the second leaves 100 us after it, 200 us. With
+// a send buffer of one answer, the second write finds the first still leaving and parks in the
+// poller ("IO wait") until it has gone; with two, it is taken at once.
+TEST_CASE("write service: a write with a busy send side waits in the poller, and latency counts the sending",
+          "[sim][net]") {
+  auto text = [](const std::string& buffer) {
+    return one_server("conn { name: \"c\" count: 2 duration: \"1ms\" start: \"200us\" burst: 2 "
+                      "write_service: \"100us\"" + buffer + " }", 2);
+  };
+  const SimResult one = run(text(""), 1);
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(one.answered == 2);
+  // 20 us of work (and the system calls), then 100 us leaving.
+  CHECK(one.req_p50 == Approx(120 * kUs).margin(5 * kUs));
+  // The second leaves 100 us after its write, which waited for the first to leave (and for the
+  // poller's wake-up and the write's retry, a few us more).
+  CHECK(one.req_max == Approx(220 * kUs).margin(10 * kUs));
+  CHECK(one.req_max > one.req_p50 + 100 * kUs);
+  const SimResult two = run(text(" send_buffer: 2"), 1);
+  REQUIRE(two.answered == 2);
+  CHECK(two.req_max == Approx(one.req_p50 + 100 * kUs).margin(kUs));  // queued behind the first at once
+  CHECK(parks(one) == parks(two) + 1);  // the second write's wait
+  // Without a write_service, latency ends at the write: 20 and 40 us of work.
+  const SimResult none =
+      run(one_server("conn { name: \"c\" count: 2 duration: \"1ms\" start: \"200us\" burst: 2 }", 2), 1);
+  CHECK(none.req_max < 50 * kUs);
 }

@@ -17,7 +17,8 @@ namespace gmp::rt {
 // at 1e9 ms. An idle M waiting for a timer 100 us away sleeps 1 ms (and then finds the timer
 // overdue); one 2.7 ms away sleeps 2 ms and comes back to sleep 1 ms more.
 // The wait ends early at the network's next event, as epoll_wait returns when a descriptor becomes
-// ready. Each ready descriptor's parked reader is unblocked (netpollready); the second result is
+// ready. Each ready descriptor's parked reader or writer, as its event bits say, is unblocked
+// (netpollready); the second result is
 // the change to netpollWaiters that the caller applies once the goroutines are injected.
 std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   int32_t waitms;
@@ -60,9 +61,15 @@ std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   gList toRun;
   int32_t delta = 0;
   if (net != nullptr && net->nextEvent() != INT64_MAX) {
-    std::vector<pollDesc*> ready;
+    std::vector<NetEvent> ready;
     net->takeEvents(plat::nanotime(), &ready);
-    for (pollDesc* pd : ready) delta += netpollready(&toRun, pd, 'r');
+    for (const NetEvent& ev : ready) {
+      // A hang-up or an error readies both sides; a peer's shutdown (RDHUP) the reader.
+      int32_t mode = 0;
+      if ((ev.events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) mode += 'r';
+      if ((ev.events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) != 0) mode += 'w';
+      if (mode != 0) delta += netpollready(&toRun, ev.pd, mode);
+    }
   }
   return {toRun, delta};
 }

@@ -55,16 +55,29 @@ struct pollDesc {
   Atomic<uintptr_t> wg;
 };
 
-// The network as the poller sees it (the kernel's side of epoll): descriptors become readable at
-// times the host knows in advance (arrivals), reported once each (edge-triggered, as Go registers
-// them). Reading it is no platform operation: it stands for the kernel's own state.
+// The bits of an event as epoll_wait reports them (linux/eventpoll.h), which netpoll turns into the
+// modes it readies.
+inline constexpr uint32_t EPOLLIN = 0x1, EPOLLOUT = 0x4, EPOLLERR = 0x8, EPOLLHUP = 0x10, EPOLLRDHUP = 0x2000;
+
+// One ready descriptor: epoll_event's events and data.
+struct NetEvent {
+  pollDesc* pd = nullptr;
+  uint32_t events = 0;
+  bool operator==(const NetEvent&) const = default;
+};
+
+// The network as the poller sees it (the kernel's side of epoll): descriptors become readable or
+// writable at times the host knows in advance (arrivals, answers sent), reported once each
+// (edge-triggered, as Go registers them). Reading it is no platform operation: it stands for the
+// kernel's own state.
 class NetKernel {
  public:
   virtual ~NetKernel() = default;
   // When the next event not yet reported is due (nanotime's clock); INT64_MAX if none.
   virtual int64_t nextEvent() = 0;
-  // The descriptors whose events are due at or before now and not yet reported, in event order.
-  virtual void takeEvents(int64_t now, std::vector<pollDesc*>* out) = 0;
+  // The descriptors whose events are due at or before now and not yet reported, one entry per
+  // descriptor with all its new events, in the network's order.
+  virtual void takeEvents(int64_t now, std::vector<NetEvent>* out) = 0;
 };
 
 class Host {

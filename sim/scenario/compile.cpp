@@ -242,6 +242,20 @@ class Compiler {
       }
       c.burst = std::clamp<int64_t>(d.burst(), 1, kMaxConnRequests);
     }
+    c.write_service = optional_time(d, n, "write_service_ns", "write_service", 0);
+    if (d.send_case() != ConnDecl::SEND_NOT_SET && c.write_service == 0) {
+      error(n.at(d.has_write_service_ns() ? "write_service_ns" : "write_service"),
+            "a write_service must be positive (leave it out for answers that leave as they are written)");
+    }
+    if (d.has_send_buffer()) {
+      if (d.send_buffer() < 1 || d.send_buffer() > kMaxSendBuffer) {
+        error(n.at("send_buffer"), "send_buffer " + std::to_string(d.send_buffer()) + " is out of range: from 1 to " +
+                                       std::to_string(kMaxSendBuffer) + " answers");
+      } else if (d.send_case() == ConnDecl::SEND_NOT_SET) {
+        error(n.at("send_buffer"), "send_buffer needs a write_service: without one, answers leave as they are written");
+      }
+      c.send_buffer = std::clamp<int64_t>(d.send_buffer(), 1, kMaxSendBuffer);
+    }
     c.start = optional_time(d, n, "start_ns", "start", -1);
     c.stagger = optional_time(d, n, "stagger_ns", "stagger", 0);
     if (d.shift_case() != ConnDecl::SHIFT_NOT_SET) {

@@ -166,6 +166,8 @@ struct Conn {
   int64_t start = -1;   // ns from the run's start; -1: one gap
   int64_t stagger = 0;  // ns between the starts of consecutive elements
   int64_t burst = 1;    // requests arriving together at each arrival time
+  int64_t write_service = 0;  // ns for an answer to leave; 0: it leaves as it is written
+  int64_t send_buffer = 1;    // answers written and not yet gone that the send side holds
   // From an arrival file (arrivals.h): element e's arrival times are times[first[e]] ..
   // times[first[e+1] - 1], each one a burst, and count is unused (each element has its own);
   // first is empty when the times are generated.

@@ -444,14 +444,18 @@ void Interpreter::run(rt::g* gp) {
           r_.netpollblock(net_->pd(c), 'r', true);
         }
         break;
-      case Opcode::Write: {
-        const int32_t c = connection(in.obj, in.index, *t);
-        r_.entersyscall();
-        plat::charge(plat::Cost::SyscallEnterExit);
-        net_->write(c, clock_());
-        r_.exitsyscall();
+      case Opcode::Write:
+        // internal/poll's fd.Write: the write system call; on EAGAIN (the send buffer is full),
+        // pd.waitWrite until an answer has left, then the write again.
+        for (const int32_t c = connection(in.obj, in.index, *t);;) {
+          r_.entersyscall();
+          plat::charge(plat::Cost::SyscallEnterExit);
+          const Network::Wrote w = net_->write(c, clock_());
+          r_.exitsyscall();
+          if (w != Network::Wrote::Full) break;
+          r_.netpollblock(net_->pd(c), 'w', true);
+        }
         break;
-      }
     }
   }
   if (t->bench) {

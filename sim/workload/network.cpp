@@ -50,10 +50,13 @@ int64_t Network::arrival(Conn& c, int64_t k) {
 }
 
 // The time of c's next event that netpoll has not seen, INT64_MAX if none: its next arrival not
-// yet reported (arrivals already read need no edge).
+// yet reported (arrivals already read need no edge), or the leaving of an answer that frees room
+// for a write that found none.
 int64_t Network::next_of(Conn& c) {
   const int64_t k = std::max(c.reported, c.read);
-  return k < c.count ? arrival(c, k) : INT64_MAX;
+  int64_t t = k < c.count ? arrival(c, k) : INT64_MAX;
+  if (c.want_write && !c.leaving.empty()) t = std::min(t, c.leaving.front());
+  return t;
 }
 
 void Network::schedule(int32_t i) {
@@ -73,7 +76,7 @@ int64_t Network::nextEvent() {
 
 // One event per connection with new arrivals, as epoll reports one per ready descriptor, in the
 // connections' order.
-void Network::takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) {
+void Network::takeEvents(int64_t now, std::vector<rt::NetEvent>* out) {
   now -= epoch_;
   ready_.clear();
   while (!due_.empty() && due_.top().first <= now) {
@@ -85,10 +88,16 @@ void Network::takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) {
   ready_.erase(std::unique(ready_.begin(), ready_.end()), ready_.end());
   for (const int32_t i : ready_) {
     Conn& c = conns_[static_cast<size_t>(i)];
-    while (c.reported < c.count && arrival(c, std::max(c.reported, c.read)) <= now) {
-      c.reported = std::max(c.reported, c.read) + 1;
+    uint32_t events = 0;
+    for (int64_t k = std::max(c.reported, c.read); k < c.count && arrival(c, k) <= now; k++) {
+      c.reported = k + 1;
+      events |= rt::EPOLLIN;
     }
-    out->push_back(&c.pd);
+    if (c.want_write && !c.leaving.empty() && c.leaving.front() <= now) {
+      c.want_write = false;
+      events |= rt::EPOLLOUT;
+    }
+    out->push_back({&c.pd, events});
     schedule(i);
   }
 }
@@ -103,13 +112,26 @@ bool Network::read(int32_t conn, int64_t now) {
   return true;
 }
 
-bool Network::write(int32_t conn, int64_t now) {
+Network::Wrote Network::write(int32_t conn, int64_t now) {
   Conn& c = conns_[static_cast<size_t>(conn)];
-  if (c.unanswered.empty()) return false;
-  latencies_.push_back(now - c.unanswered.front());
+  int64_t gone = now;  // when the answer has left
+  if (c.decl->write_service > 0) {
+    while (!c.leaving.empty() && c.leaving.front() <= now) c.leaving.pop_front();
+    if (static_cast<int64_t>(c.leaving.size()) >= c.decl->send_buffer) {
+      c.want_write = true;
+      schedule(conn);
+      return Wrote::Full;
+    }
+    // It leaves after the answers ahead of it, one at a time.
+    const int64_t begin = c.leaving.empty() ? now : std::max(now, c.leaving.back());
+    gone = begin > INT64_MAX - c.decl->write_service ? INT64_MAX : begin + c.decl->write_service;
+    c.leaving.push_back(gone);
+  }
+  if (c.unanswered.empty()) return Wrote::Nothing;
+  latencies_.push_back(gone - c.unanswered.front());
   c.unanswered.pop_front();
-  last_write_ = std::max(last_write_, now);
-  return true;
+  last_write_ = std::max(last_write_, gone);
+  return Wrote::Answer;
 }
 
 int64_t Network::requests() const {

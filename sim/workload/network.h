@@ -3,8 +3,10 @@
 // (an interval, or exponential gaps drawn from the seed, or an arrival file's times; a burst of
 // requests at each), wait in its receive buffer until read,
 // and are answered by writes. It is the runtime's NetKernel: an arrival is an edge-triggered
-// readiness event for the connection's pollDesc, reported once to netpoll. It keeps each
-// request's latency (arrival to the write that answers it) for the run's figures.
+// readiness event for the connection's pollDesc, reported once to netpoll. With a write_service,
+// answers leave one at a time, that long each, from a send buffer of send_buffer answers; a write
+// that finds it full waits for a write-readiness event. It keeps each request's latency (arrival
+// to the answer's write, or to its leaving with a write_service) for the run's figures.
 //
 // A connection array is one declaration with several connections: they are numbered in a row
 // with the single connections, in declaration order (element i of a declaration whose first is
@@ -35,15 +37,18 @@ class Network final : public rt::NetKernel {
 
   // NetKernel, on nanotime's clock.
   int64_t nextEvent() override;
-  void takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) override;
+  void takeEvents(int64_t now, std::vector<rt::NetEvent>* out) override;
 
   // The connection number of element k of declaration decl (k = 0 for a single connection).
   int32_t conn(int32_t decl, int64_t k) const { return base_[static_cast<size_t>(decl)] + static_cast<int32_t>(k); }
   rt::pollDesc* pd(int32_t conn) { return &conns_[static_cast<size_t>(conn)].pd; }
   // Takes the oldest request of conn that has arrived by now; false if none has.
   bool read(int32_t conn, int64_t now);
-  // Answers the oldest request read and not answered (a latency sample); false if there is none.
-  bool write(int32_t conn, int64_t now);
+  // A write of an answer: it answers the oldest request read and not answered (a latency sample,
+  // ending when the answer has left), or none; or, when the send buffer is full, it is not taken
+  // (EAGAIN) and the connection reports EPOLLOUT once an answer has left.
+  enum class Wrote : uint8_t { Answer, Nothing, Full };
+  Wrote write(int32_t conn, int64_t now);
 
   const std::vector<int64_t>& latencies() const { return latencies_; }
   int64_t requests() const;   // requests that arrive in all
@@ -63,6 +68,8 @@ class Network final : public rt::NetKernel {
     int64_t reported = 0;         // arrivals whose readiness edge netpoll has seen (absolute count)
     int64_t read = 0;             // arrivals read (absolute count)
     std::deque<int64_t> unanswered;  // arrival times of requests read and not yet answered
+    std::deque<int64_t> leaving;     // with a write_service: when each answer in the send buffer is gone
+    bool want_write = false;         // a write found the buffer full: EPOLLOUT when an answer leaves
   };
   int64_t arrival(Conn& c, int64_t k);  // the arrival time of c's k-th request (k < count)
   int64_t next_of(Conn& c);             // when c's next unreported event is due; INT64_MAX: none

@@ -685,3 +685,16 @@ TEST_CASE("arrival files: unreadable ones at the scenario's field, bad lines at 
     CHECK_THAT(e.diagnostics().front().message, Catch::Contains("arrival files are not read here"));
   }
 }
+
+TEST_CASE("write service and send buffer: positive, and a buffer only beside a service") {
+  CHECK_NOTHROW(parse_scenario("conn { name: \"k\" count: 1 ns: 10 write_service: \"1us\" send_buffer: 4 }\n" +
+                               program(""), kName));
+  std::string text = "conn { name: \"k\" count: 1 ns: 10 write_service_ns: -4 }\n" + program("");
+  expect(text, find(text, "write_service_ns"), "negative write_service -4ns");
+  text = "conn { name: \"k\" count: 1 ns: 10 write_service: \"0s\" }\n" + program("");
+  expect(text, find(text, "write_service"), "a write_service must be positive");
+  text = "conn { name: \"k\" count: 1 ns: 10 write_service: \"1us\" send_buffer: 0 }\n" + program("");
+  expect(text, find(text, "send_buffer"), "send_buffer 0 is out of range");
+  text = "conn { name: \"k\" count: 1 ns: 10 send_buffer: 2 }\n" + program("");
+  expect(text, find(text, "send_buffer"), "send_buffer needs a write_service");
+}
