@@ -46,7 +46,7 @@ scenario::Conn fixed(int64_t count, int64_t interval, int64_t length, int64_t st
 std::vector<int64_t> arrivals(workload::Network& net, int32_t c, int64_t from, int64_t to) {
   std::vector<int64_t> out;
   for (int64_t t = from; t <= to; t++) {
-    while (net.read(c, t)) out.push_back(t);
+    while (net.read(c, t) == workload::Network::Got::Request) out.push_back(t);
   }
   return out;
 }
@@ -78,12 +78,13 @@ TEST_CASE("the network reports each connection's new arrivals once, in connectio
   net.takeEvents(50 + 150, &ready);
   CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}, {net.pd(1), rt::EPOLLIN}});
   CHECK(net.nextEvent() == 50 + 200);
-  CHECK(net.read(2, 200));  // read before netpoll looked: no event for it
+  CHECK(net.read(2, 200) == workload::Network::Got::Request);  // read before netpoll looked: no event for it
   CHECK(net.nextEvent() == 50 + 1000);
   ready.clear();
   net.takeEvents(50 + 1300, &ready);
-  CHECK(ready ==
-        std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}, {net.pd(1), rt::EPOLLIN}, {net.pd(2), rt::EPOLLIN}});
+  // Each connection's last request: the client closes its end after it (RDHUP).
+  constexpr uint32_t kLast = rt::EPOLLIN | rt::EPOLLRDHUP;
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), kLast}, {net.pd(1), kLast}, {net.pd(2), kLast}});
   ready.clear();
   net.takeEvents(50 + 5000, &ready);
   CHECK(ready.empty());
@@ -196,7 +197,7 @@ TEST_CASE("write service: answers leave one at a time and a full send buffer ref
   using W = workload::Network::Wrote;
   std::vector<rt::NetEvent> ready;
   net.takeEvents(0, &ready);
-  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}});
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN | rt::EPOLLRDHUP}});
   REQUIRE(arrivals(net, 0, 0, 0).size() == 3);
   CHECK(net.write(0, 5) == W::Answer);  // leaves at 105
   CHECK(net.write(0, 6) == W::Full);
@@ -250,4 +251,101 @@ TEST_CASE("write service: a write with a busy send side waits in the poller, and
   const SimResult none =
       run(one_server("conn { name: \"c\" count: 2 duration: \"1ms\" start: \"200us\" burst: 2 }", 2), 1);
   CHECK(none.req_max < 50 * kUs);
+}
+
+// With nothing pending, accept parks in the poller on the listener until the first connection
+// comes, at 500 us; the connection's request arrives as it connects (start 0).
+TEST_CASE("accept parks when no connection is pending, and a connection's requests count from its connect",
+          "[sim][net]") {
+  const SimResult r = run(R"(
+conn { name: "c" count: 1 ns: 1000 start_ns: 0 }
+listener { name: "ln" conn: "c" duration: "500us" }
+func { name: "main"
+  op { accept { listener: "ln" var: "i" } }
+  op { read { conn: "c" } } op { write { conn: "c" } }
+}
+)", 1);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 1);
+  CHECK(r.end_time > 500 * kUs);
+  CHECK(r.req_max < 20 * kUs);  // read at once after the accept
+  CHECK(parks(r) >= 1);
+}
+
+// A reader parked on a connection whose request comes only at 10 ms is woken when main closes the
+// connection at 1 ms: its read fails and it leaves its loop, long before the request.
+TEST_CASE("close wakes a goroutine parked reading the connection, and its read fails", "[sim][net]") {
+  const SimResult r = run(R"(
+conn { name: "c" count: 1 duration: "10ms" }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 1 } }
+  op { go { func: "serve" } }
+  op { sleep { duration: "1ms" } }
+  op { close { conn: "c" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "serve"
+  op { loop { forever: true op { read { conn: "c" } } op { write { conn: "c" } } } }
+  op { done { wg: "wg" } }
+}
+)", 2);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 0);
+  CHECK(r.end_time < 2'000 * kUs);
+}
+
+// A worker pool: 2 workers take turns accepting the 4 connections of a listener (internal/poll's
+// lock on the listener keeps one of them in the poller at a time) and serve each until its client
+// closes it (end of file ends the read loop), then close it. Every request is answered.
+TEST_CASE("a worker pool of 2 accepting 4 connections answers every request", "[sim][net]") {
+  for (const int32_t procs : {1, 2}) {
+    INFO("GOMAXPROCS " << procs);
+    const SimResult r = run(R"(
+conn { name: "c" conns: 4 count: 5 duration: "100us" }
+listener { name: "ln" conn: "c" duration: "50us" }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "worker" } }
+  op { go { func: "worker" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "worker"
+  op { loop { count: 2
+    op { accept { listener: "ln" var: "i" } }
+    op { loop { forever: true
+      op { read { conn: "c" index: "i" } }
+      op { compute { duration: "10us" } }
+      op { write { conn: "c" index: "i" } } } }
+    op { close { conn: "c" index: "i" } } } }
+  op { done { wg: "wg" } }
+}
+)", procs);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.requests == 20);
+    CHECK(r.answered == 20);
+  }
+}
+
+// Two goroutines read one connection until its end of file: the descriptor's read lock lets one
+// of them wait in the poller at a time (two would be netpollblock's "double wait").
+TEST_CASE("two readers of one connection take turns and share its requests", "[sim][net]") {
+  const SimResult r = run(R"(
+conn { name: "c" count: 40 duration: "20us" poisson: true }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "serve" } }
+  op { go { func: "serve" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "serve"
+  op { loop { forever: true
+    op { read { conn: "c" } } op { compute { duration: "15us" } } op { write { conn: "c" } } } }
+  op { done { wg: "wg" } }
+}
+)", 2);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 40);
 }

@@ -50,9 +50,11 @@ inline constexpr bool randomizeScheduler = false;  // = raceenabled; the race de
 // each pdNil, pdReady (an I/O notification not yet consumed), pdWait (a goroutine is about to
 // park) or the parked goroutine itself, as a g pointer.
 inline constexpr uintptr_t pdNil = 0, pdReady = 1, pdWait = 2;
+// closing is netpoll.go's pollInfo closing bit, set once by pollUnblock (the descriptor's Close).
 struct pollDesc {
   Atomic<uintptr_t> rg;
   Atomic<uintptr_t> wg;
+  Atomic<uint32_t> closing;
 };
 
 // The bits of an event as epoll_wait reports them (linux/eventpoll.h), which netpoll turns into the
@@ -336,6 +338,11 @@ class Runtime {
   bool netpollblock(pollDesc* pd, int32_t mode, bool waitio);
   g* netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* delta);
   int32_t netpollready(gList* toRun, pollDesc* pd, int32_t mode);
+  // poll_runtime_pollWait: waits until the descriptor is ready for mode; false (pollErrClosing)
+  // when it is, or becomes, closed.
+  bool pollWait(pollDesc* pd, int32_t mode);
+  // poll_runtime_pollUnblock: marks the descriptor closing and readies the goroutines parked on it.
+  void pollUnblock(pollDesc* pd);
   void wakeNetPoller(int64_t when);
 
   // Package variables of subsystems the port leaves out (docs/fidelity.md, 13). The scheduler

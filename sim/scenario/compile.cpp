@@ -98,6 +98,8 @@ class Compiler {
       out_.devices.push_back({d.name(), service.ns});
     });
     declare(file.conn(), root, "conn", "connection", conns_, [&](const ConnDecl& d, const Node& n) { conn(d, n); });
+    declare(file.listener(), root, "listener", "listener", listeners_,
+            [&](const ListenerDecl& d, const Node& n) { listener(d, n); });
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
       out_.funcs.emplace_back().name = d.name();
       declared_params_.push_back(std::min(d.param_size(), kMaxParams));
@@ -323,6 +325,40 @@ class Compiler {
     return static_cast<int64_t>(c.times.size()) * c.burst;
   }
 
+  // A listener and the connection array it accepts; a connection has at most one listener.
+  void listener(const ListenerDecl& d, const Node& n) {
+    Listener l{.name = d.name(), .poisson = d.poisson()};
+    l.conn = resolve(conns_, d.conn(), n, "conn", "connection");
+    Instr gap;
+    amount(d, n, gap);
+    if (d.interval_case() != ListenerDecl::INTERVAL_NOT_SET && gap.ns == 0) {
+      error(n.at(d.has_ns() ? "ns" : "duration"), "a listener's interval between connections must be positive");
+    }
+    l.interval = gap.ns;
+    l.start = optional_time(d, n, "start_ns", "start", -1);
+    const auto id = static_cast<int32_t>(out_.listeners.size());
+    if (l.conn >= 0) {
+      Conn& c = out_.conns[static_cast<size_t>(l.conn)];
+      if (c.listener >= 0) {
+        error(n.at("conn"), "connection " + quote(c.name) + " already has a listener, " +
+                                quote(out_.listeners[static_cast<size_t>(c.listener)].name));
+      } else if (c.stagger > 0) {
+        error(n.at("conn"), "connection array " + quote(c.name) +
+                                " has a stagger: a listener's connections begin when they connect");
+      } else {
+        c.listener = id;
+      }
+    }
+    out_.listeners.push_back(std::move(l));
+  }
+
+  // Where a failing read or write goes: past the innermost loop around it (-1: on, when none).
+  void break_on_error(int32_t at) {
+    auto& open = e_->open;
+    auto loop = std::find_if(open.rbegin(), open.rend(), [](const Emitter::Open& o) { return o.loop >= 0; });
+    if (loop != open.rend()) loop->breaks.push_back(at);
+  }
+
   // A time given either as integer ns (field ns_field) or as a duration string (text_field), both
   // optional: its ns, or `absent` when neither is given. Negative, malformed or too long ones are
   // reported at their field.
@@ -368,7 +404,7 @@ class Compiler {
         return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
       }
       return "unknown name " + quote(name) + ": not a parameter of " + e->fn.name +
-             " nor the var of a counted loop around it";
+             " nor the var of a counted loop around it or of an accept before it";
     };
     std::string err = parse_expr(text, scope, unknown, x);
     if (!err.empty()) {
@@ -493,8 +529,21 @@ class Compiler {
     e_ = outer;
   }
 
+  // An accept's var is visible in the rest of the list it is in: the list's end takes it out.
   void ops(const RepeatedPtrField<Op>& list, const Node& parent) {
+    const size_t visible = e_->scope.size();
     for (int i = 0; i < list.size(); i++) op(list[i], parent.child("op", i));
+    e_->scope.resize(visible);
+  }
+
+  // A new variable in the next free slot after the parameters and the variables in scope.
+  int32_t new_slot(const std::string& name) {
+    const int32_t params = e_->fn.num_params;
+    const auto above = [&](const auto& v) { return v.second >= params; };
+    const int32_t slot = params + static_cast<int32_t>(std::count_if(e_->scope.begin(), e_->scope.end(), above));
+    e_->scope.emplace_back(name, slot);
+    e_->fn.num_vars = std::max(e_->fn.num_vars, slot + 1);
+    return slot;
   }
 
   // Opens a loop or select for break; closes it once body() has emitted it, patching its breaks.
@@ -557,6 +606,12 @@ class Compiler {
         return;
       }
       case Op::kClose: {
+        if (!o.close().conn().empty()) {
+          if (!o.close().chan().empty()) error(n.at("conn"), "close takes chan or conn, not both");
+          const ChanRef c = conn_ref(o.close().conn(), o.close().index(), n);
+          emit({.op = Opcode::CloseConn, .obj = c.id, .index = c.index}, n.self());
+          return;
+        }
         const ChanRef c = chan_ref(o.close().chan(), o.close().index(), n);
         emit({.op = Opcode::Close, .obj = c.id, .index = c.index}, n.self());
         return;
@@ -587,12 +642,19 @@ class Compiler {
       }
       case Op::kRead: {
         const ChanRef c = conn_ref(o.read().conn(), o.read().index(), n);
-        emit({.op = Opcode::Read, .obj = c.id, .index = c.index}, n.self());
+        break_on_error(emit({.op = Opcode::Read, .obj = c.id, .index = c.index}, n.self()));
         return;
       }
       case Op::kWrite: {
         const ChanRef c = conn_ref(o.write().conn(), o.write().index(), n);
-        emit({.op = Opcode::Write, .obj = c.id, .index = c.index}, n.self());
+        break_on_error(emit({.op = Opcode::Write, .obj = c.id, .index = c.index}, n.self()));
+        return;
+      }
+      case Op::kAccept: {
+        Instr in{.op = Opcode::Accept,
+                 .obj = resolve(listeners_, o.accept().listener(), n, "listener", "listener")};
+        if (!o.accept().var().empty() && new_var(o.accept().var(), n, "var")) in.var = new_slot(o.accept().var());
+        emit(in, n.self());
         return;
       }
       case Op::kDone:
@@ -701,13 +763,7 @@ class Compiler {
           }
           // The loop's var: the next free slot after the parameters and the enclosing loops' vars.
           const size_t visible = e_->scope.size();
-          if (!l.var().empty() && new_var(l.var(), n, "var")) {
-            const int32_t params = e_->fn.num_params;
-            start.var = params + static_cast<int32_t>(std::count_if(e_->scope.begin(), e_->scope.end(),
-                                                                    [&](const auto& v) { return v.second >= params; }));
-            e_->scope.emplace_back(l.var(), start.var);
-            e_->fn.num_vars = std::max(e_->fn.num_vars, start.var + 1);
-          }
+          if (!l.var().empty() && new_var(l.var(), n, "var")) start.var = new_slot(l.var());
           emit(start, n.self());
           ops(l.op(), n);
           emit({.op = Opcode::LoopNext, .obj = slot, .loop = id, .target = top + 1, .var = start.var}, n.self());
@@ -996,7 +1052,7 @@ class Compiler {
   LoadOptions options_;
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, funcs_, spawns_;
+  Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, listeners_, funcs_, spawns_;
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
   bool bench_func_ = false;               // a benchmark func: N is b.N

@@ -698,3 +698,35 @@ TEST_CASE("write service and send buffer: positive, and a buffer only beside a s
   text = "conn { name: \"k\" count: 1 ns: 10 send_buffer: 2 }\n" + program("");
   expect(text, find(text, "send_buffer"), "send_buffer needs a write_service");
 }
+
+TEST_CASE("listeners, accept and close: what they name must exist and fit") {
+  const std::string decl = "conn { name: \"k\" conns: 2 count: 1 ns: 10 }\n"
+                           "listener { name: \"ln\" conn: \"k\" ns: 1000 }\n";
+  CHECK_NOTHROW(parse_scenario(decl + program("  op { accept { listener: \"ln\" var: \"j\" } }\n"
+                                              "  op { read { conn: \"k\" index: \"j\" } }\n"
+                                              "  op { close { conn: \"k\" index: \"j\" } }\n"),
+                               kName));
+  std::string text = decl + program("  op { accept { listener: \"lx\" } }\n");
+  expect(text, find(text, "listener", "accept"), "undeclared listener \"lx\"");
+  text = "listener { name: \"ln\" conn: \"q\" ns: 5 }\n" + program("");
+  expect(text, find(text, "conn"), "undeclared connection \"q\"");
+  text = decl + "listener { name: \"l2\" conn: \"k\" ns: 5 }\n" + program("");
+  expect(text, find(text, "conn", "l2"), "already has a listener, \"ln\"");
+  text = "conn { name: \"k\" count: 1 ns: 10 }\nlistener { name: \"ln\" conn: \"k\" ns: -5 }\n" + program("");
+  expect(text, find(text, "ns: -5"), "negative duration");
+  text = "conn { name: \"k\" count: 1 ns: 10 }\nlistener { name: \"ln\" conn: \"k\" duration: \"0s\" }\n" + program("");
+  expect(text, find(text, "duration", "listener"), "interval between connections must be positive");
+  text = "conn { name: \"k\" conns: 2 count: 1 ns: 10 stagger_ns: 4 }\nlistener { name: \"ln\" conn: \"k\" ns: 5 }\n" +
+         program("");
+  expect(text, find(text, "conn", "listener"), "has a stagger");
+  // The accept's var is a variable like a loop's: unique, and in scope only after it.
+  text = decl +
+         program("  op { read { conn: \"k\" index: \"j\" } }\n  op { accept { listener: \"ln\" var: \"j\" } }\n");
+  expect(text, find(text, "index", "read"), "unknown name \"j\"");
+  text = decl + "func { name: \"f\" param: \"j\" op { accept { listener: \"ln\" var: \"j\" } } }\n" + program("");
+  expect(text, find(text, "var", "accept"), "duplicate variable \"j\"");
+  text = decl + program("  op { close { chan: \"c\" conn: \"k\" index: \"0\" } }\n");
+  expect(text, find(text, "conn", "close"), "close takes chan or conn, not both");
+  text = decl + program("  op { close { conn: \"zz\" } }\n");
+  expect(text, find(text, "conn", "close"), "undeclared connection \"zz\"");
+}
