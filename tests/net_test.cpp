@@ -349,3 +349,21 @@ func { name: "serve"
   REQUIRE(r.exit_code == 0);
   CHECK(r.answered == 40);
 }
+
+// The shipped servers answer every request; the pool's connections wait to be accepted.
+TEST_CASE("echo-accept and echo-pool answer every request", "[sim][net]") {
+  auto shipped = [](const std::string& name) {
+    const scenario::Scenario sc = scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/" + name);
+    engine::SimConfig cfg;
+    cfg.procs = 2;
+    return engine::simulate(sc, cost::default_profile(), cfg);
+  };
+  const SimResult accept = shipped("echo-accept.textproto");
+  const SimResult pool = shipped("echo-pool.textproto");
+  REQUIRE(accept.exit_code == 0);
+  REQUIRE(pool.exit_code == 0);
+  CHECK(accept.answered == 3200);
+  CHECK(pool.answered == 3200);
+  CHECK(accept.req_p99 < 200 * kUs);
+  CHECK(pool.req_p50 > 10'000 * kUs);
+}
