@@ -2,6 +2,7 @@
 // and their operations (docs/scenarios.md): arrival times as declared, and what runs on them show.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "sim/engine/simulation.h"
 #include "sim/scenario/scenario.h"
 #include "sim/workload/network.h"
+#include "tests/temp_dir.h"
 
 using namespace gmp;
 using engine::SimResult;
@@ -26,12 +28,25 @@ SimResult run(const std::string& text, int32_t procs, uint64_t seed = 1) {
   return engine::simulate(sc, cost::default_profile(), cfg);
 }
 
+// A declaration of fixed arrivals (start -1: one interval after the run starts).
+scenario::Conn fixed(int64_t count, int64_t interval, int64_t length, int64_t start, int64_t stagger,
+                     int64_t burst = 1) {
+  scenario::Conn c;
+  c.count = count;
+  c.interval = interval;
+  c.length = length;
+  c.start = start;
+  c.stagger = stagger;
+  c.burst = burst;
+  return c;
+}
+
 // The arrival times of connection c, found by reading it at every ns from `from` to `to`: each
 // successful read is a request that had arrived by then and not before.
 std::vector<int64_t> arrivals(workload::Network& net, int32_t c, int64_t from, int64_t to) {
   std::vector<int64_t> out;
   for (int64_t t = from; t <= to; t++) {
-    while (net.read(c, t)) out.push_back(t);
+    while (net.read(c, t) == workload::Network::Got::Request) out.push_back(t);
   }
   return out;
 }
@@ -41,9 +56,7 @@ std::vector<int64_t> arrivals(workload::Network& net, int32_t c, int64_t from, i
 // Fixed arrival k of connection i of an array is start + i*stagger + k*interval; with no start,
 // the first comes one interval after i*stagger.
 TEST_CASE("connection arrays: each connection's arrivals are shifted by its stagger", "[net]") {
-  std::vector<scenario::Conn> decls(2);
-  decls[0] = {.name = "a", .count = 3, .interval = 1000, .length = 3, .start = 100, .stagger = 250};
-  decls[1] = {.name = "b", .count = 2, .interval = 400, .length = 2, .stagger = 30};
+  const std::vector<scenario::Conn> decls{fixed(3, 1000, 3, 100, 250), fixed(2, 400, 2, -1, 30)};
   workload::Network net(decls, 1, 0);
   CHECK(net.conn(1, 1) == 4);
   CHECK(net.nextEvent() == 100);
@@ -58,19 +71,20 @@ TEST_CASE("connection arrays: each connection's arrivals are shifted by its stag
 // One event per ready descriptor, in the connections' order, each reported once; requests read
 // before netpoll saw them need no event.
 TEST_CASE("the network reports each connection's new arrivals once, in connection order", "[net]") {
-  std::vector<scenario::Conn> decls(1);
-  decls[0] = {.name = "a", .count = 2, .interval = 1000, .length = 3, .start = 0, .stagger = 100};
+  const std::vector<scenario::Conn> decls{fixed(2, 1000, 3, 0, 100)};
   workload::Network net(decls, 1, 50);  // nanotime reads 50 at the run's start
   CHECK(net.nextEvent() == 50);
-  std::vector<rt::pollDesc*> ready;
+  std::vector<rt::NetEvent> ready;
   net.takeEvents(50 + 150, &ready);
-  CHECK(ready == std::vector<rt::pollDesc*>{net.pd(0), net.pd(1)});
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN}, {net.pd(1), rt::EPOLLIN}});
   CHECK(net.nextEvent() == 50 + 200);
-  CHECK(net.read(2, 200));  // read before netpoll looked: no event for it
+  CHECK(net.read(2, 200) == workload::Network::Got::Request);  // read before netpoll looked: no event for it
   CHECK(net.nextEvent() == 50 + 1000);
   ready.clear();
   net.takeEvents(50 + 1300, &ready);
-  CHECK(ready == std::vector<rt::pollDesc*>{net.pd(0), net.pd(1), net.pd(2)});
+  // Each connection's last request: the client closes its end after it (RDHUP).
+  constexpr uint32_t kLast = rt::EPOLLIN | rt::EPOLLRDHUP;
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), kLast}, {net.pd(1), kLast}, {net.pd(2), kLast}});
   ready.clear();
   net.takeEvents(50 + 5000, &ready);
   CHECK(ready.empty());
@@ -106,4 +120,250 @@ TEST_CASE("staggered connections: a request waits behind another one's work for 
   // 10 us more.
   CHECK(behind.req_p50 == Approx(apart.req_p50).margin(2 * kUs));
   CHECK(behind.req_max - behind.req_p50 == Approx(10 * kUs).margin(kUs));
+}
+
+// A burst is that many requests at each arrival time; the last burst has what is left.
+TEST_CASE("bursts: several requests arrive at each arrival time", "[net]") {
+  const std::vector<scenario::Conn> decls{fixed(5, 1000, 0, 0, 0, 2)};
+  workload::Network net(decls, 1, 0);
+  CHECK(arrivals(net, 0, 0, 5000) == std::vector<int64_t>{0, 0, 1000, 1000, 2000});
+  CHECK(net.requests() == 5);
+}
+
+namespace {
+
+// One goroutine serves connection c: read, 20 us of work, write, count times; the requests arrive
+// from 200 us on, once it waits.
+std::string one_server(const std::string& conn, int count) {
+  return conn + "\nfunc { name: \"main\" op { loop { count: " + std::to_string(count) +
+         " op { read { conn: \"c\" } } op { compute { duration: \"20us\" } } op { write { conn: \"c\" } } } } }\n";
+}
+
+}  // namespace
+
+// The second request of a burst arrives with the first, and waits for the first one's answer
+// before it is read: its latency is the first one's plus the 20 us of work (and the read and the
+// write). Apart, the two wait for nothing.
+TEST_CASE("bursts: the second request of a burst waits behind the first", "[sim][net]") {
+  const SimResult apart = run(one_server("conn { name: \"c\" count: 2 duration: \"100us\" start: \"200us\" }", 2), 1);
+  REQUIRE(apart.answered == 2);
+  CHECK(apart.req_max - apart.req_p50 < 2 * kUs);
+  const SimResult burst =
+      run(one_server("conn { name: \"c\" count: 2 duration: \"100us\" start: \"200us\" burst: 2 }", 2), 1);
+  REQUIRE(burst.answered == 2);
+  CHECK(burst.req_p50 == Approx(apart.req_p50).margin(2 * kUs));
+  CHECK(burst.req_max - burst.req_p50 == Approx(20 * kUs).margin(2 * kUs));
+}
+
+// An arrival file's times, relative to the scenario file's folder: connection 1's two requests
+// come at 300 us, 10 us after connection 0's first, and every line without an index is an
+// arrival on both connections.
+TEST_CASE("arrival files: the requests arrive when the file says", "[sim][net]") {
+  const TempDir dir("gmp_net_arrivals");
+  std::ofstream(dir.file("times.txt")) << "# at   conn\n290us 0\n300us 1\n300us 1\n1ms\n";
+  const std::string path = dir.file("server.textproto");
+  std::ofstream(path) << "conn { name: \"c\" conns: 2 arrivals: \"times.txt\" }\n"
+                         "waitgroup { name: \"wg\" }\n"
+                         "func { name: \"main\" op { add { wg: \"wg\" n: 2 } }\n"
+                         "  op { go { func: \"serve\" arg: \"0\" arg: \"2\" } }\n"
+                         "  op { go { func: \"serve\" arg: \"1\" arg: \"3\" } } op { wait { wg: \"wg\" } } }\n"
+                         "func { name: \"serve\" param: \"i\" param: \"n\" op { loop { count_expr: \"n\"\n"
+                         "  op { read { conn: \"c\" index: \"i\" } } op { compute { duration: \"20us\" } }\n"
+                         "  op { write { conn: \"c\" index: \"i\" } } } } op { done { wg: \"wg\" } } }\n";
+  const scenario::Scenario sc = scenario::load_scenario(path);
+  engine::SimConfig cfg;
+  cfg.procs = 1;
+  const SimResult r = engine::simulate(sc, cost::default_profile(), cfg);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.requests == 5);
+  CHECK(r.answered == 5);
+  // A request alone takes about 22 us (20 us of work, the wake-up, the read and the write).
+  // Connection 1's second request, the slowest, waits for connection 0's first, answered about
+  // 22 us after 290 us, then for its own first: 12 + 22 + 22 us. At 1 ms the two connections'
+  // requests come together: one waits for the other, 44 us.
+  CHECK(r.req_p50 > 30 * kUs);  // of 22, 22, 34, 44, 56: connection 1's first
+  CHECK(r.req_max == Approx(56 * kUs).margin(3 * kUs));
+  CHECK(r.end_time > 1000 * kUs);
+}
+
+// With a write_service, an answer leaves that long after the one ahead of it; the send buffer
+// holds send_buffer of them, and a write that finds it full is refused (EAGAIN) until one has
+// left, which the network reports as EPOLLOUT.
+TEST_CASE("write service: answers leave one at a time and a full send buffer refuses a write", "[net]") {
+  scenario::Conn d = fixed(3, 10, 0, 0, 0, 3);  // three requests at 0
+  d.write_service = 100;
+  const std::vector<scenario::Conn> decls{d};
+  workload::Network net(decls, 1, 0);
+  using W = workload::Network::Wrote;
+  std::vector<rt::NetEvent> ready;
+  net.takeEvents(0, &ready);
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN | rt::EPOLLRDHUP}});
+  REQUIRE(arrivals(net, 0, 0, 0).size() == 3);
+  CHECK(net.write(0, 5) == W::Answer);  // leaves at 105
+  CHECK(net.write(0, 6) == W::Full);
+  CHECK(net.nextEvent() == 105);
+  ready.clear();
+  net.takeEvents(104, &ready);
+  CHECK(ready.empty());
+  net.takeEvents(105, &ready);
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLOUT}});
+  CHECK(net.nextEvent() == INT64_MAX);
+  CHECK(net.write(0, 110) == W::Answer);  // leaves at 210
+  CHECK(net.latencies() == std::vector<int64_t>{105, 210});
+  CHECK(net.last_write() == 210);
+}
+
+namespace {
+
+uint64_t parks(const SimResult& r) {
+  for (const auto& [name, count] : r.event_counts) {
+    if (name == "GoPark") return count;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Two requests arrive together; the server answers each at once, and each answer takes 100 us to
+// leave. The first answer's latency is its 100 us; the second leaves 100 us after it, 200 us. With
+// a send buffer of one answer, the second write finds the first still leaving and parks in the
+// poller ("IO wait") until it has gone; with two, it is taken at once.
+TEST_CASE("write service: a write with a busy send side waits in the poller, and latency counts the sending",
+          "[sim][net]") {
+  auto text = [](const std::string& buffer) {
+    return one_server("conn { name: \"c\" count: 2 duration: \"1ms\" start: \"200us\" burst: 2 "
+                      "write_service: \"100us\"" + buffer + " }", 2);
+  };
+  const SimResult one = run(text(""), 1);
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(one.answered == 2);
+  // 20 us of work (and the system calls), then 100 us leaving.
+  CHECK(one.req_p50 == Approx(120 * kUs).margin(5 * kUs));
+  // The second leaves 100 us after its write, which waited for the first to leave (and for the
+  // poller's wake-up and the write's retry, a few us more).
+  CHECK(one.req_max == Approx(220 * kUs).margin(10 * kUs));
+  CHECK(one.req_max > one.req_p50 + 100 * kUs);
+  const SimResult two = run(text(" send_buffer: 2"), 1);
+  REQUIRE(two.answered == 2);
+  CHECK(two.req_max == Approx(one.req_p50 + 100 * kUs).margin(kUs));  // queued behind the first at once
+  CHECK(parks(one) == parks(two) + 1);  // the second write's wait
+  // Without a write_service, latency ends at the write: 20 and 40 us of work.
+  const SimResult none =
+      run(one_server("conn { name: \"c\" count: 2 duration: \"1ms\" start: \"200us\" burst: 2 }", 2), 1);
+  CHECK(none.req_max < 50 * kUs);
+}
+
+// With nothing pending, accept parks in the poller on the listener until the first connection
+// comes, at 500 us; the connection's request arrives as it connects (start 0).
+TEST_CASE("accept parks when no connection is pending, and a connection's requests count from its connect",
+          "[sim][net]") {
+  const SimResult r = run(R"(
+conn { name: "c" count: 1 ns: 1000 start_ns: 0 }
+listener { name: "ln" conn: "c" duration: "500us" }
+func { name: "main"
+  op { accept { listener: "ln" var: "i" } }
+  op { read { conn: "c" } } op { write { conn: "c" } }
+}
+)", 1);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 1);
+  CHECK(r.end_time > 500 * kUs);
+  CHECK(r.req_max < 20 * kUs);  // read at once after the accept
+  CHECK(parks(r) >= 1);
+}
+
+// A reader parked on a connection whose request comes only at 10 ms is woken when main closes the
+// connection at 1 ms: its read fails and it leaves its loop, long before the request.
+TEST_CASE("close wakes a goroutine parked reading the connection, and its read fails", "[sim][net]") {
+  const SimResult r = run(R"(
+conn { name: "c" count: 1 duration: "10ms" }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 1 } }
+  op { go { func: "serve" } }
+  op { sleep { duration: "1ms" } }
+  op { close { conn: "c" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "serve"
+  op { loop { forever: true op { read { conn: "c" } } op { write { conn: "c" } } } }
+  op { done { wg: "wg" } }
+}
+)", 2);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 0);
+  CHECK(r.end_time < 2'000 * kUs);
+}
+
+// A worker pool: 2 workers take turns accepting the 4 connections of a listener (internal/poll's
+// lock on the listener keeps one of them in the poller at a time) and serve each until its client
+// closes it (end of file ends the read loop), then close it. Every request is answered.
+TEST_CASE("a worker pool of 2 accepting 4 connections answers every request", "[sim][net]") {
+  for (const int32_t procs : {1, 2}) {
+    INFO("GOMAXPROCS " << procs);
+    const SimResult r = run(R"(
+conn { name: "c" conns: 4 count: 5 duration: "100us" }
+listener { name: "ln" conn: "c" duration: "50us" }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "worker" } }
+  op { go { func: "worker" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "worker"
+  op { loop { count: 2
+    op { accept { listener: "ln" var: "i" } }
+    op { loop { forever: true
+      op { read { conn: "c" index: "i" } }
+      op { compute { duration: "10us" } }
+      op { write { conn: "c" index: "i" } } } }
+    op { close { conn: "c" index: "i" } } } }
+  op { done { wg: "wg" } }
+}
+)", procs);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.requests == 20);
+    CHECK(r.answered == 20);
+  }
+}
+
+// Two goroutines read one connection until its end of file: the descriptor's read lock lets one
+// of them wait in the poller at a time (two would be netpollblock's "double wait").
+TEST_CASE("two readers of one connection take turns and share its requests", "[sim][net]") {
+  const SimResult r = run(R"(
+conn { name: "c" count: 40 duration: "20us" poisson: true }
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 2 } }
+  op { go { func: "serve" } }
+  op { go { func: "serve" } }
+  op { wait { wg: "wg" } }
+}
+func { name: "serve"
+  op { loop { forever: true
+    op { read { conn: "c" } } op { compute { duration: "15us" } } op { write { conn: "c" } } } }
+  op { done { wg: "wg" } }
+}
+)", 2);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.answered == 40);
+}
+
+// The shipped servers answer every request; the pool's connections wait to be accepted.
+TEST_CASE("echo-accept and echo-pool answer every request", "[sim][net]") {
+  auto shipped = [](const std::string& name) {
+    const scenario::Scenario sc = scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/" + name);
+    engine::SimConfig cfg;
+    cfg.procs = 2;
+    return engine::simulate(sc, cost::default_profile(), cfg);
+  };
+  const SimResult accept = shipped("echo-accept.textproto");
+  const SimResult pool = shipped("echo-pool.textproto");
+  REQUIRE(accept.exit_code == 0);
+  REQUIRE(pool.exit_code == 0);
+  CHECK(accept.answered == 3200);
+  CHECK(pool.answered == 3200);
+  CHECK(accept.req_p99 < 200 * kUs);
+  CHECK(pool.req_p50 > 10'000 * kUs);
 }

@@ -17,7 +17,8 @@ namespace gmp::rt {
 // at 1e9 ms. An idle M waiting for a timer 100 us away sleeps 1 ms (and then finds the timer
 // overdue); one 2.7 ms away sleeps 2 ms and comes back to sleep 1 ms more.
 // The wait ends early at the network's next event, as epoll_wait returns when a descriptor becomes
-// ready. Each ready descriptor's parked reader is unblocked (netpollready); the second result is
+// ready. Each ready descriptor's parked reader or writer, as its event bits say, is unblocked
+// (netpollready); the second result is
 // the change to netpollWaiters that the caller applies once the goroutines are injected.
 std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   int32_t waitms;
@@ -60,9 +61,15 @@ std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   gList toRun;
   int32_t delta = 0;
   if (net != nullptr && net->nextEvent() != INT64_MAX) {
-    std::vector<pollDesc*> ready;
+    std::vector<NetEvent> ready;
     net->takeEvents(plat::nanotime(), &ready);
-    for (pollDesc* pd : ready) delta += netpollready(&toRun, pd, 'r');
+    for (const NetEvent& ev : ready) {
+      // A hang-up or an error readies both sides; a peer's shutdown (RDHUP) the reader.
+      int32_t mode = 0;
+      if ((ev.events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) mode += 'r';
+      if ((ev.events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) != 0) mode += 'w';
+      if (mode != 0) delta += netpollready(&toRun, ev.pd, mode);
+    }
   }
   return {toRun, delta};
 }
@@ -103,10 +110,10 @@ bool Runtime::netpollblock(pollDesc* pd, int32_t mode, bool waitio) {
     const uintptr_t v = gpp->Load();
     if (v != pdReady && v != pdNil) plat::throw_("runtime: double wait");
   }
-  // Go checks the descriptor's error state (closing, deadlines) again here; the simulated
-  // descriptors have none, so a waiter always parks (netpollcheckerr == pollNoError).
-  (void)waitio;
-  gopark(netpollblockcommit, gpp, waitReason::waitReasonIOWait, 5);
+  // Look at the descriptor's state again now that pdWait is published: a Close that came in
+  // between stored closing before it looked at rg/wg, so one of the two sides sees the other.
+  // (The simulated descriptors have no deadlines: closing is their only error.)
+  if (waitio || pd->closing.Load() == 0) gopark(netpollblockcommit, gpp, waitReason::waitReasonIOWait, 5);
   // Do not lose a pdReady notification that came meanwhile.
   const uintptr_t old = gpp->Swap(pdNil);
   if (old > pdWait) plat::throw_("runtime: corrupted polldesc");
@@ -133,6 +140,31 @@ g* Runtime::netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* de
       return reinterpret_cast<g*>(old);
     }
   }
+}
+
+// poll_runtime_pollWait (netpoll.go): a closed descriptor fails at once; otherwise park until a
+// notification, failing if a Close woke us instead. (Go also retries a wake-up by a deadline that
+// was since reset; there are no deadlines here.)
+bool Runtime::pollWait(pollDesc* pd, int32_t mode) {
+  if (pd->closing.Load() != 0) return false;
+  while (!netpollblock(pd, mode, false)) {
+    if (pd->closing.Load() != 0) return false;
+  }
+  return true;
+}
+
+// poll_runtime_pollUnblock (netpoll.go): Close's eviction of the descriptor from the poller. It
+// publishes closing, then takes any parked reader and writer off the semaphores without a
+// notification and readies them; they find the descriptor closed.
+void Runtime::pollUnblock(pollDesc* pd) {
+  if (pd->closing.Load() != 0) plat::throw_("runtime: unblock on closing polldesc");
+  pd->closing.Store(1);
+  int32_t delta = 0;
+  g* rg = netpollunblock(pd, 'r', false, &delta);
+  g* wg = netpollunblock(pd, 'w', false, &delta);
+  if (rg != nullptr) goready(rg, 4);
+  if (wg != nullptr) goready(wg, 4);
+  netpollAdjustWaiters(delta);
 }
 
 // netpollBreak (netpoll_epoll.go): interrupts a blocking netpoll.

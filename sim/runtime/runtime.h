@@ -50,21 +50,36 @@ inline constexpr bool randomizeScheduler = false;  // = raceenabled; the race de
 // each pdNil, pdReady (an I/O notification not yet consumed), pdWait (a goroutine is about to
 // park) or the parked goroutine itself, as a g pointer.
 inline constexpr uintptr_t pdNil = 0, pdReady = 1, pdWait = 2;
+// closing is netpoll.go's pollInfo closing bit, set once by pollUnblock (the descriptor's Close).
 struct pollDesc {
   Atomic<uintptr_t> rg;
   Atomic<uintptr_t> wg;
+  Atomic<uint32_t> closing;
 };
 
-// The network as the poller sees it (the kernel's side of epoll): descriptors become readable at
-// times the host knows in advance (arrivals), reported once each (edge-triggered, as Go registers
-// them). Reading it is no platform operation: it stands for the kernel's own state.
+// The bits of an event as epoll_wait reports them (linux/eventpoll.h), which netpoll turns into the
+// modes it readies.
+inline constexpr uint32_t EPOLLIN = 0x1, EPOLLOUT = 0x4, EPOLLERR = 0x8, EPOLLHUP = 0x10, EPOLLRDHUP = 0x2000;
+
+// One ready descriptor: epoll_event's events and data.
+struct NetEvent {
+  pollDesc* pd = nullptr;
+  uint32_t events = 0;
+  bool operator==(const NetEvent&) const = default;
+};
+
+// The network as the poller sees it (the kernel's side of epoll): descriptors become readable or
+// writable at times the host knows in advance (arrivals, answers sent), reported once each
+// (edge-triggered, as Go registers them). Reading it is no platform operation: it stands for the
+// kernel's own state.
 class NetKernel {
  public:
   virtual ~NetKernel() = default;
   // When the next event not yet reported is due (nanotime's clock); INT64_MAX if none.
   virtual int64_t nextEvent() = 0;
-  // The descriptors whose events are due at or before now and not yet reported, in event order.
-  virtual void takeEvents(int64_t now, std::vector<pollDesc*>* out) = 0;
+  // The descriptors whose events are due at or before now and not yet reported, one entry per
+  // descriptor with all its new events, in the network's order.
+  virtual void takeEvents(int64_t now, std::vector<NetEvent>* out) = 0;
 };
 
 class Host {
@@ -323,6 +338,11 @@ class Runtime {
   bool netpollblock(pollDesc* pd, int32_t mode, bool waitio);
   g* netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* delta);
   int32_t netpollready(gList* toRun, pollDesc* pd, int32_t mode);
+  // poll_runtime_pollWait: waits until the descriptor is ready for mode; false (pollErrClosing)
+  // when it is, or becomes, closed.
+  bool pollWait(pollDesc* pd, int32_t mode);
+  // poll_runtime_pollUnblock: marks the descriptor closing and readies the goroutines parked on it.
+  void pollUnblock(pollDesc* pd);
   void wakeNetPoller(int64_t when);
 
   // Package variables of subsystems the port leaves out (docs/fidelity.md, 13). The scheduler

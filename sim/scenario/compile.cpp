@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
+#include <tuple>
 #include <utility>
 
+#include "sim/scenario/arrivals.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/limits.h"
@@ -71,7 +74,7 @@ std::string clip(const std::string& s) { return s.size() <= 40 ? s : s.substr(0,
 
 class Compiler {
  public:
-  explicit Compiler(std::string source) { out_.source = std::move(source); }
+  Compiler(std::string source, const LoadOptions& options) : options_(options) { out_.source = std::move(source); }
 
   Scenario run(const ScenarioFile& file, const Node& root) {
     declare(file.chan(), root, "chan", "channel", chans_, [&](const ChanDecl& d, const Node& n) {
@@ -95,6 +98,8 @@ class Compiler {
       out_.devices.push_back({d.name(), service.ns});
     });
     declare(file.conn(), root, "conn", "connection", conns_, [&](const ConnDecl& d, const Node& n) { conn(d, n); });
+    declare(file.listener(), root, "listener", "listener", listeners_,
+            [&](const ListenerDecl& d, const Node& n) { listener(d, n); });
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
       out_.funcs.emplace_back().name = d.name();
       declared_params_.push_back(std::min(d.param_size(), kMaxParams));
@@ -118,8 +123,9 @@ class Compiler {
     for (int i = 0; i < file.assertion_size(); i++) assertion(file.assertion(i), root.child("assertion", i));
     if (!errors_.empty()) {
       std::stable_sort(errors_.begin(), errors_.end(),
-                       [](const Diagnostic& a, const Diagnostic& b) {
-                         return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+                       [&](const Diagnostic& a, const Diagnostic& b) {  // the scenario's own first
+                         return std::tuple(a.source != out_.source, a.line, a.column) <
+                                std::tuple(b.source != out_.source, b.line, b.column);
                        });
       throw ScenarioError(std::move(errors_));
     }
@@ -199,14 +205,27 @@ class Compiler {
   // A connection, or an array of them (conns). The requests and the connections of all the
   // declarations together are bounded too (limits.h): the first declaration past a bound is told.
   void conn(const ConnDecl& d, const Node& n) {
-    Conn c{.name = d.name(), .poisson = d.poisson()};
-    Instr gap;
-    amount(d, n, gap);
-    if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
-      error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
+    Conn c;
+    c.name = d.name();
+    c.poisson = d.poisson();
+    const bool file = !d.arrivals().empty();
+    if (file) {
+      // The file gives the times: nothing else may.
+      for (const char* f : {"ns", "duration", "poisson", "start_ns", "start", "stagger_ns", "stagger"}) {
+        const FieldDescriptor* fd = ConnDecl::descriptor()->FindFieldByName(f);
+        if (d.GetReflection()->HasField(d, fd)) {
+          error(n.at(f), std::string(f) + " is for generated arrivals: with arrivals, the file gives the times");
+        }
+      }
+    } else {
+      Instr gap;
+      amount(d, n, gap);
+      if (d.interval_case() != ConnDecl::INTERVAL_NOT_SET && gap.ns == 0) {  // amount reports a missing one
+        error(n.at(d.has_ns() ? "ns" : "duration"), "a connection's interval between requests must be positive");
+      }
+      c.interval = gap.ns;
     }
-    c.interval = gap.ns;
-    if (d.count() < 1 || d.count() > kMaxConnRequests) {
+    if ((!file || d.count() != 0) && (d.count() < 1 || d.count() > kMaxConnRequests)) {
       error(n.at("count"), "a connection's request count " + std::to_string(d.count()) +
                                " is out of range: from 1 to " + std::to_string(kMaxConnRequests));
     }
@@ -217,6 +236,27 @@ class Compiler {
                                  " is out of range: from 1 to " + std::to_string(kMaxConns));
       }
       c.length = std::clamp<int64_t>(d.conns(), 1, kMaxConns);
+    }
+    if (d.has_burst()) {
+      if (d.burst() < 1 || d.burst() > kMaxConnRequests) {
+        error(n.at("burst"), "burst " + std::to_string(d.burst()) + " is out of range: from 1 to " +
+                                 std::to_string(kMaxConnRequests) + " requests arriving together");
+      }
+      c.burst = std::clamp<int64_t>(d.burst(), 1, kMaxConnRequests);
+    }
+    c.write_service = optional_time(d, n, "write_service_ns", "write_service", 0);
+    if (d.send_case() != ConnDecl::SEND_NOT_SET && c.write_service == 0) {
+      error(n.at(d.has_write_service_ns() ? "write_service_ns" : "write_service"),
+            "a write_service must be positive (leave it out for answers that leave as they are written)");
+    }
+    if (d.has_send_buffer()) {
+      if (d.send_buffer() < 1 || d.send_buffer() > kMaxSendBuffer) {
+        error(n.at("send_buffer"), "send_buffer " + std::to_string(d.send_buffer()) + " is out of range: from 1 to " +
+                                       std::to_string(kMaxSendBuffer) + " answers");
+      } else if (d.send_case() == ConnDecl::SEND_NOT_SET) {
+        error(n.at("send_buffer"), "send_buffer needs a write_service: without one, answers leave as they are written");
+      }
+      c.send_buffer = std::clamp<int64_t>(d.send_buffer(), 1, kMaxSendBuffer);
     }
     c.start = optional_time(d, n, "start_ns", "start", -1);
     c.stagger = optional_time(d, n, "stagger_ns", "stagger", 0);
@@ -235,13 +275,88 @@ class Compiler {
       error(n.at(d.has_conns() ? "conns" : "name"), "more than " + std::to_string(kMaxConns) +
                                                         " connections in all declarations together");
     }
-    if (requests_total_ <= kMaxConnRequests && requests_total_ + conns * c.count > kMaxConnRequests) {
-      error(n.at("count"), "more than " + std::to_string(kMaxConnRequests) +
-                               " requests on all connections together (count times conns, over every conn)");
+    int64_t requests = conns * c.count;
+    if (file) requests = arrival_file(d, n, c);
+    if (requests_total_ <= kMaxConnRequests && requests_total_ + requests > kMaxConnRequests) {
+      error(n.at(file ? "arrivals" : "count"), "more than " + std::to_string(kMaxConnRequests) +
+                                                   " requests on all connections together (count times conns, over "
+                                                   "every conn)");
     }
     conns_total_ += conns;
-    requests_total_ += conns * c.count;
+    requests_total_ += requests;
     out_.conns.push_back(std::move(c));
+  }
+
+  // Reads c's arrival file into c.times and c.first; returns the requests it gives c. Problems with
+  // the file as a whole are the field's; a bad line is the file's, at its own line and column.
+  int64_t arrival_file(const ConnDecl& d, const Node& n, Conn& c) {
+    const Pos at = n.at("arrivals");
+    if (!options_.arrival_files) {
+      error(at, "arrival files are not read here (the loader was told to read no files)");
+      return 0;
+    }
+    std::filesystem::path path(d.arrivals());
+    if (path.is_relative()) path = std::filesystem::path(out_.source).parent_path() / path;
+    const int64_t conns = std::max<int64_t>(c.length, 1);
+    const int64_t budget = std::max<int64_t>(kMaxConnRequests - requests_total_, 0) / c.burst;
+    ArrivalTimes t = read_arrivals(path.string(), conns, c.length > 0, budget);
+    if (!t.unreadable.empty()) {
+      error(at, "arrivals " + quote(path.string()) + " " + t.unreadable);
+      return 0;
+    }
+    if (!t.errors.empty()) {
+      for (Diagnostic& e : t.errors) errors_.push_back(std::move(e));
+      return 0;
+    }
+    if (t.times.empty()) {
+      error(at, "arrivals " + quote(path.string()) + " gives no arrival times");
+      return 0;
+    }
+    c.times = std::move(t.times);
+    c.first = std::move(t.first);
+    for (int64_t e = 0; e < conns && d.count() != 0; e++) {
+      if (c.requests(e) != d.count()) {
+        error(n.at("count"), "count " + std::to_string(d.count()) + " does not match the arrival file, which gives " +
+                                 (c.length > 0 ? "connection " + std::to_string(e) : std::string("the connection")) +
+                                 " " + std::to_string(c.requests(e)) + " requests");
+        break;
+      }
+    }
+    return static_cast<int64_t>(c.times.size()) * c.burst;
+  }
+
+  // A listener and the connection array it accepts; a connection has at most one listener.
+  void listener(const ListenerDecl& d, const Node& n) {
+    Listener l{.name = d.name(), .poisson = d.poisson()};
+    l.conn = resolve(conns_, d.conn(), n, "conn", "connection");
+    Instr gap;
+    amount(d, n, gap);
+    if (d.interval_case() != ListenerDecl::INTERVAL_NOT_SET && gap.ns == 0) {
+      error(n.at(d.has_ns() ? "ns" : "duration"), "a listener's interval between connections must be positive");
+    }
+    l.interval = gap.ns;
+    l.start = optional_time(d, n, "start_ns", "start", -1);
+    const auto id = static_cast<int32_t>(out_.listeners.size());
+    if (l.conn >= 0) {
+      Conn& c = out_.conns[static_cast<size_t>(l.conn)];
+      if (c.listener >= 0) {
+        error(n.at("conn"), "connection " + quote(c.name) + " already has a listener, " +
+                                quote(out_.listeners[static_cast<size_t>(c.listener)].name));
+      } else if (c.stagger > 0) {
+        error(n.at("conn"), "connection array " + quote(c.name) +
+                                " has a stagger: a listener's connections begin when they connect");
+      } else {
+        c.listener = id;
+      }
+    }
+    out_.listeners.push_back(std::move(l));
+  }
+
+  // Where a failing read or write goes: past the innermost loop around it (-1: on, when none).
+  void break_on_error(int32_t at) {
+    auto& open = e_->open;
+    auto loop = std::find_if(open.rbegin(), open.rend(), [](const Emitter::Open& o) { return o.loop >= 0; });
+    if (loop != open.rend()) loop->breaks.push_back(at);
   }
 
   // A time given either as integer ns (field ns_field) or as a duration string (text_field), both
@@ -289,7 +404,7 @@ class Compiler {
         return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
       }
       return "unknown name " + quote(name) + ": not a parameter of " + e->fn.name +
-             " nor the var of a counted loop around it";
+             " nor the var of a counted loop around it or of an accept before it";
     };
     std::string err = parse_expr(text, scope, unknown, x);
     if (!err.empty()) {
@@ -414,8 +529,21 @@ class Compiler {
     e_ = outer;
   }
 
+  // An accept's var is visible in the rest of the list it is in: the list's end takes it out.
   void ops(const RepeatedPtrField<Op>& list, const Node& parent) {
+    const size_t visible = e_->scope.size();
     for (int i = 0; i < list.size(); i++) op(list[i], parent.child("op", i));
+    e_->scope.resize(visible);
+  }
+
+  // A new variable in the next free slot after the parameters and the variables in scope.
+  int32_t new_slot(const std::string& name) {
+    const int32_t params = e_->fn.num_params;
+    const auto above = [&](const auto& v) { return v.second >= params; };
+    const int32_t slot = params + static_cast<int32_t>(std::count_if(e_->scope.begin(), e_->scope.end(), above));
+    e_->scope.emplace_back(name, slot);
+    e_->fn.num_vars = std::max(e_->fn.num_vars, slot + 1);
+    return slot;
   }
 
   // Opens a loop or select for break; closes it once body() has emitted it, patching its breaks.
@@ -478,6 +606,12 @@ class Compiler {
         return;
       }
       case Op::kClose: {
+        if (!o.close().conn().empty()) {
+          if (!o.close().chan().empty()) error(n.at("conn"), "close takes chan or conn, not both");
+          const ChanRef c = conn_ref(o.close().conn(), o.close().index(), n);
+          emit({.op = Opcode::CloseConn, .obj = c.id, .index = c.index}, n.self());
+          return;
+        }
         const ChanRef c = chan_ref(o.close().chan(), o.close().index(), n);
         emit({.op = Opcode::Close, .obj = c.id, .index = c.index}, n.self());
         return;
@@ -508,12 +642,19 @@ class Compiler {
       }
       case Op::kRead: {
         const ChanRef c = conn_ref(o.read().conn(), o.read().index(), n);
-        emit({.op = Opcode::Read, .obj = c.id, .index = c.index}, n.self());
+        break_on_error(emit({.op = Opcode::Read, .obj = c.id, .index = c.index}, n.self()));
         return;
       }
       case Op::kWrite: {
         const ChanRef c = conn_ref(o.write().conn(), o.write().index(), n);
-        emit({.op = Opcode::Write, .obj = c.id, .index = c.index}, n.self());
+        break_on_error(emit({.op = Opcode::Write, .obj = c.id, .index = c.index}, n.self()));
+        return;
+      }
+      case Op::kAccept: {
+        Instr in{.op = Opcode::Accept,
+                 .obj = resolve(listeners_, o.accept().listener(), n, "listener", "listener")};
+        if (!o.accept().var().empty() && new_var(o.accept().var(), n, "var")) in.var = new_slot(o.accept().var());
+        emit(in, n.self());
         return;
       }
       case Op::kDone:
@@ -622,13 +763,7 @@ class Compiler {
           }
           // The loop's var: the next free slot after the parameters and the enclosing loops' vars.
           const size_t visible = e_->scope.size();
-          if (!l.var().empty() && new_var(l.var(), n, "var")) {
-            const int32_t params = e_->fn.num_params;
-            start.var = params + static_cast<int32_t>(std::count_if(e_->scope.begin(), e_->scope.end(),
-                                                                    [&](const auto& v) { return v.second >= params; }));
-            e_->scope.emplace_back(l.var(), start.var);
-            e_->fn.num_vars = std::max(e_->fn.num_vars, start.var + 1);
-          }
+          if (!l.var().empty() && new_var(l.var(), n, "var")) start.var = new_slot(l.var());
           emit(start, n.self());
           ops(l.op(), n);
           emit({.op = Opcode::LoopNext, .obj = slot, .loop = id, .target = top + 1, .var = start.var}, n.self());
@@ -914,9 +1049,10 @@ class Compiler {
     out.limit = in.ns;
   }
 
+  LoadOptions options_;
   Scenario out_;
   std::vector<Diagnostic> errors_;
-  Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, funcs_, spawns_;
+  Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, listeners_, funcs_, spawns_;
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
   bool bench_func_ = false;               // a benchmark func: N is b.N
@@ -928,8 +1064,9 @@ class Compiler {
 
 }  // namespace
 
-Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source) {
-  return Compiler(source).run(file, Node(ScenarioFile::descriptor(), &tree, Pos{}, "file"));
+Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source,
+                 const LoadOptions& options) {
+  return Compiler(source, options).run(file, Node(ScenarioFile::descriptor(), &tree, Pos{}, "file"));
 }
 
 }  // namespace gmp::scenario

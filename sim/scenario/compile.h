@@ -10,10 +10,12 @@
 
 #include "sim/scenario/locate.h"
 #include "sim/scenario/program.h"
+#include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario.pb.h"
 
 namespace gmp::scenario {
 
-Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source);
+Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source,
+                 const LoadOptions& options = {});
 
 }  // namespace gmp::scenario

@@ -39,6 +39,8 @@ inline constexpr int64_t kMaxConnRequests = 10'000'000;
 // Connections of a scenario together (a conn's `conns`, summed over its declarations): each is a
 // pollDesc and its queues, made when the run starts.
 inline constexpr int64_t kMaxConns = 100'000;
+// A connection's send buffer, in answers.
+inline constexpr int64_t kMaxSendBuffer = 1'000'000;
 
 // An integer expression (expr.h): at most 1000 characters of text, and at most 100 parentheses
 // and unary minuses inside one another (the parser recurses once per level; the limit is

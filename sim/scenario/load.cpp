@@ -11,7 +11,7 @@
 
 namespace gmp::scenario {
 
-Scenario parse_scenario(const std::string& text, const std::string& name) {
+Scenario parse_scenario(const std::string& text, const std::string& name, const LoadOptions& options) {
   ScenarioFile file;
   Node::Tree tree;
   textproto::ParseErrors errors(name, text, Op::descriptor());
@@ -24,14 +24,14 @@ Scenario parse_scenario(const std::string& text, const std::string& name) {
   if (!parsed && errors.diagnostics.empty())
     errors.diagnostics.push_back({name, 0, 0, "cannot parse"});
   if (!errors.diagnostics.empty()) throw ScenarioError(std::move(errors.diagnostics));
-  return compile(file, tree, name);
+  return compile(file, tree, name, options);
 }
 
 // An empty file is read as an empty scenario (whose checker reports the missing main).
-Scenario load_scenario(const std::string& path) {
+Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   textproto::FileText file = textproto::read_file(path);
   if (!file.error.empty()) throw ScenarioError({{path, 0, 0, file.error}});
-  return parse_scenario(file.text, path);
+  return parse_scenario(file.text, path, options);
 }
 
 }  // namespace gmp::scenario

@@ -36,6 +36,8 @@ const char* opcode_name(Opcode op) {
     case Opcode::AtomicAdd: return "AtomicAdd";
     case Opcode::Read: return "Read";
     case Opcode::Write: return "Write";
+    case Opcode::Accept: return "Accept";
+    case Opcode::CloseConn: return "CloseConn";
   }
   return "?";
 }

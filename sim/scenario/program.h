@@ -68,7 +68,9 @@ enum class Opcode : uint8_t {
   AtomicAdd,       // atomic.AddInt64(&vars[obj], count)
   Read,            // conns[obj].Read: take an arrived request, or wait in the network poller
   Write,           // conns[obj].Write: answer the oldest request read
-                   // (both: exprs[index] picks an array's element)
+                   // (both: exprs[index] picks an array's element; failing, pc = target if >= 0)
+  Accept,          // listeners[obj].Accept: vars[var] = the accepted connection's index
+  CloseConn,       // conns[obj].Close (exprs[index] picks an array's element)
 };
 
 const char* opcode_name(Opcode op);
@@ -154,9 +156,9 @@ struct Device {
 };
 
 // A connection (scenario.proto's ConnDecl): count requests, one every interval ns (poisson: on
-// average). An array (length > 0) is that many connections, each with count requests; the first
-// request of element i arrives at start + i * stagger, or with no start (start < 0), one gap after
-// i * stagger.
+// average), burst of them at a time. An array (length > 0) is that many connections, each with
+// count requests; the first request of element i arrives at start + i * stagger, or with no start
+// (start < 0), one gap after i * stagger.
 struct Conn {
   std::string name;
   int64_t count = 0;
@@ -165,6 +167,30 @@ struct Conn {
   int64_t length = 0;   // a connection array's elements; 0 for a single connection
   int64_t start = -1;   // ns from the run's start; -1: one gap
   int64_t stagger = 0;  // ns between the starts of consecutive elements
+  int64_t burst = 1;    // requests arriving together at each arrival time
+  int32_t listener = -1;  // listeners[listener] connects it; -1: open from the run's start
+  int64_t write_service = 0;  // ns for an answer to leave; 0: it leaves as it is written
+  int64_t send_buffer = 1;    // answers written and not yet gone that the send side holds
+  // From an arrival file (arrivals.h): element e's arrival times are times[first[e]] ..
+  // times[first[e+1] - 1], each one a burst, and count is unused (each element has its own);
+  // first is empty when the times are generated.
+  std::vector<int64_t> times;
+  std::vector<int64_t> first;
+  // The requests of element e.
+  int64_t requests(int64_t e) const {
+    if (first.empty()) return count;
+    return (first[static_cast<size_t>(e) + 1] - first[static_cast<size_t>(e)]) * burst;
+  }
+};
+
+// A listener (scenario.proto's ListenerDecl): the elements of conns[conn] connect one after
+// another, the first at start (or one gap after the run's start, start < 0), then a gap apart.
+struct Listener {
+  std::string name;
+  int32_t conn = -1;
+  int64_t interval = 0;
+  bool poisson = false;
+  int64_t start = -1;
 };
 
 // A named go statement (go { func: "f" name: "n" }): assertions refer to its goroutines by name.
@@ -211,6 +237,7 @@ struct Scenario {
   std::vector<WaitGroup> waitgroups;
   std::vector<Device> devices;
   std::vector<Conn> conns;
+  std::vector<Listener> listeners;
   std::vector<Function> funcs;
   std::vector<Loop> loops;
   int32_t entry = -1;  // funcs[entry] is "main"

@@ -11,9 +11,17 @@
 
 namespace gmp::scenario {
 
-Scenario load_scenario(const std::string& path);
+// What loading may do beyond reading the scenario's own text.
+struct LoadOptions {
+  // Read the arrival files that connections name (conn's `arrivals`, resolved against the folder of
+  // the scenario's path or name). Off, such a field is an error: the fuzzer turns it off, so that
+  // no input it makes up can read a file.
+  bool arrival_files = true;
+};
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options = {});
 
 // The same for text in memory; `name` stands for the path in diagnostics.
-Scenario parse_scenario(const std::string& text, const std::string& name);
+Scenario parse_scenario(const std::string& text, const std::string& name, const LoadOptions& options = {});
 
 }  // namespace gmp::scenario

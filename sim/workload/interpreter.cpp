@@ -43,8 +43,12 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
                          double ns_per_iteration, uint64_t seed, int64_t nanotime_epoch)
     : sc_(sc), r_(r), clock_(std::move(clock)), ns_per_iteration_(ns_per_iteration) {
   if (!sc.conns.empty()) {
-    net_ = std::make_unique<Network>(sc.conns, seed, nanotime_epoch);
+    net_ = std::make_unique<Network>(sc.conns, seed, nanotime_epoch, sc.listeners);
     r.net = net_.get();
+    // Their semaphores' ids, two per descriptor, lie far above the ones the program's objects take.
+    for (size_t k = 0; k < net_->conns() + sc.listeners.size(); k++) {
+      fds_.emplace_back((uint64_t{1} << 40) + 2 * k, (uint64_t{1} << 40) + 2 * k + 1);
+    }
   }
   uint64_t id = 1;
   for (const auto& c : sc.chans) {
@@ -430,26 +434,88 @@ void Interpreter::run(rt::g* gp) {
       case Opcode::ResetTimer:
         if (meas_.started && !meas_.finished) meas_.begin = clock_();
         break;
-      case Opcode::Read:
-        // internal/poll's fd.Read: the read system call; on EAGAIN, pd.waitRead (runtime_pollWait:
-        // netpollblock), then the read again. Opening the descriptor started the poller
-        // (poll_runtime_pollOpen -> netpollGenericInit).
-        r_.netpollGenericInit();
-        for (const int32_t c = connection(in.obj, in.index, *t);;) {
+      case Opcode::Read: {
+        // internal/poll's fd.Read: the descriptor's read lock (one reader at a time); the read
+        // system call; on EAGAIN, pd.waitRead (runtime_pollWait), then the read again. Opening
+        // the descriptor started the poller (poll_runtime_pollOpen -> netpollGenericInit). End of
+        // file, or an error once the server has closed it, leaves the innermost loop around it.
+        const int32_t c = connection(in.obj, in.index, *t);
+        Network::Got got = Network::Got::Closed;
+        FdMutex& fd = fds_[static_cast<size_t>(c)];
+        if (fd.rwlock(true)) {
+          r_.netpollGenericInit();
+          for (;;) {
+            r_.entersyscall();
+            plat::charge(plat::Cost::SyscallEnterExit);
+            got = net_->read(c, clock_());
+            r_.exitsyscall();
+            if (got != Network::Got::Again) break;
+            if (!r_.pollWait(net_->pd(c), 'r')) {
+              got = Network::Got::Closed;
+              break;
+            }
+          }
+          fd.rwunlock(true);
+        }
+        if (got != Network::Got::Request && in.target >= 0) t->pc = in.target;
+        break;
+      }
+      case Opcode::Write: {
+        // internal/poll's fd.Write: the write lock; the write system call; on EAGAIN (the send
+        // buffer is full), pd.waitWrite until an answer has left, then the write again.
+        const int32_t c = connection(in.obj, in.index, *t);
+        Network::Wrote w = Network::Wrote::Closed;
+        FdMutex& fd = fds_[static_cast<size_t>(c)];
+        if (fd.rwlock(false)) {
+          for (;;) {
+            r_.entersyscall();
+            plat::charge(plat::Cost::SyscallEnterExit);
+            w = net_->write(c, clock_());
+            r_.exitsyscall();
+            if (w != Network::Wrote::Full) break;
+            if (!r_.pollWait(net_->pd(c), 'w')) {
+              w = Network::Wrote::Closed;
+              break;
+            }
+          }
+          fd.rwunlock(false);
+        }
+        if (w == Network::Wrote::Closed && in.target >= 0) t->pc = in.target;
+        break;
+      }
+      case Opcode::Accept: {
+        // internal/poll's fd.Accept: the listener's read lock (the workers of a pool take turns);
+        // the accept system call; on EAGAIN, pd.waitRead on the listener, then accept again.
+        FdMutex& fd = fds_[static_cast<size_t>(net_->conns() + in.obj)];
+        int64_t k = -1;
+        if (fd.rwlock(true)) {
+          r_.netpollGenericInit();
+          for (;;) {
+            r_.entersyscall();
+            plat::charge(plat::Cost::SyscallEnterExit);
+            k = net_->accept(in.obj, clock_());
+            r_.exitsyscall();
+            if (k >= 0 || !r_.pollWait(net_->listener_pd(in.obj), 'r')) break;
+          }
+          fd.rwunlock(true);
+        }
+        if (k >= 0 && in.var >= 0) t->vars[static_cast<size_t>(in.var)] = k;
+        break;
+      }
+      case Opcode::CloseConn: {
+        // internal/poll's fd.Close: mark the descriptor closed (its lock's waiters fail), take it
+        // out of the poller (runtime_pollUnblock readies the goroutines parked on it), and the
+        // close system call. Closing it again does nothing (Go returns an error).
+        const int32_t c = connection(in.obj, in.index, *t);
+        FdMutex& fd = fds_[static_cast<size_t>(c)];
+        if (fd.increfAndClose()) {
+          net_->close(c);
+          r_.pollUnblock(net_->pd(c));
           r_.entersyscall();
           plat::charge(plat::Cost::SyscallEnterExit);
-          const bool got = net_->read(c, clock_());
           r_.exitsyscall();
-          if (got) break;
-          r_.netpollblock(net_->pd(c), 'r', true);
+          fd.decref();
         }
-        break;
-      case Opcode::Write: {
-        const int32_t c = connection(in.obj, in.index, *t);
-        r_.entersyscall();
-        plat::charge(plat::Cost::SyscallEnterExit);
-        net_->write(c, clock_());
-        r_.exitsyscall();
         break;
       }
     }

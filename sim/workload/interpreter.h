@@ -23,6 +23,7 @@
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/select.h"
 #include "sim/scenario/program.h"
+#include "sim/workload/fd_mutex.h"
 #include "sim/workload/network.h"
 
 namespace gmp::rt {
@@ -132,6 +133,8 @@ class Interpreter {
   std::vector<std::unique_ptr<Parallel>> parallels_;
   std::vector<Device> devices_;
   std::unique_ptr<Network> net_;
+  // internal/poll's fdMutex of each descriptor: the network's connections, then its listeners.
+  std::deque<FdMutex> fds_;
   Measurement meas_;
   uint64_t parallel_id_base_ = 0;
 };

@@ -6,58 +6,107 @@
 
 namespace gmp::workload {
 
-Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch)
-    : decls_(conns), epoch_(epoch) {
+// A listener's connections connect a gap apart (the interval, or Poisson gaps from a stream of
+// the listener's own), the first at its start or one gap after the run's start.
+Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch,
+                 std::vector<scenario::Listener> listeners)
+    : decls_(conns), listener_decls_(std::move(listeners)), epoch_(epoch) {
+  int32_t first = 0;
   for (const scenario::Conn& d : decls_) {
-    base_.push_back(static_cast<int32_t>(conns_.size()));
+    base_.push_back(first);
+    first += static_cast<int32_t>(std::max<int64_t>(d.length, 1));
+  }
+  for (size_t l = 0; l < listener_decls_.size(); l++) {
+    const scenario::Listener& d = listener_decls_[l];
+    Listener& ln = listeners_.emplace_back();
+    ln.first = base_[static_cast<size_t>(d.conn)];
+    SplitMix64 rng(seed ^ (0xd1b54a32d192ed03ULL * (l + 1)));
+    int64_t at = 0;
+    for (int64_t k = 0; k < std::max<int64_t>(decls_[static_cast<size_t>(d.conn)].length, 1); k++) {
+      if (k > 0 || d.start < 0) {
+        double gap = static_cast<double>(d.interval);
+        if (d.poisson) {
+          const double u = (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
+          gap = -gap * std::log(u);
+        }
+        at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
+      } else {
+        at = d.start;
+      }
+      ln.connect.push_back(at);
+    }
+  }
+  for (const scenario::Conn& d : decls_) {
     for (int64_t k = 0; k < std::max<int64_t>(d.length, 1); k++) {
       const size_t i = conns_.size();
       Conn& c = conns_.emplace_back();
       c.decl = &d;
-      // The first arrival comes one gap after this origin, or at it when a start is given.
-      c.last_at = std::max<int64_t>(d.start, 0) + k * d.stagger;
+      c.count = d.requests(k);
+      if (d.listener >= 0) c.origin = listeners_[static_cast<size_t>(d.listener)].connect[static_cast<size_t>(k)];
+      if (!d.first.empty()) c.file_at = d.first[static_cast<size_t>(k)];
+      // The first generated arrival comes one gap after this, or at it when a start is given.
+      c.last_at = c.origin + std::max<int64_t>(d.start, 0) + k * d.stagger;
       c.rng = SplitMix64(seed ^ (0x9e3779b97f4a7c15ULL * (i + 1)));
     }
   }
-  for (size_t i = 0; i < conns_.size(); i++) schedule(static_cast<int32_t>(i));
+  for (size_t i = 0; i < conns_.size() + listeners_.size(); i++) schedule(static_cast<int32_t>(i));
 }
 
-// Arrival k (0-based) comes one gap after arrival k-1; the first comes at the origin when the
-// declaration gives a start, else one gap after it. A gap is the interval, or with poisson an
+// Arrival times come one after another, each for a burst of requests (the last burst may be
+// short). From a file, each is the file's next time for the connection, counted from its origin.
+// Otherwise the first comes at the origin when the declaration gives a start, else one gap after
+// it, and each next one a gap after the one before. A gap is the interval, or with poisson an
 // exponential gap of that mean, -mean * ln(U) for U uniform in (0, 1].
 int64_t Network::arrival(Conn& c, int64_t k) {
+  const scenario::Conn& d = *c.decl;
   while (c.read + static_cast<int64_t>(c.arrivals.size()) <= k) {
-    const bool first = c.read + static_cast<int64_t>(c.arrivals.size()) == 0;
-    if (!first || c.decl->start < 0) {
-      double gap = static_cast<double>(c.decl->interval);
-      if (c.decl->poisson) {
+    if (!d.first.empty()) {
+      c.last_at = c.origin + d.times[static_cast<size_t>(c.file_at++)];
+    } else if (c.times > 0 || d.start < 0) {
+      double gap = static_cast<double>(d.interval);
+      if (d.poisson) {
         const double u = (static_cast<double>(c.rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
         gap = -gap * std::log(u);
       }
       c.last_at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
     }
-    c.arrivals.push_back(c.last_at);
+    c.times++;
+    const int64_t known = c.read + static_cast<int64_t>(c.arrivals.size());
+    for (int64_t b = 0; b < d.burst && known + b < c.count; b++) c.arrivals.push_back(c.last_at);
   }
   return c.arrivals[static_cast<size_t>(k - c.read)];
 }
 
 // The time of c's next event that netpoll has not seen, INT64_MAX if none: its next arrival not
-// yet reported (arrivals already read need no edge).
+// yet reported (arrivals already read need no edge), the end of file of a connection that sends
+// nothing, or the leaving of an answer that frees room for a write that found none. A closed
+// connection has left the poller: it has no events.
 int64_t Network::next_of(Conn& c) {
+  if (c.closed) return INT64_MAX;
   const int64_t k = std::max(c.reported, c.read);
-  return k < c.decl->count ? arrival(c, k) : INT64_MAX;
+  int64_t t = k < c.count ? arrival(c, k) : INT64_MAX;
+  if (c.count == 0 && !c.eof_seen) t = c.origin;
+  if (c.want_write && !c.leaving.empty()) t = std::min(t, c.leaving.front());
+  return t;
 }
 
-void Network::schedule(int32_t i) {
-  const int64_t t = next_of(conns_[static_cast<size_t>(i)]);
-  if (t != INT64_MAX) due_.emplace(t, i);
+int64_t Network::next_of(int32_t fd) {
+  if (fd < conns()) return next_of(conns_[static_cast<size_t>(fd)]);
+  const Listener& ln = listeners_[static_cast<size_t>(fd - conns())];
+  const int64_t k = std::max(ln.reported, ln.accepted);
+  return k < static_cast<int64_t>(ln.connect.size()) ? ln.connect[static_cast<size_t>(k)] : INT64_MAX;
+}
+
+void Network::schedule(int32_t fd) {
+  const int64_t t = next_of(fd);
+  if (t != INT64_MAX) due_.emplace(t, fd);
 }
 
 // Entries whose connection has moved on since they were queued are dropped as they come up.
 int64_t Network::nextEvent() {
   while (!due_.empty()) {
     const auto [t, i] = due_.top();
-    if (next_of(conns_[static_cast<size_t>(i)]) == t) return epoch_ + t;
+    if (next_of(i) == t) return epoch_ + t;
     due_.pop();
   }
   return INT64_MAX;
@@ -65,48 +114,106 @@ int64_t Network::nextEvent() {
 
 // One event per connection with new arrivals, as epoll reports one per ready descriptor, in the
 // connections' order.
-void Network::takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) {
+void Network::takeEvents(int64_t now, std::vector<rt::NetEvent>* out) {
   now -= epoch_;
   ready_.clear();
   while (!due_.empty() && due_.top().first <= now) {
     const auto [t, i] = due_.top();
     due_.pop();
-    if (next_of(conns_[static_cast<size_t>(i)]) == t) ready_.push_back(i);
+    if (next_of(i) == t) ready_.push_back(i);
   }
   std::sort(ready_.begin(), ready_.end());
   ready_.erase(std::unique(ready_.begin(), ready_.end()), ready_.end());
   for (const int32_t i : ready_) {
-    Conn& c = conns_[static_cast<size_t>(i)];
-    while (c.reported < c.decl->count && arrival(c, std::max(c.reported, c.read)) <= now) {
-      c.reported = std::max(c.reported, c.read) + 1;
+    if (i >= conns()) {  // a listener: new connections
+      Listener& ln = listeners_[static_cast<size_t>(i - conns())];
+      for (int64_t k = std::max(ln.reported, ln.accepted);
+           k < static_cast<int64_t>(ln.connect.size()) && ln.connect[static_cast<size_t>(k)] <= now; k++) {
+        ln.reported = k + 1;
+      }
+      out->push_back({&ln.pd, rt::EPOLLIN});
+      schedule(i);
+      continue;
     }
-    out->push_back(&c.pd);
+    Conn& c = conns_[static_cast<size_t>(i)];
+    uint32_t events = 0;
+    if (c.count == 0 && !c.eof_seen && c.origin <= now) {
+      c.eof_seen = true;
+      events |= rt::EPOLLIN | rt::EPOLLRDHUP;
+    }
+    for (int64_t k = std::max(c.reported, c.read); k < c.count && arrival(c, k) <= now; k++) {
+      c.reported = k + 1;
+      events |= rt::EPOLLIN;
+      if (c.reported == c.count) events |= rt::EPOLLRDHUP;  // the client's last request, then its close
+    }
+    if (c.want_write && !c.leaving.empty() && c.leaving.front() <= now) {
+      c.want_write = false;
+      events |= rt::EPOLLOUT;
+    }
+    out->push_back({&c.pd, events});
     schedule(i);
   }
 }
 
-bool Network::read(int32_t conn, int64_t now) {
+Network::Got Network::read(int32_t conn, int64_t now) {
   Conn& c = conns_[static_cast<size_t>(conn)];
-  if (c.read >= c.decl->count || arrival(c, c.read) > now) return false;
+  if (c.closed) return Got::Closed;
+  if (c.read >= c.count) {
+    // The client closed its end with its last request (or as it connected, with none).
+    if (c.count == 0 && c.origin > now) return Got::Again;
+    c.eof_seen = true;
+    return Got::Eof;
+  }
+  if (arrival(c, c.read) > now) return Got::Again;
   c.unanswered.push_back(c.arrivals.front());
   c.arrivals.pop_front();
   c.read++;
   schedule(conn);
-  return true;
+  return Got::Request;
 }
 
-bool Network::write(int32_t conn, int64_t now) {
+int64_t Network::accept(int32_t l, int64_t now) {
+  Listener& ln = listeners_[static_cast<size_t>(l)];
+  if (ln.accepted >= static_cast<int64_t>(ln.connect.size()) || ln.connect[static_cast<size_t>(ln.accepted)] > now) {
+    return -1;
+  }
+  const int64_t k = ln.accepted++;
+  schedule(conns() + l);
+  return k;
+}
+
+void Network::close(int32_t conn) {
   Conn& c = conns_[static_cast<size_t>(conn)];
-  if (c.unanswered.empty()) return false;
-  latencies_.push_back(now - c.unanswered.front());
+  c.closed = true;
+  c.want_write = false;
+}
+
+Network::Wrote Network::write(int32_t conn, int64_t now) {
+  Conn& c = conns_[static_cast<size_t>(conn)];
+  if (c.closed) return Wrote::Closed;
+  int64_t gone = now;  // when the answer has left
+  if (c.decl->write_service > 0) {
+    while (!c.leaving.empty() && c.leaving.front() <= now) c.leaving.pop_front();
+    if (static_cast<int64_t>(c.leaving.size()) >= c.decl->send_buffer) {
+      c.want_write = true;
+      schedule(conn);
+      return Wrote::Full;
+    }
+    // It leaves after the answers ahead of it, one at a time.
+    const int64_t begin = c.leaving.empty() ? now : std::max(now, c.leaving.back());
+    gone = begin > INT64_MAX - c.decl->write_service ? INT64_MAX : begin + c.decl->write_service;
+    c.leaving.push_back(gone);
+  }
+  if (c.unanswered.empty()) return Wrote::Nothing;
+  latencies_.push_back(gone - c.unanswered.front());
   c.unanswered.pop_front();
-  last_write_ = std::max(last_write_, now);
-  return true;
+  last_write_ = std::max(last_write_, gone);
+  return Wrote::Answer;
 }
 
 int64_t Network::requests() const {
   int64_t n = 0;
-  for (const Conn& c : conns_) n += c.decl->count;
+  for (const Conn& c : conns_) n += c.count;
   return n;
 }
 

@@ -1,9 +1,12 @@
 // The simulated network that a server scenario's connections come in on (scenario.proto's
 // ConnDecl), as the kernel keeps it: each connection's requests arrive at times fixed in advance
-// (an interval, or exponential gaps drawn from the seed), wait in its receive buffer until read,
+// (an interval, or exponential gaps drawn from the seed, or an arrival file's times; a burst of
+// requests at each), wait in its receive buffer until read,
 // and are answered by writes. It is the runtime's NetKernel: an arrival is an edge-triggered
-// readiness event for the connection's pollDesc, reported once to netpoll. It keeps each
-// request's latency (arrival to the write that answers it) for the run's figures.
+// readiness event for the connection's pollDesc, reported once to netpoll. With a write_service,
+// answers leave one at a time, that long each, from a send buffer of send_buffer answers; a write
+// that finds it full waits for a write-readiness event. It keeps each request's latency (arrival
+// to the answer's write, or to its leaving with a write_service) for the run's figures.
 //
 // A connection array is one declaration with several connections: they are numbered in a row
 // with the single connections, in declaration order (element i of a declaration whose first is
@@ -28,20 +31,35 @@ namespace gmp::workload {
 
 class Network final : public rt::NetKernel {
  public:
-  // Times here count from the run's start; netpoll's clock (nanotime) reads `epoch` then.
-  Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch);
+  // Times here count from the run's start; netpoll's clock (nanotime) reads `epoch` then. conns
+  // must outlive the network.
+  Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch,
+          std::vector<scenario::Listener> listeners = {});
 
   // NetKernel, on nanotime's clock.
   int64_t nextEvent() override;
-  void takeEvents(int64_t now, std::vector<rt::pollDesc*>* out) override;
+  void takeEvents(int64_t now, std::vector<rt::NetEvent>* out) override;
 
   // The connection number of element k of declaration decl (k = 0 for a single connection).
   int32_t conn(int32_t decl, int64_t k) const { return base_[static_cast<size_t>(decl)] + static_cast<int32_t>(k); }
   rt::pollDesc* pd(int32_t conn) { return &conns_[static_cast<size_t>(conn)].pd; }
-  // Takes the oldest request of conn that has arrived by now; false if none has.
-  bool read(int32_t conn, int64_t now);
-  // Answers the oldest request read and not answered (a latency sample); false if there is none.
-  bool write(int32_t conn, int64_t now);
+  rt::pollDesc* listener_pd(int32_t l) { return &listeners_[static_cast<size_t>(l)].pd; }
+  int32_t conns() const { return static_cast<int32_t>(conns_.size()); }
+  // A read: the oldest request of conn that has arrived by now; or none yet (EAGAIN); or, once
+  // every request has been read and the client has closed its end (at its last request's arrival,
+  // or as it connects when it sends none), end of file; or an error, once the server closed it.
+  enum class Got : uint8_t { Request, Again, Eof, Closed };
+  Got read(int32_t conn, int64_t now);
+  // An accept on listener l: the index in its array of the oldest connection that has connected
+  // by now and not been accepted, or -1 if there is none.
+  int64_t accept(int32_t l, int64_t now);
+  // The server closes its end: reads and writes fail from now on, and it has no more events.
+  void close(int32_t conn);
+  // A write of an answer: it answers the oldest request read and not answered (a latency sample,
+  // ending when the answer has left), or none; or, when the send buffer is full, it is not taken
+  // (EAGAIN) and the connection reports EPOLLOUT once an answer has left.
+  enum class Wrote : uint8_t { Answer, Nothing, Full, Closed };
+  Wrote write(int32_t conn, int64_t now);
 
   const std::vector<int64_t>& latencies() const { return latencies_; }
   int64_t requests() const;   // requests that arrive in all
@@ -50,21 +68,41 @@ class Network final : public rt::NetKernel {
  private:
   struct Conn {
     const scenario::Conn* decl = nullptr;
+    int64_t count = 0;            // its requests
     rt::pollDesc pd;
     SplitMix64 rng{0};
+    int64_t origin = 0;           // when it opens: arrival files count from here
+    int64_t times = 0;            // arrival times made so far (each one a burst)
+    int64_t file_at = 0;          // from an arrival file: its next time is decl->times[file_at]
     int64_t last_at = 0;          // the latest known arrival time (before the first: its origin)
     std::deque<int64_t> arrivals; // known arrival times not yet read, oldest first (read + size known)
     int64_t reported = 0;         // arrivals whose readiness edge netpoll has seen (absolute count)
     int64_t read = 0;             // arrivals read (absolute count)
     std::deque<int64_t> unanswered;  // arrival times of requests read and not yet answered
+    std::deque<int64_t> leaving;     // with a write_service: when each answer in the send buffer is gone
+    bool want_write = false;         // a write found the buffer full: EPOLLOUT when an answer leaves
+    bool eof_seen = false;           // a connection without requests: its end of file was reported or read
+    bool closed = false;             // by the server
+  };
+  // A listener: its connections' connect times, made when the run starts.
+  struct Listener {
+    rt::pollDesc pd;
+    int32_t first = 0;              // the number of its array's first connection
+    std::vector<int64_t> connect;   // connect[k]: when connection k of the array connects
+    int64_t reported = 0;           // connects netpoll has seen
+    int64_t accepted = 0;
   };
   int64_t arrival(Conn& c, int64_t k);  // the arrival time of c's k-th request (k < count)
   int64_t next_of(Conn& c);             // when c's next unreported event is due; INT64_MAX: none
-  void schedule(int32_t conn);          // queues conn's next event in due_, if it has one
+  int64_t next_of(int32_t fd);          // the same for a connection or a listener
+  void schedule(int32_t fd);            // queues fd's next event in due_, if it has one
 
-  std::vector<scenario::Conn> decls_;
+  const std::vector<scenario::Conn>& decls_;  // the scenario's, which outlives the network
   std::vector<int32_t> base_;  // per declaration: the number of its first connection
   std::deque<Conn> conns_;  // a deque: pollDescs never move
+  // Listener l is descriptor conns_.size() + l in due_.
+  std::vector<scenario::Listener> listener_decls_;
+  std::deque<Listener> listeners_;
   // Connections by the time of their next event, earliest first (then by number). An entry whose
   // connection has moved on since is stale; it is dropped when it comes up.
   std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>, std::greater<>> due_;

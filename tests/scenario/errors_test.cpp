@@ -4,7 +4,12 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include <sys/stat.h>
+
+#include <fstream>
+
 #include "sim/scenario/scenario.h"
+#include "tests/temp_dir.h"
 
 using namespace gmp::scenario;
 
@@ -561,4 +566,167 @@ TEST_CASE("connection arrays: lengths, starts, staggers and indexes") {
   expect(text, find(text, "index", "write"), "connection \"k\" is not an array");
   text = arr + program("  op { write { conn: \"k\" index: \"j\" } }\n");
   expect(text, find(text, "index", "write"), "unknown name \"j\"");
+}
+
+TEST_CASE("bursts: at least one request at a time") {
+  CHECK_NOTHROW(parse_scenario("conn { name: \"k\" count: 10 ns: 1000 burst: 4 }\n" + program(""), kName));
+  std::string text = "conn { name: \"k\" count: 10 ns: 1000 burst: 0 }\n" + program("");
+  expect(text, find(text, "burst"), "burst 0 is out of range: from 1 to 10000000");
+  text = "conn { name: \"k\" count: 10 ns: 1000 burst: -3 }\n" + program("");
+  expect(text, find(text, "burst"), "burst -3 is out of range");
+}
+
+namespace {
+
+// A scenario in dir whose connection declaration `conn` names an arrival file; the first
+// diagnostic of loading it.
+Diagnostic first_error(const TempDir& dir, const std::string& conn) {
+  const std::string path = dir.file("server.textproto");
+  std::ofstream(path) << conn << "\nfunc { name: \"main\" }\n";
+  try {
+    load_scenario(path);
+  } catch (const ScenarioError& e) {
+    return e.diagnostics().front();
+  }
+  FAIL("no ScenarioError for " << conn);
+  return {};
+}
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+// Problems with the file as a whole are the scenario's, at the `arrivals` field; a bad line is
+// the arrival file's, at its own line and column.
+TEST_CASE("arrival files: unreadable ones at the scenario's field, bad lines at their own position") {
+  const TempDir dir("gmp_arrivals");
+  const std::string scenario = dir.file("server.textproto");
+  write_file(dir.file("ok.txt"), "# time  conn\n0 0\n1500 1\n\n2us 0   # a comment\n3ms\n");
+  const Scenario ok = [&] {
+    write_file(scenario, "conn { name: \"c\" conns: 2 arrivals: \"ok.txt\" }\nfunc { name: \"main\" }\n");
+    return load_scenario(scenario);
+  }();
+  REQUIRE(ok.conns.size() == 1);
+  CHECK(ok.conns[0].times == std::vector<int64_t>{0, 2000, 3000000, 1500, 3000000});
+  CHECK(ok.conns[0].first == std::vector<int64_t>{0, 3, 5});
+  CHECK(ok.conns[0].requests(0) == 3);
+
+  // At the field: missing, a directory, a FIFO, a device.
+  Diagnostic d = first_error(dir, "conn { name: \"c\" arrivals: \"none.txt\" }");
+  CHECK(d.source == scenario);
+  CHECK(d.line == 1);
+  CHECK(d.column == 18);
+  CHECK_THAT(d.message, Catch::Contains("none.txt\" cannot open: No such file"));
+  std::filesystem::create_directory(dir.file("sub"));
+  d = first_error(dir, "conn {\n  name: \"c\"\n  arrivals: \"sub\" }");
+  CHECK(d.source == scenario);
+  CHECK(d.line == 3);
+  CHECK(d.column == 3);
+  CHECK_THAT(d.message, Catch::Contains("is a directory"));
+  REQUIRE(mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  d = first_error(dir, "conn { name: \"c\" arrivals: \"fifo\" }");
+  CHECK(d.source == scenario);
+  CHECK_THAT(d.message, Catch::Contains("is not a regular file"));
+  d = first_error(dir, "conn { name: \"c\" arrivals: \"/dev/zero\" }");
+  CHECK_THAT(d.message, Catch::Contains("\"/dev/zero\" is not a regular file"));
+  write_file(dir.file("empty.txt"), "# nothing\n");
+  d = first_error(dir, "conn { name: \"c\" arrivals: \"empty.txt\" }");
+  CHECK_THAT(d.message, Catch::Contains("gives no arrival times"));
+
+  // In the file: each bad line at its position.
+  struct Bad {
+    std::string text;
+    int line;
+    int column;
+    std::string says;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"10\n  1x\n", 2, 3, "unknown unit"},
+           {"10\n5\n", 2, 1, "is earlier than connection 0's arrival before it (line 1)"},
+           {"-5\n", 1, 1, "negative"},
+           {"10 1\n", 1, 4, "an index needs an array"},
+           {"99999999999999999999\n", 1, 1, "too long"},
+       }) {
+    INFO(b.text);
+    write_file(dir.file("bad.txt"), b.text);
+    d = first_error(dir, "conn { name: \"c\" arrivals: \"bad.txt\" }");
+    CHECK(d.source == dir.file("bad.txt"));
+    CHECK(d.line == b.line);
+    CHECK(d.column == b.column);
+    CHECK_THAT(d.message, Catch::Contains(b.says));
+  }
+  write_file(dir.file("bad.txt"), "0 0\n\t7 2\n");
+  d = first_error(dir, "conn { name: \"c\" conns: 2 arrivals: \"bad.txt\" }");
+  CHECK(d.source == dir.file("bad.txt"));
+  CHECK(d.line == 2);
+  CHECK(d.column == 4);
+  CHECK_THAT(d.message, Catch::Contains("connection index 2 is not one of 0 to 1"));
+  write_file(dir.file("bad.txt"), "0 0 0\n");
+  d = first_error(dir, "conn { name: \"c\" conns: 2 arrivals: \"bad.txt\" }");
+  CHECK(d.column == 5);
+  CHECK_THAT(d.message, Catch::Contains("too many columns"));
+
+  // The file gives the times: an interval, start or stagger beside it is an error; a count must
+  // match what it gives.
+  d = first_error(dir, "conn { name: \"c\" conns: 2 arrivals: \"ok.txt\" ns: 100 }");
+  CHECK(d.column == 46);
+  CHECK_THAT(d.message, Catch::Contains("with arrivals, the file gives the times"));
+  d = first_error(dir, "conn { name: \"c\" conns: 2 arrivals: \"ok.txt\" count: 3 }");
+  CHECK(d.column == 46);
+  CHECK_THAT(d.message, Catch::Contains("gives connection 1 2 requests"));
+
+  // A loader told to read no files (the fuzzer's) refuses the field.
+  try {
+    parse_scenario("conn { name: \"c\" arrivals: \"ok.txt\" }\nfunc { name: \"main\" }\n", scenario,
+                   {.arrival_files = false});
+    FAIL("no error");
+  } catch (const ScenarioError& e) {
+    CHECK(e.diagnostics().front().column == 18);
+    CHECK_THAT(e.diagnostics().front().message, Catch::Contains("arrival files are not read here"));
+  }
+}
+
+TEST_CASE("write service and send buffer: positive, and a buffer only beside a service") {
+  CHECK_NOTHROW(parse_scenario("conn { name: \"k\" count: 1 ns: 10 write_service: \"1us\" send_buffer: 4 }\n" +
+                               program(""), kName));
+  std::string text = "conn { name: \"k\" count: 1 ns: 10 write_service_ns: -4 }\n" + program("");
+  expect(text, find(text, "write_service_ns"), "negative write_service -4ns");
+  text = "conn { name: \"k\" count: 1 ns: 10 write_service: \"0s\" }\n" + program("");
+  expect(text, find(text, "write_service"), "a write_service must be positive");
+  text = "conn { name: \"k\" count: 1 ns: 10 write_service: \"1us\" send_buffer: 0 }\n" + program("");
+  expect(text, find(text, "send_buffer"), "send_buffer 0 is out of range");
+  text = "conn { name: \"k\" count: 1 ns: 10 send_buffer: 2 }\n" + program("");
+  expect(text, find(text, "send_buffer"), "send_buffer needs a write_service");
+}
+
+TEST_CASE("listeners, accept and close: what they name must exist and fit") {
+  const std::string decl = "conn { name: \"k\" conns: 2 count: 1 ns: 10 }\n"
+                           "listener { name: \"ln\" conn: \"k\" ns: 1000 }\n";
+  CHECK_NOTHROW(parse_scenario(decl + program("  op { accept { listener: \"ln\" var: \"j\" } }\n"
+                                              "  op { read { conn: \"k\" index: \"j\" } }\n"
+                                              "  op { close { conn: \"k\" index: \"j\" } }\n"),
+                               kName));
+  std::string text = decl + program("  op { accept { listener: \"lx\" } }\n");
+  expect(text, find(text, "listener", "accept"), "undeclared listener \"lx\"");
+  text = "listener { name: \"ln\" conn: \"q\" ns: 5 }\n" + program("");
+  expect(text, find(text, "conn"), "undeclared connection \"q\"");
+  text = decl + "listener { name: \"l2\" conn: \"k\" ns: 5 }\n" + program("");
+  expect(text, find(text, "conn", "l2"), "already has a listener, \"ln\"");
+  text = "conn { name: \"k\" count: 1 ns: 10 }\nlistener { name: \"ln\" conn: \"k\" ns: -5 }\n" + program("");
+  expect(text, find(text, "ns: -5"), "negative duration");
+  text = "conn { name: \"k\" count: 1 ns: 10 }\nlistener { name: \"ln\" conn: \"k\" duration: \"0s\" }\n" + program("");
+  expect(text, find(text, "duration", "listener"), "interval between connections must be positive");
+  text = "conn { name: \"k\" conns: 2 count: 1 ns: 10 stagger_ns: 4 }\nlistener { name: \"ln\" conn: \"k\" ns: 5 }\n" +
+         program("");
+  expect(text, find(text, "conn", "listener"), "has a stagger");
+  // The accept's var is a variable like a loop's: unique, and in scope only after it.
+  text = decl +
+         program("  op { read { conn: \"k\" index: \"j\" } }\n  op { accept { listener: \"ln\" var: \"j\" } }\n");
+  expect(text, find(text, "index", "read"), "unknown name \"j\"");
+  text = decl + "func { name: \"f\" param: \"j\" op { accept { listener: \"ln\" var: \"j\" } } }\n" + program("");
+  expect(text, find(text, "var", "accept"), "duplicate variable \"j\"");
+  text = decl + program("  op { close { chan: \"c\" conn: \"k\" index: \"0\" } }\n");
+  expect(text, find(text, "conn", "close"), "close takes chan or conn, not both");
+  text = decl + program("  op { close { conn: \"zz\" } }\n");
+  expect(text, find(text, "conn", "close"), "undeclared connection \"zz\"");
 }

@@ -252,3 +252,24 @@ TEST_CASE("echo-loopback: 16 connections at fixed times, read, 15 us, write, 3.5
     CHECK(with(serve, Opcode::Read)[0].index >= 0);
   }
 }
+
+TEST_CASE("echo-accept and echo-pool: 16 connections of one listener, accepted by main or by 4 workers") {
+  for (const char* name : {"echo-accept.textproto", "echo-pool.textproto"}) {
+    INFO(name);
+    Scenario s = load(name);
+    REQUIRE(s.conns.size() == 1);
+    REQUIRE(s.listeners.size() == 1);
+    CHECK(s.conns[0].length == 16);
+    CHECK(s.conns[0].listener == 0);
+    CHECK(s.listeners[0].conn == 0);
+    bool accepts = false, closes = false;
+    for (const Function& f : s.funcs) {
+      accepts |= !with(f, Opcode::Accept).empty() && with(f, Opcode::Accept)[0].var >= 0;
+      closes |= !with(f, Opcode::CloseConn).empty();
+      // The serving loop's read leaves it at end of file.
+      for (const Instr& read : with(f, Opcode::Read)) CHECK(read.target >= 0);
+    }
+    CHECK(accepts);
+    CHECK(closes);
+  }
+}
