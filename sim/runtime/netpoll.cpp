@@ -33,13 +33,17 @@ std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   } else {
     waitms = 1000000000;  // Go's cap on a timer wait: 1e9 ms, about 11.5 days
   }
-  if (waitms != 0) {
+  if (waitms == 0) {
+    // The non-blocking poll is one epoll_wait system call (a blocking one is the note's sleep, whose
+    // cost stands for it).
+    plat::charge(plat::Cost::NetpollCheck);
+  } else {
     // Until the timeout, or the network's next event if that comes first.
     int64_t sleep = waitms < 0 ? -1 : static_cast<int64_t>(waitms) * 1000000;
     if (net != nullptr) {
       const int64_t next = net->nextEvent();
       if (next != INT64_MAX) {
-        const int64_t until = std::max<int64_t>(next - plat::nanotime(), 0);
+        const int64_t until = std::max<int64_t>(next - net->now(), 0);
         if (sleep < 0 || until < sleep) sleep = until;
       }
     }
@@ -62,7 +66,7 @@ std::pair<gList, int32_t> Runtime::netpoll(int64_t delay) {
   int32_t delta = 0;
   if (net != nullptr && net->nextEvent() != INT64_MAX) {
     std::vector<NetEvent> ready;
-    net->takeEvents(plat::nanotime(), &ready);
+    net->takeEvents(net->now(), &ready);
     for (const NetEvent& ev : ready) {
       // A hang-up or an error readies both sides; a peer's shutdown (RDHUP) the reader.
       int32_t mode = 0;
@@ -140,6 +144,19 @@ g* Runtime::netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* de
       return reinterpret_cast<g*>(old);
     }
   }
+}
+
+// poll_runtime_pollReset (netpoll.go): before its first system call a read (write) forgets a
+// readiness notification left from before (pdReady from an event that came while nobody waited),
+// so that an EAGAIN then parks at once instead of consuming it and trying again.
+bool Runtime::pollReset(pollDesc* pd, int32_t mode) {
+  if (pd->closing.Load() != 0) return false;
+  if (mode == 'r') {
+    pd->rg.Store(pdNil);
+  } else if (mode == 'w') {
+    pd->wg.Store(pdNil);
+  }
+  return true;
 }
 
 // poll_runtime_pollWait (netpoll.go): a closed descriptor fails at once; otherwise park until a

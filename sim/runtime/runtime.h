@@ -75,6 +75,9 @@ struct NetEvent {
 class NetKernel {
  public:
   virtual ~NetKernel() = default;
+  // The kernel's clock, on nanotime's scale. Reading it is no platform operation: epoll_wait
+  // reads no clock the runtime sees.
+  virtual int64_t now() = 0;
   // When the next event not yet reported is due (nanotime's clock); INT64_MAX if none.
   virtual int64_t nextEvent() = 0;
   // The descriptors whose events are due at or before now and not yet reported, one entry per
@@ -338,6 +341,9 @@ class Runtime {
   bool netpollblock(pollDesc* pd, int32_t mode, bool waitio);
   g* netpollunblock(pollDesc* pd, int32_t mode, bool ioready, int32_t* delta);
   int32_t netpollready(gList* toRun, pollDesc* pd, int32_t mode);
+  // poll_runtime_pollReset: prepareRead/prepareWrite's clearing of a stale notification before
+  // the system call; false (pollErrClosing) if the descriptor is closed.
+  bool pollReset(pollDesc* pd, int32_t mode);
   // poll_runtime_pollWait: waits until the descriptor is ready for mode; false (pollErrClosing)
   // when it is, or becomes, closed.
   bool pollWait(pollDesc* pd, int32_t mode);

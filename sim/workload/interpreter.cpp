@@ -44,6 +44,7 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
     : sc_(sc), r_(r), clock_(std::move(clock)), ns_per_iteration_(ns_per_iteration) {
   if (!sc.conns.empty()) {
     net_ = std::make_unique<Network>(sc.conns, seed, nanotime_epoch, sc.listeners);
+    net_->set_clock(clock_);
     r.net = net_.get();
     // Their semaphores' ids, two per descriptor, lie far above the ones the program's objects take.
     for (size_t k = 0; k < net_->conns() + sc.listeners.size(); k++) {
@@ -435,16 +436,17 @@ void Interpreter::run(rt::g* gp) {
         if (meas_.started && !meas_.finished) meas_.begin = clock_();
         break;
       case Opcode::Read: {
-        // internal/poll's fd.Read: the descriptor's read lock (one reader at a time); the read
-        // system call; on EAGAIN, pd.waitRead (runtime_pollWait), then the read again. Opening
-        // the descriptor started the poller (poll_runtime_pollOpen -> netpollGenericInit). End of
-        // file, or an error once the server has closed it, leaves the innermost loop around it.
+        // internal/poll's fd.Read: the descriptor's read lock (one reader at a time); prepareRead
+        // (runtime_pollReset); the read system call; on EAGAIN, pd.waitRead (runtime_pollWait),
+        // then the read again. End of file, or an error once the server has closed it, leaves the
+        // innermost loop around it.
         const int32_t c = connection(in.obj, in.index, *t);
+        open_fd(static_cast<size_t>(c));
         Network::Got got = Network::Got::Closed;
         FdMutex& fd = fds_[static_cast<size_t>(c)];
         if (fd.rwlock(true)) {
-          r_.netpollGenericInit();
-          for (;;) {
+          const bool open = r_.pollReset(net_->pd(c), 'r');
+          while (open) {
             r_.entersyscall();
             plat::charge(plat::Cost::SyscallEnterExit);
             got = net_->read(c, clock_());
@@ -461,13 +463,16 @@ void Interpreter::run(rt::g* gp) {
         break;
       }
       case Opcode::Write: {
-        // internal/poll's fd.Write: the write lock; the write system call; on EAGAIN (the send
-        // buffer is full), pd.waitWrite until an answer has left, then the write again.
+        // internal/poll's fd.Write: the write lock; prepareWrite (runtime_pollReset); the write
+        // system call; on EAGAIN (the send buffer is full), pd.waitWrite until an answer has left,
+        // then the write again.
         const int32_t c = connection(in.obj, in.index, *t);
+        open_fd(static_cast<size_t>(c));
         Network::Wrote w = Network::Wrote::Closed;
         FdMutex& fd = fds_[static_cast<size_t>(c)];
         if (fd.rwlock(false)) {
-          for (;;) {
+          const bool open = r_.pollReset(net_->pd(c), 'w');
+          while (open) {
             r_.entersyscall();
             plat::charge(plat::Cost::SyscallEnterExit);
             w = net_->write(c, clock_());
@@ -485,12 +490,15 @@ void Interpreter::run(rt::g* gp) {
       }
       case Opcode::Accept: {
         // internal/poll's fd.Accept: the listener's read lock (the workers of a pool take turns);
-        // the accept system call; on EAGAIN, pd.waitRead on the listener, then accept again.
-        FdMutex& fd = fds_[static_cast<size_t>(net_->conns() + in.obj)];
+        // prepareRead; the accept system call; on EAGAIN, pd.waitRead on the listener, then
+        // accept again.
+        const size_t l = static_cast<size_t>(net_->conns() + in.obj);
+        open_fd(l);
+        FdMutex& fd = fds_[l];
         int64_t k = -1;
         if (fd.rwlock(true)) {
-          r_.netpollGenericInit();
-          for (;;) {
+          const bool open = r_.pollReset(net_->listener_pd(in.obj), 'r');
+          while (open) {
             r_.entersyscall();
             plat::charge(plat::Cost::SyscallEnterExit);
             k = net_->accept(in.obj, clock_());
@@ -499,6 +507,7 @@ void Interpreter::run(rt::g* gp) {
           }
           fd.rwunlock(true);
         }
+        if (k >= 0) open_fd(static_cast<size_t>(net_->conn(sc_.listeners[static_cast<size_t>(in.obj)].conn, k)));
         if (k >= 0 && in.var >= 0) t->vars[static_cast<size_t>(in.var)] = k;
         break;
       }

@@ -135,6 +135,17 @@ class Interpreter {
   std::unique_ptr<Network> net_;
   // internal/poll's fdMutex of each descriptor: the network's connections, then its listeners.
   std::deque<FdMutex> fds_;
+  // Which descriptors (fds_'s numbering) the program has opened: fd.Init's
+  // serverInit.Do(runtime_pollServerInit), which starts the poller. A connection counts as opened
+  // when Accept returns it, or at its first read or write if no listener hands it out; a listener
+  // at its first accept.
+  std::vector<uint8_t> opened_;
+  void open_fd(size_t fd) {
+    if (fd >= opened_.size()) opened_.resize(fd + 1, 0);
+    if (opened_[fd] != 0) return;
+    opened_[fd] = 1;
+    r_.netpollGenericInit();
+  }
   Measurement meas_;
   uint64_t parallel_id_base_ = 0;
 };

@@ -36,7 +36,12 @@ class Network final : public rt::NetKernel {
   Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch,
           std::vector<scenario::Listener> listeners = {});
 
+  // The driver's clock, counting from the run's start (the interpreter's); until it is set the
+  // network's clock stands at the start.
+  void set_clock(std::function<int64_t()> clock) { clock_ = std::move(clock); }
+
   // NetKernel, on nanotime's clock.
+  int64_t now() override { return epoch_ + (clock_ ? clock_() : 0); }
   int64_t nextEvent() override;
   void takeEvents(int64_t now, std::vector<rt::NetEvent>* out) override;
 
@@ -110,6 +115,7 @@ class Network final : public rt::NetKernel {
   std::vector<int64_t> latencies_;
   int64_t last_write_ = 0;
   int64_t epoch_ = 0;
+  std::function<int64_t()> clock_;
 };
 
 }  // namespace gmp::workload
