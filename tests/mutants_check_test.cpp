@@ -111,10 +111,10 @@ TEST_CASE("the mutants' counterexamples quoted in the docs still replay", "[muta
     model::Property expect;
   };
   const Quoted quoted[] = {
-      {"no-needspinning", "ready2", 2, 2, "803:0,899:0/1047", model::kWorkConservation},  // README
-      {"exitsyscall-lockedm-race", "syscall_lock", 2, 2, "960:0/1010", model::kThrow},
-      {"startm-late-mreserveid", "syscall_overdue", 1, 8, "769:0,786:2/800", model::kThrow},
-      {"injectglist-no-wakep", "netpoll_inject", 2, 2, "1104:0/1264", model::kWorkConservation},
+      {"no-needspinning", "ready2", 2, 2, "803:0,899:0/1049", model::kWorkConservation},  // README
+      {"exitsyscall-lockedm-race", "syscall_lock", 2, 2, "962:0/1012", model::kThrow},
+      {"startm-late-mreserveid", "syscall_overdue", 1, 8, "774:0,791:2/805", model::kThrow},
+      {"injectglist-no-wakep", "netpoll_inject", 2, 2, "1119:0/1287", model::kWorkConservation},
   };
   for (const Quoted& q : quoted) {
     INFO(q.mutant << " " << q.schedule);
