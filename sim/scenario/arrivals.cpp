@@ -80,9 +80,19 @@ int64_t integer(std::string_view s, int64_t max) {
 }  // namespace
 
 ArrivalTimes read_arrivals(const std::string& path, int64_t conns, bool array, int64_t max_arrivals) {
+  std::string unreadable;
+  const std::string text = slurp(path, unreadable);
+  if (!unreadable.empty()) {
+    ArrivalTimes out;
+    out.unreadable = std::move(unreadable);
+    return out;
+  }
+  return parse_arrivals(text, path, conns, array, max_arrivals);
+}
+
+ArrivalTimes parse_arrivals(std::string_view text, const std::string& path, int64_t conns, bool array,
+                            int64_t max_arrivals) {
   ArrivalTimes out;
-  const std::string text = slurp(path, out.unreadable);
-  if (!out.unreadable.empty()) return out;
   // Per connection, its times in file order; flattened at the end.
   std::vector<std::vector<int64_t>> per(static_cast<size_t>(conns));
   std::vector<int64_t> last_line(static_cast<size_t>(conns), 0);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/scenario/error.h"
@@ -32,5 +33,9 @@ struct ArrivalTimes {
 // Reads the arrival times in `path` for `conns` connections (1 for a single connection, which takes
 // no index column). At most max_arrivals times in all (over every connection) are accepted.
 ArrivalTimes read_arrivals(const std::string& path, int64_t conns, bool array, int64_t max_arrivals);
+// The same for the text of such a file (errors name `path`); what read_arrivals does once the
+// file is read, and what tests/fuzz/fuzz_arrivals.cpp fuzzes.
+ArrivalTimes parse_arrivals(std::string_view text, const std::string& path, int64_t conns, bool array,
+                            int64_t max_arrivals);
 
 }  // namespace gmp::scenario
