@@ -367,3 +367,51 @@ TEST_CASE("echo-accept and echo-pool answer every request", "[sim][net]") {
   CHECK(accept.req_p99 < 200 * kUs);
   CHECK(pool.req_p50 > 10'000 * kUs);
 }
+
+// A listener's connection is in no epoll set until Accept returns it: requests that arrive before
+// make no event, and the accept makes the ones that came meanwhile one event at once.
+TEST_CASE("a listener's connection has no events until it is accepted, then one for what came", "[net]") {
+  std::vector<scenario::Conn> decls{fixed(3, 100, 2, 0, 0)};
+  decls[0].listener = 0;
+  scenario::Listener l;
+  l.conn = 0;
+  l.interval = 1000;
+  l.start = 50;
+  workload::Network net(decls, 1, 0, {l});
+  // Connections connect at 50 and 1050; each one's requests come 0, 100 and 200 ns after.
+  CHECK(net.nextEvent() == 50);
+  std::vector<rt::NetEvent> ready;
+  net.takeEvents(400, &ready);
+  CHECK(ready == std::vector<rt::NetEvent>{{net.listener_pd(0), rt::EPOLLIN}});
+  CHECK(net.nextEvent() == 1050);  // the next connect; not connection 0's arrivals at 50-250
+  CHECK(net.accept(0, 400) == 0);
+  CHECK(net.nextEvent() == 50);  // what connection 0 has had since it connected, due at once
+  ready.clear();
+  net.takeEvents(400, &ready);
+  CHECK(ready == std::vector<rt::NetEvent>{{net.pd(0), rt::EPOLLIN | rt::EPOLLRDHUP}});
+}
+
+// Connect times are made when the run starts: 9,224 connections 10^15 ns apart would pass
+// INT64_MAX, so they stop at a time no run reaches (under UBSan an overflow fails this test).
+TEST_CASE("a listener's connect times saturate instead of overflowing", "[net]") {
+  std::vector<scenario::Conn> decls{fixed(1, 1, 9224, -1, 0)};
+  decls[0].listener = 0;
+  scenario::Listener l;
+  l.conn = 0;
+  l.interval = 1'000'000'000'000'000;
+  workload::Network net(decls, 1, 1'000'000'000, {l});
+  CHECK(net.nextEvent() == 1'000'000'000 + 1'000'000'000'000'000);
+  CHECK(net.accept(0, INT64_MAX / 2) == 0);
+  CHECK(net.nextEvent() > 0);
+}
+
+// Reading a connection of a listener before any accept returned it is the scenario's error: the
+// program could not hold it. The run fails with a panic that names the connection.
+TEST_CASE("using a listener's connection before it is accepted panics", "[net]") {
+  const SimResult r = run("conn { name: \"c\" conns: 2 count: 1 ns: 100 }\n"
+                          "listener { name: \"l\" conn: \"c\" ns: 10 }\n"
+                          "func { name: \"main\" op { read { conn: \"c\" index: \"1\" } } }\n",
+                          1);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.message, Catch::Contains("c[1] before its listener accepted it"));
+}

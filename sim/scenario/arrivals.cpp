@@ -163,7 +163,8 @@ ArrivalTimes parse_arrivals(std::string_view text, const std::string& path, int6
     }
     if (hi - lo > max_arrivals - total) {
       fail(line, cols[0].first, "more than " + std::to_string(max_arrivals) +
-                                    " arrivals: the requests of all connections together are at most " +
+                                    " arrivals: the requests of all connections together (each arrival "
+                                    "times its burst, with those declared before this file) are at most " +
                                     std::to_string(kMaxConnRequests));
       break;
     }

@@ -244,8 +244,9 @@ class Compiler {
       }
       c.burst = std::clamp<int64_t>(d.burst(), 1, kMaxConnRequests);
     }
+    const size_t before = errors_.size();
     c.write_service = optional_time(d, n, "write_service_ns", "write_service", 0);
-    if (d.send_case() != ConnDecl::SEND_NOT_SET && c.write_service == 0) {
+    if (d.send_case() != ConnDecl::SEND_NOT_SET && c.write_service == 0 && errors_.size() == before) {
       error(n.at(d.has_write_service_ns() ? "write_service_ns" : "write_service"),
             "a write_service must be positive (leave it out for answers that leave as they are written)");
     }

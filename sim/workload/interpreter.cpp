@@ -46,9 +46,10 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
     net_ = std::make_unique<Network>(sc.conns, seed, nanotime_epoch, sc.listeners);
     net_->set_clock(clock_);
     r.net = net_.get();
-    // Their semaphores' ids, two per descriptor, lie far above the ones the program's objects take.
+    // Their semaphores' ids, three per descriptor, lie far above the ones the program's objects take.
     for (size_t k = 0; k < net_->conns() + sc.listeners.size(); k++) {
-      fds_.emplace_back((uint64_t{1} << 40) + 2 * k, (uint64_t{1} << 40) + 2 * k + 1);
+      fds_.emplace_back((uint64_t{1} << 40) + 3 * k, (uint64_t{1} << 40) + 3 * k + 1);
+      csemas_.emplace_back((uint64_t{1} << 40) + 3 * k + 2);
     }
   }
   uint64_t id = 1;
@@ -151,7 +152,14 @@ rt::hchan* Interpreter::channel(int32_t id, int32_t index, const Task& t) {
 
 int32_t Interpreter::connection(int32_t id, int32_t index, const Task& t) {
   if (index < 0) return net_->conn(id, 0);
-  return net_->conn(id, element(index, sc_.conns[static_cast<size_t>(id)].length, t));
+  const scenario::Conn& d = sc_.conns[static_cast<size_t>(id)];
+  const int64_t k = element(index, d.length, t);
+  // A listener's connection exists for the program only once Accept has returned it.
+  if (d.listener >= 0 && k >= net_->accepted(d.listener)) {
+    panic(sc_.exprs[static_cast<size_t>(index)],
+          "use of connection " + d.name + "[" + std::to_string(k) + "] before its listener accepted it");
+  }
+  return net_->conn(id, k);
 }
 
 void Interpreter::bind_args(const Instr& in, const Task& t, Task& child) {
@@ -230,6 +238,17 @@ void Interpreter::compute(rt::g* gp, const Instr& in) {
       r_.asyncPreempt2();
     }
   }
+}
+
+// internal/poll's fd.destroy: the last reference of a closed descriptor is gone. runtime_pollClose
+// (the network forgets the socket: no more events), the close system call, and Close's wait on
+// csema ends.
+void Interpreter::destroy_fd(size_t fd) {
+  if (fd < static_cast<size_t>(net_->conns())) net_->close(static_cast<int32_t>(fd));
+  r_.entersyscall();
+  plat::charge(plat::Cost::SyscallEnterExit);
+  r_.exitsyscall();
+  rt::semrelease(&csemas_[fd]);
 }
 
 void Interpreter::run(rt::g* gp) {
@@ -457,7 +476,7 @@ void Interpreter::run(rt::g* gp) {
               break;
             }
           }
-          fd.rwunlock(true);
+          if (fd.rwunlock(true)) destroy_fd(static_cast<size_t>(c));
         }
         if (got != Network::Got::Request && in.target >= 0) t->pc = in.target;
         break;
@@ -483,7 +502,7 @@ void Interpreter::run(rt::g* gp) {
               break;
             }
           }
-          fd.rwunlock(false);
+          if (fd.rwunlock(false)) destroy_fd(static_cast<size_t>(c));
         }
         if (w == Network::Wrote::Closed && in.target >= 0) t->pc = in.target;
         break;
@@ -505,7 +524,7 @@ void Interpreter::run(rt::g* gp) {
             r_.exitsyscall();
             if (k >= 0 || !r_.pollWait(net_->listener_pd(in.obj), 'r')) break;
           }
-          fd.rwunlock(true);
+          if (fd.rwunlock(true)) destroy_fd(l);
         }
         if (k >= 0) open_fd(static_cast<size_t>(net_->conn(sc_.listeners[static_cast<size_t>(in.obj)].conn, k)));
         if (k >= 0 && in.var >= 0) t->vars[static_cast<size_t>(in.var)] = k;
@@ -513,17 +532,17 @@ void Interpreter::run(rt::g* gp) {
       }
       case Opcode::CloseConn: {
         // internal/poll's fd.Close: mark the descriptor closed (its lock's waiters fail), take it
-        // out of the poller (runtime_pollUnblock readies the goroutines parked on it), and the
-        // close system call. Closing it again does nothing (Go returns an error).
+        // out of the poller (runtime_pollUnblock readies the goroutines parked on it), drop Close's
+        // reference, and wait on csema until the last reference is gone (destroy, by whoever drops
+        // it, makes the close system call and releases csema). A goroutine between its lock and its
+        // system call still reads or writes the open socket. Closing it again does nothing (Go
+        // returns an error).
         const int32_t c = connection(in.obj, in.index, *t);
         FdMutex& fd = fds_[static_cast<size_t>(c)];
         if (fd.increfAndClose()) {
-          net_->close(c);
           r_.pollUnblock(net_->pd(c));
-          r_.entersyscall();
-          plat::charge(plat::Cost::SyscallEnterExit);
-          r_.exitsyscall();
-          fd.decref();
+          if (fd.decref()) destroy_fd(static_cast<size_t>(c));
+          rt::semacquire(&csemas_[static_cast<size_t>(c)]);
         }
         break;
       }

@@ -6,6 +6,10 @@
 
 namespace gmp::workload {
 
+namespace {
+constexpr int64_t kNever = int64_t{1} << 61;
+}  // namespace
+
 // A listener's connections connect a gap apart (the interval, or Poisson gaps from a stream of
 // the listener's own), the first at its start or one gap after the run's start.
 Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_t epoch,
@@ -29,7 +33,10 @@ Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_
           const double u = (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740992.0;  // (0, 1]
           gap = -gap * std::log(u);
         }
-        at += std::max<int64_t>(1, std::llround(std::min(gap, 1e15)));
+        // Saturated far past any run's end (the engine's time ends at 2^61 ns): 10^5 connections
+        // 10^15 ns apart would overflow, and later sums (arrivals after the connect, the
+        // epoch) must stay in range.
+        at = std::min(at + std::max<int64_t>(1, std::llround(std::min(gap, 1e15))), kNever);
       } else {
         at = d.start;
       }
@@ -42,6 +49,8 @@ Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_
       Conn& c = conns_.emplace_back();
       c.decl = &d;
       c.count = d.requests(k);
+      c.listener = d.listener;
+      c.index = k;
       if (d.listener >= 0) c.origin = listeners_[static_cast<size_t>(d.listener)].connect[static_cast<size_t>(k)];
       if (!d.first.empty()) c.file_at = d.first[static_cast<size_t>(k)];
       // The first generated arrival comes one gap after this, or at it when a start is given.
@@ -83,6 +92,9 @@ int64_t Network::arrival(Conn& c, int64_t k) {
 // connection has left the poller: it has no events.
 int64_t Network::next_of(Conn& c) {
   if (c.closed) return INT64_MAX;
+  // Not accepted yet: the socket waits in the listener's backlog, in no epoll set. Accept adds it,
+  // and epoll reports at once what has arrived by then.
+  if (c.listener >= 0 && c.index >= listeners_[static_cast<size_t>(c.listener)].accepted) return INT64_MAX;
   const int64_t k = std::max(c.reported, c.read);
   int64_t t = k < c.count ? arrival(c, k) : INT64_MAX;
   if (c.count == 0 && !c.eof_seen) t = c.origin;
@@ -179,6 +191,7 @@ int64_t Network::accept(int32_t l, int64_t now) {
   }
   const int64_t k = ln.accepted++;
   schedule(conns() + l);
+  schedule(ln.first + static_cast<int32_t>(k));
   return k;
 }
 

@@ -58,6 +58,8 @@ class Network final : public rt::NetKernel {
   // An accept on listener l: the index in its array of the oldest connection that has connected
   // by now and not been accepted, or -1 if there is none.
   int64_t accept(int32_t l, int64_t now);
+  // How many of listener l's connections Accept has returned.
+  int64_t accepted(int32_t l) const { return listeners_[static_cast<size_t>(l)].accepted; }
   // The server closes its end: reads and writes fail from now on, and it has no more events.
   void close(int32_t conn);
   // A write of an answer: it answers the oldest request read and not answered (a latency sample,
@@ -88,6 +90,8 @@ class Network final : public rt::NetKernel {
     bool want_write = false;         // a write found the buffer full: EPOLLOUT when an answer leaves
     bool eof_seen = false;           // a connection without requests: its end of file was reported or read
     bool closed = false;             // by the server
+    int32_t listener = -1;           // the listener that hands it out, if any
+    int64_t index = 0;               // its index in its declaration's array
   };
   // A listener: its connections' connect times, made when the run starts.
   struct Listener {
