@@ -44,9 +44,31 @@ size_t PctPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, uin
   }
   // The highest priority among the threads not in a timed wait; with every thread waiting, the
   // default rule's (the wait that ends first).
+  size_t best = highest(enabled);
+  if (best == SIZE_MAX) return default_pick(enabled, current);
+  // osyield is sched_yield: the caller lets another runnable thread go first. Each yield of the
+  // thread chosen gives one step to the highest-priority other thread, if one can step, before the
+  // yield itself is taken; so a spin-wait (casgstatus waiting for sysmon to clear a _Gscan bit)
+  // lets the thread it waits for make progress, as the OS would. With strict priorities alone it
+  // would spin forever, and be reported as a livelock.
+  if (enabled[best].kind == engine::StepKind::Yield) {
+    const uint32_t t = enabled[best].tid;
+    if (yielding_ != t) {
+      const size_t other = highest(enabled, t);
+      if (other != SIZE_MAX) {
+        yielding_ = t;
+        return other;
+      }
+    }
+    yielding_ = UINT32_MAX;
+  }
+  return best;
+}
+
+size_t PctPolicy::highest(std::span<const engine::Step> enabled, uint32_t except) const {
   size_t best = SIZE_MAX;
   for (size_t i = 0; i < enabled.size(); i++) {
-    if (enabled[i].kind == engine::StepKind::Timeout) continue;
+    if (enabled[i].kind == engine::StepKind::Timeout || enabled[i].tid == except) continue;
     const uint32_t t = enabled[i].tid;
     const uint64_t pt = t < priority_.size() ? priority_[t] : 0;
     if (best == SIZE_MAX) {
@@ -56,7 +78,7 @@ size_t PctPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, uin
     const uint32_t b = enabled[best].tid;
     if (pt > (b < priority_.size() ? priority_[b] : 0)) best = i;
   }
-  return best != SIZE_MAX ? best : default_pick(enabled, current);
+  return best;
 }
 
 double PctPolicy::bound(uint32_t depth, uint32_t threads, uint64_t steps) {

@@ -34,7 +34,9 @@ class RandomPolicy final : public Policy {
 // priority when it is created, above depth-1 reserved low ones; the enabled thread of highest
 // priority runs; at depth-1 change points, drawn uniformly among the first `steps` steps, the
 // running thread drops to the next reserved priority. A bug of depth d is found by one
-// execution with probability at least 1 / (n * k^(d-1)), n threads, k steps.
+// execution with probability at least 1 / (n * k^(d-1)), n threads, k steps. Each osyield of the
+// running thread first gives one step to the next thread in priority, as sched_yield lets
+// another runnable thread go first.
 class PctPolicy final : public Policy {
  public:
   PctPolicy(uint64_t seed, uint32_t depth, uint64_t steps);
@@ -43,10 +45,15 @@ class PctPolicy final : public Policy {
   static double bound(uint32_t depth, uint32_t threads, uint64_t steps);
 
  private:
+  // The enabled thread of highest priority not in a timed wait (and not `except`); SIZE_MAX if
+  // there is none.
+  size_t highest(std::span<const engine::Step> enabled, uint32_t except = UINT32_MAX) const;
+
   SplitMix64 rng_;
   uint32_t depth_;
   std::vector<uint64_t> change_;    // the change points, ascending
   std::vector<uint64_t> priority_;  // by thread
+  uint32_t yielding_ = UINT32_MAX;  // a thread whose yield gave another thread a step
 };
 
 // Follows a schedule (schedule.h). Strict: a pick whose thread is not enabled at its step, or an

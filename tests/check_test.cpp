@@ -319,3 +319,22 @@ TEST_CASE("the work-conservation schedule quoted in the docs still replays", "[c
   CHECK(ex.violation.property == model::kWorkConservation);
   CHECK(ex.violation.message.find("G6 in P0's run queue while P1 is idle") != std::string::npos);
 }
+
+// A server's worker pool under PCT: Ms coming back from read and write system calls spin in
+// casgstatus (osyield) while sysmon holds the goroutine's _Gscan bit. Each yield gives another
+// thread a step, as sched_yield does; with strict priorities alone the spinning M never let sysmon
+// finish, and execution 280 was reported as a livelock.
+TEST_CASE("PCT lets a thread's osyield give another thread a step: no false livelock on a server", "[check]") {
+  const scenario::Scenario sc =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/netpoll_pool.textproto");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 2);
+  cfg.setup.properties = model::parse_properties("all");
+  cfg.strategy = model::StrategyKind::Pct;
+  cfg.max_executions = 400;
+  cfg.shrink = false;
+  const model::CheckReport r = model::run_check(cfg);
+  INFO((r.found ? r.found->violation.message : std::string("none")));
+  CHECK(!r.found);
+  CHECK(r.executions == 400);
+}
