@@ -251,6 +251,29 @@ void Interpreter::destroy_fd(size_t fd) {
   rt::semrelease(&csemas_[fd]);
 }
 
+// What internal/poll's fd.Read, fd.Write and fd.Accept share: the descriptor's read or write
+// lock (one goroutine at a time per mode); prepareRead/prepareWrite (runtime_pollReset); the
+// system call (`call`, which returns false on EAGAIN); on EAGAIN, a wait in the poller
+// (runtime_pollWait) and the call again. A closed descriptor fails the lock, the reset or the
+// wait, and `call`'s result stands as it was set before. The lock's last reference on a closed
+// descriptor destroys it.
+template <class Call>
+void Interpreter::fd_call(size_t fd, rt::pollDesc* pd, int32_t mode, Call call) {
+  open_fd(fd);
+  FdMutex& mu = fds_[fd];
+  const bool read = mode == 'r';
+  if (!mu.rwlock(read)) return;
+  const bool open = r_.pollReset(pd, mode);
+  while (open) {
+    r_.entersyscall();
+    plat::charge(plat::Cost::SyscallEnterExit);
+    const bool done = call();
+    r_.exitsyscall();
+    if (done || !r_.pollWait(pd, mode)) break;
+  }
+  if (mu.rwunlock(read)) destroy_fd(fd);
+}
+
 void Interpreter::run(rt::g* gp) {
   Task* t = static_cast<Task*>(gp->task);
   if (t == nullptr) {
@@ -455,77 +478,36 @@ void Interpreter::run(rt::g* gp) {
         if (meas_.started && !meas_.finished) meas_.begin = clock_();
         break;
       case Opcode::Read: {
-        // internal/poll's fd.Read: the descriptor's read lock (one reader at a time); prepareRead
-        // (runtime_pollReset); the read system call; on EAGAIN, pd.waitRead (runtime_pollWait),
-        // then the read again. End of file, or an error once the server has closed it, leaves the
-        // innermost loop around it.
+        // internal/poll's fd.Read. End of file, or an error once the server has closed it, leaves
+        // the innermost loop around it.
         const int32_t c = connection(in.obj, in.index, *t);
-        open_fd(static_cast<size_t>(c));
         Network::Got got = Network::Got::Closed;
-        FdMutex& fd = fds_[static_cast<size_t>(c)];
-        if (fd.rwlock(true)) {
-          const bool open = r_.pollReset(net_->pd(c), 'r');
-          while (open) {
-            r_.entersyscall();
-            plat::charge(plat::Cost::SyscallEnterExit);
-            got = net_->read(c, clock_());
-            r_.exitsyscall();
-            if (got != Network::Got::Again) break;
-            if (!r_.pollWait(net_->pd(c), 'r')) {
-              got = Network::Got::Closed;
-              break;
-            }
-          }
-          if (fd.rwunlock(true)) destroy_fd(static_cast<size_t>(c));
-        }
+        fd_call(static_cast<size_t>(c), net_->pd(c), 'r', [&] {
+          got = net_->read(c, clock_());
+          return got != Network::Got::Again;
+        });
         if (got != Network::Got::Request && in.target >= 0) t->pc = in.target;
         break;
       }
       case Opcode::Write: {
-        // internal/poll's fd.Write: the write lock; prepareWrite (runtime_pollReset); the write
-        // system call; on EAGAIN (the send buffer is full), pd.waitWrite until an answer has left,
-        // then the write again.
+        // internal/poll's fd.Write: EAGAIN when the send buffer is full, until an answer has left.
         const int32_t c = connection(in.obj, in.index, *t);
-        open_fd(static_cast<size_t>(c));
         Network::Wrote w = Network::Wrote::Closed;
-        FdMutex& fd = fds_[static_cast<size_t>(c)];
-        if (fd.rwlock(false)) {
-          const bool open = r_.pollReset(net_->pd(c), 'w');
-          while (open) {
-            r_.entersyscall();
-            plat::charge(plat::Cost::SyscallEnterExit);
-            w = net_->write(c, clock_());
-            r_.exitsyscall();
-            if (w != Network::Wrote::Full) break;
-            if (!r_.pollWait(net_->pd(c), 'w')) {
-              w = Network::Wrote::Closed;
-              break;
-            }
-          }
-          if (fd.rwunlock(false)) destroy_fd(static_cast<size_t>(c));
-        }
-        if (w == Network::Wrote::Closed && in.target >= 0) t->pc = in.target;
+        fd_call(static_cast<size_t>(c), net_->pd(c), 'w', [&] {
+          w = net_->write(c, clock_());
+          return w != Network::Wrote::Full;
+        });
+        // Full at the end: the wait for room failed, the descriptor was closed.
+        if ((w == Network::Wrote::Closed || w == Network::Wrote::Full) && in.target >= 0) t->pc = in.target;
         break;
       }
       case Opcode::Accept: {
-        // internal/poll's fd.Accept: the listener's read lock (the workers of a pool take turns);
-        // prepareRead; the accept system call; on EAGAIN, pd.waitRead on the listener, then
-        // accept again.
-        const size_t l = static_cast<size_t>(net_->conns() + in.obj);
-        open_fd(l);
-        FdMutex& fd = fds_[l];
+        // internal/poll's fd.Accept, on the listener (the workers of a pool take turns at its lock).
         int64_t k = -1;
-        if (fd.rwlock(true)) {
-          const bool open = r_.pollReset(net_->listener_pd(in.obj), 'r');
-          while (open) {
-            r_.entersyscall();
-            plat::charge(plat::Cost::SyscallEnterExit);
-            k = net_->accept(in.obj, clock_());
-            r_.exitsyscall();
-            if (k >= 0 || !r_.pollWait(net_->listener_pd(in.obj), 'r')) break;
-          }
-          if (fd.rwunlock(true)) destroy_fd(l);
-        }
+        fd_call(static_cast<size_t>(net_->conns() + in.obj), net_->listener_pd(in.obj), 'r', [&] {
+          k = net_->accept(in.obj, clock_());
+          return k >= 0;
+        });
         if (k >= 0) open_fd(static_cast<size_t>(net_->conn(sc_.listeners[static_cast<size_t>(in.obj)].conn, k)));
         if (k >= 0 && in.var >= 0) t->vars[static_cast<size_t>(in.var)] = k;
         break;

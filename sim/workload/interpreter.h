@@ -137,6 +137,8 @@ class Interpreter {
   std::deque<FdMutex> fds_;
   std::deque<rt::Sema> csemas_;  // each descriptor's fd.csema: Close waits there for destroy
   void destroy_fd(size_t fd);
+  template <class Call>
+  void fd_call(size_t fd, rt::pollDesc* pd, int32_t mode, Call call);
   // Which descriptors (fds_'s numbering) the program has opened: fd.Init's
   // serverInit.Do(runtime_pollServerInit), which starts the poller. A connection counts as opened
   // when Accept returns it, or at its first read or write if no listener hands it out; a listener
