@@ -51,6 +51,7 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
       fds_.emplace_back((uint64_t{1} << 40) + 3 * k, (uint64_t{1} << 40) + 3 * k + 1);
       csemas_.emplace_back((uint64_t{1} << 40) + 3 * k + 2);
     }
+    opened_.assign(fds_.size(), 0);
   }
   uint64_t id = 1;
   for (const auto& c : sc.chans) {

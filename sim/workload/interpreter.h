@@ -145,7 +145,6 @@ class Interpreter {
   // at its first accept.
   std::vector<uint8_t> opened_;
   void open_fd(size_t fd) {
-    if (fd >= opened_.size()) opened_.resize(fd + 1, 0);
     if (opened_[fd] != 0) return;
     opened_[fd] = 1;
     r_.netpollGenericInit();
