@@ -8,7 +8,7 @@
 
 #include "model/fingerprint.h"
 #include "model/properties.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/runtime/runtime.h"
 #include "sim/workload/interpreter.h"
 

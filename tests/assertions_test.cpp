@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
 
 using namespace gmp;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/costs_from_profile.h"
+#include "sim/simulation/costs_from_profile.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/runtime/mutants.h"
 #include "sim/scenario/scenario.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
 #include "sim/workload/network.h"
 #include "tests/temp_dir.h"

@@ -9,8 +9,8 @@
 
 #include "sim/cost/profile.h"
 #include "tests/temp_dir.h"
-#include "sim/engine/replay_fit.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/replay_fit.h"
+#include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
 #include "traces/derive_scenario.h"
 #include "traces/timeline.h"
@@ -67,7 +67,7 @@ std::pair<int64_t, int64_t> run_and_replay(const std::string& name, int32_t proc
   const engine::SimResult r = engine::simulate(sc, cost::default_profile(), cfg);
   REQUIRE(r.stop == engine::Engine::Stop::Exit);
   const trace::Timeline run_tl = trace::build_timeline(cfg.trace_path);
-  // Per goroutine, the replay is fitted as gmpsim replay fits it (sim/engine/replay_fit.h): the
+  // Per goroutine, the replay is fitted as gmpsim replay fits it (sim/simulation/replay_fit.h): the
   // running time the run spent on each operation is taken out of the compute beside it.
   const trace::DerivedScenario d =
       per_g == nullptr ? trace::derive_scenario(run_tl, name)

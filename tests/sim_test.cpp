@@ -8,8 +8,8 @@
 #include <string>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/metrics.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/metrics.h"
+#include "sim/simulation/simulation.h"
 #include "sim/runtime/runtime2.h"
 #include "sim/scenario/scenario.h"
 #include "tests/pingpong_text.h"

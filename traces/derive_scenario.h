@@ -39,7 +39,7 @@ inline constexpr int64_t kOnCpuSyscallNs = 20000;
 struct DeriveOptions {
   // What one replayed operation (go, a send, a receive, a system call, a sleep, a yield) costs the
   // replay in running time that the trace's running time already holds: taken out of the compute
-  // before it (after it, for a receive). gmpsim replay fits it (sim/engine/replay_fit.h); 0:
+  // before it (after it, for a receive). gmpsim replay fits it (sim/simulation/replay_fit.h); 0:
   // nothing taken out.
   int64_t op_overhead_ns = 0;
 };

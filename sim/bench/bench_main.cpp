@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
 
 namespace {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/traces/go_text_trace.h"
+#include "traces/import/go_text_trace.h"
 #include "traces/import/go_import.h"
 #include "traces/trace_reader.h"
 

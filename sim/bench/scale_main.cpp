@@ -18,7 +18,7 @@
 #include <string>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 
 namespace gmp::calibration {
 

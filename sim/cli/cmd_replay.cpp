@@ -2,7 +2,7 @@
 // Derives a scenario from the trace (traces/derive_scenario.h), writes it where users can read
 // and edit it, and sweeps it over GOMAXPROCS and core counts: a recorded run replayed as a what-if.
 //
-// The fit (unless --no-fit): sim/engine/replay_fit.h.
+// The fit (unless --no-fit): sim/simulation/replay_fit.h.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -12,7 +12,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
-#include "sim/engine/replay_fit.h"
+#include "sim/simulation/replay_fit.h"
 #include "traces/derive_scenario.h"
 #include "traces/output_file.h"
 #include "traces/timeline.h"

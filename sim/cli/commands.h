@@ -9,7 +9,7 @@
 
 #include "sim/cli/flags.h"
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "sim/scenario/program.h"
 
 namespace gmp::cli {

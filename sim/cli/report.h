@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 
 namespace gmp::cli {
 

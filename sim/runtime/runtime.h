@@ -15,6 +15,7 @@
 #include "sim/platform/site.h"
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
+#include "sim/runtime/netpoll.h"
 #include "sim/runtime/rand.h"
 #include "sim/platform/arena.h"
 #include "sim/platform/splitmix64.h"
@@ -46,45 +47,6 @@ inline constexpr bool randomizeScheduler = false;  // = raceenabled; the race de
 
 // The platform-facing parts the embedding supplies: how to start an OS thread for an M, and
 // where the program's goroutines get their code. The engine (sim/engine) and tests implement it.
-// A descriptor's poll state (netpoll.go's pollDesc, the part the scheduler reads): rg and wg are
-// each pdNil, pdReady (an I/O notification not yet consumed), pdWait (a goroutine is about to
-// park) or the parked goroutine itself, as a g pointer.
-inline constexpr uintptr_t pdNil = 0, pdReady = 1, pdWait = 2;
-// closing is netpoll.go's pollInfo closing bit, set once by pollUnblock (the descriptor's Close).
-struct pollDesc {
-  Atomic<uintptr_t> rg;
-  Atomic<uintptr_t> wg;
-  Atomic<uint32_t> closing;
-};
-
-// The bits of an event as epoll_wait reports them (linux/eventpoll.h), which netpoll turns into the
-// modes it readies.
-inline constexpr uint32_t EPOLLIN = 0x1, EPOLLOUT = 0x4, EPOLLERR = 0x8, EPOLLHUP = 0x10, EPOLLRDHUP = 0x2000;
-
-// One ready descriptor: epoll_event's events and data.
-struct NetEvent {
-  pollDesc* pd = nullptr;
-  uint32_t events = 0;
-  bool operator==(const NetEvent&) const = default;
-};
-
-// The network as the poller sees it (the kernel's side of epoll): descriptors become readable or
-// writable at times the host knows in advance (arrivals, answers sent), reported once each
-// (edge-triggered, as Go registers them). Reading it is no platform operation: it stands for the
-// kernel's own state.
-class NetKernel {
- public:
-  virtual ~NetKernel() = default;
-  // The kernel's clock, on nanotime's scale. Reading it is no platform operation: epoll_wait
-  // reads no clock the runtime sees.
-  virtual int64_t now() = 0;
-  // When the next event not yet reported is due (nanotime's clock); INT64_MAX if none.
-  virtual int64_t nextEvent() = 0;
-  // The descriptors whose events are due at or before now and not yet reported, one entry per
-  // descriptor with all its new events, in the network's order.
-  virtual void takeEvents(int64_t now, std::vector<NetEvent>* out) = 0;
-};
-
 class Host {
  public:
   virtual ~Host() = default;

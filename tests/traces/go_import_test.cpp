@@ -23,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tests/traces/go_text_trace.h"
+#include "traces/import/go_text_trace.h"
 #include "traces/import/go_header.h"
 #include "traces/import/go_trace_v1.h"
 #include "traces/import/go_trace_v2.h"

@@ -1,5 +1,5 @@
 // The replay's fit of per-operation overhead: see replay_fit.h.
-#include "sim/engine/replay_fit.h"
+#include "sim/simulation/replay_fit.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "sim/cost/profile.h"
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 #include "traces/derive_scenario.h"
 #include "traces/timeline.h"
 

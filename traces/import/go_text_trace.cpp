@@ -1,4 +1,4 @@
-#include "tests/traces/go_text_trace.h"
+#include "traces/import/go_text_trace.h"
 
 #include <cctype>
 #include <sstream>

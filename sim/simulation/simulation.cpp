@@ -1,12 +1,12 @@
-#include "sim/engine/simulation.h"
+#include "sim/simulation/simulation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
 
-#include "sim/engine/costs_from_profile.h"
-#include "sim/engine/metrics.h"
+#include "sim/simulation/costs_from_profile.h"
+#include "sim/simulation/metrics.h"
 #include "sim/platform/platform.h"
 #include "sim/platform/throw.h"
 #include "sim/runtime/events.h"

@@ -1,4 +1,4 @@
-#include "sim/engine/costs_from_profile.h"
+#include "sim/simulation/costs_from_profile.h"
 
 #include <cmath>
 

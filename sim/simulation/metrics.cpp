@@ -1,4 +1,4 @@
-#include "sim/engine/metrics.h"
+#include "sim/simulation/metrics.h"
 
 #include <algorithm>
 #include <cmath>
