@@ -23,7 +23,7 @@ hchan* makechan(Runtime& r, int64_t size) {
 
 // full (chan.go): whether a send on c would block. One racy word-sized read.
 bool full(hchan* c) {
-  // c.dataqsiz is immutable, so it is safe to read at any time.
+  // dataqsiz never changes after makechan: reading it needs no lock.
   if (c->dataqsiz == 0) return c->recvq.first.get() == nullptr;
   return c->qcount.get() == c->dataqsiz;
 }
@@ -60,7 +60,7 @@ bool chansend(hchan* c, void* ep, bool block) {
   }
 
   if (c->qcount.get() < c->dataqsiz) {
-    // Space is available in the channel buffer. Enqueue the element to send.
+    // Room in the buffer: the value goes into slot sendx.
     c->sendx++;
     if (c->sendx == c->dataqsiz) c->sendx = 0;
     c->qcount.set(c->qcount.get() + 1);
@@ -73,7 +73,8 @@ bool chansend(hchan* c, void* ep, bool block) {
     return false;
   }
 
-  // Block on the channel. Some receiver will complete our operation for us.
+  // Nobody to take the value and no room: queue a sudog on sendq and park. The receiver that
+  // dequeues it completes the send (or closechan fails it).
   g* gp = plat::getg();
   sudog* mysg = acquireSudog();
   mysg->releasetime = 0;
@@ -85,11 +86,11 @@ bool chansend(hchan* c, void* ep, bool block) {
   gp->waiting = mysg;
   gp->param = nullptr;
   c->sendq.enqueue(mysg);
-  // Tells stack shrinking that we are about to park on a channel.
+  // Set until chanparkcommit: between the status change and the unlock, the stack must not shrink.
   gp->parkingOnChan.Store(1);
   Runtime::current()->gopark(&chanparkcommit, &c->lock, waitReason::waitReasonChanSend, 2);
 
-  // Someone woke us up.
+  // Woken by a receiver, or by closechan (success false).
   if (mysg != gp->waiting) plat::throw_("G waiting list is corrupted");
   gp->waiting = nullptr;
   const bool closed = !mysg->success;
@@ -134,7 +135,7 @@ void closechan(hchan* c) {
 
   gList glist;
 
-  // release all readers
+  // Every queued receiver is woken with success false (it receives the zero value).
   for (;;) {
     sudog* sg = c->recvq.dequeue();
     if (sg == nullptr) break;
@@ -149,7 +150,7 @@ void closechan(hchan* c) {
     glist.push(gp);
   }
 
-  // release all writers (they will panic)
+  // Every queued sender is woken with success false, and panics on waking.
   for (;;) {
     sudog* sg = c->sendq.dequeue();
     if (sg == nullptr) break;
@@ -162,7 +163,7 @@ void closechan(hchan* c) {
   }
   unlock(&c->lock);
 
-  // Ready all Gs now that we've dropped the channel lock.
+  // goready only after the unlock: a channel's lock is never held while readying a G.
   while (!glist.empty()) {
     g* gp = glist.pop();
     gp->schedlink = nullptr;
@@ -172,7 +173,7 @@ void closechan(hchan* c) {
 
 // empty (chan.go): whether a receive from c would block, at the moment of the atomic reads.
 bool empty(hchan* c) {
-  // c.dataqsiz is immutable.
+  // dataqsiz never changes; the other two reads are atomic.
   if (c->dataqsiz == 0) return c->sendq.first.Load() == nullptr;
   return c->qcount.Load() == 0;
 }
@@ -191,17 +192,18 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
   }
   plat::charge(plat::Cost::ChanOp);  // not in Go: the operation's own bookkeeping (cost profile)
 
-  // Fast path: check for failed non-blocking operation without acquiring the lock.
+  // Fast path: a non-blocking receive that must fail is decided without the lock.
   if (!block && empty(c)) {
-    // Then observe whether the channel is closed. Both reads are atomic so they are not reordered:
-    // emptying and closing happen in separate critical sections of the same lock.
+    // Seen empty; now read closed. Both reads are atomic so they are not reordered: emptying and
+    // closing happen in separate critical sections of the same lock.
     if (c->closed.Load() == 0) {
       // Not closed now, so not closed at the moment it was seen empty: cannot proceed.
       return {false, false};
     }
-    // The channel is irreversibly closed. Re-check for data that arrived between the two checks.
+    // Closed, and a closed channel stays closed. Data may have arrived between the two reads,
+    // so look once more.
     if (empty(c)) {
-      // The channel is irreversibly closed and empty.
+      // Closed and drained: the zero value, not ok.
       return {true, false};
     }
   }
@@ -213,9 +215,9 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
       unlock(&c->lock);
       return {true, false};
     }
-    // The channel has been closed, but the channel's buffer have data.
+    // Closed, but buffered values remain: they are received first, below.
   } else {
-    // Just found waiting sender with not closed.
+    // Open: a queued sender means an unbuffered channel, or a full buffer.
     if (sudog* sg = c->sendq.dequeue(); sg != nullptr) {
       // Found a waiting sender. Unbuffered: receive directly from it. Buffered (so full): take
       // the head of the queue and put the sender's value at the tail (the same slot).
@@ -225,7 +227,7 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
   }
 
   if (c->qcount.get() > 0) {
-    // Receive directly from queue
+    // A buffered value: take slot recvx.
     c->recvx++;
     if (c->recvx == c->dataqsiz) c->recvx = 0;
     c->qcount.set(c->qcount.get() - 1);
@@ -238,7 +240,7 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
     return {false, false};
   }
 
-  // no sender available: block on this channel.
+  // Nothing to receive: queue a sudog on recvq and park until a sender or closechan wakes us.
   g* gp = plat::getg();
   sudog* mysg = acquireSudog();
   mysg->releasetime = 0;
@@ -252,11 +254,11 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
   gp->param = nullptr;
   c->recvq.enqueue(mysg);
 
-  // Tells stack shrinking that we are about to park on a channel.
+  // As in chansend: no stack shrinking until chanparkcommit.
   gp->parkingOnChan.Store(1);
   Runtime::current()->gopark(&chanparkcommit, &c->lock, waitReason::waitReasonChanReceive, 2);
 
-  // someone woke us up
+  // Woken by a sender (success) or by closechan (no value).
   if (mysg != gp->waiting) plat::throw_("G waiting list is corrupted");
   gp->waiting = nullptr;
   const bool success = mysg->success;
@@ -345,12 +347,13 @@ sudog* waitq::dequeue() {
     } else {
       y->prev = nullptr;
       first.set(y);
-      sgp->next = nullptr;  // mark as removed (see dequeueSudoG)
+      sgp->next = nullptr;  // both links nil: unlinked (dequeueSudoG relies on it)
     }
 
     if (sgp->isSelect) {
       if (!sgp->g->selectDone.CompareAndSwap(0, 1)) {
-        // We lost the race to wake this goroutine.
+        // Another case of that select already won: its goroutine is being woken elsewhere and
+        // will unlink this sudog itself. Skip it.
         continue;
       }
     }

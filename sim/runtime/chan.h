@@ -41,15 +41,15 @@ struct waitq {
 
 // hchan (chan.go)
 struct hchan {
-  Atomic<uint64_t> qcount;  // total data in the queue
-  uint64_t dataqsiz = 0;    // size of the circular queue; immutable
+  Atomic<uint64_t> qcount;  // values now buffered
+  uint64_t dataqsiz = 0;    // the buffer's capacity (0: unbuffered); fixed at makechan
   Atomic<uint32_t> closed;
-  uint64_t sendx = 0;  // send index
-  uint64_t recvx = 0;  // receive index
-  waitq recvq;         // list of recv waiters
-  waitq sendq;         // list of send waiters
-  // lock protects all fields in hchan, as well as several fields in sudogs blocked on this
-  // channel. Do not ready a G while holding it.
+  uint64_t sendx = 0;  // the slot the next buffered send fills
+  uint64_t recvx = 0;  // the slot the next buffered receive empties
+  waitq recvq;         // goroutines blocked receiving
+  waitq sendq;         // goroutines blocked sending
+  // lock guards every field of the channel and the fields of the sudogs queued on it. Nothing
+  // is readied while it is held (a goready under it could deadlock with stack shrinking in Go).
   plat::Mutex lock;
   // Not in Go: the channel's stable identity, select's lock order (Go sorts by address).
   uint64_t id = 0;

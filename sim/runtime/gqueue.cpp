@@ -5,7 +5,7 @@
 
 namespace gmp::rt {
 
-// gQueue.push (proc.go): adds gp to the head of q.
+// gQueue.push (proc.go): gp becomes q's first element.
 void gQueue::push(g* gp) {
   gp->schedlink = head();
   set_head(gp);
@@ -13,7 +13,7 @@ void gQueue::push(g* gp) {
   size++;
 }
 
-// gQueue.pushBack (proc.go): adds gp to the tail of q.
+// gQueue.pushBack (proc.go): gp becomes q's last element.
 void gQueue::pushBack(g* gp) {
   gp->schedlink = nullptr;
   if (tail != nullptr) {
@@ -25,7 +25,8 @@ void gQueue::pushBack(g* gp) {
   size++;
 }
 
-// gQueue.pushBackAll (proc.go): adds all Gs in q2 to the tail of q.
+// gQueue.pushBackAll (proc.go): appends the whole of q2 after q's last goroutine, in O(1); q2 is
+// taken by value and left to the caller to discard.
 void gQueue::pushBackAll(gQueue q2) {
   if (q2.tail == nullptr) return;
   q2.tail->schedlink = nullptr;
@@ -63,7 +64,7 @@ void gList::push(g* gp) {
   size++;
 }
 
-// gList.pushAll (proc.go): prepends all Gs in q to l.
+// gList.pushAll (proc.go): q's goroutines, in q's order, go on top of the stack l.
 void gList::pushAll(gQueue q) {
   if (!q.empty()) {
     q.tail->schedlink = head();

@@ -1,5 +1,5 @@
-// gQueue and gList (proc.go): intrusive queues and stacks of Gs linked through g.schedlink.
-// A G is on at most one gQueue or gList at a time.
+// gQueue and gList (proc.go): intrusive FIFO queues and LIFO stacks of goroutines, chained by
+// g.schedlink. Having a single link, a goroutine can be in only one of them at once.
 //
 // Go reads sched.runq's and sched.gFree's heads without their locks ("!sched.runq.empty()" in
 // findRunnable, gfget's check of the global free lists). Those reads go through emptyRacy(),

@@ -64,8 +64,8 @@ m* Runtime::mgetSpecific(m* mp) {
 // mcount (proc.go)
 int32_t Runtime::mcount() const { return static_cast<int32_t>(sched.mnext - sched.nmfreed); }
 
-// pidleput (proc.go): puts pp on the idle list, releasing ownership. Returns now, or the current
-// time if now was 0.
+// pidleput (proc.go): puts pp, whose run queue must be empty, on the idle list; the caller owns
+// it no more. The result is the time used: now, or the clock read here when now is 0.
 int64_t Runtime::pidleput(p* pp, int64_t now) {
   assertLockHeld(sched.lock);
   if (!runqempty(pp)) plat::throw_("pidleput: P has non-empty run queue");

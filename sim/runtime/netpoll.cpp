@@ -186,7 +186,7 @@ void Runtime::pollUnblock(pollDesc* pd) {
 
 // netpollBreak (netpoll_epoll.go): interrupts a blocking netpoll.
 void Runtime::netpollBreak() {
-  // Failing to cas indicates there is an in-flight wakeup, so we're done here.
+  // A failed CAS means a wakeup is already on its way: one is enough.
   if (!netpollWakeSig_.CompareAndSwap(0, 1)) return;
   plat::notewakeup(netpollNote_);
 }
@@ -211,13 +211,14 @@ void Runtime::netpollAdjustWaiters(int32_t delta) {
 // wakes an idle P to take care of the new timer if none is polling.
 void Runtime::wakeNetPoller(int64_t when) {
   if (sched.lastpoll.Load() == 0) {
-    // In findRunnable we ensure that when polling the pollUntil field is either zero or the time
-    // to which the current poll is expected to run.
+    // An M blocks in the poller (lastpoll 0). findRunnable keeps sched.pollUntil at the end of
+    // that poll (0 for none), so the poller is woken only if it would sleep past when.
     const int64_t pollerPollUntil = sched.pollUntil.Load();
     if (pollerPollUntil == 0 || pollerPollUntil > when) netpollBreak();
   } else if (!mutant(Mutant::TimerAddNoWakep)) {
-    // There are no threads in the network poller, try to get one there so it can handle new
-    // timers. (Mutant timer-add-no-wakep: before 8fdc79e18a nobody was woken here.)
+    // No M is in the poller to notice the new timer: wake an idle P (wakep), whose M will take
+    // the timer into account. (Mutant timer-add-no-wakep: before 8fdc79e18a nobody was woken
+    // here.)
     wakep();
   }
 }

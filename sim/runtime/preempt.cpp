@@ -24,12 +24,12 @@ bool Runtime::preemptone(p* pp) {
   if (gp == nullptr || gp == mp->g0) return false;
   if ((readgstatus(gp) & ~_Gscan) == _Gsyscall) return false;  // no point
   gp->setPreempt(true);
-  // Every call in a goroutine checks for stack overflow by comparing the current stack pointer
-  // to gp->stackguard0. Setting gp->stackguard0 to stackPreempt folds preemption into the normal
-  // stack overflow check.
+  // Cooperative preemption rides on the stack check of every function prologue: with
+  // stackguard0 = stackPreempt the check fails at the goroutine's next call, which enters
+  // newstack (morestackPreemptCheck here), and newstack sees the request and preempts.
   gp->stackguard0.set(stackPreempt);
   ev(Ev::PreemptRequest, gp, pp, mp->id);
-  // Request an async preemption of this P.
+  // Also ask for an asynchronous preemption (signal), for a goroutine that makes no calls.
   if (!asyncpreemptoff) {
     pp->preempt.set(1);
     preemptM(mp);
@@ -68,7 +68,7 @@ bool Runtime::isAsyncSafePoint(g* gp) {
 
 // wantAsyncPreempt (preempt.go)
 bool Runtime::wantAsyncPreempt(g* gp) {
-  // Check both the G and the P.
+  // A request on either the goroutine or its P counts.
   return (gp->preempt() || (gp->m->p != nullptr && gp->m->p->preempt.get() != 0)) &&
          (readgstatus(gp) & ~_Gscan) == _Grunning;
 }
@@ -80,14 +80,14 @@ bool Runtime::wantAsyncPreempt(g* gp) {
 // gp is never gsignal; the port has none.
 void Runtime::doSigPreempt(g* gp) {
   bool injected = false;
-  // Check if this G wants to be preempted and is safe to preempt.
+  // Inject the preemption only if it is wanted and gp stopped at an async safe point.
   if (wantAsyncPreempt(gp) && isAsyncSafePoint(gp)) {
     gp->asyncPreemptInjected = true;  // ctxt.pushCall(asyncPreempt, newpc)
     injected = true;
   }
   plat::charge(plat::Cost::SignalHandler);
   ev(Ev::SigPreempt, gp, gp->m->p, injected ? 1 : 0);
-  // Acknowledge the preemption.
+  // The signal has been handled: count it and let the next one be sent.
   gp->m->preemptGen.Add(1);
   gp->m->signalPending.Store(0);
 }
@@ -121,8 +121,8 @@ void Runtime::newstack(g* gp) {
   const uintptr_t stackguard0 = gp->stackguard0.Load();
   if (stackguard0 != stackPreempt) plat::throw_("newstack: not a preemption (stacks never grow here)");
   if (!canPreemptM(thism)) {
-    // Let the goroutine keep running for now. gp->preempt is set, so it will be preempted next
-    // time.
+    // Not preemptible now (the M holds locks, say): resume gp with a normal stackguard0. Its
+    // preempt flag stays set, and releasem poisons stackguard0 again once the locks are gone.
     gp->stackguard0.set(stackGuardNormal);
     gogo(gp);
     return;
@@ -133,7 +133,7 @@ void Runtime::newstack(g* gp) {
     preemptPark(gp);
     return;
   }
-  // Act like goroutine called runtime.Gosched.
+  // Otherwise the goroutine yields as if it had called runtime.Gosched.
   gopreempt_m(gp);
 }
 

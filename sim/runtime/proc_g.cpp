@@ -55,8 +55,9 @@ bool parkunlock_c(g*, void* lock) {
 }
 }  // namespace
 
-// gopark (proc.go): puts the current goroutine into a waiting state and calls unlockf(gp, lock)
-// on g0; if unlockf returns false the goroutine is resumed at once.
+// gopark (proc.go): the running goroutine blocks. On g0 (park_m) it becomes _Gwaiting with
+// reason, then unlockf(gp, lock) runs; if that returns false the goroutine is made runnable again
+// at once, otherwise the M goes on to schedule.
 void Runtime::gopark(bool (*unlockf)(g*, void*), void* lock, waitReason reason, int traceskip) {
   (void)traceskip;
   m* mp = acquirem();

@@ -80,7 +80,7 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
 // else to the idle list.
 void Runtime::handoffp(p* pp) {
   ev(Ev::HandoffP, nullptr, pp, 0);
-  // If it has local work, start it straight away.
+  // Work queued (on pp or globally): an M runs pp right away.
   if (!runqempty(pp) || !sched.runq.emptyRacy()) {
     startm(pp, false, false);
     return;
@@ -99,7 +99,8 @@ void Runtime::handoffp(p* pp) {
     startm(pp, false, false);
     return;
   }
-  // If this is the last running P and nobody is polling the network, someone must, for timers.
+  // pp is the last P still running and no M is in the poller: give pp an M anyway, or nobody
+  // would be left to wait for the timers and the network.
   if (sched.npidle.Load() == gomaxprocs - 1 && sched.lastpoll.Load() != 0) {
     unlock(&sched.lock);
     startm(pp, false, false);
@@ -222,9 +223,10 @@ void Runtime::resetspinning() {
   ev(Ev::SpinStop, nullptr, gp->m->p, gp->m->id);
   const int32_t nmspinning = sched.nmspinning.Add(-1);
   if (nmspinning < 0) plat::throw_("findRunnable: negative nmspinning");
-  // M wakeup policy is deliberately somewhat conservative, so check if we need to wakeup another
-  // P here. See the spinning protocol above. (Mutant resetspinning-no-wakep: before 32fef9908a
-  // the M that found work woke nobody, and only one readied goroutine got a new M.)
+  // Ms are woken sparingly (wakep starts one only while no M spins; see the spinning protocol
+  // above), so the M that ends its search wakes the next one: the work it found may not be all
+  // there is. (Mutant resetspinning-no-wakep: before 32fef9908a the M that found work woke
+  // nobody, and only one readied goroutine got a new M.)
   if (!mutant(Mutant::ResetspinningNoWakep)) wakep();
 }
 

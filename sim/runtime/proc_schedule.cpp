@@ -34,7 +34,8 @@ void Runtime::schedule() {
   for (;;) {  // top
     p* pp = mp->p;
     pp->preempt.set(0);
-    // Safety check: if we are spinning, the run queue should be empty.
+    // A spinning M holds no local work (it would have run it rather than spin): Go's schedule
+    // asserts this before calling findRunnable, and so does ours.
     if (mp->spinning) {
       // Go reads runnext, runqhead, runqtail in that order; C++ leaves != unordered.
       bool local = pp->runnext.get() != nullptr;
@@ -46,8 +47,8 @@ void Runtime::schedule() {
     }
     const Found f = findRunnable();  // blocks until work is available
     // findRunnable may have collected an allp snapshot; dropping it is implicit here.
-    // This thread is going to run a goroutine and is not spinning anymore, so if it was marked as
-    // spinning we need to reset it now and potentially start a new spinning M.
+    // An M that found work stops spinning here. resetspinning drops nmspinning and calls wakep:
+    // the work this M found need not be the only work, so another M takes over the search.
     if (mp->spinning) resetspinning();
     // Scheduling of user goroutines is disabled only by the GC (schedEnableUser), never here.
     if (sched.disable.user.get() != 0) plat::throw_("schedule: user scheduling disabled (no GC here)");
@@ -66,7 +67,7 @@ void Runtime::schedule() {
 // (schedtick++), which is what sysmon watches to detect a goroutine running too long.
 void Runtime::execute(g* gp, bool inheritTime) {
   m* mp = plat::getg()->m;
-  // Assign gp.m before entering _Grunning so running Gs have an M.
+  // gp.m is set before the status becomes _Grunning: a goroutine seen running has its M.
   mp->curg.set(gp);
   gp->m = mp;
   casgstatus(gp, _Grunnable, _Grunning);
@@ -97,8 +98,9 @@ top:
   if (trace.shutdown.Load() != 0) plat::throw_("findRunnable: trace shutting down (no tracer here)");
   // A GC worker would run next: gcBlackenEnabled, too, changes only with the world stopped.
 
-  // Check the global runnable queue once in a while to ensure fairness. Otherwise two goroutines
-  // can completely occupy the local runqueue by constantly respawning each other.
+  // Fairness: every 61st schedtick the global queue is served before the local one. Without
+  // this, two goroutines that keep readying each other would hold this P's local queue forever
+  // and the global queue would starve.
   if (pp->schedtick.get() % 61 == 0 && !sched.runq.emptyRacy()) {
     lock(&sched.lock);
     g* gp = globrunqget();
@@ -150,9 +152,9 @@ top:
     }
   }
 
-  // Spinning Ms: steal work from other Ps. Limit the number of spinning Ms to half the number of
-  // busy Ps, to prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism
-  // is low.
+  // Steal from the other Ps as a spinning M. Spinning Ms are capped at half the busy Ps
+  // (gomaxprocs - npidle): with many Ps and a program of little parallelism, an unbounded number
+  // of Ms searching for work would only burn CPU.
   bool spin = mp->spinning;
   if (!spin) {
     const int32_t nmspinning = sched.nmspinning.Load();  // before npidle, as Go evaluates it
@@ -162,7 +164,7 @@ top:
     if (!mp->spinning) becomeSpinning(mp);
     Stolen s = stealWork(now);
     if (s.gp != nullptr) return {s.gp, s.inheritTime, false};  // successfully stole
-    if (s.newWork) goto top;  // there may be new timer or GC work; restart to discover
+    if (s.newWork) goto top;  // a timer ran and may have readied goroutines: search again
     now = s.rnow;
     if (s.pollUntil != 0 && (pollUntil == 0 || s.pollUntil < pollUntil)) pollUntil = s.pollUntil;
   }
@@ -170,10 +172,11 @@ top:
   // Idle-time GC marking needs gcBlackenEnabled (a plain read, see above); beforeIdle is wasm's.
 
   {
-    // Before we drop our P, make a snapshot of the allp slice, which can change underfoot once we
-    // no longer block safe-points. Go's mask "snapshots" copy slice headers, so their bits are
-    // read live later; only their length is fixed. Ours never change length after procresize at
-    // start, so references to the masks are the same thing.
+    // The snapshot of allp is taken while this M still holds its P: once the P is released this
+    // M no longer holds off safe-points, and allp (procresize) could change under the checks
+    // below. Go's mask "snapshots" copy slice headers, so their bits are read live later; only
+    // their length is fixed. Ours never change length after procresize at start, so references
+    // to the masks are the same thing.
     std::vector<p*>& allpSnapshot = mp->allpSnapshot;
     allpSnapshot = allp;  // snapshotAllp
     const pMask& idlepMaskSnapshot = idlepMask;
@@ -205,11 +208,12 @@ top:
     now = pidleput(pp, now);
     unlock(&sched.lock);
 
-    // Delicate dance: thread transitions from spinning to non-spinning state, potentially
-    // concurrently with submission of new work. We must drop nmspinning first and then check all
-    // sources again (with #StoreLoad memory barrier in between). If we do it the other way
-    // around, another thread can submit work after we've checked all sources but before we drop
-    // nmspinning; as a result nobody will unpark a thread to run the work.
+    // The "delicate dance" (Go's name, findRunnable): this M leaves the spinning state while
+    // other Ms may be submitting work. The order is what makes it safe: nmspinning is decremented
+    // first and every source is checked after it (the atomic decrement is the #StoreLoad barrier
+    // between the two). Checked the other way round, work submitted after the last check but
+    // before the decrement would see nmspinning > 0, so its submitter's wakep would do nothing,
+    // and this M would park as well: no M would be left to run that work.
     const bool wasSpinning = mp->spinning;
     if (mp->spinning) {
       mp->spinning = false;
@@ -249,10 +253,11 @@ top:
       // atomic load, and goes no further while no GC is marking.
       if (gcBlackenEnabled.Load() != 0) plat::throw_("findRunnable: GC mark phase (no GC here)");
 
-      // Finally, check for timer creation or expiry concurrently with transitioning from spinning
-      // to non-spinning. (Mutant no-timer-recheck-after-spinning: before 8fdc79e18a nothing read
-      // the Ps' timers again after the decrement, so a timer added since this M's last look in
-      // stealWork set no poll deadline.)
+      // Last come the timers: one added, or come due, while this M was leaving the spinning
+      // state must still bound the poll below, so every P's earliest timer is read again.
+      // (Mutant no-timer-recheck-after-spinning: before 8fdc79e18a nothing read the Ps' timers
+      // again after the decrement, so a timer added since this M's last look in stealWork set no
+      // poll deadline.)
       if (!mutant(Mutant::NoTimerRecheckAfterSpinning)) {
         pollUntil = checkTimersNoP(allpSnapshot, timerpMaskSnapshot, pollUntil);
       }
@@ -300,7 +305,8 @@ top:
   goto top;
 }
 
-// stealWork (proc.go): attempts to steal a runnable goroutine or timer from any P.
+// stealWork (proc.go): up to four sweeps over the other Ps, each in a random order, for a
+// goroutine to take; the last sweep also runs their due timers and may take their runnext.
 Runtime::Stolen Runtime::stealWork(int64_t now) {
   p* pp = plat::getg()->m->p;
   bool ranTimer = false;
@@ -312,21 +318,21 @@ Runtime::Stolen Runtime::stealWork(int64_t now) {
       p* p2 = allp[e.position()];
       if (pp == p2) continue;
 
-      // Steal timers from p2. This call to check is the only place where we might hold a lock on
-      // a different P's timers.
+      // Last pass: run p2's due timers. Nowhere else does an M take the timer lock of a P that
+      // is not its own.
       if (stealTimersOrRunNextG && timerpMask.read(e.position())) {
         const TimersCheck c = timersCheck(p2, now);
         now = c.now;
         if (c.pollUntil != 0 && (pollUntil == 0 || c.pollUntil < pollUntil)) pollUntil = c.pollUntil;
         if (c.ran) {
-          // Running the timers may have made an arbitrary number of goroutines ready and added
-          // them to this P's local run queue.
+          // Whatever goroutines those timers readied went onto our own local queue (the running
+          // P's), however many they were: look there first.
           if (auto [gp, inheritTime] = runqget(pp); gp != nullptr) return {gp, inheritTime, now, pollUntil, ranTimer};
           ranTimer = true;
         }
       }
 
-      // Don't bother to attempt to steal if p2 is idle.
+      // An idle P has nothing to steal: skip it.
       if (!idlepMask.read(e.position())) {
         const uint32_t before = pp->runqtail.peek();
         // Mutant steal-runnext-every-pass: before c4fe503119 runnext could be taken on any pass.
@@ -338,8 +344,9 @@ Runtime::Stolen Runtime::stealWork(int64_t now) {
       }
     }
   }
-  // No goroutines found to steal. Regardless, running a timer may have made some goroutine ready
-  // that we missed. Indicate the next timer to wait for.
+  // Nothing stolen. A timer that ran may still have readied a goroutine the sweeps did not see
+  // (ranTimer makes the caller search again), and pollUntil, the earliest timer found, bounds
+  // the caller's poll.
   return {nullptr, false, now, pollUntil, ranTimer};
 }
 
@@ -352,7 +359,7 @@ p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const pMask& idle
       lock(&sched.lock);
       p* pp = pidlegetSpinning(0).first;
       if (pp == nullptr) {
-        // Can't get a P, don't bother checking remaining Ps.
+        // No idle P to run that work with: the remaining Ps need not be looked at.
         unlock(&sched.lock);
         return nullptr;
       }
@@ -405,7 +412,8 @@ void Runtime::checkdead() {
     unlock(&sched.lock);
     plat::fatal("no goroutines (main called runtime.Goexit) - deadlock!");
   }
-  // There are no goroutines running, so we can look at the P's.
+  // No M runs, so the Ps' timer heaps hold still and can be read: a pending timer will wake
+  // someone, which is not a deadlock (yet).
   for (p* pp : allp) {
     if (pp->timers_->heapLenRacy() > 0) return;
   }

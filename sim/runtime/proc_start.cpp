@@ -31,7 +31,8 @@ void Runtime::releasem(m* mp) {
   g* gp = plat::getg();
   mp->locks--;
   if (mp->locks == 0 && gp->preempt()) {
-    // Restore the preemption request in case we've cleared it in newstack.
+    // The last lock is gone: re-arm a pending preemption, which newstack may have disarmed
+    // while the locks were held.
     gp->stackguard0.set(stackPreempt);
   }
 }

@@ -62,10 +62,11 @@ void syscallingThread::resume() { casfrom_Gscanstatus(gp, status | _Gscan, statu
 // keeps the P, and sysmon may take it.
 void Runtime::entersyscall() {
   g* gp = plat::getg();
-  // Disable preemption because during this function g is in Gsyscall status, but can have
-  // inconsistent g->sched; do not let GC observe it.
+  // m.locks++: gp must not be preempted (nor, in Go, seen by the GC) while its status already
+  // says _Gsyscall but its saved context is not yet consistent.
   gp->m->locks++;
-  // Entersyscall must not call any function that might split/grow the stack.
+  // Poison stackguard0: nothing from here to the system call may check, let alone grow, the
+  // stack; a function that did would trip into newstack.
   gp->stackguard0.set(stackPreempt);
   gp->m->syscalltick = gp->m->p->syscalltick.get();
   p* pp = gp->m->p;
@@ -88,7 +89,7 @@ void Runtime::entersyscall() {
 // exitsyscall (proc.go): the goroutine returned from the system call.
 void Runtime::exitsyscall() {
   g* gp = plat::getg();
-  gp->m->locks++;  // see comment in entersyscall
+  gp->m->locks++;  // no preemption while the status changes back, as in entersyscall
   gp->waitsince = 0;
   if (!gp->atomicstatus.CompareAndSwap(_Gsyscall, _Grunning)) casgstatus(gp, _Gsyscall, _Grunning);
   p* oldp = gp->m->oldp;
@@ -111,9 +112,10 @@ void Runtime::exitsyscall() {
     return;
   }
   gp->m->locks--;
-  // Call the scheduler.
+  // No P to be had here: on g0, exitsyscallNoP runs gp on an idle P if one is left, or puts it
+  // on the global queue and parks the M.
   mcall(&Runtime::exitsyscallNoP);
-  // Scheduler returned, so we're allowed to run now.
+  // gp runs again, on an M that holds a P.
   gp->syscallsp = 0;
   gp->m->p->syscalltick.set(gp->m->p->syscalltick.get() + 1);
 }

@@ -22,7 +22,8 @@ namespace {
 constexpr uint32_t kQ = kRunqSize;
 }
 
-// runqempty (proc.go): reports whether pp has no Gs on its local run queue; never spuriously.
+// runqempty (proc.go): true only if pp's local queue, ring and runnext, holds no goroutine; it
+// never reports empty spuriously.
 // Reading head, tail and runnext in sequence is not enough (a runqput can move runnext into the
 // ring while a runqget empties runnext), so the read is retried until tail is unchanged.
 bool Runtime::runqempty(p* pp) {
@@ -55,7 +56,7 @@ void Runtime::runqput(p* pp, g* gp, bool next) {
       if (!pp->runnext.CompareAndSwap(oldnext, gp)) continue;
       ev(Ev::PutRunnext, gp, pp, 0);
       if (oldnext == nullptr) return;
-      gp = oldnext;  // kick the old runnext out to the regular run queue
+      gp = oldnext;  // the previous runnext goes to the ring's tail instead
       kicked = true;
       break;
     }

@@ -91,27 +91,27 @@ struct g {
   Atomic<uint32_t> atomicstatus{_Gidle};
   guintptr schedlink = nullptr;
   int64_t goid = 0;
-  muintptr m = nullptr;  // current m; nil if not running
+  muintptr m = nullptr;  // the M running this goroutine, nil while it does not run
 
   plat::Context* stack = nullptr;  // the goroutine's stack (its execution context)
   // Cooperative preemption: stackguard0 == stackPreempt makes the next safe point call into the
   // scheduler; preempt says why (a preemption, not a stack overflow).
   Atomic<uintptr_t> stackguard0{stackGuardNormal};
   Atomic<uint32_t> preempt_;        // Go's gp.preempt (a bool), through preempt()/setPreempt()
-  bool preemptStop = false;         // transition to _Gpreempted on preemption; otherwise, just deschedule
-  bool asyncSafePoint = false;      // set if g is stopped at an asynchronous safe point
+  bool preemptStop = false;         // preempt into _Gpreempted (suspend), not back to the run queue
+  bool asyncSafePoint = false;      // true while g is stopped by an async preemption
   // Not in Go: set by the preemption signal handler where Go's pushes a call to asyncPreempt
   // into the interrupted context; the goroutine's code makes that call when it resumes.
   bool asyncPreemptInjected = false;
   waitReason waitreason = waitReason::waitReasonZero;
-  int64_t waitsince = 0;            // approx time when the g became blocked
-  void* param = nullptr;            // passed parameter on wakeup (chan, select, sema)
-  sudog* waiting = nullptr;         // sudog structures this g is waiting on (that have a valid elem ptr)
-  Atomic<uint32_t> selectDone;      // are we participating in a select and did someone win the race?
-  Atomic<uint32_t> parkingOnChan;   // set when g is about to park on a chan send or recv
+  int64_t waitsince = 0;            // roughly when g blocked
+  void* param = nullptr;            // what the waker hands over (chan, select, sema)
+  sudog* waiting = nullptr;         // g's sudogs while it blocks (a select's, in lock order)
+  Atomic<uint32_t> selectDone;      // 1 once a case of g's select has been chosen by a waker
+  Atomic<uint32_t> parkingOnChan;   // 1 from a channel park's start until its unlock
   Atomic<muintptr> lockedm;         // the M gp is locked to; read by the Ms that schedule gp
-  timer* timer_ = nullptr;          // cached timer for time.Sleep
-  int64_t sleepWhen = 0;            // when to sleep until (time.Sleep)
+  timer* timer_ = nullptr;          // time.Sleep's timer, kept for g's next sleep
+  int64_t sleepWhen = 0;            // the end of the current time.Sleep
   int64_t parentGoid = 0;
   uintptr_t startpc = 0;            // the function the goroutine runs (a scenario function id)
   Atomic<uint32_t> runningCleanups;  // Go's atomic.Bool: never true here (no cleanups run)
@@ -142,25 +142,25 @@ struct listNodeManual {
 };
 
 struct m {
-  g* g0 = nullptr;               // goroutine with the scheduling stack
+  g* g0 = nullptr;               // the M's scheduler goroutine (runs on the M's own stack)
   void (Runtime::*mstartfn)() = nullptr;
-  Atomic<g*> curg;               // current running goroutine; read by stealing Ps
-  puintptr p = nullptr;          // attached p for executing Go code (nil if not executing Go code)
+  Atomic<g*> curg;               // the user goroutine this M runs; read by stealing Ps
+  puintptr p = nullptr;          // the P held while running Go code, nil otherwise
   puintptr nextp = nullptr;
-  puintptr oldp = nullptr;       // the p that was attached before executing a syscall
+  puintptr oldp = nullptr;       // the P held before the system call now under way
   uint64_t procid = 0;           // the OS thread's id (plat::gettid), for signalM
   int64_t id = 0;
   int32_t locks = 0;
-  bool spinning = false;         // m is out of work and is actively looking for work
-  bool blocked = false;          // m is blocked on a note
-  bool incgo = false;            // m is executing a cgo call
+  bool spinning = false;         // this M has no work and is searching for some (nmspinning)
+  bool blocked = false;          // sleeping on a note
+  bool incgo = false;            // in a cgo call (never here)
   plat::Note park;
   muintptr alllink = nullptr;    // on allm
   muintptr schedlink = nullptr;
   listNodeManual idleNode;
   guintptr lockedg = nullptr;
-  uint32_t lockedExt = 0;        // tracking for external LockOSThread
-  uint32_t lockedInt = 0;        // tracking for internal lockOSThread
+  uint32_t lockedExt = 0;        // nesting depth of the user's LockOSThread calls
+  uint32_t lockedInt = 0;        // nesting depth of the runtime's own lockOSThread calls
   // gopark's hand-off to park_m.
   bool (*waitunlockf)(g*, void*) = nullptr;
   void* waitlock = nullptr;
@@ -192,10 +192,10 @@ struct p {
   int32_t id = 0;
   Atomic<uint32_t> status{_Pidle};  // one of _Pidle/_Prunning/...; read by stealing Ps
   puintptr link = nullptr;
-  Atomic<uint32_t> schedtick;       // incremented on every scheduler call; read by sysmon
-  Atomic<uint32_t> syscalltick;     // incremented on every system call; read by sysmon
-  sysmontick sysmontick_;           // last tick observed by sysmon
-  Atomic<muintptr> m;               // back-link to associated m (nil if idle); read by stealing Ps
+  Atomic<uint32_t> schedtick;       // +1 per new time slice (execute); read by sysmon
+  Atomic<uint32_t> syscalltick;     // +1 per system call; read by sysmon
+  sysmontick sysmontick_;           // the ticks sysmon saw last, and when
+  Atomic<muintptr> m;               // the M holding this P, nil when idle; read by stealing Ps
   uint64_t goidcache = 0;
   uint64_t goidcacheend = 0;
   // 1 asks the P to run sched.safePointFn when it next can: a plain uint32 in Go, set by
@@ -205,17 +205,17 @@ struct p {
   int64_t maxStackScanDelta = 0;
   uint64_t goroutinesCreated = 0;   // goroutines this P has made, all told
 
-  // Queue of runnable goroutines. Accessed without lock.
+  // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;
   Atomic<uint32_t> runqtail;
   std::array<Atomic<g*>, kRunqSize> runq;
-  // runnext, if non-nil, is a runnable G that was ready'd by the current G and should be run next
-  // instead of what's in runq, inheriting the time slice.
+  // runnext: a goroutine just readied by the running one, to run before anything in runq and
+  // in the rest of the current time slice (nil when empty).
   Atomic<g*> runnext;
 
-  gList gFree;                      // available G's (status == Gdead)
+  gList gFree;                      // dead goroutines kept for reuse (_Gdead)
   std::vector<sudog*> sudogcache;
-  Atomic<uint32_t> preempt;         // set when the P should enter the scheduler asap
+  Atomic<uint32_t> preempt;         // asks whatever runs on this P to enter the scheduler soon
   Atomic<uint32_t> timersLen;       // p.timers.len: number of timers in the P's heap
   timers* timers_ = nullptr;        // the P's timer heap (time.go); owned by the Runtime
 };
@@ -231,20 +231,20 @@ struct mList {
 
 struct schedt {
   Atomic<uint64_t> goidgen;
-  Atomic<int64_t> lastpoll;   // time of last network poll, 0 if currently polling
-  Atomic<int64_t> pollUntil;  // time to which current poll is sleeping
+  Atomic<int64_t> lastpoll;   // when the network was last polled; 0 while an M blocks in it
+  Atomic<int64_t> pollUntil;  // the deadline of the blocking poll under way, 0 if none
 
   // mutexPreferLowLatency (lock_spinbit.go): sched.lock passes quickly between Ms, so all its
   // waiters may spin.
   plat::Mutex lock{.prefer_low_latency = true};
 
-  mList midle;                // idle m's waiting for work
-  int32_t nmidle = 0;         // number of idle m's waiting for work
-  int32_t nmidlelocked = 0;   // number of locked m's waiting for work
-  int64_t mnext = 0;          // number of m's that have been created and next M ID
-  int32_t maxmcount = 10000;  // maximum number of m's allowed (or die)
-  int32_t nmsys = 0;          // number of system m's not counted for deadlock
-  int64_t nmfreed = 0;        // cumulative number of freed m's
+  mList midle;                // parked Ms, without a P (stopm)
+  int32_t nmidle = 0;         // len(midle)
+  int32_t nmidlelocked = 0;   // Ms parked while locked to a goroutine
+  int64_t mnext = 0;          // Ms created so far; also the next M's id
+  int32_t maxmcount = 10000;  // creating more Ms than this is fatal
+  int32_t nmsys = 0;          // Ms that checkdead leaves out (sysmon's)
+  int64_t nmfreed = 0;        // Ms that have exited, all told
 
   LockGuarded<puintptr> pidle;  // idle p's; read once without sched.lock (exitsyscallTryGetP)
   Atomic<int32_t> npidle;
@@ -258,10 +258,10 @@ struct schedt {
     Atomic<uint32_t> user;        // Go's plain bool: user goroutines may not run (never here)
   } disable;
 
-  // Global runnable queue.
+  // The global run queue.
   gQueue runq;
 
-  // Global cache of dead G's.
+  // Dead goroutines kept for reuse by any P.
   struct {
     plat::Mutex lock;
     gList stack;    // Gs with stacks

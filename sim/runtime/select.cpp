@@ -26,7 +26,7 @@ void sellock(std::span<scase> scases, std::span<uint16_t> lockorder) {
 void selunlock(std::span<scase> scases, std::span<uint16_t> lockorder) {
   for (int i = static_cast<int>(lockorder.size()) - 1; i >= 0; i--) {
     hchan* c = scases[lockorder[i]].c;
-    if (i > 0 && c == scases[lockorder[i - 1]].c) continue;  // will unlock it on the next iteration
+    if (i > 0 && c == scases[lockorder[i - 1]].c) continue;  // same c at i-1: unlock it there
     unlock(&c->lock);
   }
 }
@@ -57,11 +57,11 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
   std::span<uint16_t> pollorder(order0, static_cast<size_t>(ncases));
   std::span<uint16_t> lockorder(order0 + ncases, static_cast<size_t>(ncases));
 
-  // generate permuted order
+  // pollorder: a random permutation (inside-out Fisher-Yates with cheaprandn) of the cases.
   int norder = 0;
   for (int i = 0; i < ncases; i++) {
     scase* cas = &scases[static_cast<size_t>(i)];
-    // Omit cases without channels from the poll and lock orders.
+    // A case on a nil channel can never proceed: it is in neither order.
     if (cas->c == nullptr) {
       cas->elem = nullptr;
       continue;
@@ -80,7 +80,7 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
   // constant stack.
   for (int i = 0; i < norder; i++) {
     int j = i;
-    // Start with the pollorder to permute cases on the same channel.
+    // Fed in poll order, so cases on one channel keep their random relative order.
     hchan* c = scases[pollorder[i]].c;
     while (j > 0 && scases[lockorder[(j - 1) / 2]].c->sortkey() < c->sortkey()) {
       const int k = (j - 1) / 2;
@@ -108,7 +108,7 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
     lockorder[j] = o;
   }
 
-  // lock all the channels involved in the select
+  // Every channel of the select, locked once each, in lock order.
   sellock(scases, lockorder);
 
   sudog* sg = nullptr;
@@ -122,7 +122,8 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
   bool caseSuccess = false;
   bool recvOK = false;
 
-  // pass 1 - look for something already waiting
+  // Pass 1, in poll order: the first case that can proceed now (a waiting peer, the buffer, or a
+  // closed channel) is taken.
   for (uint16_t casei : pollorder) {
     casi = casei;
     cas = &scases[casi];
@@ -147,7 +148,8 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
     goto retc;
   }
 
-  // pass 2 - enqueue on all chans
+  // Pass 2: nothing ready, so a sudog goes on every channel's queue, linked from gp.waiting in
+  // lock order (selparkcommit unlocks along that list).
   if (gp->waiting != nullptr) plat::throw_("gp.waiting != nil");
   nextp = &gp->waiting;
   for (uint16_t casei : lockorder) {
@@ -160,7 +162,6 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
     sgi->elem = cas->elem;
     sgi->releasetime = 0;
     sgi->c = c;
-    // Construct waiting list in lock order.
     *nextp = sgi;
     nextp = &sgi->waitlink;
 
@@ -171,9 +172,9 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
     }
   }
 
-  // wait for someone to wake us up
+  // Park until one case's peer (or a close) wakes us; gp.param will be that case's sudog.
   gp->param = nullptr;
-  // Tells stack shrinking that we are about to park on a channel.
+  // No stack shrinking until selparkcommit, as in chansend.
   gp->parkingOnChan.Store(1);
   Runtime::current()->gopark(&selparkcommit, nullptr, reason, 1);
 
@@ -183,13 +184,14 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
   sg = static_cast<sudog*>(gp->param);
   gp->param = nullptr;
 
-  // pass 3 - dequeue from unsuccessful chans, otherwise they stack up on quiet channels; record
-  // the successful case, if any. The sudogs are singly linked in lock order.
+  // Pass 3: the winning case is the one whose sudog the waker dequeued (gp.param). Every other
+  // sudog is still queued and must be unlinked now, or sudogs of finished selects would pile up
+  // on channels that see no traffic. The sudogs are singly linked in lock order.
   casi = -1;
   cas = nullptr;
   caseSuccess = false;
   sglist = gp->waiting;
-  // Clear all elem before unlinking from gp.waiting.
+  // The sudogs' elem, c and isSelect are cleared before gp.waiting lets go of them.
   for (sudog* sg1 = gp->waiting; sg1 != nullptr; sg1 = sg1->waitlink) {
     sg1->isSelect = false;
     sg1->elem = nullptr;
@@ -200,7 +202,7 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
   for (uint16_t casei : lockorder) {
     k = &scases[casei];
     if (sg == sglist) {
-      // sg has already been dequeued by the G that woke us up.
+      // The winner: its waker already took it off the queue.
       casi = casei;
       cas = k;
       caseSuccess = sglist->success;
@@ -232,7 +234,7 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
   goto retc;
 
 bufrecv:
-  // can receive from buffer
+  // Receive a buffered value.
   recvOK = true;
   c->recvx++;
   if (c->recvx == c->dataqsiz) c->recvx = 0;
@@ -241,7 +243,7 @@ bufrecv:
   goto retc;
 
 bufsend:
-  // can send to buffer
+  // Room in the buffer: send into it.
   c->sendx++;
   if (c->sendx == c->dataqsiz) c->sendx = 0;
   c->qcount.set(c->qcount.get() + 1);
@@ -249,19 +251,19 @@ bufsend:
   goto retc;
 
 recv:
-  // can receive from sleeping sender (sg)
+  // A sender is parked on c (sg): take its value and ready it.
   recv(c, sg, cas->elem, [&] { selunlock(scases, lockorder); }, 2);
   recvOK = true;
   goto retc;
 
 rclose:
-  // read at end of closed channel
+  // Closed and drained: the zero value, recvOK false.
   selunlock(scases, lockorder);
   recvOK = false;
   goto retc;
 
 send:
-  // can send to a sleeping receiver (sg)
+  // A receiver is parked on c (sg): hand it the value and ready it.
   send(c, sg, cas->elem, [&] { selunlock(scases, lockorder); }, 2);
   goto retc;
 
@@ -269,7 +271,7 @@ retc:
   return {casi, recvOK};
 
 sclose:
-  // send on closed channel
+  // A send case on a closed channel panics, as chansend does.
   selunlock(scases, lockorder);
   panicPlain("send on closed channel");
 }
@@ -280,29 +282,29 @@ void waitq::dequeueSudoG(sudog* sgp) {
   sudog* y = sgp->next;
   if (x != nullptr) {
     if (y != nullptr) {
-      // middle of queue
+      // Between two others.
       x->next = y;
       y->prev = x;
       sgp->next = nullptr;
       sgp->prev = nullptr;
       return;
     }
-    // end of queue
+    // The last.
     x->next = nullptr;
     last = x;
     sgp->prev = nullptr;
     return;
   }
   if (y != nullptr) {
-    // start of queue
+    // The first.
     y->prev = nullptr;
     first.set(y);
     sgp->next = nullptr;
     return;
   }
 
-  // x==y==nil. Either sgp is the only element in the queue, or it has already been removed.
-  // Use q.first to disambiguate.
+  // No neighbours: sgp is either the queue's only element or already off the queue (dequeue
+  // leaves both links nil). Only q.first can tell which.
   if (first.get() == sgp) {
     first.set(nullptr);
     last = nullptr;

@@ -71,17 +71,18 @@ void semacquire1(Sema* addr, bool lifo, int skipframes, waitReason reason) {
   s->ticket = 0;
   for (;;) {
     lock(&root->lock);
-    // Add ourselves to nwait to disable "easy case" in semrelease.
+    // Counted in nwait first: from here on no semrelease can take its no-waiter shortcut.
     root->nwait.Add(1);
-    // Check cansemacquire to avoid missed wakeup. (Mutant semacquire-no-recheck: skip it, and a
-    // release between the first try and nwait's increment, which saw no waiter, is lost; the
-    // check is part of 997c00f991's nwait protocol.)
+    // Then try once more: a release that came between the first try and the increment saw
+    // nwait == 0 and woke nobody, so its unit is only found this way. (Mutant
+    // semacquire-no-recheck: skip it, and that release is lost; the check is part of
+    // 997c00f991's nwait protocol.)
     if (!mutant(Mutant::SemacquireNoRecheck) && cansemacquire(addr)) {
       root->nwait.Add(static_cast<uint32_t>(-1));
       unlock(&root->lock);
       break;
     }
-    // Any semrelease after the cansemacquire knows we're waiting (nwait), so go to sleep.
+    // Every semrelease from now on sees us in nwait and dequeues a waiter: sleeping is safe.
     root->queue(addr, s, lifo);
     r.goparkunlock(&root->lock, reason, 4 + skipframes);
     if (s->ticket != 0 || cansemacquire(addr)) break;
@@ -98,21 +99,21 @@ void semrelease1(Sema* addr, bool handoff, int skipframes) {
   semaRoot* root = semtableOf(r).rootFor(addr);
   addr->word.Add(1);
 
-  // Easy case: no waiters? This check must happen after the add, to avoid a missed wakeup (see
-  // the loop in semacquire1).
+  // Nobody counted in nwait: done. The unit was added before this load, so a waiter not yet
+  // counted finds it on its re-check in semacquire1; loading first could lose a wakeup.
   if (root->nwait.Load() == 0) return;
 
-  // Harder case: search for a waiter and wake it.
+  // Otherwise dequeue a waiter on addr under the root's lock, and ready it.
   lock(&root->lock);
   if (root->nwait.Load() == 0) {
-    // The count is already consumed by another goroutine.
+    // Other releases dequeued every counted waiter since the load above: nobody to wake.
     unlock(&root->lock);
     return;
   }
   sudog* s = root->dequeue(addr).found;
   if (s != nullptr) root->nwait.Add(static_cast<uint32_t>(-1));
   unlock(&root->lock);
-  if (s != nullptr) {  // may be slow or even yield, so unlock first
+  if (s != nullptr) {  // readying can be slow, or yield: only after the unlock
     if (s->ticket != 0) plat::throw_("corrupted semaphore ticket");
     if (handoff && cansemacquire(addr)) s->ticket = 1;
     readyWithTime(r, s, 5 + skipframes);
@@ -149,18 +150,17 @@ void semaRoot::queue(Sema* addr, sudog* s, bool lifo) {
   sudog** pt = &treap;
   for (sudog* t = *pt; t != nullptr; t = *pt) {
     if (key == semaKey(t)) {
-      // Already have addr in list.
+      // addr already has waiters, headed by t.
       if (lifo) {
-        // Substitute s in t's place in treap.
+        // s takes t's node in the treap (links and ticket), and t becomes s's first waiter.
         *pt = s;
         s->ticket = t->ticket;
-        s->acquiretime = t->acquiretime;  // preserve head acquiretime as oldest time
+        s->acquiretime = t->acquiretime;  // the head keeps the oldest acquiretime
         s->parent = t->parent;
         s->prev = t->prev;
         s->next = t->next;
         if (s->prev != nullptr) s->prev->parent = s;
         if (s->next != nullptr) s->next->parent = s;
-        // Add t first in s's wait list.
         s->waitlink = t;
         s->waittail = t->waittail;
         if (s->waittail == nullptr) s->waittail = t;
@@ -171,7 +171,7 @@ void semaRoot::queue(Sema* addr, sudog* s, bool lifo) {
         t->next = nullptr;
         t->waittail = nullptr;
       } else {
-        // Add s to end of t's wait list.
+        // FIFO: s goes last in t's wait list.
         if (t->waittail == nullptr) {
           t->waitlink = s;
         } else {
@@ -198,7 +198,7 @@ void semaRoot::queue(Sema* addr, sudog* s, bool lifo) {
   s->parent = last;
   *pt = s;
 
-  // Rotate up into tree according to ticket (priority).
+  // Restore the heap order on tickets.
   while (s->parent != nullptr && s->parent->ticket > s->ticket) {
     if (s->parent->prev == s) {
       rotateRight(s->parent);
@@ -230,7 +230,7 @@ semaRoot::Dequeued semaRoot::dequeue(Sema* addr) {
   int64_t tailtime = 0;
   if (s->acquiretime != 0) now = plat::nanotime();
   if (sudog* t = s->waitlink; t != nullptr) {
-    // Substitute t, also waiting on addr, for s in root tree of unique keys.
+    // t, the next waiter on addr, replaces s in the treap: it takes s's links, ticket and count.
     *ps = t;
     t->ticket = s->ticket;
     t->parent = s->parent;
@@ -252,7 +252,8 @@ semaRoot::Dequeued semaRoot::dequeue(Sema* addr) {
     s->waitlink = nullptr;
     s->waittail = nullptr;
   } else {
-    // Rotate s down to be leaf of tree for removal, respecting priorities.
+    // s was the only waiter on addr: rotate it down, always lifting the child with the smaller
+    // ticket so that the heap order holds, until it is a leaf that can be cut off.
     while (s->next != nullptr || s->prev != nullptr) {
       if (s->next == nullptr || (s->prev != nullptr && s->prev->ticket < s->next->ticket)) {
         rotateRight(s);
@@ -272,7 +273,7 @@ semaRoot::Dequeued semaRoot::dequeue(Sema* addr) {
     }
     tailtime = s->acquiretime;
   }
-  // Goroutine is no longer blocked. Clear the waiting pointer.
+  // s's goroutine leaves the semaphore: it waits on s no more.
   s->g->waiting = nullptr;
   s->parent = nullptr;
   s->elem = nullptr;
@@ -282,7 +283,8 @@ semaRoot::Dequeued semaRoot::dequeue(Sema* addr) {
   return {s, now, tailtime};
 }
 
-// semaRoot.rotateLeft (sema.go): turns (x a (y b c)) into (y (x a b) c).
+// semaRoot.rotateLeft (sema.go): x's right child y takes x's place; x becomes y's left child and
+// y's old left subtree b becomes x's right one. The in-order sequence a x b y c is unchanged.
 void semaRoot::rotateLeft(sudog* x) {
   // p -> (x a (y b c))
   sudog* p = x->parent;
@@ -305,7 +307,8 @@ void semaRoot::rotateLeft(sudog* x) {
   }
 }
 
-// semaRoot.rotateRight (sema.go): turns (y (x a b) c) into (x a (y b c)).
+// semaRoot.rotateRight (sema.go): the mirror of rotateLeft: y's left child x takes y's place; y
+// becomes x's right child and x's old right subtree b becomes y's left one.
 void semaRoot::rotateRight(sudog* y) {
   // p -> (y (x a b) c)
   sudog* p = y->parent;

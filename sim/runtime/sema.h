@@ -38,8 +38,8 @@ struct Sema {
 // semaRoot (sema.go)
 struct semaRoot {
   plat::Mutex lock;
-  sudog* treap = nullptr;  // root of balanced tree of unique waiters
-  Atomic<uint32_t> nwait;  // number of waiters; read without the lock
+  sudog* treap = nullptr;  // the treap: one node per word that has waiters
+  Atomic<uint32_t> nwait;  // how many goroutines wait in this root; loaded without the lock
 
   void queue(Sema* addr, sudog* s, bool lifo);
   struct Dequeued {
@@ -52,7 +52,7 @@ struct semaRoot {
   void rotateRight(sudog* y);
 };
 
-// semTabSize (sema.go): prime, not to correlate with any user pattern.
+// semTabSize (sema.go): a prime, so that regular strides of keys still spread over the roots.
 inline constexpr uint64_t semTabSize = 251;
 
 // semTable (sema.go), one per Runtime (in its SyncState). Go pads each root to a cache line; the

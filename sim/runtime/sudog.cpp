@@ -34,7 +34,7 @@ sudog* acquireSudog() {
   p* pp = mp->p;
   if (pp->sudogcache.empty()) {
     lock(&r.sched.sudoglock);
-    // First, try to grab a batch from central cache.
+    // Refill up to half the local cache from the central list, under sudoglock.
     while (pp->sudogcache.size() < kSudogBufLen / 2 && r.sched.sudogcache != nullptr) {
       sudog* s = r.sched.sudogcache;
       r.sched.sudogcache = s->next;
@@ -42,7 +42,7 @@ sudog* acquireSudog() {
       pp->sudogcache.push_back(s);
     }
     unlock(&r.sched.sudoglock);
-    // If the central cache is empty, allocate a new one.
+    // The central list was empty too: allocate one.
     if (pp->sudogcache.empty()) {
       SyncState& st = syncState(r);
       std::lock_guard<std::mutex> l(st.mu);
@@ -67,10 +67,10 @@ void releaseSudog(sudog* s) {
   g* gp = plat::getg();
   if (gp->param != nullptr) plat::throw_("runtime: releaseSudog with non-nil gp.param");
   Runtime& r = *Runtime::current();
-  m* mp = r.acquirem();  // avoid rescheduling to another P
+  m* mp = r.acquirem();  // pp must stay ours until the push below
   p* pp = mp->p;
   if (pp->sudogcache.size() == kSudogBufLen) {
-    // Transfer half of local cache to the central cache.
+    // The local cache is full: move half of it to the central list in one locked splice.
     sudog* first = nullptr;
     sudog* last = nullptr;
     while (pp->sudogcache.size() > kSudogBufLen / 2) {

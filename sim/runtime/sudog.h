@@ -28,7 +28,7 @@ struct hchan;
 struct semTable;
 
 struct sudog {
-  // Guarded by the lock of the channel this sudog is blocked on.
+  // These four belong to the lock of the channel (or semaRoot) the sudog is queued on.
   guintptr g = nullptr;
   sudog* next = nullptr;
   sudog* prev = nullptr;
@@ -38,13 +38,13 @@ struct sudog {
   int64_t acquiretime = 0;
   int64_t releasetime = 0;
   uint32_t ticket = 0;
-  bool isSelect = false;    // g is in a select: g.selectDone must be CAS'd to win the wake-up race
+  bool isSelect = false;    // part of a select: a waker must first win the CAS on g.selectDone
   bool success = false;     // woken by a delivered value (true) or by a close (false)
   uint16_t waiters = 0;     // semaRoot: waiters behind the head of this list, clamped
-  sudog* parent = nullptr;  // semaRoot binary tree
-  sudog* waitlink = nullptr;  // g.waiting list or semaRoot
-  sudog* waittail = nullptr;  // semaRoot
-  hchan* c = nullptr;         // channel
+  sudog* parent = nullptr;  // semaRoot: the parent node in the treap
+  sudog* waitlink = nullptr;  // next in g.waiting, or (semaRoot) the next waiter on the word
+  sudog* waittail = nullptr;  // semaRoot: the last waiter on the word, kept by the head
+  hchan* c = nullptr;         // the channel this sudog is queued on
 };
 
 // len(p.sudogbuf) (runtime2.go): the capacity of the P-local sudog cache.

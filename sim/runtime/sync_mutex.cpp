@@ -26,9 +26,9 @@ void sync_runtime_doSpin() {
 // Mutex.Lock (internal/sync/mutex.go)
 void syncMutex::Lock() {
   plat::charge(plat::Cost::MutexFastPath);  // not in Go: the call's own cost (cost profile)
-  // Fast path: grab unlocked mutex.
+  // Fast path: an unlocked mutex with no waiters is taken with one CAS. Everything else is in
+  // lockSlow, kept out of line in Go so that Lock stays small enough to inline.
   if (state_.CompareAndSwap(0, mutexLocked)) return;
-  // Slow path (outlined so that the fast path can be inlined)
   lockSlow();
 }
 
@@ -37,8 +37,8 @@ bool syncMutex::TryLock() {
   plat::charge(plat::Cost::MutexFastPath);  // not in Go: the call's own cost, as in Lock
   const int32_t old = state_.get();
   if ((old & (mutexLocked | mutexStarving)) != 0) return false;
-  // There may be a goroutine waiting for the mutex, but we are running now and can try to grab
-  // the mutex before that goroutine wakes up.
+  // Waiters may be queued, but in normal mode a running goroutine is allowed to barge in ahead
+  // of them (that is what normal mode means); only starvation mode refuses it, above.
   return state_.CompareAndSwap(old, old | mutexLocked);
 }
 
@@ -50,10 +50,11 @@ void syncMutex::lockSlow() {
   int iter = 0;
   int32_t old = state_.get();
   for (;;) {
-    // Don't spin in starvation mode: ownership is handed off to waiters.
+    // Spin only on a mutex that is held in normal mode: in starvation mode Unlock hands the
+    // mutex straight to the first waiter, so spinning could never win it.
     if ((old & (mutexLocked | mutexStarving)) == mutexLocked && sync_runtime_canSpin(iter)) {
-      // Active spinning makes sense. Try to set mutexWoken to tell Unlock not to wake other
-      // blocked goroutines.
+      // Worth spinning. Setting mutexWoken (when there are waiters and nobody set it) tells
+      // Unlock that a goroutine is already awake and contending, so it wakes no waiter.
       if (!awoke && (old & mutexWoken) == 0 && (old >> mutexWaiterShift) != 0 &&
           state_.CompareAndSwap(old, old | mutexWoken)) {
         awoke = true;
@@ -64,28 +65,30 @@ void syncMutex::lockSlow() {
       continue;
     }
     int32_t nw = old;
-    // Don't try to acquire starving mutex, new arriving goroutines must queue.
+    // A starving mutex belongs to its waiters: a newcomer never takes it, it queues.
     if ((old & mutexStarving) == 0) nw |= mutexLocked;
     if ((old & (mutexLocked | mutexStarving)) != 0) nw += 1 << mutexWaiterShift;
-    // The current goroutine switches mutex to starvation mode. But if the mutex is currently
-    // unlocked, don't do the switch: Unlock expects that a starving mutex has waiters.
+    // A goroutine that waited too long puts the mutex in starvation mode, but only while it is
+    // held: Unlock relies on a starving mutex having a waiter to hand it to.
     if (starving && (old & mutexLocked) != 0) nw |= mutexStarving;
     if (awoke) {
-      // The goroutine has been woken from sleep, so we need to reset the flag in either case.
+      // This goroutine set mutexWoken (spinning) or was woken by Unlock, which set it: either
+      // way the flag is ours to clear, whether this CAS takes the mutex or queues us again.
       if ((nw & mutexWoken) == 0) plat::throw_("sync: inconsistent mutex state");
       nw &= ~mutexWoken;
     }
     if (state_.CompareAndSwap(old, nw)) {
       if ((old & (mutexLocked | mutexStarving)) == 0) break;  // locked the mutex with CAS
-      // If we were already waiting before, queue at the front of the queue.
+      // A goroutine woken but beaten to the mutex waits again at the head of the queue (LIFO),
+      // keeping its place ahead of the goroutines that arrived after it.
       const bool queueLifo = waitStartTime != 0;
       if (waitStartTime == 0) waitStartTime = plat::nanotime();
       internal_sync_runtime_SemacquireMutex(&sema_, queueLifo, 2);
       starving = starving || plat::nanotime() - waitStartTime > starvationThresholdNs;
       old = state_.get();
       if ((old & mutexStarving) != 0) {
-        // Woken in starvation mode: ownership was handed to us, but mutexLocked is not set and
-        // we are still counted as a waiter. Fix that.
+        // Woken in starvation mode: the mutex is already ours, but the state still shows it
+        // unlocked and counts us among the waiters. One add fixes both.
         if ((old & (mutexLocked | mutexWoken)) != 0 || (old >> mutexWaiterShift) == 0) {
           plat::throw_("sync: inconsistent mutex state");
         }
@@ -109,10 +112,10 @@ void syncMutex::lockSlow() {
 // Mutex.Unlock (internal/sync/mutex.go)
 void syncMutex::Unlock() {
   plat::charge(plat::Cost::MutexFastPath);  // not in Go: the call's own cost (cost profile)
-  // Fast path: drop lock bit.
+  // Fast path: clear mutexLocked; if nothing else is set there is nobody to wake. The rest is
+  // in unlockSlow, out of line in Go for the same inlining reason as Lock's.
   const int32_t nw = state_.Add(-mutexLocked);
   if (nw != 0) {
-    // Outlined slow path to allow inlining the fast path.
     unlockSlow(nw);
   }
 }
@@ -137,8 +140,9 @@ void syncMutex::unlockSlow(int32_t nw) {
       old = state_.get();
     }
   } else {
-    // Starving mode: hand ownership to the next waiter and yield our time slice to it. mutexLocked
-    // stays clear (the waiter sets it), but mutexStarving keeps newcomers out.
+    // Starvation mode: the mutex passes directly to the first waiter, and Semrelease with
+    // handoff gives it the rest of our time slice. mutexLocked stays clear (the waiter sets it),
+    // but mutexStarving keeps newcomers out.
     internal_sync_runtime_Semrelease(&sema_, true, 2);
   }
 }

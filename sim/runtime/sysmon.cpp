@@ -37,8 +37,8 @@ void Runtime::sysmon() {
     if (delay > 10 * 1000) delay = 10 * 1000;
     plat::usleep(delay);
 
-    // sysmon should not enter deep sleep if schedtrace is enabled so that it can print that
-    // information at the right time.
+    // Deep sleep (until the next timer, or an early wake on sysmonnote) only while every P is
+    // idle, and never with schedtrace on: the trace lines must come at their period.
     int64_t now = plat::nanotime();
     if (schedtracePeriod <= 0 && (sched.gcwaiting.Load() != 0 || sched.npidle.Load() == gomaxprocs)) {
       lock(&sched.lock);
@@ -48,7 +48,7 @@ void Runtime::sysmon() {
         if (next > now) {
           sched.sysmonwait.Store(1);
           unlock(&sched.lock);
-          // Make wake-up period small enough for the sampling to be correct.
+          // At most forcegcperiod/2, Go's bound on how stale sysmon's periodic checks may get.
           int64_t sleep = forcegcperiod / 2;
           if (next - now < sleep) sleep = next - now;
           syscallWake = plat::notetsleep(sched.sysmonnote, sleep);
@@ -65,14 +65,15 @@ void Runtime::sysmon() {
     }
 
     lock(&sched.sysmonlock);
-    // Update now in case we blocked on sysmonnote or spent a long time blocked on schedlock or
-    // sysmonlock above.
+    // Read the clock again: the sleep on sysmonnote, or the wait for sched.lock or sysmonlock,
+    // may have been long.
     now = plat::nanotime();
-    // poll network if not polled for more than 10ms
+    // A network nobody has polled for 10ms is polled here, without blocking, and what is ready
+    // is injected.
     const int64_t lastpoll = sched.lastpoll.Load();
     if (netpollinited() && lastpoll != 0 && lastpoll + 10 * 1000 * 1000 < now) {
       sched.lastpoll.CompareAndSwap(lastpoll, now);
-      auto [list, delta] = netpoll(0);  // non-blocking - returns list of goroutines
+      auto [list, delta] = netpoll(0);  // delay 0: never blocks
       if (!list.empty()) {
         incidlelocked(-1);
         injectglist(&list);
@@ -84,7 +85,8 @@ void Runtime::sysmon() {
     // was overdue, outside any incidlelocked bracket; on that path startm's late ID let checkdead
     // see no running M (golang/go#40368).
     if (mutant(Mutant::StartmLateMReserveID) && timeSleepUntil() < now) startm(nullptr, false, false);
-    // retake P's blocked in syscalls and preempt long running G's
+    // retake: preempt goroutines past their time slice, take Ps from long system calls. A round
+    // that retook a P is not idle.
     if (retake(now) != 0) {
       idle = 0;
     } else {
@@ -113,17 +115,17 @@ uint32_t Runtime::retake(int64_t now) {
     sysmontick& pd = pp->sysmontick_;
     bool sysretake = false;
 
-    // Preempt G if it's running on the same schedtick for too long. This could be from a single
-    // long-running goroutine or a sequence of goroutines run via runnext, which share a single
-    // schedtick time slice.
+    // A P whose schedtick has not moved for forcePreemptNS has run one time slice too long:
+    // one goroutine, or a chain of goroutines handed over through runnext, which inherit the
+    // slice (execute with inheritTime). It is asked to stop.
     const uint32_t schedt = pp->schedtick.get();
     if (pd.schedtick != schedt) {
       pd.schedtick = schedt;
       pd.schedwhen = now;
     } else if (pd.schedwhen + forcePreemptNS <= now) {
       preemptone(pp);
-      // If pp is in a syscall, preemptone doesn't work. The goroutine nor the thread can respond
-      // to a preemption request because they're not in Go code, so we need to take the P ourselves.
+      // A P in a system call cannot honor that request: neither its goroutine nor its M runs Go
+      // code that would check it. So sysmon takes the P itself (sysretake), below.
       // (Mutant retake-no-sysretake: before 4166ff42c0 it did not, and a goroutine whose system
       // calls were each shorter than a sysmon tick kept its P.)
       sysretake = !mutant(Mutant::RetakeNoSysretake);
@@ -133,23 +135,24 @@ uint32_t Runtime::retake(int64_t now) {
     incidlelocked(-1);
     syscallingThread thread;
     if (setBlockOnExitSyscall(pp, thread)) {
-      // Retake P from syscall if it's there for more than 1 sysmon tick (at least 20us).
+      // A system call seen for the first time (syscalltick moved) is only noted: the P is taken
+      // on a later round, so a call keeps it for at least one sysmon tick (20us or more).
       const uint32_t syst = pp->syscalltick.get();
       if (!sysretake && pd.syscalltick != syst) {
         pd.syscalltick = syst;
         pd.syscallwhen = now;
         thread.resume();
       } else if (runqempty(pp) && othersSpinningOrIdle() && pd.syscallwhen + 10 * 1000 * 1000 > now) {
-        // On the one hand we don't want to retake Ps if there is no other work to do, but on the
-        // other hand we want to retake them eventually because they can prevent the sysmon
-        // thread from deep sleep.
+        // The P stays with its system call while nothing calls for it (its local queue is empty
+        // and some M spins or some P is idle to take new work), but for 10ms at most: a P held
+        // in a system call would otherwise also keep sysmon out of its deep sleep for good.
         thread.resume();
       } else {
         ev(Ev::ProcSteal, thread.gp, pp, thread.mp->id);
         thread.takeP();
         thread.resume();
         n++;
-        // Handoff the P for some other thread to run it.
+        // handoffp gives the P to another M, or to the idle list.
         handoffp(pp);
       }
     }

@@ -64,14 +64,15 @@ void timer::unlock() {
   rt::unlock(&mu);
 }
 
-// timer.updateHeap (time.go): applies t.state to t, which must be ts.heap[0] with ts and t locked;
-// reports whether the state (and ts.heap[0].when) changed.
+// timer.updateHeap (time.go): brings ts.heap[0], which must be this timer (locked, in a locked
+// ts), in line with its state bits: a zombie leaves the heap, a modified timer gets its new when
+// and sinks to its place. Returns true if either happened, false if there was nothing to apply.
 bool timer::updateHeap() {
   assertLockHeld(mu);
   if (ts == nullptr || ts->heap.empty() || this != ts->heap[0].t) badTimer();
   assertLockHeld(ts->mu);
   if ((state & timerZombie) != 0) {
-    // Take timer out of heap.
+    // Zombie (stopped): remove it.
     state &= static_cast<uint8_t>(~(timerHeaped | timerZombie | timerModified));
     ts->zombies.Add(-1);
     ts->deleteMin();
@@ -79,7 +80,7 @@ bool timer::updateHeap() {
   }
 
   if ((state & timerModified) != 0) {
-    // Update ts.heap[0].when and move within heap.
+    // Modified: copy the new when into the heap entry and sift it down.
     state &= static_cast<uint8_t>(~timerModified);
     ts->heap[0].when = when;
     ts->siftDown(0);
@@ -162,7 +163,7 @@ void timers::deleteMin() {
   if (last > 0) siftDown(0);
   updateMinWhenHeap();
   if (last == 0) {
-    // If there are no timers, then clearly there are no timerModified timers.
+    // An empty heap holds no timerModified timer either.
     minWhenModified.Store(0);
   }
 }
@@ -189,11 +190,12 @@ bool timer::modify(int64_t when_, int64_t period_, timerFunc f_, void* arg_, uin
   if ((state & timerHeaped) != 0) {
     state |= timerModified;
     if ((state & timerZombie) != 0) {
-      // In the heap but marked for removal (by a Stop): unmark it, it has been Reset.
+      // A zombie (stopped, still heaped) that is Reset becomes live again and leaves the count.
       ts->zombies.Add(-1);
       state &= static_cast<uint8_t>(~timerZombie);
     }
-    // The corresponding heap[i].when is updated later (timers.adjust).
+    // Only t.when changed: its heap entry keeps the old when until timers.adjust or
+    // updateHeap catches up.
     if (const int64_t min = ts->minWhenModified.Load(); min == 0 || when_ < min) {
       wake = true;
       // Publish timerModified in astate before lowering minWhenModified, to synchronize with
@@ -255,8 +257,8 @@ void timers::cleanHead() {
   for (;;) {
     if (heap.empty()) return;
 
-    // Holding the timers lock, this loop cannot be preempted: if someone is trying, stop here
-    // and clean later.
+    // This loop runs under the timers lock, where no preemption can land: a goroutine asked to
+    // stop (preemptStop) leaves the rest of the cleaning for later.
     if (gp->preemptStop) return;
 
     // Delete zombies from the tail first: no heap adjustment needed, and a zombie swapped out of
@@ -278,7 +280,7 @@ void timers::cleanHead() {
     if (t->ts != this) plat::throw_("bad ts");
 
     if ((t->astate.Load() & (timerModified | timerZombie)) == 0) {
-      // Fast path: head of timers does not need adjustment.
+      // Fast path: the head's published bits (astate) show nothing to apply.
       return;
     }
 
@@ -286,7 +288,7 @@ void timers::cleanHead() {
     const bool updated = t->updateHeap();
     t->unlock();
     if (!updated) {
-      // Head of timers does not need adjustment.
+      // The head was already in order.
       return;
     }
   }
@@ -376,7 +378,7 @@ timers::Checked timers::check(int64_t now) {
                static_cast<int>(zombiesNow) > static_cast<int>(len->Load()) / 4;
 
   if (now < next && !force) {
-    // Next timer is not ready to run, and we don't need to clear deleted timers.
+    // Nothing due yet, and too few zombies to force a clean-up: done without the lock.
     return {now, next, false};
   }
 
@@ -386,7 +388,7 @@ timers::Checked timers::check(int64_t now) {
   if (!heap.empty()) {
     adjust(now, false);
     while (!heap.empty()) {
-      // Note that run may temporarily unlock ts.
+      // run drops ts's lock while the timer's f runs.
       if (const int64_t tw = run(now); tw != 0) {
         if (tw > 0) pollUntil = tw;
         break;
@@ -407,8 +409,9 @@ timers::Checked timers::check(int64_t now) {
   return {now, pollUntil, ran};
 }
 
-// timers.run (time.go): runs heap[0] if it is due. Returns 0 if it ran a timer, -1 if the heap is
-// empty, else when heap[0] is due. ts must be locked; running a timer unlocks it for a while.
+// timers.run (time.go): runs heap[0] if it is due. The result is 0 after running a timer, -1 for
+// an empty heap, otherwise the time heap[0] is due. ts must be locked; running a timer unlocks it
+// for a while.
 int64_t timers::run(int64_t now) {
   assertLockHeld(mu);
   for (;;) {  // Redo
@@ -437,7 +440,7 @@ int64_t timers::run(int64_t now) {
     }
 
     t->unlockAndRun(now);
-    assertLockHeld(mu);  // t is unlocked now, but not ts
+    assertLockHeld(mu);  // unlockAndRun relocked ts; t stays unlocked
     return 0;
   }
 }
@@ -456,9 +459,10 @@ void timer::unlockAndRun(int64_t now) {
   int64_t next;
   const int64_t delay = now - when;
   if (period > 0) {
-    // Leave in heap but adjust next time to fire.
+    // Periodic: t stays in the heap, due again at the first when + k*period after now (ticks
+    // missed while late are skipped, not queued).
     next = when + period * (1 + delay / period);
-    if (next < 0) next = maxWhen;  // check for overflow
+    if (next < 0) next = maxWhen;  // saturate on overflow
   } else {
     next = 0;
   }

@@ -40,12 +40,13 @@ using timerFunc = void (*)(void* arg, uintptr_t seq, int64_t delay);
 // timer (time.go), without the channel (isChan) and synctest (isFake) parts.
 struct timer {
   plat::Mutex mu;          // protects the fields below, except as noted
-  Atomic<uint32_t> astate;  // atomic copy of state bits at last unlock (Go: atomic.Uint8)
+  Atomic<uint32_t> astate;  // state as published by the last unlock (Go: atomic.Uint8)
   uint8_t state = 0;        // state bits
   uint32_t rand = 0;        // orders timers at the same instant; only set for fake time (never here)
 
-  // Wakes at when, then when+period, ... (period > 0 only), each time calling f(arg, seq, delay)
-  // on the P that runs it; f must not block.
+  // The timer fires at when and, if period > 0, every period after that. Each firing calls f
+  // with arg, seq and the delay (how late it fired), on the P that runs the timer: f must not
+  // block.
   int64_t when = 0;
   int64_t period = 0;
   timerFunc f = nullptr;

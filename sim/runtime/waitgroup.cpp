@@ -13,11 +13,11 @@ void WaitGroup::Add(int delta) {
   if (v < 0) panicPlain("sync: negative WaitGroup counter");
   if (w != 0 && delta > 0 && v == delta) panicPlain("sync: WaitGroup misuse: Add called concurrently with Wait");
   if (v > 0 || w == 0) return;
-  // This goroutine has set counter to 0 when waiters > 0. Now there can't be concurrent mutations
-  // of state: Adds must not happen concurrently with Wait, and Wait does not add a waiter if it
-  // sees counter == 0. Still do a cheap sanity check to detect misuse.
+  // This Add brought the counter to 0 with waiters registered. From here the state cannot
+  // legitimately change: Add may not run concurrently with Wait, and Wait registers no waiter
+  // once it sees a zero counter. One reload catches the usual misuse cheaply.
   if (state_.Load() != state) panicPlain("sync: WaitGroup misuse: Add called concurrently with Wait");
-  // Reset waiters count to 0.
+  // Clear the waiter count, then release each waiter once.
   state_.Store(0);
   for (; w != 0; w--) sync_runtime_Semrelease(&sema_, false, 0);
 }
@@ -31,10 +31,10 @@ void WaitGroup::Wait() {
     const uint64_t state = state_.Load();
     const int32_t v = static_cast<int32_t>(state >> 32);
     if (v == 0) {
-      // Counter is 0, no need to wait.
+      // Nothing outstanding: return at once.
       return;
     }
-    // Increment waiters count.
+    // Register as a waiter (the low 32 bits) and sleep on the semaphore.
     if (state_.CompareAndSwap(state, state + 1)) {
       sync_runtime_SemacquireWaitGroup(&sema_);
       const bool isReset = state_.Load() != 0;
