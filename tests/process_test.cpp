@@ -2,23 +2,31 @@
 // the thread it runs next belongs to another process than the last, and ProcessSwitch then makes
 // that process's runtime current. Two runtimes share one engine here, without booting: the
 // threads are plain code that checks Runtime::current() at every point where the engine may have
-// switched.
+// switched. And a one-process run's trace carries no process at all.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/cost/profile.h"
 #include "sim/engine/engine.h"
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
 #include "sim/runtime/runtime.h"
+#include "sim/scenario/scenario.h"
 #include "sim/simulation/process_switch.h"
+#include "sim/simulation/simulation.h"
+#include "tests/pingpong_text.h"
+#include "tests/temp_dir.h"
 
 using namespace gmp;
 using namespace gmp::engine;
@@ -91,6 +99,42 @@ struct World {
   }
 };
 
+// The field numbers at the top level of each record of the trace file in `bytes`: the header's
+// first, then each event's.
+std::vector<std::set<uint32_t>> record_fields(const std::string& bytes) {
+  size_t at = 12;  // the magic and the format version
+  auto varint = [&](size_t end) {
+    uint64_t v = 0;
+    for (int shift = 0; at < end; shift += 7) {
+      const auto byte = static_cast<uint8_t>(bytes[at++]);
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return v;
+    }
+    FAIL("a varint runs past its record");
+    return v;
+  };
+  std::vector<std::set<uint32_t>> out;
+  while (at < bytes.size()) {
+    const size_t len = varint(bytes.size());
+    const size_t end = at + len;
+    REQUIRE(end <= bytes.size());
+    std::set<uint32_t>& fields = out.emplace_back();
+    while (at < end) {
+      const uint64_t tag = varint(end);
+      fields.insert(static_cast<uint32_t>(tag >> 3));
+      switch (tag & 7) {
+        case 0: varint(end); break;
+        case 1: at += 8; break;
+        case 2: at += varint(end); break;
+        case 5: at += 4; break;
+        default: FAIL("wire type " << (tag & 7));
+      }
+    }
+    REQUIRE(at == end);
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("the engine calls the process hook only when the next thread's process is another", "[process]") {
@@ -152,4 +196,26 @@ TEST_CASE("a process id the simulation never added is an error, not another runt
   w.spawn(1, 1);
   CHECK_THROWS_WITH(eng.run(), Catch::Contains("process 1, which was never added"));
   rt::Runtime::setCurrent(nullptr);
+}
+
+TEST_CASE("a one-process run's trace has no process ids and no process list", "[process][trace]") {
+  TempDir dir("gmp_process_test");
+  SimConfig cfg;
+  cfg.procs = 2;
+  cfg.trace_path = dir.file("run.gmptrace");
+  const SimResult res = simulate(scenario::parse_scenario(kPingPong, "pingpong.textproto"), cost::default_profile(), cfg);
+  REQUIRE(res.stop == Engine::Stop::Exit);
+  std::ifstream in(cfg.trace_path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<std::set<uint32_t>> records = record_fields(bytes);
+  REQUIRE(records.size() > 1000);
+  CHECK(records[0].count(4) == 1);  // num_ps
+  CHECK(records[0].count(7) == 0);  // Header.processes
+  size_t with_process = 0, with_g = 0;
+  for (size_t i = 1; i < records.size(); i++) {
+    with_process += records[i].count(20);  // Event.process
+    with_g += records[i].count(3);
+  }
+  CHECK(with_process == 0);
+  CHECK(with_g > 1000);  // the walk does see the events' fields
 }
