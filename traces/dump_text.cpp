@@ -11,9 +11,11 @@ uint64_t dump_text(const std::string& path, std::FILE* out) {
   const Header& h = r.header();
   std::fprintf(out, "# %s, schema %u, %d Ps\n", h.producer().c_str(), h.schema_version(), h.num_ps());
   for (const auto& m : h.metadata()) std::fprintf(out, "# %s=%s\n", m.key().c_str(), m.value().c_str());
+  for (const auto& p : h.processes()) std::fprintf(out, "# process %u %s, %d Ps\n", p.id(), p.name().c_str(), p.num_ps());
   Event e;
   while (r.next(e)) {
     std::string line = std::to_string(e.ts()) + " " + Kind_Name(e.kind());
+    if (e.process() != 0) line += " process=" + std::to_string(e.process());
     if (e.has_g()) line += " g=" + std::to_string(e.g());
     if (e.has_m()) line += " m=" + std::to_string(e.m());
     if (e.has_p()) line += " p=" + std::to_string(e.p());

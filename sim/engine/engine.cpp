@@ -30,10 +30,12 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)), chooser_(cfg_.chooser),
 
 Engine::~Engine() = default;
 
-uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon) {
+uint64_t Engine::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon,
+                           uint32_t process) {
   auto t = std::make_unique<Thread>();
   t->eng = this;
   t->id = static_cast<uint32_t>(threads_.size());
+  t->process = process;
   t->name = std::move(name);
   t->entry = entry;
   t->arg = arg;
@@ -229,10 +231,16 @@ Engine::QItem Engine::q_pop() {
 }
 
 void Engine::make_current(Thread& t) {
+  if (t.process != cur_process_) [[unlikely]] enter_process(t.process);
   cur_ = t.id;
   curp_ = &t;
   cur_bit_ = uint64_t{1} << (cur_ % 64);
   plat::set_current_context(t.ctx);
+}
+
+void Engine::enter_process(uint32_t process) {
+  if (process_hook_ != nullptr) process_hook_(process_ctx_, process);
+  cur_process_ = process;  // after the hook: one that throws leaves the last process current
 }
 
 // A switch to a goroutine's pooled stack can fail (std::bad_alloc: no memory to save the frames

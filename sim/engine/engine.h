@@ -116,7 +116,18 @@ class Engine final : public plat::Driver {
   // Creates a simulated OS thread that will run entry(arg) on a new stack with getg() == g0,
   // ready at the caller's current time (or 0 before run()). Returns its thread id.
   // A daemon thread (sysmon) loops forever; in choice mode its waits are bounded (chooser.h).
-  uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon = false);
+  // `process`: the simulated process the thread belongs to (see set_process_hook).
+  uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon = false,
+                     uint32_t process = 0);
+
+  // Several processes on one machine: before the engine runs a thread whose process is not the
+  // process of the thread it ran last (the first thread of a run always counts as such), it calls
+  // hook(ctx, process), so that the host can make that process's state current. nullptr: none.
+  using ProcessHook = void (*)(void* ctx, uint32_t process);
+  void set_process_hook(ProcessHook hook, void* ctx) {
+    process_hook_ = hook;
+    process_ctx_ = ctx;
+  }
 
   // Stopped: choice mode's chooser ended the run (kStopRun).
   enum class Stop { AllExited, Exit, Deadlock, TimeLimit, EventLimit, Fatal, Stopped };
@@ -217,6 +228,7 @@ class Engine final : public plat::Driver {
   void set_next_check();
   void switch_thread(Thread& to);
   void make_current(Thread& t);  // t is the running thread from now on
+  void enter_process(uint32_t process);  // make_current's call of the process hook
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
   static void thread_main(void* arg);
   Thread& cur() { return *curp_; }
@@ -305,6 +317,9 @@ class Engine final : public plat::Driver {
   uint32_t idle_daemon_rounds_ = 0;  // choice mode: daemon waits ended with nothing else enabled
   bool chooser_stopped_ = false;     // choice mode: the chooser returned kStopRun
   SplitMix64 rng_;  // the engine's only source of randomness, seeded by the run seed
+  ProcessHook process_hook_ = nullptr;
+  void* process_ctx_ = nullptr;
+  uint32_t cur_process_ = UINT32_MAX;  // the process of the thread made current last; none yet
   uint64_t wait_seq_ = 0;
 };
 

@@ -32,6 +32,7 @@ using namespace engine_detail;
 struct Engine::Thread {
   Engine* eng = nullptr;
   uint32_t id = 0;
+  uint32_t process = 0;  // the simulated process it belongs to (newosproc)
   std::string name;
   plat::Fiber::Entry entry = nullptr;
   void* arg = nullptr;

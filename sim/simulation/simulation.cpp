@@ -1,23 +1,17 @@
 #include "sim/simulation/simulation.h"
 
-#include <algorithm>
-#include <cmath>
 #include <memory>
-#include <optional>
+#include <string>
+#include <vector>
 
-#include "sim/simulation/costs_from_profile.h"
-#include "sim/simulation/metrics.h"
 #include "sim/platform/platform.h"
-#include "sim/platform/throw.h"
-#include "sim/runtime/events.h"
 #include "sim/runtime/runtime.h"
-#include "sim/workload/assertions.h"
-#include "sim/workload/interpreter.h"
+#include "sim/simulation/costs_from_profile.h"
+#include "sim/simulation/process.h"
+#include "sim/simulation/process_switch.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::engine {
-
-using rt::Ev;
 
 std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores) {
   std::vector<Core> out;
@@ -52,235 +46,42 @@ void sighandler(int sig) {
   if (r != nullptr && gp != nullptr && sig == rt::sigPreempt && !r->asyncpreemptoff) r->doSigPreempt(gp);
 }
 
-trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
-  trace::Event ev;
-  ev.set_ts(now);
-  if (gp != nullptr) ev.set_g(gp->goid);
-  if (rt::g* cur = plat::getg(); cur != nullptr && cur->m != nullptr) ev.set_m(cur->m->id);
-  if (pp != nullptr) ev.set_p(pp->id);
-  switch (e) {
-    case Ev::GoCreate:
-      ev.set_kind(trace::KIND_GO_CREATE);
-      ev.set_reason(trace::REASON_NEWPROC);
-      ev.set_peer_g(arg);
-      break;
-    case Ev::GoStart:
-      ev.set_kind(trace::KIND_GO_START);
-      ev.set_reason(arg != 0 ? trace::REASON_INHERIT_TIME : trace::REASON_SCHEDULE);
-      break;
-    case Ev::GoEnd:
-      ev.set_kind(trace::KIND_GO_EXIT);
-      ev.set_reason(trace::REASON_GOEXIT);
-      break;
-    case Ev::GoPark:
-      ev.set_kind(trace::KIND_GO_PARK);
-      ev.set_reason(trace::REASON_PARK);
-      ev.set_label(rt::waitReasonString(static_cast<rt::waitReason>(arg)));
-      break;
-    case Ev::GoUnpark:
-      ev.set_kind(trace::KIND_GO_UNPARK);
-      ev.set_reason(trace::REASON_READY);
-      if (rt::g* cur = plat::getg(); cur != nullptr && cur->m != nullptr && cur->m->curg.peek() != nullptr) {
-        ev.set_peer_g(cur->m->curg.peek()->goid);
-      }
-      break;
-    case Ev::GoSched:
-      ev.set_kind(trace::KIND_GO_STOP);
-      ev.set_reason(trace::REASON_GOSCHED);
-      break;
-    case Ev::GoPreempt:
-      ev.set_kind(trace::KIND_GO_STOP);
-      ev.set_reason(arg != 0 ? trace::REASON_PREEMPT_ASYNC : trace::REASON_PREEMPT_COOPERATIVE);
-      break;
-    case Ev::GoSyscall:
-      ev.set_kind(trace::KIND_GO_SYSCALL_ENTER);
-      ev.set_reason(trace::REASON_SYSCALL);
-      break;
-    case Ev::GoSysExit:
-      ev.set_kind(trace::KIND_GO_SYSCALL_EXIT);
-      ev.set_reason(arg == 0 ? trace::REASON_EXITSYSCALL_FAST
-                             : arg == 1 ? trace::REASON_EXITSYSCALL_IDLE_P : trace::REASON_EXITSYSCALL_NO_P);
-      break;
-    case Ev::PutRunnext:
-      ev.set_kind(trace::KIND_RUNQ_PUT);
-      ev.set_queue(trace::QUEUE_RUNNEXT);
-      break;
-    case Ev::PutLocal:
-      ev.set_kind(trace::KIND_RUNQ_PUT);
-      ev.set_queue(trace::QUEUE_LOCAL);
-      if (arg != 0) ev.set_reason(trace::REASON_KICKED_FROM_RUNNEXT);
-      break;
-    case Ev::PutGlobal:
-      ev.set_kind(trace::KIND_RUNQ_PUT);
-      ev.set_queue(trace::QUEUE_GLOBAL);
-      ev.set_count(arg);
-      break;
-    case Ev::GetGlobal:
-      ev.set_kind(trace::KIND_RUNQ_GET);
-      ev.set_queue(trace::QUEUE_GLOBAL);
-      ev.set_count(arg);
-      break;
-    case Ev::Steal:
-      ev.set_kind(trace::KIND_STEAL);
-      ev.set_reason(trace::REASON_STEAL_WORK);
-      ev.clear_p();
-      if (rt::g* cur = plat::getg(); cur != nullptr && cur->m != nullptr && cur->m->p != nullptr) ev.set_p(cur->m->p->id);
-      if (pp != nullptr) ev.set_peer_p(pp->id);
-      ev.set_count(arg);
-      break;
-    case Ev::ProcStart:
-      ev.set_kind(trace::KIND_P_ACQUIRE);
-      break;
-    case Ev::ProcStop:
-      ev.set_kind(trace::KIND_P_RELEASE);
-      break;
-    case Ev::ProcSteal:
-      ev.set_kind(trace::KIND_P_RELEASE);
-      ev.set_reason(trace::REASON_RETAKE);
-      ev.set_peer_m(arg);
-      break;
-    case Ev::Wakep:
-      ev.set_kind(trace::KIND_M_WAKEUP);
-      ev.set_reason(trace::REASON_WAKEP);
-      break;
-    case Ev::StartM:  // arg: the M woken, or -1 for a new one (its M_CREATE follows)
-      ev.set_kind(trace::KIND_M_WAKEUP);
-      ev.set_reason(trace::REASON_STARTM);
-      if (arg >= 0) ev.set_peer_m(arg);
-      break;
-    case Ev::StopM:
-      ev.set_kind(trace::KIND_M_SLEEP);
-      ev.set_reason(trace::REASON_STOPM);
-      break;
-    case Ev::HandoffP:
-      ev.set_kind(trace::KIND_P_HANDOFF);
-      ev.set_reason(trace::REASON_HANDOFFP);
-      break;
-    case Ev::SpinStart:
-      ev.set_kind(trace::KIND_M_SPIN_START);
-      break;
-    case Ev::SpinStop:
-      ev.set_kind(trace::KIND_M_SPIN_STOP);
-      break;
-    case Ev::PreemptRequest:
-      ev.set_kind(trace::KIND_PREEMPT_REQUEST);
-      ev.set_reason(trace::REASON_SYSMON);
-      ev.set_peer_m(arg);
-      break;
-    case Ev::PreemptSignal:
-      ev.set_kind(trace::KIND_SIGNAL_SEND);
-      ev.set_peer_m(arg);
-      ev.set_signal(rt::sigPreempt);
-      break;
-    case Ev::SigPreempt:
-      ev.set_kind(trace::KIND_SIGNAL_RECEIVE);
-      ev.set_signal(rt::sigPreempt);
-      ev.set_reason(arg != 0 ? trace::REASON_PREEMPT_ASYNC : trace::REASON_PREEMPT_ASYNC_UNSAFE);
-      break;
-    case Ev::MCreate:  // arg: the new M; the M running newm created it
-      ev.set_kind(trace::KIND_M_CREATE);
-      if (ev.has_m()) ev.set_peer_m(ev.m());
-      ev.set_m(arg);
-      break;
-    case Ev::WakepSpinning:
-    case Ev::WakepNoP:
-    case Ev::RunnextBackoff:
-    case Ev::RunnextCasFail:
-    case Ev::Count_:
-      break;
-  }
-  return ev;
-}
-
-class Sim final : public rt::Host {
+// The machine: the engine (the clock, the cores, the OS's threads and their placement), the one
+// trace file, and the processes that run on it, exactly one so far (its results are the run's).
+// It installs the signal handler and the ProcessSwitch, boots the processes, runs the engine, and
+// gathers the machine's figures; each process gathers its own.
+class Sim final {
  public:
   Sim(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg)
-      : cfg_(cfg), sc_(sc), engine_(make_engine_config(prof, cfg)), runtime_(cfg.procs), metrics_(cfg.procs),
-        interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value, cfg.seed,
-                kNanotimeEpoch),
-        asserts_(sc, interp_) {
-    runtime_.host = this;
-    runtime_.useStackPool();  // the engine drives the whole program on this OS thread
-    runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
-    runtime_.schedtracePeriod = cfg.schedtrace_ns;
-    runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
-    if (!cfg.trace_path.empty()) {
-      trace::Header h;
-      h.set_producer(cfg.chooser != nullptr ? "gmpsim check" : "gmpsim run");
-      h.set_num_ps(cfg.procs);
-      auto meta = [&h](const std::string& k, const std::string& v) {
-        auto* m = h.add_metadata();
-        m->set_key(k);
-        m->set_value(v);
-      };
-      meta("scenario", sc.source);
-      meta("profile", prof.origin);
-      meta("seed", std::to_string(cfg.seed));
-      meta("GOMAXPROCS", std::to_string(cfg.procs));
-      meta("cores", std::to_string(runtime_.ncpu));
-      for (const auto& [k, v] : cfg.trace_metadata) meta(k, v);
-      trace_ = std::make_unique<trace::TraceWriter>(cfg.trace_path, h);
-    }
+      : cfg_(cfg), engine_(make_engine_config(prof, cfg)), switch_(engine_) {
+    ProcessConfig pc;
+    pc.id = 0;
+    pc.name = sc.source;
+    pc.procs = cfg.procs;
+    pc.seed = cfg.seed;
+    pc.asyncpreemptoff = cfg.asyncpreemptoff;
+    pc.schedtrace_ns = cfg.schedtrace_ns;
+    if (!cfg.trace_path.empty()) trace_ = std::make_unique<trace::TraceWriter>(cfg.trace_path, header(sc, prof, {pc}));
+    processes_.push_back(std::make_unique<Process>(pc, sc, prof, engine_, trace_.get()));
+    switch_.add(0, processes_[0]->runtime());
   }
 
-  SimResult run(const scenario::Scenario& sc) {
-    rt::Runtime::setCurrent(&runtime_);
+  SimResult run() {
+    Process& first = *processes_.front();
     plat::set_signal_handler(rt::sigPreempt, &sighandler);
-    if (cfg_.chooser != nullptr) cfg_.chooser->started(runtime_);
-    runtime_.boot(cfg_.seed);
-    const Engine::Result er = engine_.run();
+    // The checker's properties and fingerprints are about one runtime: the first process's.
+    if (cfg_.chooser != nullptr) cfg_.chooser->started(first.runtime());
+    for (auto& p : processes_) p->boot();
+    const Engine::Result er = engine_.run();  // the process hook makes each thread's runtime current
     rt::Runtime::setCurrent(nullptr);
-    metrics_.finish(er.end_time);
-    asserts_.at_exit(er.end_time, er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit);
 
     SimResult res;
     res.stop = er.stop;
     res.exit_code = er.exit_code;
     res.message = er.message;
     res.end_time = er.end_time;
-    res.procs = cfg_.procs;
-    res.cores = runtime_.ncpu;
+    res.cores = static_cast<int32_t>(engine_.config().cores.size());
     res.seed = cfg_.seed;
-    if (er.stop == Engine::Stop::Fatal) res.message += goroutine_dump();
-    const workload::Measurement& m = interp_.measurement();
-    if (sc.benchmark) res.bench_name = sc.benchmark->name;
-    if (m.finished && m.ops > 0) {
-      res.measured = true;
-      res.ops = m.ops;
-      res.ns_per_op = static_cast<double>(m.end - m.begin) / static_cast<double>(m.ops);
-    }
-    if (const workload::Network* net = interp_.network()) {
-      std::vector<int64_t> lat = net->latencies();
-      res.requests = net->requests();
-      res.answered = static_cast<int64_t>(lat.size());
-      if (!lat.empty()) {
-        res.req_p50 = nearest_rank(lat, 0.50);
-        res.req_p99 = nearest_rank(lat, 0.99);
-        res.req_p999 = nearest_rank(lat, 0.999);
-        res.req_max = *std::max_element(lat.begin(), lat.end());
-        if (net->last_write() > 0) {
-          res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_write());
-        }
-      }
-    }
-    res.lat_samples = metrics_.latency_samples();
-    res.lat_p50 = metrics_.latency_quantile(0.50);
-    res.lat_p90 = metrics_.latency_quantile(0.90);
-    res.lat_p99 = metrics_.latency_quantile(0.99);
-    res.lat_max = metrics_.latency_quantile(1.0);
-    res.utilisation = metrics_.utilisation();
-    res.steals = metrics_.count(Ev::Steal);
-    res.wakeps = metrics_.count(Ev::Wakep);
-    res.wakep_spinning = metrics_.count(Ev::WakepSpinning);
-    res.wakep_no_p = metrics_.count(Ev::WakepNoP);
-    res.runnext_backoffs = metrics_.count(Ev::RunnextBackoff);
-    res.runnext_cas_fails = metrics_.count(Ev::RunnextCasFail);
-    res.handoffs = metrics_.count(Ev::HandoffP);
-    res.preempt_signals = metrics_.count(Ev::PreemptSignal);
-    res.preempt_requests = metrics_.count(Ev::PreemptRequest);
-    res.ms_created = metrics_.count(Ev::MCreate) + 1;  // and m0
-    res.goroutines = metrics_.user_goroutines();
-    res.global_puts = metrics_.count(Ev::PutGlobal);
     res.os_preemptions = engine_.stats().os_preemptions;
     res.line_transfers = engine_.stats().line_transfers;
     res.placed_on_prev = engine_.stats().placed_on_prev;
@@ -289,13 +90,7 @@ class Sim final : public rt::Host {
     res.balance_pulls = engine_.stats().balance_pulls;
     res.affine = engine_.config().costs.affine;
     res.events = engine_.stats().events;
-    res.schedtrace = runtime_.schedtraceLines;
-    for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {
-      res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), metrics_.count(static_cast<Ev>(k)));
-    }
-    res.assertions = static_cast<int32_t>(sc.assertions.size());
-    res.violations = asserts_.violations();
-    res.assertions_unchecked = asserts_.unchecked();
+    first.finish(er, res);
     // A run that ended in a deadlock, a fatal error or at a limit is still a complete record of
     // what ran until then, and the one its user most wants to look at (under the checker it is the
     // counterexample). Only a run cut short by an exception (out of memory, a failed write)
@@ -313,43 +108,34 @@ class Sim final : public rt::Host {
     return res;
   }
 
-  // Host.
-  void newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) override {
-    const std::string name = "M" + std::to_string(mp->id) + (mp->mstartfn == &rt::Runtime::sysmon ? " (sysmon)" : "");
-    const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0, mp->mstartfn == &rt::Runtime::sysmon);
-    mp->g0->stack = engine_.thread_context(tid);
-    mp->procid = tid;
-    if (plat::current_driver() != nullptr) engine_.spend(engine_.config().costs.thread_create);
-  }
-  void exitThread() override { engine_.exit_thread(); }
-  void exit(int code) override { engine_.exit(code); }
-  void runGoroutine(rt::g* gp) override { interp_.run(gp); }
-  void event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) override {
-    const int64_t now = engine_.now();  // measuring costs the simulated program nothing
-    metrics_.on_event(e, gp, pp, arg, now);
-    if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
-    if (trace_ && e < Ev::WakepSpinning) {  // the rest are counts
-      trace::Event te = to_trace(e, gp, pp, arg, now);
-      if (e == Ev::GoCreate && gp != nullptr) te.set_label(start_function(gp->startpc));
-      if (cfg_.chooser != nullptr) te.set_step(cfg_.chooser->step());
-      trace_->write(te);
-    }
-  }
-
  private:
-  // The function a goroutine starts in, as Go's traces name it on creation: the scenario's
-  // function, or the runtime's.
-  std::string start_function(uintptr_t pc) const {
-    switch (pc) {
-      case rt::funcForcegchelper: return "runtime.forcegchelper";
-      case rt::funcBgsweep: return "runtime.bgsweep";
-      case rt::funcBgscavenge: return "runtime.bgscavenge";
-      case rt::funcUpdateMaxProcsGoroutine: return "runtime.updateMaxProcsGoroutine";
-      default: break;
+  // The trace's header: the run's description, and the processes when there are more than one (a
+  // trace of one process lists none; its Ps are num_ps).
+  trace::Header header(const scenario::Scenario& sc, const cost::Profile& prof,
+                       const std::vector<ProcessConfig>& procs) const {
+    trace::Header h;
+    h.set_producer(cfg_.chooser != nullptr ? "gmpsim check" : "gmpsim run");
+    h.set_num_ps(cfg_.procs);
+    auto meta = [&h](const std::string& k, const std::string& v) {
+      auto* m = h.add_metadata();
+      m->set_key(k);
+      m->set_value(v);
+    };
+    meta("scenario", sc.source);
+    meta("profile", prof.origin);
+    meta("seed", std::to_string(cfg_.seed));
+    meta("GOMAXPROCS", std::to_string(cfg_.procs));
+    meta("cores", std::to_string(engine_.config().cores.size()));
+    for (const auto& [k, v] : cfg_.trace_metadata) meta(k, v);
+    if (procs.size() > 1) {
+      for (const ProcessConfig& pc : procs) {
+        trace::Process* p = h.add_processes();
+        p->set_id(pc.id);
+        p->set_name(pc.name);
+        p->set_num_ps(pc.procs);
+      }
     }
-    // The interpreter's startpc: 0 for main, else 1 + the function's index (see assertions.cpp).
-    const size_t f = pc == 0 ? static_cast<size_t>(sc_.entry) : pc - 1;
-    return f < sc_.funcs.size() ? sc_.funcs[f].name : std::string();
+    return h;
   }
 
   static EngineConfig make_engine_config(const cost::Profile& prof, const SimConfig& cfg) {
@@ -391,37 +177,18 @@ class Sim final : public rt::Host {
     return "?";
   }
 
-  // Like Go's traceback after a fatal error: each goroutine that is not dead, with its status.
-  std::string goroutine_dump() const {
-    std::string out;
-    for (rt::g* gp : runtime_.allgs) {
-      const uint32_t s = gp->atomicstatus.peek() & ~rt::_Gscan;
-      if (s == rt::_Gdead || s == rt::_Gidle || rt::isSystemGoroutine(gp)) continue;
-      std::string what = s == rt::_Gwaiting ? rt::waitReasonString(gp->waitreason)
-                         : s == rt::_Grunnable ? "runnable"
-                         : s == rt::_Grunning ? "running"
-                         : s == rt::_Gsyscall ? "syscall"
-                                              : "status " + std::to_string(s);
-      out += "\n\ngoroutine " + std::to_string(gp->goid) + " [" + what + "]:";
-    }
-    return out;
-  }
-
   SimConfig cfg_;
-  const scenario::Scenario& sc_;  // outlives the Sim (simulate() holds it)
   Engine engine_;
-  rt::Runtime runtime_;
-  Metrics metrics_;
-  workload::Interpreter interp_;
-  workload::AssertionChecker asserts_;
+  ProcessSwitch switch_;
   std::unique_ptr<trace::TraceWriter> trace_;
+  std::vector<std::unique_ptr<Process>> processes_;
 };
 
 }  // namespace
 
 SimResult simulate(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg) {
   Sim s(sc, prof, cfg);
-  return s.run(sc);
+  return s.run();
 }
 
 }  // namespace gmp::engine

@@ -1,7 +1,8 @@
 // A simulation: a scenario's goroutine program run on the ported scheduler under the virtual-time
-// engine, on a machine and costs from a profile. Simulation is the runtime's Host: it starts the
-// Ms' threads in the engine, runs goroutines' code through the interpreter, and turns the
-// scheduler's events into metrics and, optionally, a trace.
+// engine, on a machine and costs from a profile. The machine (simulation.cpp) holds the engine and
+// the trace file and runs processes (process.h), one so far; a process is its runtime's Host: it
+// starts its Ms' threads in the engine, runs goroutines' code through the interpreter, and turns
+// the scheduler's events into metrics and, optionally, the trace's events.
 //
 // A run is a pure function of (scenario, profile, config): the engine breaks every tie with the
 // seed, the Ms' cheaprand states come from the seed, and nothing depends on addresses or the

@@ -5,13 +5,16 @@
 #include <stdlib.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/temp_dir.h"
+#include "traces/dump_text.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -172,6 +175,72 @@ TEST_CASE("the same events give the same bytes") {
   write_trace(dir.file("b"), 1000);
   CHECK(slurp(dir.file("a")) == slurp(dir.file("b")));
   CHECK(slurp(dir.file("a")).substr(0, 12) == std::string("gmptrace\x01\0\0\0", 12));
+}
+
+TEST_CASE("process ids round-trip, and a one-process trace has none") {
+  TempDir dir("gmp_trace_test");
+  const std::string path = dir.file("t.gmptrace");
+  Header h = make_header();
+  for (auto [id, name, ps] : {std::tuple{0u, "server", 4}, {1u, "loadgen", 2}, {7u, "", 1}}) {
+    Process* p = h.add_processes();
+    p->set_id(id);
+    p->set_name(name);
+    p->set_num_ps(ps);
+  }
+  const uint32_t ids[] = {0, 1, 7, 1, 0};
+  {
+    TraceWriter w(path, h);
+    for (int64_t i = 0; i < 100; ++i) {
+      Event e = make_event(i);
+      e.set_process(ids[i % 5]);
+      w.write(e);
+    }
+    w.close();
+  }
+  TraceReader r(path);
+  REQUIRE(r.header().processes_size() == 3);
+  CHECK(r.header().processes(1).id() == 1);
+  CHECK(r.header().processes(1).name() == "loadgen");
+  CHECK(r.header().processes(1).num_ps() == 2);
+  CHECK(r.header().processes(2).id() == 7);
+  CHECK(r.header().num_ps() == 4);
+  Event e;
+  for (int64_t i = 0; i < 100; ++i) {
+    REQUIRE(r.next(e));
+    REQUIRE(e.process() == ids[i % 5]);
+    e.clear_process();
+    REQUIRE(e.SerializeAsString() == make_event(i).SerializeAsString());
+  }
+  CHECK_FALSE(r.next(e));
+
+  // Process 0 is the default, never written: every event of process 0 is byte for byte the event
+  // of a trace from before processes, and a reader of such a trace sees process 0.
+  {
+    TraceWriter w(dir.file("zero"), make_header());
+    for (int64_t i = 0; i < 100; ++i) {
+      Event z = make_event(i);
+      z.set_process(0);
+      w.write(z);
+    }
+    w.close();
+  }
+  write_trace(dir.file("before"), 100);
+  CHECK(slurp(dir.file("zero")) == slurp(dir.file("before")));
+  TraceReader old(dir.file("before"));
+  CHECK(old.header().processes_size() == 0);
+  while (old.next(e)) REQUIRE(e.process() == 0);
+
+  // The text dump names them: the header's list, and each event's process but 0.
+  const std::string text = dir.file("t.txt");
+  std::FILE* out = std::fopen(text.c_str(), "w");
+  REQUIRE(out != nullptr);
+  CHECK(dump_text(path, out) == 100);
+  std::fclose(out);
+  const std::string dump = slurp(text);
+  CHECK_THAT(dump, Catch::Matchers::Contains("\n# process 1 loadgen, 2 Ps\n"));
+  CHECK_THAT(dump, Catch::Matchers::Contains("\n37 KIND_STEAL process=1 "));
+  CHECK_THAT(dump, Catch::Matchers::Contains("\n74 KIND_GO_PARK process=7 "));
+  CHECK_THAT(dump, Catch::Matchers::Contains("\n0 KIND_GO_CREATE g=0 "));
 }
 
 TEST_CASE("the reader streams one event at a time") {

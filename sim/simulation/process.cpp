@@ -1,0 +1,159 @@
+#include "sim/simulation/process.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/platform/platform.h"
+#include "sim/runtime/events.h"
+#include "sim/simulation/trace_event.h"
+#include "traces/trace_writer.h"
+
+namespace gmp::engine {
+
+using rt::Ev;
+
+Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const cost::Profile& prof, Engine& engine,
+                 trace::TraceWriter* trace)
+    : cfg_(cfg), sc_(sc), engine_(engine), trace_(trace), runtime_(cfg.procs), metrics_(cfg.procs),
+      interp_(sc, runtime_, [this] { return engine_.now(); }, prof.machine.speed_ns_per_iteration.value, cfg.seed,
+              kNanotimeEpoch),
+      asserts_(sc, interp_) {
+  runtime_.host = this;
+  runtime_.useStackPool();  // the engine drives the whole machine on one OS thread
+  runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
+  runtime_.schedtracePeriod = cfg.schedtrace_ns;
+  runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
+}
+
+trace::Process Process::trace_entry() const {
+  trace::Process p;
+  p.set_id(cfg_.id);
+  p.set_name(cfg_.name);
+  p.set_num_ps(cfg_.procs);
+  return p;
+}
+
+void Process::boot() {
+  rt::Runtime* const was = rt::Runtime::current();
+  rt::Runtime::setCurrent(&runtime_);
+  runtime_.boot(cfg_.seed);
+  rt::Runtime::setCurrent(was);
+}
+
+void Process::finish(const Engine::Result& er, SimResult& res) {
+  metrics_.finish(er.end_time);
+  asserts_.at_exit(er.end_time, er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit);
+
+  res.procs = cfg_.procs;
+  if (er.stop == Engine::Stop::Fatal) res.message += goroutine_dump();
+  const workload::Measurement& m = interp_.measurement();
+  if (sc_.benchmark) res.bench_name = sc_.benchmark->name;
+  if (m.finished && m.ops > 0) {
+    res.measured = true;
+    res.ops = m.ops;
+    res.ns_per_op = static_cast<double>(m.end - m.begin) / static_cast<double>(m.ops);
+  }
+  if (const workload::Network* net = interp_.network()) {
+    std::vector<int64_t> lat = net->latencies();
+    res.requests = net->requests();
+    res.answered = static_cast<int64_t>(lat.size());
+    if (!lat.empty()) {
+      res.req_p50 = nearest_rank(lat, 0.50);
+      res.req_p99 = nearest_rank(lat, 0.99);
+      res.req_p999 = nearest_rank(lat, 0.999);
+      res.req_max = *std::max_element(lat.begin(), lat.end());
+      if (net->last_write() > 0) {
+        res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_write());
+      }
+    }
+  }
+  res.lat_samples = metrics_.latency_samples();
+  res.lat_p50 = metrics_.latency_quantile(0.50);
+  res.lat_p90 = metrics_.latency_quantile(0.90);
+  res.lat_p99 = metrics_.latency_quantile(0.99);
+  res.lat_max = metrics_.latency_quantile(1.0);
+  res.utilisation = metrics_.utilisation();
+  res.steals = metrics_.count(Ev::Steal);
+  res.wakeps = metrics_.count(Ev::Wakep);
+  res.wakep_spinning = metrics_.count(Ev::WakepSpinning);
+  res.wakep_no_p = metrics_.count(Ev::WakepNoP);
+  res.runnext_backoffs = metrics_.count(Ev::RunnextBackoff);
+  res.runnext_cas_fails = metrics_.count(Ev::RunnextCasFail);
+  res.handoffs = metrics_.count(Ev::HandoffP);
+  res.preempt_signals = metrics_.count(Ev::PreemptSignal);
+  res.preempt_requests = metrics_.count(Ev::PreemptRequest);
+  res.ms_created = metrics_.count(Ev::MCreate) + 1;  // and m0
+  res.goroutines = metrics_.user_goroutines();
+  res.global_puts = metrics_.count(Ev::PutGlobal);
+  res.schedtrace = runtime_.schedtraceLines;
+  for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {
+    res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), metrics_.count(static_cast<Ev>(k)));
+  }
+  res.assertions = static_cast<int32_t>(sc_.assertions.size());
+  res.violations = asserts_.violations();
+  res.assertions_unchecked = asserts_.unchecked();
+}
+
+void Process::newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) {
+  const bool sysmon = mp->mstartfn == &rt::Runtime::sysmon;
+  // Process 0 names its threads as a machine of one process always has (deadlock reports show them).
+  const std::string name =
+      (cfg_.id == 0 ? std::string() : cfg_.name + " ") + "M" + std::to_string(mp->id) + (sysmon ? " (sysmon)" : "");
+  const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0, sysmon, cfg_.id);
+  mp->g0->stack = engine_.thread_context(tid);
+  mp->procid = tid;
+  if (plat::current_driver() != nullptr) engine_.spend(engine_.config().costs.thread_create);
+}
+
+void Process::exitThread() { engine_.exit_thread(); }
+
+// Go's exit ends the process; the machine's run ends with it while it runs one process.
+void Process::exit(int code) { engine_.exit(code); }
+
+void Process::runGoroutine(rt::g* gp) { interp_.run(gp); }
+
+void Process::event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) {
+  const int64_t now = engine_.now();  // measuring costs the simulated program nothing
+  metrics_.on_event(e, gp, pp, arg, now);
+  if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
+  if (trace_ != nullptr && e < Ev::WakepSpinning) {  // the rest are counts
+    trace::Event te = to_trace(e, gp, pp, arg, now);
+    te.set_process(cfg_.id);  // 0 is not written: a one-process trace has no process ids
+    if (e == Ev::GoCreate && gp != nullptr) te.set_label(start_function(gp->startpc));
+    if (Chooser* ch = engine_.config().chooser; ch != nullptr) te.set_step(ch->step());
+    trace_->write(te);
+  }
+}
+
+// The function a goroutine starts in, as Go's traces name it on creation: the scenario's function,
+// or the runtime's.
+std::string Process::start_function(uintptr_t pc) const {
+  switch (pc) {
+    case rt::funcForcegchelper: return "runtime.forcegchelper";
+    case rt::funcBgsweep: return "runtime.bgsweep";
+    case rt::funcBgscavenge: return "runtime.bgscavenge";
+    case rt::funcUpdateMaxProcsGoroutine: return "runtime.updateMaxProcsGoroutine";
+    default: break;
+  }
+  // The interpreter's startpc: 0 for main, else 1 + the function's index (see assertions.cpp).
+  const size_t f = pc == 0 ? static_cast<size_t>(sc_.entry) : pc - 1;
+  return f < sc_.funcs.size() ? sc_.funcs[f].name : std::string();
+}
+
+// Like Go's traceback after a fatal error: each goroutine that is not dead, with its status.
+std::string Process::goroutine_dump() const {
+  std::string out;
+  for (rt::g* gp : runtime_.allgs) {
+    const uint32_t s = gp->atomicstatus.peek() & ~rt::_Gscan;
+    if (s == rt::_Gdead || s == rt::_Gidle || rt::isSystemGoroutine(gp)) continue;
+    std::string what = s == rt::_Gwaiting ? rt::waitReasonString(gp->waitreason)
+                       : s == rt::_Grunnable ? "runnable"
+                       : s == rt::_Grunning ? "running"
+                       : s == rt::_Gsyscall ? "syscall"
+                                            : "status " + std::to_string(s);
+    out += "\n\ngoroutine " + std::to_string(gp->goid) + " [" + what + "]:";
+  }
+  return out;
+}
+
+}  // namespace gmp::engine
