@@ -1,5 +1,6 @@
 // gmp_check_bench: the model checker's speed and reduction, as figures (never a test).
-//   1. the 2-P run-queue check (model/queue_check, the Explorer): executions and steps a second;
+//   1. the 2-P run-queue check (model/queue_check, plain threads under the checker): executions and
+//      steps a second;
 //   2. a whole-scheduler scenario (two workers and a WaitGroup, 2 Ps) under gmpsim check's
 //      random and bounded strategies: executions and distinct states a second;
 //   3. DPOR against plain enumeration where plain enumeration finishes: small synthetic programs
@@ -15,7 +16,6 @@
 #include "model/policies.h"
 #include "model/queue_check.h"
 #include "model/search.h"
-#include "model/strategy.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 
@@ -82,13 +82,14 @@ int main(int argc, char** argv) {
     uint64_t steps = 0;
     const double t0 = cpu_seconds();
     for (uint64_t i = 0; i < n; i++) {
-      model::RandomStrategy s(i + 1);
+      model::RandomPolicy s(i + 1);
       cfg.seed = i + 1;
       steps += model::run_queue_check(cfg, s).run.steps;
     }
     const double s = cpu_seconds() - t0;
     std::printf(
-        "runq check, 2 Ps, 8 Gs (Explorer, random): %llu executions in %.2f CPU s: %.0f executions/s, %.2f M steps/s\n",
+        "runq check, 2 Ps, 8 Gs (plain threads, random): %llu executions in %.2f CPU s: %.0f executions/s, %.2f M "
+        "steps/s\n",
         static_cast<unsigned long long>(n), s, static_cast<double>(n) / s, static_cast<double>(steps) / s / 1e6);
   }
 
