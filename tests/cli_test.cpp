@@ -344,7 +344,7 @@ TEST_CASE("flags take exactly what they say", "[cli][errors]") {
 }
 
 TEST_CASE("every command prints its usage for --help and -h", "[cli]") {
-  for (const char* cmd : {"run", "sweep", "steal", "trace"}) {
+  for (const char* cmd : {"run", "sweep", "steal", "trace", "check"}) {
     for (const char* flag : {"--help", "-h"}) {
       INFO(cmd << " " << flag);
       const Out o = gmpsim(std::string(cmd) + " " + flag + " 2>/dev/null");
@@ -584,8 +584,27 @@ TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad i
   CHECK(bad.status == 2);
   CHECK(bad.text.find("byte 2") != std::string::npos);
   CHECK(gmpsim("check " + path + " --procs 2 --max-events 9").status == 2);
-  CHECK(gmpsim("check " + path + " --procs 2 --strategy nope").status == 2);
+  const Out nope = gmpsim("check " + path + " --procs 2 --strategy nope");
+  CHECK(nope.status == 2);
+  CHECK(nope.text.find("--strategy: expected dpor, bounded, pct, random or plain, got 'nope'") != std::string::npos);
+  const Out depth = gmpsim("check " + path + " --procs 2 --strategy pct --depth 0");
+  CHECK(depth.status == 2);
+  CHECK(depth.text.find("--depth: expected an integer in [1, 100], got '0'") != std::string::npos);
   std::remove(path.c_str());
+}
+
+// The usage lists every strategy of model/strategies.h's table with its flags, and each flag's
+// default in each strategy that takes it.
+TEST_CASE("gmpsim check --help lists the strategies and their flags", "[cli][check]") {
+  const Out o = gmpsim("check --help");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("[--strategy dpor|bounded|pct|random|plain]") != std::string::npos);
+  CHECK(o.text.find("        dpor [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("        bounded [--preemptions K] [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("        pct [--depth D]\n") != std::string::npos);
+  CHECK(o.text.find("        random\n") != std::string::npos);
+  CHECK(o.text.find("        plain [--preemptions K] [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("default bounded 2, plain none)") != std::string::npos);
 }
 
 TEST_CASE("gmpsim trace stats, critical-path and diff read a simulated trace", "[cli][trace]") {

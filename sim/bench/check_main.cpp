@@ -96,14 +96,15 @@ int main(int argc, char** argv) {
   // 2. The whole scheduler: gmpsim check on two workers and a WaitGroup at 2 Ps.
   const scenario::Scenario wg =
       scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/waitgroup.textproto");
-  for (model::StrategyKind k : {model::StrategyKind::Random, model::StrategyKind::Bounded}) {
+  for (const char* k : {"random", "bounded"}) {
+    const bool random = std::string(k) == "random";
     model::CheckConfig cfg;
     cfg.setup.scenario = &wg;
     cfg.setup.profile = &cost::default_profile();
     cfg.setup.procs = 2;
     cfg.strategy = k;
-    cfg.preemptions = 1;
-    cfg.max_executions = k == model::StrategyKind::Random ? (quick ? 300 : 3000) : 0;
+    if (!random) cfg.params = {{"preemptions", 1}, {"estimate", 0}};
+    cfg.max_executions = random ? (quick ? 300 : 3000) : 0;
     const double t0 = cpu_seconds();
     const model::CheckReport r = model::run_check(cfg);
     const double secs = cpu_seconds() - t0;
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
         "whole scheduler, waitgroup, 2 Ps, %s%s: %llu executions (%s), %llu distinct states, %.2f CPU s: %.0f "
         "executions/s, "
         "%.0f states/s, %.0f steps an execution at most\n",
-        model::strategy_name(k), k == model::StrategyKind::Bounded ? " (1 preemption)" : "",
+        k, random ? "" : " (1 preemption)",
         static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "sampled",
         static_cast<unsigned long long>(r.states), secs, static_cast<double>(r.executions) / secs,
         static_cast<double>(r.states) / secs, static_cast<double>(r.max_steps_seen));
@@ -149,8 +150,8 @@ int main(int argc, char** argv) {
         cfg.setup.scenario = &empty;
         cfg.setup.profile = &cost::default_profile();
         cfg.setup.procs = procs;
-        cfg.strategy = plain != 0 ? model::StrategyKind::Plain : model::StrategyKind::Bounded;
-        cfg.preemptions = bound;
+        cfg.strategy = plain != 0 ? "plain" : "bounded";
+        cfg.params = {{"preemptions", bound}, {"estimate", 0}};
         cfg.time_limit = quick ? 10 : 120;
         cfg.states = false;
         const model::CheckReport r = model::run_check(cfg);
