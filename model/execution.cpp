@@ -1,12 +1,15 @@
 #include "model/execution.h"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 
 #include "model/fingerprint.h"
+#include "model/recorder.h"
 #include "model/properties.h"
 #include "sim/simulation/simulation.h"
 #include "sim/runtime/runtime.h"
@@ -121,74 +124,46 @@ size_t livelock_cycle(const std::vector<uint64_t>& path, uint64_t fp) {
   return n;
 }
 
-// The chooser of one execution (see execution.h).
-class Recorder final : public engine::Chooser {
+// What a scenario's execution tests and keeps at each point, beside the Recorder: the properties
+// at quiescent points, the stranding that work conservation follows, the fingerprints (distinct
+// states, livelock) and, with ExecOptions::log, every step.
+class PropertyMonitor final : public Monitor {
  public:
-  Recorder(const CheckSetup& setup, Policy& policy, const ExecOptions& opt, Execution& ex)
-      : setup_(setup), policy_(policy), opt_(opt), ex_(ex) {}
+  PropertyMonitor(const CheckSetup& setup, const ExecOptions& opt, Execution& ex)
+      : setup_(setup), opt_(opt), ex_(ex) {}
 
   void started(rt::Runtime& r) override { r_ = &r; }
 
-  void thread_created(uint32_t tid, uint32_t parent, bool daemon) override {
+  void thread_created(uint32_t tid, uint32_t, bool daemon) override {
     if (daemon_.size() <= tid) daemon_.resize(tid + 1, false);
     daemon_[tid] = daemon;
-    ex_.threads = std::max<uint32_t>(ex_.threads, tid + 1);
-    policy_.thread_created(tid, parent, daemon);
   }
 
-  size_t choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) override {
+  bool before_pick(uint64_t steps, std::span<const engine::Step> enabled, const engine::PointInfo& info) override {
     if (opt_.log && !ex_.log.empty()) fill_post(ex_.log.back());
-    if (ex_.steps + 1 == setup_.max_steps) ex_.unbounded = where_goroutines_are();
+    if (steps + 1 == setup_.max_steps) ex_.unbounded = where_goroutines_are();
     if (info.quiescent) {
       ex_.quiescent++;
-      if (test_quiescent(info)) return engine::kStopRun;
+      if (test_quiescent(info)) return true;
     }
-    if (stranded_ != nullptr && follow_stranding(info)) return engine::kStopRun;
+    if (stranded_ != nullptr && follow_stranding(info)) return true;
     if (opt_.states != nullptr || (setup_.properties & kLivelock) != 0) {
       const uint64_t fp = fingerprint(*r_, enabled);
       if (opt_.states != nullptr) opt_.states->add(fp);
-      if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return engine::kStopRun;
+      if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return true;
     }
-    // After a yield (osyield, a spin-wait's procyield) the thread that yielded does not go on by
-    // default: the next thread in order does, as on a machine where the others run meanwhile.
-    if (last_yield_) current = next_after(enabled, current);
-    const size_t i = policy_.pick(ex_.steps, enabled, current);
-    if (i == engine::kStopRun) {
-      pruned_ = true;
-      return i;
-    }
-    if (i >= enabled.size()) throw std::logic_error("checker: a policy picked a step that is not enabled");
-    const engine::Step& s = enabled[i];
-    if (i != default_pick(enabled, current)) ex_.schedule.picks.emplace_back(ex_.steps, s.tid);
-    bool current_enabled = false;
-    for (const engine::Step& e : enabled) current_enabled |= e.tid == current && e.kind != engine::StepKind::Timeout;
-    if (current_enabled && s.tid != current) ex_.preemptions++;
-    if (enabled.size() > 1 && ex_.tree_product < 1e300) ex_.tree_product *= static_cast<double>(enabled.size());
+    return false;
+  }
+
+  void taken(const engine::Step& s, const engine::PointInfo& info, size_t enabled) override {
     prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
     prev_user_ = s.kind == engine::StepKind::Timeout && s.user;
-    last_yield_ = s.kind == engine::StepKind::Yield;
-    if (opt_.log) log(s, info, enabled.size());
-    ex_.steps++;
-    return i;
+    if (opt_.log) log(s, info, enabled);
   }
 
-  bool pruned() const { return pruned_; }
   bool violated() const { return violated_; }
-  uint64_t step() const override { return ex_.steps == 0 ? 0 : ex_.steps - 1; }
 
  private:
-  // The first thread after t (in thread order, wrapping) that is enabled and not in a timed wait;
-  // t if there is none.
-  static uint32_t next_after(std::span<const engine::Step> enabled, uint32_t t) {
-    uint32_t first = UINT32_MAX, after = UINT32_MAX;
-    for (const engine::Step& e : enabled) {
-      if (e.kind == engine::StepKind::Timeout || e.tid == t) continue;
-      if (first == UINT32_MAX) first = e.tid;
-      if (e.tid > t && after == UINT32_MAX) after = e.tid;
-    }
-    return after != UINT32_MAX ? after : first != UINT32_MAX ? first : t;
-  }
-
   // Tests the properties of a quiescent state; true if one fails (the execution then ends).
   bool test_quiescent(const engine::PointInfo& info) {
     const uint32_t props = setup_.properties;
@@ -312,15 +287,12 @@ class Recorder final : public engine::Chooser {
   }
 
   const CheckSetup& setup_;
-  Policy& policy_;
   const ExecOptions& opt_;
   Execution& ex_;
   rt::Runtime* r_ = nullptr;
   std::vector<bool> daemon_;
   bool prev_progress_ = false;
   bool prev_user_ = false;
-  bool last_yield_ = false;
-  bool pruned_ = false;
   bool violated_ = false;
   const rt::g* stranded_ = nullptr;
   int64_t stranded_at_ = 0;
@@ -343,7 +315,8 @@ const workload::AssertionViolation* first_checked(const CheckSetup& setup,
 
 Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& opt) {
   Execution ex;
-  Recorder rec(setup, policy, opt, ex);
+  PropertyMonitor mon(setup, opt, ex);
+  Recorder rec(policy, &mon, ex);
   engine::SimConfig cfg;
   cfg.procs = setup.procs;
   cfg.seed = setup.seed;
@@ -355,7 +328,6 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   cfg.trace_path = opt.trace_path;
   cfg.trace_metadata = opt.trace_metadata;
   const engine::SimResult r = engine::simulate(*setup.scenario, *setup.profile, cfg);
-  ex.schedule.steps = ex.steps;
   using Stop = engine::Engine::Stop;
   switch (r.stop) {
     case Stop::AllExited:
@@ -380,15 +352,15 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
       ex.how = "stopped by the checker";
       break;
   }
-  if (rec.violated() && ex.violation.property == kLivelock) {
-    const size_t n = livelock_cycle(rec.path_, rec.livelock_fp_);
-    ex.violation.message = "the run came back to the same state " + std::to_string(Recorder::kLivelockVisits) +
+  if (mon.violated() && ex.violation.property == kLivelock) {
+    const size_t n = livelock_cycle(mon.path_, mon.livelock_fp_);
+    ex.violation.message = "the run came back to the same state " + std::to_string(PropertyMonitor::kLivelockVisits) +
                            " times through steps of Ms, going round a cycle of " + std::to_string(n) +
                            " states (a strongly connected component of its state graph) with no progress";
   }
-  if (rec.pruned()) {
+  if (ex.pruned) {
     ex.end = Execution::End::Pruned;
-  } else if (rec.violated()) {
+  } else if (mon.violated()) {
     ex.end = Execution::End::Violation;
   } else if (r.stop == Stop::Fatal && (setup.properties & kThrow) != 0) {
     ex.end = Execution::End::Violation;
@@ -406,6 +378,7 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
     ex.end = Execution::End::Violation;
     ex.violation.message += "; it was still waiting when the execution ended";
   }
+  policy.finish(ex);
   return ex;
 }
 

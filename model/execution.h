@@ -1,16 +1,15 @@
 // One execution of a scenario under the checker: a Simulation in the engine's choice mode, whose
-// chooser (the Recorder in execution.cpp) asks a Policy for each step, writes down the schedule,
-// tests the properties at every quiescent point, and feeds the state graph.
+// chooser (recorder.h) asks a Policy for each step and writes down the schedule, while the
+// scenario's monitor (execution.cpp) tests the properties at every quiescent point and feeds the
+// state graph.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "model/schedule.h"
+#include "model/policy.h"
 #include "sim/cost/profile.h"
 #include "sim/engine/chooser.h"
 #include "sim/scenario/program.h"
@@ -47,16 +46,6 @@ struct CheckSetup {
   uint32_t properties = kDefaultProperties;
 };
 
-// Chooses the step at each point of an execution.
-class Policy {
- public:
-  virtual ~Policy() = default;
-  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/) {}
-  // Index into `enabled` of the step to take, or engine::kStopRun to abandon the execution (it
-  // adds nothing the search needs: a sleep-set block, a bound passed). `step`: steps taken so far.
-  virtual size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) = 0;
-};
-
 // The distinct states seen by the executions of a search (their fingerprints). Capped: past
 // max_states new states are no longer stored or counted, and truncated says so.
 //
@@ -90,20 +79,15 @@ struct Violation {
   uint64_t step = 0;  // the step at which it was seen
 };
 
-struct Execution {
+// An execution of a scenario: what the Recorder wrote down (policy.h), and what came of it.
+struct Execution : Recorded {
   enum class End { Completed, Violation, StepLimit, Pruned };
   End end = End::Completed;
   Violation violation;
   std::string how;  // how the program ended (engine stop and message)
-  Schedule schedule;
-  uint64_t steps = 0;
-  uint32_t preemptions = 0;  // switches away from a thread that could have gone on
-  uint32_t threads = 0;
   uint64_t quiescent = 0;       // quiescent points, where the state properties were tested
   std::string unbounded;        // at the step limit: where the program's goroutines were
   std::vector<LoggedStep> log;  // with ExecOptions::log
-  // The branching seen along the way: the product of the enabled counts (for estimates; capped).
-  double tree_product = 1;
 };
 
 struct ExecOptions {
@@ -113,6 +97,7 @@ struct ExecOptions {
   std::vector<std::pair<std::string, std::string>> trace_metadata;
 };
 
+// Runs one execution under `policy` (ending with policy.finish).
 Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& opt);
 
 }  // namespace gmp::model

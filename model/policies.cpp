@@ -12,6 +12,11 @@ namespace gmp::model {
 // Uniform among the threads that are not in a timed wait, and one time in kTimeoutOdds uniform
 // among all: a wait that ends as soon as it can be chosen would cut every compute short, and the
 // states where every M has settled (quiescent) would hardly ever come.
+bool RandomPolicy::begin(uint64_t index) {
+  rng_ = SplitMix64(execution_seed(seed_, index));
+  return true;
+}
+
 size_t RandomPolicy::pick(uint64_t, std::span<const engine::Step> enabled, uint32_t) {
   constexpr uint64_t kTimeoutOdds = 16;
   size_t running = 0;
@@ -26,8 +31,22 @@ size_t RandomPolicy::pick(uint64_t, std::span<const engine::Step> enabled, uint3
 
 // ---- PCT ----
 
-PctPolicy::PctPolicy(uint64_t seed, uint32_t depth, uint64_t steps) : rng_(seed), depth_(std::max<uint32_t>(depth, 1)) {
-  const uint64_t k = std::max<uint64_t>(steps, 1);
+PctPolicy::PctPolicy(uint64_t seed, uint32_t depth, uint64_t steps)
+    : seed_(seed), steps_(steps), rng_(seed), depth_(std::max<uint32_t>(depth, 1)) {
+  reset(seed);
+}
+
+bool PctPolicy::begin(uint64_t index) {
+  reset(execution_seed(seed_, index));
+  return true;
+}
+
+void PctPolicy::reset(uint64_t seed) {
+  rng_ = SplitMix64(seed);
+  change_.clear();
+  priority_.clear();
+  yielding_ = UINT32_MAX;
+  const uint64_t k = std::max<uint64_t>(steps_, 1);
   for (uint32_t i = 1; i < depth_; i++) change_.push_back(rng_.next() % k);
   std::sort(change_.begin(), change_.end());
 }
@@ -100,22 +119,20 @@ size_t ReplayPolicy::pick(uint64_t step, std::span<const engine::Step> enabled, 
       for (const engine::Step& e : enabled) can += (can.empty() ? "" : ", ") + std::to_string(e.tid);
       throw ScheduleError("replay: the schedule diverges at step " + std::to_string(step) + ": it picks thread " +
                           std::to_string(want) + ", which cannot run there (threads that can: " + can +
-                          "); the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+                          "); the schedule was recorded with " + recorded_with_);
     }
   }
   if (strict_ && s_.steps != 0 && step >= s_.steps) {
-    throw ScheduleError(
-        "replay: the schedule ends at step " + std::to_string(s_.steps) +
-        " but the run goes on past it; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+    throw ScheduleError("replay: the schedule ends at step " + std::to_string(s_.steps) +
+                        " but the run goes on past it; the schedule was recorded with " + recorded_with_);
   }
   return default_pick(enabled, current);
 }
 
-void ReplayPolicy::finish(const Execution& ex) const {
-  if (strict_ && s_.steps != 0 && ex.steps != s_.steps) {
-    throw ScheduleError("replay: the run ended at step " + std::to_string(ex.steps) + " but the schedule has " +
-                        std::to_string(s_.steps) +
-                        " steps; the schedule was recorded with another scenario, --procs, --seed or gmpsim");
+void ReplayPolicy::finish(const Recorded& run) {
+  if (strict_ && s_.steps != 0 && run.steps != s_.steps) {
+    throw ScheduleError("replay: the run ended at step " + std::to_string(run.steps) + " but the schedule has " +
+                        std::to_string(s_.steps) + " steps; the schedule was recorded with " + recorded_with_);
   }
 }
 
@@ -155,7 +172,13 @@ void Dpor::set_prefix(const std::vector<uint32_t>& tids) {
 
 void Dpor::set_random(uint64_t seed) {
   random_ = true;
+  random_seed_ = seed;
   rng_ = SplitMix64(seed);
+}
+
+bool Dpor::begin(uint64_t index) {
+  if (random_) rng_ = SplitMix64(execution_seed(random_seed_, index));
+  return next();
 }
 
 // A preemption: switching away from a thread that could go on (not one that just began to wait).

@@ -1,6 +1,6 @@
-// The checker's search strategies at the level of one execution (Policy, execution.h): uniform
-// random, PCT, replay of a schedule, and dynamic partial-order reduction. The search loops that
-// drive them over many executions are in search.cpp.
+// The checker's search strategies at the level of one execution (Policy, policy.h): uniform
+// random, PCT, replay of a schedule, and dynamic partial-order reduction. The strategies that
+// drive them over a search are in strategies.h, the search loops in search.cpp.
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/execution.h"
+#include "model/policy.h"
 #include "model/schedule.h"
 #include "sim/platform/splitmix64.h"
 
@@ -20,13 +20,16 @@ namespace gmp::model {
 // thread set as a 64-bit mask.
 inline constexpr uint32_t kMaxThreads = 64;
 
-// Every step picked uniformly among the enabled ones.
+// Every step picked uniformly among the enabled ones. Unbegun, it draws from `seed`; execution i
+// of a search draws from execution_seed(seed, i).
 class RandomPolicy final : public Policy {
  public:
-  explicit RandomPolicy(uint64_t seed) : rng_(seed) {}
+  explicit RandomPolicy(uint64_t seed) : seed_(seed), rng_(seed) {}
+  bool begin(uint64_t index) override;
   size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
 
  private:
+  uint64_t seed_;
   SplitMix64 rng_;
 };
 
@@ -36,10 +39,12 @@ class RandomPolicy final : public Policy {
 // running thread drops to the next reserved priority. A bug of depth d is found by one
 // execution with probability at least 1 / (n * k^(d-1)), n threads, k steps. Each osyield of the
 // running thread first gives one step to the next thread in priority, as sched_yield lets
-// another runnable thread go first.
+// another runnable thread go first. Seeded like RandomPolicy: execution i of a search draws its
+// change points and priorities from execution_seed(seed, i).
 class PctPolicy final : public Policy {
  public:
   PctPolicy(uint64_t seed, uint32_t depth, uint64_t steps);
+  bool begin(uint64_t index) override;
   void thread_created(uint32_t tid, uint32_t parent, bool daemon) override;
   size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
   static double bound(uint32_t depth, uint32_t threads, uint64_t steps);
@@ -48,7 +53,10 @@ class PctPolicy final : public Policy {
   // The enabled thread of highest priority not in a timed wait (and not `except`); SIZE_MAX if
   // there is none.
   size_t highest(std::span<const engine::Step> enabled, uint32_t except = UINT32_MAX) const;
+  void reset(uint64_t seed);  // a fresh execution drawing from seed
 
+  uint64_t seed_;
+  uint64_t steps_;
   SplitMix64 rng_;
   uint32_t depth_;
   std::vector<uint64_t> change_;    // the change points, ascending
@@ -61,14 +69,17 @@ class PctPolicy final : public Policy {
 // Lenient (for shrinking): such picks are skipped.
 class ReplayPolicy final : public Policy {
  public:
-  ReplayPolicy(Schedule s, bool strict) : s_(std::move(s)), strict_(strict) {}
+  // `recorded_with` completes the strict replay's errors: "the schedule was recorded with ...".
+  ReplayPolicy(Schedule s, bool strict, std::string recorded_with = "another scenario, --procs, --seed or gmpsim")
+      : s_(std::move(s)), strict_(strict), recorded_with_(std::move(recorded_with)) {}
   size_t pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t current) override;
-  // After the execution: throws ScheduleError if a strict replay ended at another step.
-  void finish(const Execution& ex) const;
+  // Throws ScheduleError if a strict replay ended at another step.
+  void finish(const Recorded& run) override;
 
  private:
   Schedule s_;
   bool strict_;
+  std::string recorded_with_;
   size_t next_ = 0;
 };
 
@@ -95,9 +106,11 @@ class Dpor final : public Policy {
   // baseline DPOR's reduction is measured against.
   explicit Dpor(int preemption_bound = -1, bool reduce = true);
   void set_prefix(const std::vector<uint32_t>& tids);
-  void set_random(uint64_t seed);  // estimation mode
+  // Estimation mode: execution i takes random steps drawn from execution_seed(seed, i).
+  void set_random(uint64_t seed);
   // Prepares the next execution; false when the search (of the subtree) is complete.
   bool next();
+  bool begin(uint64_t index) override;
   // In estimation mode, after an execution: the product of the backtrack sets' sizes.
   double tree_estimate() const;
 
@@ -130,6 +143,7 @@ class Dpor final : public Policy {
   std::vector<Node> nodes_;
   size_t fixed_ = 0;
   bool random_ = false;
+  uint64_t random_seed_ = 1;
   SplitMix64 rng_{1};
   bool started_ = false;
   // Per execution.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "sim/platform/splitmix64.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::model {
@@ -37,7 +38,11 @@ class PWorker {
       if (!next && before == rt::kRunqSize) st_.overflows++;
       if ((i + 1) % static_cast<size_t>(cfg_.run_every) == 0) run_one();
     }
-    while (taken_total_.Load() < gs_.size()) run_one();
+    // A P that found nothing yields before it looks again, as an M with no work would stop: under
+    // the checker's default order the others then run, and an exhaustive search does not spin.
+    while (taken_total_.Load() < gs_.size()) {
+      if (!run_one()) plat::osyield();
+    }
   }
 
  private:
@@ -167,7 +172,7 @@ class World {
 
   // Drains what is left, single-threaded, and checks that every G was taken exactly once.
   void finish() {
-    if (res_.run.outcome != RunResult::Outcome::Completed) {
+    if (res_.run.outcome != ThreadRun::Outcome::Completed) {
       res_.errors.push_back(std::string(outcome_name(res_.run.outcome)) + ": " + res_.run.message);
       return;
     }
@@ -202,15 +207,15 @@ class World {
 
 }  // namespace
 
-QueueCheckResult run_queue_check(const QueueCheckConfig& cfg, Strategy& strategy) {
+QueueCheckResult run_queue_check(const QueueCheckConfig& cfg, Policy& policy) {
   QueueCheckResult res;
   World w(cfg, res);
-  Explorer ex(strategy, cfg.max_steps);
+  ThreadProgram prog;
   for (size_t i = 0; i < w.procs(); i++) {
     PWorker* pw = &w.worker(i);
-    ex.add_thread("P" + std::to_string(i), [pw] { (*pw)(); }, w.g0(i));
+    prog.add_thread("P" + std::to_string(i), [pw] { (*pw)(); }, w.g0(i));
   }
-  res.run = ex.run();
+  res.run = prog.run(policy, cfg.max_steps);
   w.finish();
   return res;
 }

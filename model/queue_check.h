@@ -1,6 +1,7 @@
 // QueueCheck: Ps putting, getting and stealing Gs concurrently through the ported run-queue code,
-// each P on its own M, under a seeded random schedule of the Explorer. Checks that every G put
-// is taken exactly once, whoever takes it and however the operations interleave.
+// each P on its own M, as plain threads under the checker (thread_run.h): a Policy picks every
+// step, and the schedule replays exactly. Checks that every G put is taken exactly once, whoever
+// takes it and however the operations interleave.
 //
 // The first `producers` Ps (default: half, rounded up) each put their share of the Gs one at a time
 // (every third into runnext, every tenth straight onto the global queue as a G readied without a
@@ -16,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "model/explorer.h"
+#include "model/thread_run.h"
 
 namespace gmp::model {
 
@@ -26,7 +27,7 @@ struct QueueCheckConfig {
   int32_t producers = 0;   // Ps that put Gs; 0 means half of procs, rounded up
   int32_t run_every = 4;   // a producer runs one G after this many puts
   uint64_t seed = 1;
-  uint64_t max_steps = 10'000'000;  // the Explorer's step limit (run_queue_check only)
+  uint64_t max_steps = 10'000'000;  // the step limit of one run (run_queue_check only)
 };
 
 struct QueueCheckPStats {
@@ -36,17 +37,17 @@ struct QueueCheckPStats {
 };
 
 struct QueueCheckResult {
-  RunResult run;
+  ThreadRun run;
   std::vector<QueueCheckPStats> per_p;
   uint64_t drained = 0;          // Gs still queued when every P had finished
   uint64_t total_gs = 0;
   std::vector<uint32_t> taken;  // how many times each G was taken
   std::vector<std::string> errors;  // every G not taken exactly once, and any other violation
-  bool ok() const { return errors.empty() && run.outcome == RunResult::Outcome::Completed; }
+  bool ok() const { return errors.empty() && run.outcome == ThreadRun::Outcome::Completed; }
 };
 
-// Runs the check under the Explorer: one fiber per P, the strategy picks at every access.
-QueueCheckResult run_queue_check(const QueueCheckConfig& cfg, Strategy& strategy);
+// Runs the check under the checker: one thread per P, the policy picks every step.
+QueueCheckResult run_queue_check(const QueueCheckConfig& cfg, Policy& policy);
 
 // Runs the same check on the real platform: one OS thread per P, real atomics and futexes, and
 // the hardware picks the interleaving. For stress runs under ThreadSanitizer; run.steps and

@@ -7,14 +7,21 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "model/strategy.h"
 #include "sim/engine/chooser.h"
 
 namespace gmp::model {
+
+// A schedule that cannot be parsed (what() names the byte of the first bad character) or replayed
+// (what() names the step where the run and the schedule part).
+class ScheduleError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 
 struct Schedule {
   std::vector<std::pair<uint64_t, uint32_t>> picks;  // (step, thread) where the default rule was not followed

@@ -10,34 +10,12 @@
 #include <thread>
 
 #include "model/policies.h"
-#include "sim/platform/splitmix64.h"
 
 namespace gmp::model {
-
-const char* strategy_name(StrategyKind s) {
-  switch (s) {
-    case StrategyKind::Dpor:
-      return "dpor";
-    case StrategyKind::Bounded:
-      return "bounded";
-    case StrategyKind::Pct:
-      return "pct";
-    case StrategyKind::Random:
-      return "random";
-    case StrategyKind::Plain:
-      return "plain";
-  }
-  return "?";
-}
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-uint64_t mix(uint64_t a, uint64_t b) {
-  SplitMix64 r(a ^ (b * 0x9e3779b97f4a7c15ULL));
-  return r.next();
-}
 
 // Follows a prefix, then the default rule until the first step where more than one thread can
 // run, and stops there: the step's position and the threads that can take it.
@@ -189,17 +167,12 @@ void merge_states(Shared& sh, const StateSet& g) {
   sh.states.truncated |= g.truncated;
 }
 
-// Searches DPOR share `k` to its end, or to the first violation, or until told to stop.
-// Returns whether the share was searched completely.
-bool search_share(Shared& sh, uint64_t k, const std::vector<uint32_t>& prefix, StateSet* g) {
-  const bool plain = sh.cfg.strategy == StrategyKind::Plain;
-  const int bound =
-      sh.cfg.strategy == StrategyKind::Bounded || (plain && sh.cfg.preemptions >= 0) ? sh.cfg.preemptions : -1;
-  Dpor d(bound, !plain);
-  d.set_prefix(prefix);
-  while (d.next()) {
+// Searches share `k` of an exhaustive search to its end (its policy has no execution left), or to
+// the first violation, or until told to stop. Returns whether the share was searched completely.
+bool search_share(Shared& sh, uint64_t k, Policy& pol, StateSet* g) {
+  for (uint64_t n = 0; pol.begin(n); n++) {
     if (sh.best.load() < k || sh.out_of_budget) return false;
-    const Execution ex = run_one(sh, d, g);
+    const Execution ex = run_one(sh, pol, g);
     const bool go_on = sh.count(ex);
     if (ex.end == Execution::End::Violation) {
       sh.report(k, ex);
@@ -262,8 +235,8 @@ void fewer_preemptions(const CheckConfig& cfg, Found& f) {
   for (int k = 0; k <= kMaxBound && static_cast<uint32_t>(k) < f.preemptions; k++) {
     CheckConfig b;
     b.setup = cfg.setup;
-    b.strategy = StrategyKind::Bounded;
-    b.preemptions = k;
+    b.strategy = "bounded";
+    b.params = {{"preemptions", k}, {"estimate", 0}};
     b.max_executions = kBudget;
     b.shrink = false;
     b.states = false;
@@ -282,28 +255,17 @@ void fewer_preemptions(const CheckConfig& cfg, Found& f) {
 }  // namespace
 
 CheckReport run_check(const CheckConfig& cfg) {
+  const StrategyInfo* info = find_strategy(cfg.strategy);
+  const std::unique_ptr<Strategy> strategy = make_strategy(cfg.strategy, cfg.params, cfg.search_seed);
   CheckReport rep;
   Shared sh(cfg);
   const uint32_t jobs = std::max<uint32_t>(cfg.jobs, 1);
   const bool keep_states = cfg.states;
   std::vector<StateSet> graphs(jobs);
   bool complete = true;
+  strategy->prepare(cfg.setup, rep);
 
-  if (cfg.strategy == StrategyKind::Dpor || cfg.strategy == StrategyKind::Bounded ||
-      cfg.strategy == StrategyKind::Plain) {
-    if (cfg.estimate_runs > 0) {
-      double plain = 0, dpor = 0;
-      for (uint32_t r = 0; r < cfg.estimate_runs; r++) {
-        Dpor d(-1);
-        d.set_random(mix(cfg.search_seed, r));
-        d.next();
-        const Execution ex = execute(cfg.setup, d, ExecOptions{});
-        plain += ex.tree_product;
-        dpor += d.tree_estimate();
-      }
-      rep.estimate_plain = plain / cfg.estimate_runs;
-      rep.estimate_dpor = dpor / cfg.estimate_runs;
-    }
+  if (info->exhaustive) {
     const std::vector<std::vector<uint32_t>> shares = make_shares(cfg.setup);
     std::vector<uint64_t> mine;
     for (uint64_t k = cfg.shard; k < shares.size(); k += std::max<uint32_t>(cfg.shards, 1)) mine.push_back(k);
@@ -314,7 +276,8 @@ CheckReport run_check(const CheckConfig& cfg) {
         for (;;) {
           const size_t i = next.fetch_add(1);
           if (i >= mine.size()) return;
-          if (!search_share(sh, mine[i], shares[mine[i]], keep_states ? &graphs[j] : nullptr)) all_complete = false;
+          const std::unique_ptr<Policy> pol = strategy->policy(shares[mine[i]]);
+          if (!search_share(sh, mine[i], *pol, keep_states ? &graphs[j] : nullptr)) all_complete = false;
         }
       });
     };
@@ -325,36 +288,20 @@ CheckReport run_check(const CheckConfig& cfg) {
     complete = all_complete && !sh.found;
   } else {
     const uint64_t total = cfg.max_executions != 0 ? cfg.max_executions : 10'000;
-    if (cfg.strategy == StrategyKind::Pct) {
-      // PCT draws its change points among the steps of an execution: measure one first.
-      CheckSetup s = cfg.setup;
-      s.properties = 0;
-      RandomPolicy probe(cfg.search_seed);
-      const Execution ex = execute(s, probe, ExecOptions{});
-      rep.max_steps_seen = ex.steps;
-      rep.pct_bound = PctPolicy::bound(cfg.depth, std::max<uint32_t>(ex.threads, 1), ex.steps);
-    }
-    const uint64_t k = std::max<uint64_t>(rep.max_steps_seen, 1);
     std::atomic<uint64_t> next{cfg.shard};
     const uint64_t stride = std::max<uint32_t>(cfg.shards, 1);
-    std::function<void(uint32_t)> work;
-    auto worker = [&](uint32_t j) { guarded(sh, [&] { work(j); }); };
-    work = [&](uint32_t j) {
-      for (;;) {
-        const uint64_t i = next.fetch_add(stride);
-        if (i >= total || i >= sh.best.load() || sh.out_of_budget) return;
-        const uint64_t seed = mix(cfg.search_seed, i);
-        Execution ex;
-        if (cfg.strategy == StrategyKind::Pct) {
-          PctPolicy pol(seed, cfg.depth, k);
-          ex = run_one(sh, pol, keep_states ? &graphs[j] : nullptr);
-        } else {
-          RandomPolicy pol(seed);
-          ex = run_one(sh, pol, keep_states ? &graphs[j] : nullptr);
+    auto worker = [&](uint32_t j) {
+      guarded(sh, [&] {
+        const std::unique_ptr<Policy> pol = strategy->policy({});
+        for (;;) {
+          const uint64_t i = next.fetch_add(stride);
+          if (i >= total || i >= sh.best.load() || sh.out_of_budget) return;
+          if (!pol->begin(i)) return;
+          const Execution ex = run_one(sh, *pol, keep_states ? &graphs[j] : nullptr);
+          sh.count(ex);
+          if (ex.end == Execution::End::Violation) sh.report(i, ex);
         }
-        sh.count(ex);
-        if (ex.end == Execution::End::Violation) sh.report(i, ex);
-      }
+      });
     };
     std::vector<std::thread> ts;
     for (uint32_t j = 1; j < jobs; j++) ts.emplace_back(worker, j);
@@ -386,6 +333,7 @@ CheckReport run_check(const CheckConfig& cfg) {
     }
   }
   rep.shrink_seconds = sh.seconds() - rep.seconds;
+  rep.strategy_summary = strategy->summary(rep);
   return rep;
 }
 
@@ -396,9 +344,7 @@ Execution replay(const CheckSetup& setup, const Schedule& s, const std::string& 
   opt.log = true;
   opt.trace_path = trace_path;
   opt.trace_metadata = metadata;
-  Execution ex = execute(setup, pol, opt);
-  pol.finish(ex);
-  return ex;
+  return execute(setup, pol, opt);
 }
 
 namespace {

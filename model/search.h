@@ -1,10 +1,11 @@
-// gmpsim check's search: runs executions of a scenario under one of the strategies, tests the
-// properties on each, and returns the first violation found, shrunk, with its schedule.
+// gmpsim check's search: runs executions of a scenario under one of the strategies (strategies.h),
+// tests the properties on each, and returns the first violation found, shrunk, with its schedule.
 //
-// Splitting. A DPOR search is cut into shares: the first steps where more than one thread can
-// run are expanded fully until there are kShares subtrees (or no more branching), and each share
-// is searched on its own (policies.h's pinned prefix). Random and PCT executions are numbered,
-// execution i using seed (seed, i). --jobs runs shares or executions on threads of this process,
+// Splitting. An exhaustive search (DPOR, bounded, plain) is cut into shares: the first steps where
+// more than one thread can run are expanded fully until there are kShares subtrees (or no more
+// branching), and each share is searched on its own (policies.h's pinned prefix). A sampling
+// search's executions (random, PCT) are numbered, execution i drawing from execution_seed(seed, i)
+// (policy.h). --jobs runs shares or executions on threads of this process,
 // --shard I/N takes every Nth of them (I, I+N, ...) across processes; the shares do not depend on
 // either, so every split covers the same executions as one job, and the violation reported is the
 // one of the lowest share or execution number, whatever the split.
@@ -17,25 +18,21 @@
 #include <vector>
 
 #include "model/execution.h"
+#include "model/strategies.h"
 
 namespace gmp::model {
-
-enum class StrategyKind { Dpor, Bounded, Pct, Random, Plain };
-const char* strategy_name(StrategyKind s);
 
 inline constexpr uint32_t kShares = 16;
 
 struct CheckConfig {
   CheckSetup setup;
-  StrategyKind strategy = StrategyKind::Dpor;
-  int preemptions = 2;          // Bounded: the preemption bound
-  uint32_t depth = 3;           // PCT: the bug depth
-  uint64_t search_seed = 1;     // random and PCT choices, DPOR's estimate
-  uint64_t max_executions = 0;  // 0: DPOR until complete, random and PCT 10,000
-  double time_limit = 0;        // seconds of wall time; 0: none
+  std::string strategy = "dpor";  // a row of strategies.h's table
+  StrategyParams params;          // the strategy's parameters given; the rest take the row's defaults
+  uint64_t search_seed = 1;       // the strategy's own randomness (random and PCT choices, DPOR's estimate)
+  uint64_t max_executions = 0;    // 0: an exhaustive search until complete, a sampling one 10,000
+  double time_limit = 0;          // seconds of wall time; 0: none
   uint32_t jobs = 1;
   uint32_t shard = 0, shards = 1;
-  uint32_t estimate_runs = 0;  // DPOR: random executions for the estimate; 0: none
   bool shrink = true;
   bool states = true;  // count distinct states (and find livelocks)
   // Called now and then from the searching threads (serialised), for a progress line.
@@ -47,7 +44,7 @@ struct Found {
   Schedule schedule;  // shrunk
   Schedule original;  // as found
   uint32_t preemptions = 0, original_preemptions = 0;
-  uint64_t execution = 0;  // its number (random, PCT) or share (DPOR)
+  uint64_t execution = 0;  // its number (sampling) or share (exhaustive)
   uint32_t shrink_runs = 0;
 };
 
@@ -62,11 +59,11 @@ struct CheckReport {
   bool complete = false;  // the whole space (of the strategy, within its bounds) was searched
   uint64_t max_steps_seen = 0;
   uint32_t max_threads = 0;
-  double estimate_plain = 0, estimate_dpor = 0;  // estimated executions, when estimated
-  double pct_bound = 0;                          // PCT: per-execution probability bound
+  std::string strategy_summary;  // the strategy's lines for the report (Strategy::summary)
   std::optional<Found> found;
 };
 
+// Throws std::invalid_argument for an unknown strategy or a parameter it does not take.
 CheckReport run_check(const CheckConfig& cfg);
 
 // Replays a schedule strictly (ScheduleError on divergence), logging every step; writes the trace

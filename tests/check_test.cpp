@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 
 #include "model/execution.h"
 #include "model/policies.h"
 #include "model/properties.h"
 #include "model/search.h"
+#include "model/strategies.h"
 #include "sim/cost/profile.h"
 #include "sim/runtime/runtime.h"
 #include "sim/scenario/scenario.h"
@@ -71,7 +73,7 @@ TEST_CASE("a counterexample replays exactly: the same steps and the same trace b
   const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
-  cfg.strategy = model::StrategyKind::Random;
+  cfg.strategy = "random";
   cfg.max_executions = 5;
   cfg.states = false;
   const model::CheckReport rep = model::run_check(cfg);
@@ -143,8 +145,8 @@ func { name: "worker" op { done { wg: "wg" } } }
                                                          "wg1");
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
-  cfg.strategy = model::StrategyKind::Bounded;
-  cfg.preemptions = 1;
+  cfg.strategy = "bounded";
+  cfg.params["preemptions"] = 1;
   const model::CheckReport one = model::run_check(cfg);
   CHECK(one.complete);
   CHECK(!one.found);
@@ -168,7 +170,7 @@ TEST_CASE("random search reports the same first violation whatever the jobs", "[
   const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
-  cfg.strategy = model::StrategyKind::Random;
+  cfg.strategy = "random";
   cfg.max_executions = 20;
   cfg.shrink = false;
   const model::CheckReport one = model::run_check(cfg);
@@ -188,7 +190,7 @@ func { name: "main" op { loop { forever: true op { compute { ns: 1000 } } op { g
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
   cfg.setup.max_steps = 3000;
-  cfg.strategy = model::StrategyKind::Random;
+  cfg.strategy = "random";
   cfg.max_executions = 2;
   const model::CheckReport rep = model::run_check(cfg);
   CHECK(!rep.found);
@@ -297,7 +299,7 @@ func { name: "hog" op { compute { duration: "500ms" } } }
   cfg.setup = setup_for(sc, 1);
   cfg.setup.strict_time = true;
   cfg.setup.properties = model::parse_properties("all");
-  cfg.strategy = model::StrategyKind::Random;
+  cfg.strategy = "random";
   cfg.max_executions = 5;
   cfg.states = false;
   const model::CheckReport rep = model::run_check(cfg);
@@ -330,11 +332,97 @@ TEST_CASE("PCT lets a thread's osyield give another thread a step: no false live
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
   cfg.setup.properties = model::parse_properties("all");
-  cfg.strategy = model::StrategyKind::Pct;
+  cfg.strategy = "pct";
   cfg.max_executions = 400;
   cfg.shrink = false;
   const model::CheckReport r = model::run_check(cfg);
   INFO((r.found ? r.found->violation.message : std::string("none")));
   CHECK(!r.found);
   CHECK(r.executions == 400);
+}
+
+// A sampling search numbers its executions, and a policy begun with number i runs execution i
+// whatever it ran before: the searching threads share the numbers out in any order (--jobs,
+// --shard) and every split runs the same executions.
+TEST_CASE("a sampling policy's execution i is the same whatever the policy ran before", "[check]") {
+  const scenario::Scenario sc =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/waitgroup.textproto");
+  const model::CheckSetup setup = setup_for(sc, 2);
+  auto schedules = [&](model::Policy& pol, std::initializer_list<uint64_t> numbers) {
+    std::vector<std::string> out;
+    for (uint64_t i : numbers) {
+      REQUIRE(pol.begin(i));
+      out.push_back(model::execute(setup, pol, model::ExecOptions{}).schedule.str());
+    }
+    return out;
+  };
+  model::RandomPolicy a(7), b(7);
+  const std::vector<std::string> ra = schedules(a, {3, 5}), rb = schedules(b, {5, 3});
+  CHECK(ra[0] == rb[1]);
+  CHECK(ra[1] == rb[0]);
+  CHECK(ra[0] != ra[1]);
+  model::PctPolicy p(7, 3, 500), q(7, 3, 500);
+  const std::vector<std::string> pa = schedules(p, {3, 5}), pb = schedules(q, {5, 3});
+  CHECK(pa[0] == pb[1]);
+  CHECK(pa[1] == pb[0]);
+  CHECK(pa[0] != pa[1]);
+}
+
+// The strategies' table (model/strategies.h): each row makes its strategy from its defaults, and a
+// search refuses a name or a parameter the table does not have.
+TEST_CASE("every strategy of the table searches, and unknown names and parameters are refused", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
+  const std::set<std::string> exhaustive{"dpor", "bounded", "plain"};  // docs/checker.md's "complete?"
+  for (const model::StrategyInfo& s : model::strategies()) {
+    INFO(s.name);
+    CHECK(s.exhaustive == (exhaustive.count(s.name) != 0));
+    model::CheckConfig cfg;
+    cfg.setup = setup_for(sc, 1);
+    cfg.strategy = s.name;
+    cfg.max_executions = 3;
+    cfg.shrink = false;
+    for (const model::StrategyParam& p : s.params) cfg.params[p.name] = p.lo;  // the smallest value each takes
+    const model::CheckReport rep = model::run_check(cfg);
+    REQUIRE(rep.found);  // every execution of this scenario deadlocks
+    CHECK(rep.found->violation.property == model::kThrow);
+    CHECK(rep.found->execution == 0);
+    // On a program with no violation, an exhaustive search under a bound of 0 preemptions ends
+    // complete; a sampling search is never complete.
+    if (!s.exhaustive || cfg.params.count("preemptions") != 0) {
+      const scenario::Scenario empty = scenario::parse_scenario("func { name: \"main\" }", "empty");
+      cfg.setup = setup_for(empty, 1);
+      cfg.max_executions = s.exhaustive ? 0 : 3;
+      const model::CheckReport clean = model::run_check(cfg);
+      CHECK(!clean.found);
+      CHECK(clean.complete == s.exhaustive);
+    }
+  }
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 1);
+  cfg.strategy = "nope";
+  CHECK_THROWS_WITH(model::run_check(cfg),
+                    Catch::Contains("unknown strategy 'nope' (known: dpor, bounded, pct, random or plain)"));
+  cfg.strategy = "bounded";
+  cfg.params["depth"] = 3;
+  CHECK_THROWS_WITH(model::run_check(cfg), Catch::Contains("strategy bounded takes no parameter 'depth'"));
+  cfg.params = {{"preemptions", 1001}};
+  CHECK_THROWS_WITH(model::run_check(cfg), Catch::Contains("preemptions must be in [0, 1000], got 1001"));
+}
+
+// What a strategy adds to the report: DPOR's estimate when asked for one, PCT's probability.
+TEST_CASE("a strategy's summary: DPOR's estimate and PCT's bound", "[check]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 1);
+  cfg.max_executions = 2;
+  cfg.shrink = false;
+  cfg.params = {{"estimate", 3}};
+  CHECK(model::run_check(cfg).strategy_summary.rfind("estimate (before the search, 3 random executions", 0) == 0);
+  cfg.params = {{"estimate", 0}};
+  CHECK(model::run_check(cfg).strategy_summary.empty());
+  cfg.strategy = "pct";
+  cfg.params = {{"depth", 2}};
+  const model::CheckReport pct = model::run_check(cfg);
+  CHECK(pct.strategy_summary.rfind("PCT: each execution finds a given bug of depth 2 with probability", 0) == 0);
+  CHECK(pct.max_steps_seen > 0);
 }

@@ -183,25 +183,45 @@ TEST_CASE("gmpsim trace rejects a file that is not a trace and names the offset"
 }
 
 // A malformed or impossible --replay schedule used to escape as an uncaught exception (SIGABRT).
-TEST_CASE("gmpsim steal --replay with a bad schedule exits 2 naming the byte offset", "[cli][errors]") {
+// steal's schedules are gmpsim check's: the same text, the same strict replay.
+TEST_CASE("gmpsim steal --replay with a bad schedule exits 2 naming the byte or the step", "[cli][errors]") {
   Out o = gmpsim("steal --replay abc");
   CHECK(o.status == 2);
-  CHECK(o.text.find("--replay: schedule: unexpected 'a', expected a digit or '.' at byte offset 0") !=
-        std::string::npos);
+  CHECK(o.text.find("--replay: schedule: byte 0: expected a step number, found 'a'") != std::string::npos);
   o = gmpsim("steal --replay 0.1..0");
   CHECK(o.status == 2);
-  CHECK(o.text.find("expected a thread index, found '.' at byte offset 4") != std::string::npos);
-  o = gmpsim("steal --replay 0.1.");
+  CHECK(o.text.find("byte 1: expected ':' after the step number") != std::string::npos);
+  o = gmpsim("steal --replay 3:1");
   CHECK(o.status == 2);
-  CHECK(o.text.find("expected a thread index, found the end at byte offset 4") != std::string::npos);
-  o = gmpsim("steal --replay 0.99999999999");
+  CHECK(o.text.find("byte 3: expected '/' and the number of steps") != std::string::npos);
+  o = gmpsim("steal --replay 99999999999999999999:1/5");
   CHECK(o.status == 2);
-  CHECK(o.text.find("thread index too large at byte offset 2") != std::string::npos);
+  CHECK(o.text.find("a step number is too large") != std::string::npos);
   // Well formed, but the machine has 2 Ps: threads 0 and 1.
-  o = gmpsim("steal --procs 2 --gs 4 --replay 7.7.7.7");
+  o = gmpsim("steal --procs 2 --gs 4 --replay 0:7/50");
   CHECK(o.status == 2);
-  CHECK(o.text.find("thread index 7 out of range (threads are 0 to 1) at byte offset 0") != std::string::npos);
+  CHECK(o.text.find("diverges at step 0: it picks thread 7, which cannot run there (threads that can: 0, 1); the "
+                    "schedule was recorded with other --procs, --producers, --gs, --seed or gmpsim") !=
+        std::string::npos);
+  o = gmpsim("steal --procs 2 --gs 4 --replay /3");
+  CHECK(o.status == 2);
+  CHECK(o.text.find("the schedule ends at step 3 but the run goes on past it") != std::string::npos);
   CHECK(o.text.find("terminate") == std::string::npos);
+}
+
+// The default order's schedule is "/N", N the run's length: a replay that is too long says what N
+// is, and "/N" then replays the run.
+TEST_CASE("gmpsim steal --replay replays a schedule that fits", "[cli]") {
+  const Out longer = gmpsim("steal --procs 2 --gs 4 --replay /1000000");
+  REQUIRE(longer.status == 2);
+  const std::string key = "the run ended at step ";
+  const size_t at = longer.text.find(key);
+  REQUIRE(at != std::string::npos);
+  const std::string steps = longer.text.substr(at + key.size(), longer.text.find(' ', at + key.size()) - at - key.size());
+  const Out o = gmpsim("steal --procs 2 --gs 4 --replay /" + steps);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("seed 1: completed, " + steps + " steps") != std::string::npos);
+  CHECK(o.text.find("Gs taken exactly once: all of 4") != std::string::npos);
 }
 
 // Sweeps run simulations on several threads; the output must not depend on how many.
@@ -324,7 +344,7 @@ TEST_CASE("flags take exactly what they say", "[cli][errors]") {
 }
 
 TEST_CASE("every command prints its usage for --help and -h", "[cli]") {
-  for (const char* cmd : {"run", "sweep", "steal", "trace"}) {
+  for (const char* cmd : {"run", "sweep", "steal", "trace", "check"}) {
     for (const char* flag : {"--help", "-h"}) {
       INFO(cmd << " " << flag);
       const Out o = gmpsim(std::string(cmd) + " " + flag + " 2>/dev/null");
@@ -564,8 +584,27 @@ TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad i
   CHECK(bad.status == 2);
   CHECK(bad.text.find("byte 2") != std::string::npos);
   CHECK(gmpsim("check " + path + " --procs 2 --max-events 9").status == 2);
-  CHECK(gmpsim("check " + path + " --procs 2 --strategy nope").status == 2);
+  const Out nope = gmpsim("check " + path + " --procs 2 --strategy nope");
+  CHECK(nope.status == 2);
+  CHECK(nope.text.find("--strategy: expected dpor, bounded, pct, random or plain, got 'nope'") != std::string::npos);
+  const Out depth = gmpsim("check " + path + " --procs 2 --strategy pct --depth 0");
+  CHECK(depth.status == 2);
+  CHECK(depth.text.find("--depth: expected an integer in [1, 100], got '0'") != std::string::npos);
   std::remove(path.c_str());
+}
+
+// The usage lists every strategy of model/strategies.h's table with its flags, and each flag's
+// default in each strategy that takes it.
+TEST_CASE("gmpsim check --help lists the strategies and their flags", "[cli][check]") {
+  const Out o = gmpsim("check --help");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("[--strategy dpor|bounded|pct|random|plain]") != std::string::npos);
+  CHECK(o.text.find("        dpor [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("        bounded [--preemptions K] [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("        pct [--depth D]\n") != std::string::npos);
+  CHECK(o.text.find("        random\n") != std::string::npos);
+  CHECK(o.text.find("        plain [--preemptions K] [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("default bounded 2, plain none)") != std::string::npos);
 }
 
 TEST_CASE("gmpsim trace stats, critical-path and diff read a simulated trace", "[cli][trace]") {

@@ -20,7 +20,7 @@ struct Case {
   const char* mutant;
   const char* scenario;  // in sim/scenarios/check
   int32_t procs;
-  model::StrategyKind strategy;
+  const char* strategy;     // a row of model/strategies.h's table
   int preemptions;          // bounded only
   uint64_t max_executions;  // the budget (bounded: the executions of all its shares together; 0: to its end)
   model::Property expect;
@@ -32,32 +32,32 @@ struct Case {
 // The searches that find each mutant. Each budget is the executions it took, with room to spare;
 // the unmutated port gets the same budget.
 constexpr Case kCases[] = {
-    {"no-needspinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
-    {"no-recheck-after-spinning", "ready2", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60,
+    {"no-needspinning", "ready2", 2, "random", 0, 300, model::kWorkConservation, 60, false},
+    {"no-recheck-after-spinning", "ready2", 2, "random", 0, 300, model::kWorkConservation, 60,
      false},
-    {"resetspinning-no-wakep", "spawn2", 3, model::StrategyKind::Random, 0, 1500, model::kWorkConservation, 60, false},
-    {"wakep-keeps-nmspinning", "syscall_sleep", 2, model::StrategyKind::Random, 0, 50, model::kGConservation, 60,
+    {"resetspinning-no-wakep", "spawn2", 3, "random", 0, 1500, model::kWorkConservation, 60, false},
+    {"wakep-keeps-nmspinning", "syscall_sleep", 2, "random", 0, 50, model::kGConservation, 60,
      false},
-    {"semacquire-no-recheck", "mutex", 2, model::StrategyKind::Random, 0, 300, model::kThrow, 60, false},
-    {"pidleget-no-timerpmask", "sleepers", 3, model::StrategyKind::Random, 0, 300, model::kWorkConservation, 60, false},
-    {"no-timer-recheck-after-spinning", "sleep_hog", 2, model::StrategyKind::Random, 0, 300, model::kWorkConservation,
+    {"semacquire-no-recheck", "mutex", 2, "random", 0, 300, model::kThrow, 60, false},
+    {"pidleget-no-timerpmask", "sleepers", 3, "random", 0, 300, model::kWorkConservation, 60, false},
+    {"no-timer-recheck-after-spinning", "sleep_hog", 2, "random", 0, 300, model::kWorkConservation,
      60, false},
-    {"retake-no-sysretake", "syscall_loop", 2, model::StrategyKind::Random, 0, 20, model::kAssertions, 60, true},
-    {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, model::StrategyKind::Random, 0, 100, model::kAssertions, 60,
+    {"retake-no-sysretake", "syscall_loop", 2, "random", 0, 20, model::kAssertions, 60, true},
+    {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, "random", 0, 100, model::kAssertions, 60,
      true},
-    {"gosched-no-wakep", "gosched_spinner", 2, model::StrategyKind::Bounded, 2, 5000, model::kWorkConservation, 60,
+    {"gosched-no-wakep", "gosched_spinner", 2, "bounded", 2, 5000, model::kWorkConservation, 60,
      false},
-    {"runqempty-spurious", "mutex_handoff", 2, model::StrategyKind::Bounded, 3, 16000, model::kWorkConservation, 60,
+    {"runqempty-spurious", "mutex_handoff", 2, "bounded", 3, 16000, model::kWorkConservation, 60,
      false},
-    {"handoffp-no-timer-wake", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60,
+    {"handoffp-no-timer-wake", "locked_sleep", 2, "random", 0, 1000, model::kWorkConservation, 60,
      false},
-    {"timer-add-no-wakep", "locked_sleep", 2, model::StrategyKind::Random, 0, 1000, model::kWorkConservation, 60,
+    {"timer-add-no-wakep", "locked_sleep", 2, "random", 0, 1000, model::kWorkConservation, 60,
      false},
-    {"timer-add-no-wakep", "timer_hog", 2, model::StrategyKind::Bounded, 1, 0, model::kWorkConservation, 60, false},
-    {"exitsyscall-lockedm-race", "syscall_lock", 2, model::StrategyKind::Bounded, 1, 300, model::kThrow, 60, false},
-    {"startm-late-mreserveid", "syscall_overdue", 1, model::StrategyKind::Bounded, 2, 80000, model::kThrow, 60, false,
+    {"timer-add-no-wakep", "timer_hog", 2, "bounded", 1, 0, model::kWorkConservation, 60, false},
+    {"exitsyscall-lockedm-race", "syscall_lock", 2, "bounded", 1, 300, model::kThrow, 60, false},
+    {"startm-late-mreserveid", "syscall_overdue", 1, "bounded", 2, 80000, model::kThrow, 60, false,
      8},
-    {"injectglist-no-wakep", "netpoll_inject", 2, model::StrategyKind::Bounded, 1, 400, model::kWorkConservation, 60,
+    {"injectglist-no-wakep", "netpoll_inject", 2, "bounded", 1, 400, model::kWorkConservation, 60,
      false},
 };
 
@@ -70,7 +70,7 @@ model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
   cfg.setup.properties = model::parse_properties("all");
   cfg.setup.strict_time = c.strict_time;
   cfg.strategy = c.strategy;
-  cfg.preemptions = c.preemptions;
+  if (cfg.strategy == "bounded") cfg.params = {{"preemptions", c.preemptions}, {"estimate", 0}};
   cfg.max_executions = c.max_executions;
   cfg.shrink = false;
   cfg.states = false;
@@ -82,7 +82,7 @@ model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
 void check_case(const Case& c) {
   const scenario::Scenario sc =
       scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/" + c.scenario + ".textproto");
-  INFO(c.mutant << " on " << c.scenario << " at " << c.procs << " Ps, " << model::strategy_name(c.strategy));
+  INFO(c.mutant << " on " << c.scenario << " at " << c.procs << " Ps, " << c.strategy);
   rt::setActiveMutant(rt::mutantFromName(c.mutant));
   const auto t0 = std::chrono::steady_clock::now();
   const model::CheckReport found = search(c, sc);

@@ -55,7 +55,7 @@ TEST_CASE("RunSchedLocalQueueEmptyTest", "[threads][runq][go]") {
   CHECK(r.runqempty(pp));
 }
 
-// The same concurrent put/get/steal check as under the explorer, on 4 OS threads.
+// The same concurrent put/get/steal check as under the checker (interleave_test.cpp), on 4 OS threads.
 TEST_CASE("4 Ps put get and steal on OS threads", "[threads][runq]") {
   model::QueueCheckConfig cfg;
   cfg.procs = 4;

@@ -1,5 +1,6 @@
 // gmp_check_bench: the model checker's speed and reduction, as figures (never a test).
-//   1. the 2-P run-queue check (model/queue_check, the Explorer): executions and steps a second;
+//   1. the 2-P run-queue check (model/queue_check, plain threads under the checker): executions and
+//      steps a second;
 //   2. a whole-scheduler scenario (two workers and a WaitGroup, 2 Ps) under gmpsim check's
 //      random and bounded strategies: executions and distinct states a second;
 //   3. DPOR against plain enumeration where plain enumeration finishes: small synthetic programs
@@ -15,7 +16,6 @@
 #include "model/policies.h"
 #include "model/queue_check.h"
 #include "model/search.h"
-#include "model/strategy.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 
@@ -82,27 +82,29 @@ int main(int argc, char** argv) {
     uint64_t steps = 0;
     const double t0 = cpu_seconds();
     for (uint64_t i = 0; i < n; i++) {
-      model::RandomStrategy s(i + 1);
+      model::RandomPolicy s(i + 1);
       cfg.seed = i + 1;
       steps += model::run_queue_check(cfg, s).run.steps;
     }
     const double s = cpu_seconds() - t0;
     std::printf(
-        "runq check, 2 Ps, 8 Gs (Explorer, random): %llu executions in %.2f CPU s: %.0f executions/s, %.2f M steps/s\n",
+        "runq check, 2 Ps, 8 Gs (plain threads, random): %llu executions in %.2f CPU s: %.0f executions/s, %.2f M "
+        "steps/s\n",
         static_cast<unsigned long long>(n), s, static_cast<double>(n) / s, static_cast<double>(steps) / s / 1e6);
   }
 
   // 2. The whole scheduler: gmpsim check on two workers and a WaitGroup at 2 Ps.
   const scenario::Scenario wg =
       scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/waitgroup.textproto");
-  for (model::StrategyKind k : {model::StrategyKind::Random, model::StrategyKind::Bounded}) {
+  for (const char* k : {"random", "bounded"}) {
+    const bool random = std::string(k) == "random";
     model::CheckConfig cfg;
     cfg.setup.scenario = &wg;
     cfg.setup.profile = &cost::default_profile();
     cfg.setup.procs = 2;
     cfg.strategy = k;
-    cfg.preemptions = 1;
-    cfg.max_executions = k == model::StrategyKind::Random ? (quick ? 300 : 3000) : 0;
+    if (!random) cfg.params = {{"preemptions", 1}, {"estimate", 0}};
+    cfg.max_executions = random ? (quick ? 300 : 3000) : 0;
     const double t0 = cpu_seconds();
     const model::CheckReport r = model::run_check(cfg);
     const double secs = cpu_seconds() - t0;
@@ -110,7 +112,7 @@ int main(int argc, char** argv) {
         "whole scheduler, waitgroup, 2 Ps, %s%s: %llu executions (%s), %llu distinct states, %.2f CPU s: %.0f "
         "executions/s, "
         "%.0f states/s, %.0f steps an execution at most\n",
-        model::strategy_name(k), k == model::StrategyKind::Bounded ? " (1 preemption)" : "",
+        k, random ? "" : " (1 preemption)",
         static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "sampled",
         static_cast<unsigned long long>(r.states), secs, static_cast<double>(r.executions) / secs,
         static_cast<double>(r.states) / secs, static_cast<double>(r.max_steps_seen));
@@ -148,8 +150,8 @@ int main(int argc, char** argv) {
         cfg.setup.scenario = &empty;
         cfg.setup.profile = &cost::default_profile();
         cfg.setup.procs = procs;
-        cfg.strategy = plain != 0 ? model::StrategyKind::Plain : model::StrategyKind::Bounded;
-        cfg.preemptions = bound;
+        cfg.strategy = plain != 0 ? "plain" : "bounded";
+        cfg.params = {{"preemptions", bound}, {"estimate", 0}};
         cfg.time_limit = quick ? 10 : 120;
         cfg.states = false;
         const model::CheckReport r = model::run_check(cfg);

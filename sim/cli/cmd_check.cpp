@@ -1,17 +1,18 @@
-// gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random] [--preemptions K] [--depth D]
-//   [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N] [--max-steps N]
-//   [--sysmon-rounds N] [--time free|strict] [--max-time DUR] [--property LIST] [--estimate N] [--no-shrink]
-//   [--show N] [--trace OUT]
-//   [--replay SCHEDULE]
+// gmpsim check SCENARIO --procs N [--strategy NAME] [the strategy's flags] [--seed S]
+//   [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N] [--max-steps N]
+//   [--sysmon-rounds N] [--time free|strict] [--max-time DUR] [--property LIST] [--no-shrink]
+//   [--show N] [--trace OUT] [--replay SCHEDULE]
+// The strategies and their flags come from model/strategies.h's table: the flags parsed, the usage
+// text and the errors for an unknown name are all read from it.
 #include <unistd.h>
 
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <string>
-#include <thread>
+#include <vector>
 
-#include "model/policies.h"
 #include "model/search.h"
+#include "model/strategies.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/runtime/mutants.h"
@@ -21,26 +22,120 @@ namespace gmp::cli {
 
 namespace {
 
+// What gmpsim check was asked to do.
 struct CheckOptions {
-  model::CheckConfig cfg;
+  RunOptions run;         // the scenario, profile, --procs, --seed, --trace, and the limits of gmpsim run
+  model::CheckConfig cfg;  // the search; its setup's scenario and profile are set once loaded
+  model::StrategyParams strategy_flags;  // every strategy flag given, whichever strategy takes it
   std::string replay;
   bool replaying = false;
   size_t show = 80;
-  bool estimate_set = false;
   std::string mutant;
 };
 
-std::string fmt_count(double v) {
-  char buf[64];
-  if (v < 1e6) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2g", v);
-  }
-  return buf;
+// One of the strategies' flags (--preemptions, --depth, ...), parsed by the range its first
+// declaration in the table gives; false if `f` is none of them.
+bool parse_strategy_flag(Args& a, CheckOptions& co) {
+  const std::string& f = a.flag();
+  const model::StrategyParam* p = f.size() > 2 ? model::find_strategy_param(f.substr(2)) : nullptr;
+  if (p == nullptr) return false;
+  co.strategy_flags[p->name] = static_cast<int64_t>(
+      parse_uint(f, a.value(), static_cast<uint64_t>(p->lo), static_cast<uint64_t>(p->hi)));
+  return true;
 }
 
-std::string replay_command(const RunOptions& o, const CheckOptions& co, const std::string& sched) {
+// gmpsim check's own flags; false for one it does not know.
+bool parse_check_flag(Args& a, CheckOptions& co) {
+  model::CheckConfig& c = co.cfg;
+  const std::string& f = a.flag();
+  if (f == "--strategy") {
+    const std::string v = a.value();
+    if (model::find_strategy(v) == nullptr) {
+      usage_error("--strategy: expected " + model::strategy_names() + ", got '" + v + "'");
+    }
+    c.strategy = v;
+  } else if (parse_strategy_flag(a, co)) {
+  } else if (f == "--max-executions") {
+    c.max_executions = parse_uint(f, a.value(), 1, UINT64_MAX);
+  } else if (f == "--time-limit") {
+    c.time_limit = static_cast<double>(parse_duration(f, a.value(), 1'000'000, 1'000'000'000LL * 3600 * 24 * 365,
+                                                      "of at least 1ms and at most a year")) /
+                   1e9;
+  } else if (f == "--jobs") {
+    c.jobs = static_cast<uint32_t>(parse_uint(f, a.value(), 1, 1024));
+  } else if (f == "--shard") {
+    const std::string v = a.value();
+    const size_t slash = v.find('/');
+    if (slash == std::string::npos) usage_error("--shard: expected I/N (0 <= I < N), got '" + v + "'");
+    c.shards = static_cast<uint32_t>(parse_uint(f, v.substr(slash + 1), 1, 1'000'000));
+    c.shard = static_cast<uint32_t>(parse_uint(f, v.substr(0, slash), 0, c.shards - 1));
+  } else if (f == "--max-steps") {
+    c.setup.max_steps = parse_uint(f, a.value(), 100, 1'000'000'000);
+  } else if (f == "--sysmon-rounds") {
+    c.setup.daemon_rounds = static_cast<uint32_t>(parse_uint(f, a.value(), 0, 1000));
+  } else if (f == "--time") {
+    const std::string v = a.value();
+    if (v != "strict" && v != "free") usage_error("--time: expected free or strict, got '" + v + "'");
+    c.setup.strict_time = v == "strict";
+  } else if (f == "--property") {
+    try {
+      c.setup.properties = model::parse_properties(a.value());
+    } catch (const std::invalid_argument& e) {
+      usage_error(std::string("--property: ") + e.what());
+    }
+  } else if (f == "--no-shrink") {
+    c.shrink = false;
+  } else if (f == "--show") {
+    co.show = parse_uint(f, a.value(), 0, 1'000'000'000);
+  } else if (f == "--mutant") {
+    const std::string v = a.value();
+    try {
+      rt::setActiveMutant(rt::mutantFromName(v));
+    } catch (const std::logic_error& e) {  // an unknown name, or a build without mutants
+      usage_error(std::string("--mutant: ") + e.what());
+    }
+    co.mutant = v;
+  } else if (f == "--replay") {
+    co.replay = a.value();
+    co.replaying = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Parses the command line; bad usage ends the program with status 2 (usage_error).
+CheckOptions parse_check_args(int argc, char** argv) {
+  CheckOptions co;
+  RunOptions& o = co.run;
+  model::CheckConfig& c = co.cfg;
+  parse_sim_args("check", argc, argv, o, [&](Args& a) { return parse_check_flag(a, co); });
+  // The strategy takes the flags it declares; the others' are accepted and play no part.
+  for (const model::StrategyParam& p : model::find_strategy(c.strategy)->params) {
+    const auto it = co.strategy_flags.find(p.name);
+    if (it != co.strategy_flags.end()) c.params[p.name] = it->second;
+  }
+  if (o.procs.size() != 1) usage_error("check: --procs takes one value");
+  if (o.cores.size() != 1 || o.cores.front() != 0)
+    usage_error("check: --cores plays no part under the checker (time is a choice)");
+  if (o.seeds != 1) usage_error("check: --seeds is for gmpsim sweep");
+  if (o.sim.jitter != 0 || o.sim.schedtrace_ns != 0) usage_error("check: --jitter and --schedtrace are for gmpsim run");
+  const engine::SimConfig defaults;
+  if (o.sim.event_limit != defaults.event_limit)
+    usage_error("check: --max-events is for gmpsim run; the checker's bound is --max-steps");
+  if (o.sim.time_limit != defaults.time_limit) {
+    if (!c.setup.strict_time) usage_error("check: --max-time bounds executions under --time strict only");
+    c.setup.max_time = o.sim.time_limit;
+  }
+  if (o.sim.asyncpreemptoff) usage_error("check: --asyncpreemptoff is for gmpsim run");
+  c.setup.procs = static_cast<int32_t>(o.procs.front());
+  c.setup.seed = o.seed;
+  c.search_seed = o.seed;
+  return co;
+}
+
+std::string replay_command(const CheckOptions& co, const std::string& sched) {
+  const RunOptions& o = co.run;
   const model::CheckConfig& c = co.cfg;
   std::string cmd = "gmpsim check " + o.scenario_path + " --procs " + std::to_string(c.setup.procs);
   if (!co.mutant.empty()) cmd += " --mutant " + co.mutant;
@@ -65,12 +160,12 @@ std::string replay_command(const RunOptions& o, const CheckOptions& co, const st
 }
 
 // Replays the schedule, prints the interleaving, writes the trace; returns whether it violated.
-bool show_replay(const RunOptions& o, const CheckOptions& co, const Loaded& in, const model::Schedule& s) {
-  (void)in;
+bool show_replay(const CheckOptions& co, const model::Schedule& s) {
+  const std::string& trace_path = co.run.sim.trace_path;
   std::vector<std::pair<std::string, std::string>> meta{{"schedule", s.str()}};
   model::Execution ex;
   try {
-    ex = model::replay(co.cfg.setup, s, o.sim.trace_path, meta);
+    ex = model::replay(co.cfg.setup, s, trace_path, meta);
   } catch (const trace::TraceWriteError& e) {
     std::fprintf(stderr, "gmpsim: %s\n", e.what());
     std::exit(1);
@@ -91,143 +186,34 @@ bool show_replay(const RunOptions& o, const CheckOptions& co, const Loaded& in, 
     std::printf("VIOLATION %s at step %llu: %s\n", model::property_name(ex.violation.property),
                 static_cast<unsigned long long>(ex.violation.step), ex.violation.message.c_str());
   }
-  if (!o.sim.trace_path.empty()) std::printf("trace: %s\n", o.sim.trace_path.c_str());
+  if (!trace_path.empty()) std::printf("trace: %s\n", trace_path.c_str());
   return ex.end == model::Execution::End::Violation;
 }
 
-}  // namespace
-
-int cmd_check(int argc, char** argv) {
-  RunOptions o;
-  CheckOptions co;
-  model::CheckConfig& c = co.cfg;
-  bool preemptions_set = false;
-  parse_sim_args("check", argc, argv, o, [&](Args& a) {
-    const std::string& f = a.flag();
-    if (f == "--strategy") {
-      const std::string v = a.value();
-      if (v == "dpor")
-        c.strategy = model::StrategyKind::Dpor;
-      else if (v == "bounded")
-        c.strategy = model::StrategyKind::Bounded;
-      else if (v == "pct")
-        c.strategy = model::StrategyKind::Pct;
-      else if (v == "random")
-        c.strategy = model::StrategyKind::Random;
-      else if (v == "plain")
-        c.strategy = model::StrategyKind::Plain;
-      else
-        usage_error("--strategy: expected dpor, bounded, pct, random or plain, got '" + v + "'");
-    } else if (f == "--preemptions") {
-      c.preemptions = static_cast<int>(parse_uint(f, a.value(), 0, 1000));
-      preemptions_set = true;
-    } else if (f == "--depth") {
-      c.depth = static_cast<uint32_t>(parse_uint(f, a.value(), 1, 100));
-    } else if (f == "--max-executions") {
-      c.max_executions = parse_uint(f, a.value(), 1, UINT64_MAX);
-    } else if (f == "--time-limit") {
-      c.time_limit = static_cast<double>(parse_duration(f, a.value(), 1'000'000, 1'000'000'000LL * 3600 * 24 * 365,
-                                                        "of at least 1ms and at most a year")) /
-                     1e9;
-    } else if (f == "--jobs") {
-      c.jobs = static_cast<uint32_t>(parse_uint(f, a.value(), 1, 1024));
-    } else if (f == "--shard") {
-      const std::string v = a.value();
-      const size_t slash = v.find('/');
-      if (slash == std::string::npos) usage_error("--shard: expected I/N (0 <= I < N), got '" + v + "'");
-      c.shards = static_cast<uint32_t>(parse_uint(f, v.substr(slash + 1), 1, 1'000'000));
-      c.shard = static_cast<uint32_t>(parse_uint(f, v.substr(0, slash), 0, c.shards - 1));
-    } else if (f == "--max-steps") {
-      c.setup.max_steps = parse_uint(f, a.value(), 100, 1'000'000'000);
-    } else if (f == "--sysmon-rounds") {
-      c.setup.daemon_rounds = static_cast<uint32_t>(parse_uint(f, a.value(), 0, 1000));
-    } else if (f == "--time") {
-      const std::string v = a.value();
-      if (v != "strict" && v != "free") usage_error("--time: expected free or strict, got '" + v + "'");
-      c.setup.strict_time = v == "strict";
-    } else if (f == "--property") {
-      try {
-        c.setup.properties = model::parse_properties(a.value());
-      } catch (const std::invalid_argument& e) {
-        usage_error(std::string("--property: ") + e.what());
-      }
-    } else if (f == "--estimate") {
-      c.estimate_runs = static_cast<uint32_t>(parse_uint(f, a.value(), 0, 100'000));
-      co.estimate_set = true;
-    } else if (f == "--no-shrink") {
-      c.shrink = false;
-    } else if (f == "--show") {
-      co.show = parse_uint(f, a.value(), 0, 1'000'000'000);
-    } else if (f == "--mutant") {
-      const std::string v = a.value();
-      try {
-        rt::setActiveMutant(rt::mutantFromName(v));
-      } catch (const std::logic_error& e) {  // an unknown name, or a build without mutants
-        usage_error(std::string("--mutant: ") + e.what());
-      }
-      co.mutant = v;
-    } else if (f == "--replay") {
-      co.replay = a.value();
-      co.replaying = true;
-    } else {
-      return false;
-    }
-    return true;
-  });
-  if (c.strategy == model::StrategyKind::Plain && !preemptions_set) c.preemptions = -1;
-  if (o.procs.size() != 1) usage_error("check: --procs takes one value");
-  if (o.cores.size() != 1 || o.cores.front() != 0)
-    usage_error("check: --cores plays no part under the checker (time is a choice)");
-  if (o.seeds != 1) usage_error("check: --seeds is for gmpsim sweep");
-  if (o.sim.jitter != 0 || o.sim.schedtrace_ns != 0) usage_error("check: --jitter and --schedtrace are for gmpsim run");
-  const engine::SimConfig defaults;
-  if (o.sim.event_limit != defaults.event_limit)
-    usage_error("check: --max-events is for gmpsim run; the checker's bound is --max-steps");
-  if (o.sim.time_limit != defaults.time_limit) {
-    if (!c.setup.strict_time) usage_error("check: --max-time bounds executions under --time strict only");
-    c.setup.max_time = o.sim.time_limit;
+// --replay: the schedule's run, strictly. 0, 3 on a violation, 2 for a schedule that does not fit.
+int run_replay(const CheckOptions& co, const model::Schedule& sched) {
+  std::printf("gmpsim check: replaying %s on %s, %d Ps\n", co.replay.c_str(), co.run.scenario_path.c_str(),
+              co.cfg.setup.procs);
+  try {
+    return show_replay(co, sched) ? 3 : 0;
+  } catch (const model::ScheduleError& e) {
+    std::fprintf(stderr, "gmpsim: %s\n", e.what());
+    return 2;
   }
-  if (o.sim.asyncpreemptoff) usage_error("check: --asyncpreemptoff is for gmpsim run");
-  model::Schedule sched;
-  if (co.replaying) {
-    try {
-      sched = model::Schedule::parse(co.replay);
-    } catch (const model::ScheduleError& e) {
-      std::fprintf(stderr, "gmpsim: --replay: %s\n", e.what());
-      return 2;
-    }
-  }
-  const Loaded in = load_inputs(o);
-  c.setup.scenario = &in.scenario;
-  c.setup.profile = &in.profile;
-  c.setup.procs = static_cast<int32_t>(o.procs.front());
-  c.setup.seed = o.seed;
-  c.search_seed = o.seed;
-  if (!co.estimate_set && (c.strategy == model::StrategyKind::Dpor || c.strategy == model::StrategyKind::Bounded))
-    c.estimate_runs = 20;
+}
 
-  if (co.replaying) {
-    std::printf("gmpsim check: replaying %s on %s, %d Ps\n", co.replay.c_str(), o.scenario_path.c_str(), c.setup.procs);
-    try {
-      return show_replay(o, co, in, sched) ? 3 : 0;
-    } catch (const model::ScheduleError& e) {
-      std::fprintf(stderr, "gmpsim: %s\n", e.what());
-      return 2;
-    }
-  }
-
+// What the search is about to do: the scenario, the strategy and its parameters, the properties.
+void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
+  const model::CheckConfig& c = co.cfg;
   std::string props;
   for (uint32_t b = 1; b <= model::kAssertions; b <<= 1) {
     if ((c.setup.properties & b) != 0)
       props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }
-  std::printf("gmpsim check: %s, %d Ps, strategy %s", o.scenario_path.c_str(), c.setup.procs,
-              model::strategy_name(c.strategy));
-  if (c.strategy == model::StrategyKind::Bounded || (c.strategy == model::StrategyKind::Plain && preemptions_set)) {
-    std::printf(" (at most %d preemptions)", c.preemptions);
-  }
-  if (c.strategy == model::StrategyKind::Pct) std::printf(" (depth %u)", c.depth);
-  std::printf(", seed %llu", static_cast<unsigned long long>(o.seed));
+  const std::string heading = model::make_strategy(c.strategy, c.params, c.search_seed)->heading();
+  std::printf("gmpsim check: %s, %d Ps, strategy %s%s", co.run.scenario_path.c_str(), c.setup.procs,
+              c.strategy.c_str(), heading.c_str());
+  std::printf(", seed %llu", static_cast<unsigned long long>(co.run.seed));
   if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
   if (c.shards > 1) std::printf(", shard %u/%u", c.shard, c.shards);
   std::printf("\nproperties: %s; at most %llu steps an execution, ", props.c_str(),
@@ -238,7 +224,7 @@ int cmd_check(int argc, char** argv) {
   } else {
     std::printf("sysmon's waits end by choice %u times\n", c.setup.daemon_rounds);
     size_t timed = 0;
-    for (const scenario::Assertion& x : in.scenario.assertions) {
+    for (const scenario::Assertion& x : sc.assertions) {
       timed += x.kind == scenario::AssertKind::StartLatency || x.kind == scenario::AssertKind::MaxRunnableLatency;
     }
     if (timed != 0 && (c.setup.properties & model::kAssertions) != 0) {
@@ -247,35 +233,13 @@ int cmd_check(int argc, char** argv) {
     }
   }
   std::fflush(stdout);
-  if (isatty(STDERR_FILENO) != 0) {
-    c.progress = [](uint64_t n, uint64_t states, double s) {
-      std::fprintf(stderr, "\rcheck: %llu executions, %llu states, %.1f s, %.0f/s   ",
-                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(states), s,
-                   static_cast<double>(n) / std::max(s, 1e-9));
-    };
-  }
-  model::CheckReport rep;
-  try {
-    rep = model::run_check(c);
-  } catch (const std::runtime_error& e) {
-    if (isatty(STDERR_FILENO) != 0) std::fputs("\r\033[K", stderr);
-    std::fprintf(stderr, "gmpsim: %s\n", e.what());
-    return 1;
-  }
-  if (isatty(STDERR_FILENO) != 0) std::fputs("\r\033[K", stderr);
-  if (rep.estimate_plain > 0) {
-    std::printf(
-        "estimate (before the search, %u random executions, Knuth's estimator): %s executions by plain enumeration, "
-        "%s by DPOR\n",
-        c.estimate_runs, fmt_count(rep.estimate_plain).c_str(), fmt_count(rep.estimate_dpor).c_str());
-  }
-  if (c.strategy == model::StrategyKind::Pct) {
-    std::printf(
-        "PCT: each execution finds a given bug of depth %u with probability at least %.3g (1/(n k^(d-1)), n=%u "
-        "threads, "
-        "k=%llu steps)\n",
-        c.depth, rep.pct_bound, rep.max_threads, static_cast<unsigned long long>(rep.max_steps_seen));
-  }
+}
+
+// The search's counts and, when it found one, the violation: its schedule and its interleaving.
+// Returns the exit status: 0 when nothing was found, 3 when something was.
+int print_report(const CheckOptions& co, const model::CheckReport& rep) {
+  const model::CheckConfig& c = co.cfg;
+  std::fputs(rep.strategy_summary.c_str(), stdout);
   std::printf(
       "executions %llu (%llu cut short by sleep sets or bounds, %llu at the step limit), quiescent points tested "
       "%llu, distinct states %llu%s, %.2f s, %.0f executions/s, %.0f states/s, search %s\n",
@@ -299,10 +263,9 @@ int cmd_check(int argc, char** argv) {
     return 0;
   }
   const model::Found& f = *rep.found;
-  std::printf(
-      "\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
-      c.strategy == model::StrategyKind::Pct || c.strategy == model::StrategyKind::Random ? "execution" : "share",
-      static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
+  std::printf("\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
+              model::find_strategy(c.strategy)->exhaustive ? "share" : "execution",
+              static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
   std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps",
               f.schedule.str().c_str(), f.schedule.picks.size(), f.preemptions,
               static_cast<unsigned long long>(f.schedule.steps));
@@ -310,9 +273,111 @@ int cmd_check(int argc, char** argv) {
     std::printf("; shrunk from %zu departures, %u preemptions, %llu steps in %u replays", f.original.picks.size(),
                 f.original_preemptions, static_cast<unsigned long long>(f.original.steps), f.shrink_runs);
   }
-  std::printf(")\nreplay: %s\n", replay_command(o, co, f.schedule.str()).c_str());
-  show_replay(o, co, in, f.schedule);
+  std::printf(")\nreplay: %s\n", replay_command(co, f.schedule.str()).c_str());
+  show_replay(co, f.schedule);
   return 3;
+}
+
+// Runs the search, with a progress line on a terminal. A scenario the checker cannot follow (too
+// many threads, a run that does not repeat itself) ends the program with status 1.
+model::CheckReport run_search(CheckOptions& co) {
+  model::CheckConfig& c = co.cfg;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (tty) {
+    c.progress = [](uint64_t n, uint64_t states, double s) {
+      std::fprintf(stderr, "\rcheck: %llu executions, %llu states, %.1f s, %.0f/s   ",
+                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(states), s,
+                   static_cast<double>(n) / std::max(s, 1e-9));
+    };
+  }
+  model::CheckReport rep;
+  try {
+    rep = model::run_check(c);
+  } catch (const std::runtime_error& e) {
+    if (tty) std::fputs("\r\033[K", stderr);
+    std::fprintf(stderr, "gmpsim: %s\n", e.what());
+    std::exit(1);
+  }
+  if (tty) std::fputs("\r\033[K", stderr);
+  return rep;
+}
+
+// Wraps `text` to lines of at most `width` characters, each starting with `indent`.
+std::string wrapped(const std::string& text, const std::string& indent, size_t width) {
+  std::string out, line = indent;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t sp = std::min(text.find(' ', i), text.size());
+    const std::string word = text.substr(i, sp - i);
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.size() > indent.size() ? " " : "") + word;
+    i = sp + 1;
+  }
+  return out + line + "\n";
+}
+
+}  // namespace
+
+std::string check_usage() {
+  std::string u = "  gmpsim check SCENARIO --procs N [--strategy " + model::strategy_names("|", "|") + "] [its flags]\n";
+  u +=
+      "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
+      "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
+      "                        [--property LIST] [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE]\n"
+      "                        [--profile F] [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
+      "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
+      "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
+      "      property is violated (the schedule, its interleaving and --trace show it).\n";
+  u += "      strategies (the first is the default) and their flags:\n";
+  for (const model::StrategyInfo& s : model::strategies()) {
+    std::string head = "        " + std::string(s.name);
+    for (const model::StrategyParam& p : s.params) head += " [--" + std::string(p.name) + " " + p.metavar + "]";
+    u += head + "\n" + wrapped(std::string(s.exhaustive ? "exhaustive: " : "sampling: ") + s.help, "            ", 100);
+  }
+  std::vector<std::string> seen;
+  for (const model::StrategyInfo& s : model::strategies()) {
+    for (const model::StrategyParam& p : s.params) {
+      if (std::find(seen.begin(), seen.end(), p.name) != seen.end()) continue;
+      seen.emplace_back(p.name);
+      // Its default in each strategy that takes it.
+      std::string defaults;
+      for (const model::StrategyInfo& t : model::strategies()) {
+        for (const model::StrategyParam& q : t.params) {
+          if (std::string(q.name) != p.name) continue;
+          defaults += (defaults.empty() ? "" : ", ") + std::string(t.name) + " " +
+                      (q.fallback < 0 ? "none" : std::to_string(q.fallback));
+        }
+      }
+      u += "        --" + std::string(p.name) + " " + p.metavar + "\n" +
+           wrapped(std::string(p.help) + " (" + std::to_string(p.lo) + " to " + std::to_string(p.hi) + "; default " +
+                       defaults + ")",
+                   "            ", 100);
+    }
+  }
+  return u;
+}
+
+int cmd_check(int argc, char** argv) {
+  CheckOptions co = parse_check_args(argc, argv);
+  model::Schedule sched;
+  if (co.replaying) {
+    try {
+      sched = model::Schedule::parse(co.replay);
+    } catch (const model::ScheduleError& e) {
+      std::fprintf(stderr, "gmpsim: --replay: %s\n", e.what());
+      return 2;
+    }
+  }
+  const Loaded in = load_inputs(co.run);
+  co.cfg.setup.scenario = &in.scenario;
+  co.cfg.setup.profile = &in.profile;
+  if (co.replaying) return run_replay(co, sched);
+  print_heading(co, in.scenario);
+  const model::CheckReport rep = run_search(co);
+  return print_report(co, rep);
 }
 
 }  // namespace gmp::cli

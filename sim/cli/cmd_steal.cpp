@@ -1,9 +1,12 @@
 // gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]
-//   Ps put, get and steal Gs concurrently through the ported run-queue code under seeded random
-//   schedules of the explorer; prints what each P did and checks that every G was taken exactly once.
+//   Ps put, get and steal Gs concurrently through the ported run-queue code, as threads under the
+//   checker (model/queue_check.h) with random schedules; prints what each P did and checks that
+//   every G was taken exactly once. A schedule is gmpsim check's ("STEP:THREAD,.../STEPS") and
+//   replays exactly with --replay.
 #include <cstdio>
 #include <string>
 
+#include "model/policies.h"
 #include "model/queue_check.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
@@ -12,10 +15,13 @@ namespace gmp::cli {
 
 namespace {
 
+// What a stale schedule was recorded with, for ReplayPolicy's errors.
+constexpr const char* kRecordedWith = "other --procs, --producers, --gs, --seed or gmpsim";
+
 void print_run(const gmp::model::QueueCheckConfig& cfg, const gmp::model::QueueCheckResult& r) {
-  std::printf("seed %llu: %s, %llu scheduling points, %llu context switches\n",
-              static_cast<unsigned long long>(cfg.seed), gmp::model::outcome_name(r.run.outcome),
-              static_cast<unsigned long long>(r.run.steps), static_cast<unsigned long long>(r.run.switches));
+  std::printf("seed %llu: %s, %llu steps, %llu context switches\n", static_cast<unsigned long long>(cfg.seed),
+              gmp::model::outcome_name(r.run.outcome), static_cast<unsigned long long>(r.run.steps),
+              static_cast<unsigned long long>(r.run.switches));
   std::printf("  %-3s %6s %8s %6s %8s %7s %7s %9s %8s %8s %9s\n", "P", "puts", "runnext", "gets", "inherit",
               "steals", "stolen", "from-next", "glob-put", "glob-get", "ring-full");
   for (size_t i = 0; i < r.per_p.size(); i++) {
@@ -33,6 +39,13 @@ void print_run(const gmp::model::QueueCheckConfig& cfg, const gmp::model::QueueC
               r.ok() ? "all" : std::to_string(r.total_gs - r.errors.size()).c_str(),
               static_cast<unsigned long long>(r.total_gs));
   for (size_t i = 0; i < r.errors.size() && i < 10; i++) std::printf("  violation: %s\n", r.errors[i].c_str());
+}
+
+std::string replay_command(const gmp::model::QueueCheckConfig& cfg, const gmp::model::Schedule& s) {
+  std::string cmd = "gmpsim steal --procs " + std::to_string(cfg.procs);
+  if (cfg.producers != 0) cmd += " --producers " + std::to_string(cfg.producers);
+  return cmd + " --gs " + std::to_string(cfg.gs) + " --seed " + std::to_string(cfg.seed) + " --replay '" + s.str() +
+         "'";
 }
 
 }  // namespace
@@ -57,11 +70,12 @@ int cmd_steal(int argc, char** argv) {
     else usage_error("steal: unknown flag '" + a + "'");
   }
   if (have_replay) {
-    // A schedule that does not parse, names a thread that does not exist, or picks a thread that
-    // cannot run at its step is bad input: exit 2 with the reason, as for any bad flag value.
+    // A schedule that does not parse, or does not fit this configuration (it picks a thread that
+    // cannot run at its step, or the run ends at another step), is bad input: exit 2 with the
+    // reason, as for any bad flag value.
     try {
-      gmp::model::ReplayStrategy strat(gmp::model::parse_schedule(replay, static_cast<uint32_t>(cfg.procs)));
-      auto r = gmp::model::run_queue_check(cfg, strat);
+      gmp::model::ReplayPolicy policy(gmp::model::Schedule::parse(replay), /*strict=*/true, kRecordedWith);
+      const auto r = gmp::model::run_queue_check(cfg, policy);
       print_run(cfg, r);
       return r.ok() ? 0 : 1;
     } catch (const gmp::model::ScheduleError& e) {
@@ -72,14 +86,12 @@ int cmd_steal(int argc, char** argv) {
   const uint64_t first = cfg.seed;
   for (uint64_t k = 0; k < schedules; k++) {
     cfg.seed = first + k;
-    gmp::model::RandomStrategy strat(cfg.seed);
-    auto r = gmp::model::run_queue_check(cfg, strat);
+    gmp::model::RandomPolicy policy(cfg.seed);
+    const auto r = gmp::model::run_queue_check(cfg, policy);
     if (k == 0 || !r.ok()) print_run(cfg, r);
     if (!r.ok()) {
       failures++;
-      std::printf("  replay with: gmpsim steal --procs %d --producers %d --gs %d --seed %llu --replay %s\n",
-                  cfg.procs, cfg.producers, cfg.gs, static_cast<unsigned long long>(cfg.seed),
-                  gmp::model::format_schedule(r.run.schedule).c_str());
+      std::printf("  replay with: %s\n", replay_command(cfg, r.run.schedule).c_str());
     }
   }
   if (schedules > 1) {

@@ -19,6 +19,8 @@ int cmd_sweep(int argc, char** argv);
 int cmd_steal(int argc, char** argv);
 int cmd_trace(int argc, char** argv);
 int cmd_check(int argc, char** argv);
+// gmpsim check's usage lines, with its strategies and their flags from model/strategies.h's table.
+std::string check_usage();
 int cmd_replay(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 

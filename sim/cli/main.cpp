@@ -41,16 +41,6 @@ const char kCalibrateUsage[] =
     "      --placement sets the OS placement of the fitted machine (affine: its os_* costs are fitted too)\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
-const char kCheckUsage[] =
-    "  gmpsim check SCENARIO --procs N [--strategy dpor|bounded|pct|random|plain] [--preemptions K] [--depth D]\n"
-    "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
-    "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
-    "                        [--property LIST] [--estimate N]\n"
-    "                        [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE] [--profile F]\n"
-    "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
-    "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
-    "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
-    "      property is violated (the schedule, its interleaving and --trace show it).\n";
 const char kTraceUsage[] =
     "  gmpsim trace FILE          print a trace, one event a line\n"
     "  gmpsim trace validate FILE check that its events are consistent (exit status 3 if not)\n"
@@ -129,13 +119,14 @@ int dispatch(int argc, char** argv) {
     bool simulates;  // takes the flags kNotes describes
     int (*run)(int, char**);
   };
+  static const std::string kCheckUsage = gmp::cli::check_usage();
   static const Command kCommands[] = {
       {"run", kRunUsage, true, gmp::cli::cmd_run},
       {"sweep", kSweepUsage, true, gmp::cli::cmd_sweep},
       {"replay", kReplayUsage, true, gmp::cli::cmd_replay},
       {"calibrate", kCalibrateUsage, false, gmp::cli::cmd_calibrate},
       {"steal", kStealUsage, false, gmp::cli::cmd_steal},
-      {"check", kCheckUsage, false, gmp::cli::cmd_check},
+      {"check", kCheckUsage.c_str(), false, gmp::cli::cmd_check},
       {"trace", kTraceUsage, false, gmp::cli::cmd_trace},
   };
   for (const Command& c : kCommands) {

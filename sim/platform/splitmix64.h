@@ -1,6 +1,6 @@
 // SplitMix64 (Steele, Lea, Flood 2014): the seeded generator behind every random choice the
-// project makes (the engine's tie-breaks and jitters, the Ms' cheaprand seeds, the explorer's
-// strategies), so that one seed fixes a run.
+// project makes (the engine's tie-breaks and jitters, the Ms' cheaprand seeds, the checker's
+// policies), so that one seed fixes a run.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,60 @@
+#include "model/recorder.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gmp::model {
+
+namespace {
+
+// The first thread after t (in thread order, wrapping) that is enabled and not in a timed wait;
+// t if there is none.
+uint32_t next_after(std::span<const engine::Step> enabled, uint32_t t) {
+  uint32_t first = UINT32_MAX, after = UINT32_MAX;
+  for (const engine::Step& e : enabled) {
+    if (e.kind == engine::StepKind::Timeout || e.tid == t) continue;
+    if (first == UINT32_MAX) first = e.tid;
+    if (e.tid > t && after == UINT32_MAX) after = e.tid;
+  }
+  return after != UINT32_MAX ? after : first != UINT32_MAX ? first : t;
+}
+
+}  // namespace
+
+void Recorder::started(rt::Runtime& r) {
+  if (monitor_ != nullptr) monitor_->started(r);
+}
+
+void Recorder::thread_created(uint32_t tid, uint32_t parent, bool daemon) {
+  if (monitor_ != nullptr) monitor_->thread_created(tid, parent, daemon);
+  out_.threads = std::max<uint32_t>(out_.threads, tid + 1);
+  policy_.thread_created(tid, parent, daemon);
+}
+
+size_t Recorder::choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) {
+  if (monitor_ != nullptr && monitor_->before_pick(out_.steps, enabled, info)) return engine::kStopRun;
+  // After a yield (osyield, a spin-wait's procyield) the thread that yielded does not go on by
+  // default: the next thread in order does, as on a machine where the others run meanwhile.
+  if (last_yield_) current = next_after(enabled, current);
+  const size_t i = policy_.pick(out_.steps, enabled, current);
+  if (i == engine::kStopRun) {
+    out_.pruned = true;
+    return i;
+  }
+  if (i >= enabled.size()) throw std::logic_error("checker: a policy picked a step that is not enabled");
+  const engine::Step& s = enabled[i];
+  if (i != default_pick(enabled, current)) out_.schedule.picks.emplace_back(out_.steps, s.tid);
+  bool current_enabled = false;
+  for (const engine::Step& e : enabled) current_enabled |= e.tid == current && e.kind != engine::StepKind::Timeout;
+  if (current_enabled && s.tid != current) out_.preemptions++;
+  if (enabled.size() > 1 && out_.tree_product < 1e300) out_.tree_product *= static_cast<double>(enabled.size());
+  if (last_tid_ != UINT32_MAX && s.tid != last_tid_) out_.switches++;
+  last_tid_ = s.tid;
+  last_yield_ = s.kind == engine::StepKind::Yield;
+  if (monitor_ != nullptr) monitor_->taken(s, info, enabled.size());
+  out_.steps++;
+  out_.schedule.steps = out_.steps;
+  return i;
+}
+
+}  // namespace gmp::model
