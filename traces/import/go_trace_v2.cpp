@@ -677,13 +677,8 @@ class V2Reader final : public GoTraceReader {
     return true;
   }
 
-  void sift_up(size_t i) {
-    while (i > 0 && frontier_[(i - 1) / 2].ev.time > frontier_[i].ev.time) {
-      std::swap(frontier_[(i - 1) / 2], frontier_[i]);
-      i = (i - 1) / 2;
-    }
-  }
-  size_t sift_up_ret(size_t i) {
+  // Moves frontier_[i] up to its place; returns where it ends.
+  size_t sift_up(size_t i) {
     while (i > 0 && frontier_[(i - 1) / 2].ev.time > frontier_[i].ev.time) {
       std::swap(frontier_[(i - 1) / 2], frontier_[i]);
       i = (i - 1) / 2;
@@ -710,7 +705,7 @@ class V2Reader final : public GoTraceReader {
     sift_up(frontier_.size() - 1);
   }
   void heap_update(size_t i) {
-    if (sift_up_ret(i) != i) return;
+    if (sift_up(i) != i) return;
     sift_down(i);
   }
   void heap_remove(size_t i) {
