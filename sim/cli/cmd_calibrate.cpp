@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -27,6 +26,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/scenario/error.h"
+#include "sim/textproto/read_file.h"
 #include "traces/output_file.h"
 
 namespace gmp::cli {
@@ -50,15 +50,14 @@ std::string sh_quote(const std::string& s) {
   return out + "'";
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+// Saved go test -bench output.
+std::string read_measurements(const std::string& path) {
+  textproto::FileText file = textproto::read_file(path);
+  if (!file.error.empty()) {
     std::fprintf(stderr, "gmpsim: calibrate: cannot read %s\n", path.c_str());
     std::exit(1);
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return std::move(file.text);
 }
 
 // The folder as given, or else under the source tree this gmpsim was built from.
@@ -374,7 +373,7 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
     load_scenarios(s);
     const std::string& file = i == 0 ? o.measured : o.measured_heldout;
     if (!file.empty()) {
-      s.output = read_file(file);
+      s.output = read_measurements(file);
       make_points(s, file);
     } else {
       s.output = run_go(s, o.go, o.cpus, o.count, o.benchtime,
