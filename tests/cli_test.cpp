@@ -829,6 +829,10 @@ TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad
   CHECK(o.status == 1);
   CHECK(o.text.find(bad + ":2: ns/op 'abc'") != std::string::npos);
   CHECK(!exists(prof + ".2"));
+  // A folder is no measurements file: refused as unreadable, not read as no benchmarks at all.
+  o = gmpsim("calibrate --measured " + std::string(GMP_BINARY_DIR) + " --heldout none");
+  CHECK(o.status == 1);
+  CHECK(o.text == "gmpsim: calibrate: cannot read " + std::string(GMP_BINARY_DIR) + "\n");
   CHECK(gmpsim("calibrate --params no_such_cost --measured " + m).status == 2);
   CHECK(gmpsim("calibrate --count 0").status == 2);
   std::remove(prof.c_str());

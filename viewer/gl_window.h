@@ -35,8 +35,6 @@ class GlWindow {
   // Blocks until the GPU (llvmpipe) has finished the frame.
   void finish();
   void read_pixels(std::vector<uint8_t>& rgba) const;
-  int width() const { return w_; }
-  int height() const { return h_; }
 
  private:
   GLFWwindow* win_ = nullptr;

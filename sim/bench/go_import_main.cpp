@@ -15,7 +15,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -191,30 +190,30 @@ void measure(const Input& in, bool quick) {
   std::fflush(stdout);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   std::vector<Input> inputs;
-  for (int i = 1; i < argc; i++) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      inputs.push_back({argv[i], slurp(argv[i])});
+  try {
+    for (int i = 1; i < argc; i++) {
+      if (std::strcmp(argv[i], "--quick") == 0) {
+        quick = true;
+      } else {
+        inputs.push_back({argv[i], read_file(argv[i])});
+      }
     }
-  }
-  for (const char* f : {"/usr/lib/go-1.19/src/internal/trace/testdata/stress_1_11_good",
-                        "/usr/lib/go-1.23/src/internal/trace/internal/oldtrace/testdata/stress_1_21_good"}) {
-    if (std::filesystem::exists(f)) inputs.push_back({f, slurp(f)});
-  }
-  const char* gc_stress = "/usr/lib/go-1.23/src/internal/trace/testdata/tests/go122-gc-stress.test";
-  if (std::filesystem::exists(gc_stress)) {
-    inputs.push_back({"go122-gc-stress.test (binary)", parse_text_trace(slurp(gc_stress)).binary});
+    for (const char* f : {"/usr/lib/go-1.19/src/internal/trace/testdata/stress_1_11_good",
+                          "/usr/lib/go-1.23/src/internal/trace/internal/oldtrace/testdata/stress_1_21_good"}) {
+      if (std::filesystem::exists(f)) inputs.push_back({f, read_file(f)});
+    }
+    const char* gc_stress = "/usr/lib/go-1.23/src/internal/trace/testdata/tests/go122-gc-stress.test";
+    if (std::filesystem::exists(gc_stress)) {
+      inputs.push_back({"go122-gc-stress.test (binary)", parse_text_trace(read_file(gc_stress)).binary});
+    }
+  } catch (const TraceFormatError& e) {
+    std::printf("%s\n", e.what());
+    return 1;
   }
   const int iters = quick ? 2000 : 10000;  // 5 events each, 4 Ms, 50 generations: 2 or 10 million
   inputs.push_back({"synthetic go 1.23, 4 Ms, 50 generations", synthetic_v2(4, 50, iters)});

@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -27,6 +26,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/scenario/error.h"
+#include "sim/textproto/read_file.h"
 #include "traces/output_file.h"
 
 namespace gmp::cli {
@@ -50,15 +50,14 @@ std::string sh_quote(const std::string& s) {
   return out + "'";
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+// Saved go test -bench output.
+std::string read_measurements(const std::string& path) {
+  textproto::FileText file = textproto::read_file(path);
+  if (!file.error.empty()) {
     std::fprintf(stderr, "gmpsim: calibrate: cannot read %s\n", path.c_str());
     std::exit(1);
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return std::move(file.text);
 }
 
 // The folder as given, or else under the source tree this gmpsim was built from.
@@ -166,19 +165,20 @@ struct Errors {
   double median_spread = 0;
 };
 
-// The table of one set, and its error figures.
-Errors report(const Set& s, const std::vector<double>& before, const std::vector<double>& after) {
-  std::printf("\n%s (%s): ns/op, measured (median, spread of the runs) against simulated\n", s.label.c_str(),
-              s.dir.c_str());
-  std::printf("%-28s %5s %12s %7s %12s %8s %12s %8s\n", "benchmark", "procs", "measured", "spread", "before",
-              "error", "after", "error");
+double relative_error(double simulated, double measured) { return (simulated - measured) / measured; }
+
+double median_of_sorted(const std::vector<double>& v) {
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The error figures of one set, simulated with the fitted profile (`after`).
+Errors errors_of(const Set& s, const std::vector<double>& after) {
   Errors e;
   std::vector<double> abs_err, spreads;
   for (size_t i = 0; i < s.points.size(); ++i) {
     const Point& p = s.points[i];
-    const double eb = (before[i] - p.measured) / p.measured, ea = (after[i] - p.measured) / p.measured;
-    std::printf("%-28s %5d %12.1f %6.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%%\n", p.bench.c_str(), p.procs, p.measured,
-                100 * p.spread, before[i], 100 * eb, after[i], 100 * ea);
+    const double ea = relative_error(after[i], p.measured);
     abs_err.push_back(std::isfinite(ea) ? std::abs(ea) : 1e9);
     spreads.push_back(p.spread);
     if (std::abs(ea) <= p.spread) ++e.within;
@@ -197,83 +197,86 @@ Errors report(const Set& s, const std::vector<double>& before, const std::vector
       }
     }
   }
-  for (const std::string& n : s.unpaired) std::printf("%-28s (measured; no scenario to pair it with)\n", n.c_str());
   if (!abs_err.empty()) {
     std::sort(abs_err.begin(), abs_err.end());
-    const size_t n = abs_err.size();
-    e.median_abs = n % 2 == 1 ? abs_err[n / 2] : (abs_err[n / 2 - 1] + abs_err[n / 2]) / 2;
+    e.median_abs = median_of_sorted(abs_err);
     e.worst_abs = abs_err.back();
     std::sort(spreads.begin(), spreads.end());
-    e.median_spread = n % 2 == 1 ? spreads[n / 2] : (spreads[n / 2 - 1] + spreads[n / 2]) / 2;
+    e.median_spread = median_of_sorted(spreads);
   }
-  std::printf("%s after the fit: median |error| %.1f%%, worst %.1f%%; changes between GOMAXPROCS values: %d in the "
-              "measured direction, %d against it%s, %d inside the runs' noise\n",
-              s.label.c_str(), 100 * e.median_abs, 100 * e.worst_abs, e.right, e.wrong,
-              e.wrong == 0 ? "" : (" (" + e.wrong_list.substr(1) + ")").c_str(), e.noise);
-  // The machine's own noise, for scale: an error inside a point's spread is one that another set of
-  // runs on the same machine could have shown.
-  std::printf("%s: %d of %zu points within their runs' spread; median spread %.1f%%\n", s.label.c_str(), e.within,
-              s.points.size(), 100 * e.median_spread);
   return e;
 }
 
-}  // namespace
-
-int cmd_calibrate(int argc, char** argv) {
-  std::string go, cpus = "1,2", bt = "200ms", base, out, suite_dir = "sim/calibration/suite",
-                  heldout_dir = "sim/calibration/heldout", measured, measured_heldout, placement;
-  bool params_given = false;
-  int count = 5, max_evals = 300;
-  size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+// What the flags ask for.
+struct CalibrateOptions {
+  std::string go;  // the go command or a GOROOT; empty: Go 1.23's if installed, else the PATH's
+  std::string cpus = "1,2";  // go test's -cpu
+  int count = 5;             // its -count
+  std::string benchtime = "200ms";
+  std::string base;  // the profile the fit starts from (a path or a builtin); empty: the default
+  std::string out;   // the fitted profile, written with its measurements beside it; empty: none
+  std::string suite_dir = "sim/calibration/suite";
+  std::string heldout_dir = "sim/calibration/heldout";  // "none": no held-out set
+  std::string measured, measured_heldout;  // saved go test -bench output, used instead of running Go
+  std::string placement;                   // spread or affine; empty: the base profile's
   std::vector<calibration::FitParam> params = calibration::default_fit_params();
+  bool params_given = false;  // --params named them
+  size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+  int max_evals = 300;
+};
+
+CalibrateOptions parse_calibrate_flags(int argc, char** argv) {
+  CalibrateOptions o;
   Args a(argc, argv);
   while (!a.done()) {
     const std::string arg = a.next();
     if (arg == "-o") {
       if (a.done()) usage_error("calibrate: -o: expected a file name");
-      out = a.next();
+      o.out = a.next();
       continue;
     }
     if (!a.is_flag()) usage_error("calibrate: unexpected argument '" + arg + "'");
     const std::string f = a.flag();
     if (f == "--go") {
-      go = a.value();
+      o.go = a.value();
     } else if (f == "--cpus") {
-      cpus = a.value();
-      parse_list("--cpus", cpus, 1, 1024);
+      o.cpus = a.value();
+      parse_list("--cpus", o.cpus, 1, 1024);
     } else if (f == "--count") {
-      count = static_cast<int>(parse_uint("--count", a.value(), 1, 100));
+      o.count = static_cast<int>(parse_uint("--count", a.value(), 1, 100));
     } else if (f == "--benchtime") {
-      bt = a.value();
-      if (bt.empty() || bt.find_first_of("'\"\\ ") != std::string::npos) usage_error("calibrate: bad --benchtime");
+      o.benchtime = a.value();
+      if (o.benchtime.empty() || o.benchtime.find_first_of("'\"\\ ") != std::string::npos) {
+        usage_error("calibrate: bad --benchtime");
+      }
     } else if (f == "--profile") {
-      base = a.value();
+      o.base = a.value();
     } else if (f == "--out") {
-      out = a.value();
+      o.out = a.value();
     } else if (f == "--suite") {
-      suite_dir = a.value();
+      o.suite_dir = a.value();
     } else if (f == "--heldout") {
-      heldout_dir = a.value();
+      o.heldout_dir = a.value();
     } else if (f == "--measured") {
-      measured = a.value();
+      o.measured = a.value();
     } else if (f == "--measured-heldout") {
-      measured_heldout = a.value();
+      o.measured_heldout = a.value();
     } else if (f == "--jobs") {
-      jobs = static_cast<size_t>(parse_uint("--jobs", a.value(), 1, 256));
+      o.jobs = static_cast<size_t>(parse_uint("--jobs", a.value(), 1, 256));
     } else if (f == "--max-evaluations") {
-      max_evals = static_cast<int>(parse_uint("--max-evaluations", a.value(), 1, 100000));
+      o.max_evals = static_cast<int>(parse_uint("--max-evaluations", a.value(), 1, 100000));
     } else if (f == "--placement") {
-      placement = a.value();
-      if (placement != "spread" && placement != "affine") {
+      o.placement = a.value();
+      if (o.placement != "spread" && o.placement != "affine") {
         usage_error("calibrate: --placement: expected spread or affine");
       }
     } else if (f == "--params") {
-      params_given = true;
-      params.clear();
+      o.params_given = true;
+      o.params.clear();
       std::stringstream ss(a.value());
       for (std::string n; std::getline(ss, n, ',');) {
         try {
-          params.push_back(calibration::fit_param_by_name(n));
+          o.params.push_back(calibration::fit_param_by_name(n));
         } catch (const std::invalid_argument& e) {
           usage_error(std::string("calibrate: --params: ") + e.what());
         }
@@ -282,45 +285,99 @@ int cmd_calibrate(int argc, char** argv) {
       usage_error("calibrate: unknown flag '" + f + "'");
     }
   }
-  if (go.empty()) go = access("/usr/lib/go-1.23/bin/go", X_OK) == 0 ? "/usr/lib/go-1.23/bin/go" : "go";
-  if (fs::is_directory(go)) go += "/bin/go";  // a GOROOT
-  if (!out.empty()) {
-    try {
-      trace::output_target(out);
-    } catch (const trace::OutputError& e) {
-      std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
-      return 1;
-    }
-  }
-  RunOptions o;
-  o.profile = base;
-  cost::Profile start = load_profile_option(o);
-  if (!placement.empty()) start.machine.os_placement = placement;
+  if (o.go.empty()) o.go = access("/usr/lib/go-1.23/bin/go", X_OK) == 0 ? "/usr/lib/go-1.23/bin/go" : "go";
+  if (fs::is_directory(o.go)) o.go += "/bin/go";  // a GOROOT
+  return o;
+}
+
+// What a calibration found: the profile it started from, what it fitted, and each set's points
+// simulated before and after.
+struct Calibration {
+  cost::Profile start;  // the base, with its speed measured when the suite has BenchmarkCPU
+  std::vector<calibration::FitParam> params;  // those fitted
+  std::vector<Set> sets;                      // the fit suite, then the held-out set if any
+  calibration::FitResult fit;
+  std::vector<std::vector<double>> before, after;  // per set, per point: simulated ns/op
+  std::vector<Errors> errors;                      // per set, after the fit
+};
+
+// The base profile with --placement; affine placement adds its own costs to those fitted.
+cost::Profile starting_profile(const CalibrateOptions& o, std::vector<calibration::FitParam>& params) {
+  RunOptions ro;
+  ro.profile = o.base;
+  cost::Profile start = load_profile_option(ro);
+  if (!o.placement.empty()) start.machine.os_placement = o.placement;
   if (start.machine.os_placement == "affine") {
     // Affine placement's costs are fitted too, from the base's values: a zero cannot be scaled.
     if (start[cost::Param::OsBalanceDelay] < cost::kMinTimeSlice) {
       usage_error("calibrate: affine placement needs the base profile's os_balance_delay to be at least 1000 ns");
     }
-    if (!params_given) {
+    if (!o.params_given) {
       for (const char* n : {"os_wake_in_place", "os_balance_delay", "os_idle_exit_latency", "os_wake_ipi"}) {
         params.push_back(calibration::fit_param_by_name(n));
       }
     }
   }
-  const size_t ncpus = parse_list("--cpus", cpus, 1, 1024).size();
+  return start;
+}
 
-  std::vector<Set> sets;
-  sets.push_back(Set{"fit suite", find_dir(suite_dir), {}, {}, {}, {}});
-  if (heldout_dir != "none") sets.push_back(Set{"held-out", find_dir(heldout_dir), {}, {}, {}, {}});
-  for (size_t i = 0; i < sets.size(); ++i) {
-    Set& s = sets[i];
+// The speed is measured, not fitted, when the suite has BenchmarkCPU at 1 P (unless --params names
+// it): that benchmark is compute and nothing else, so the speed that matches it is the base's
+// scaled by measured over simulated. A fitted speed drifts to trade CPU-bound points against the
+// costs of others. The base's speed is replaced before the fit, so "before" includes it.
+void measure_speed(const CalibrateOptions& o, const Set& suite, Calibration& c) {
+  const auto speed_param = std::find_if(c.params.begin(), c.params.end(), [](const auto& f) { return f.speed; });
+  for (const calibration::Point& p : suite.points) {
+    if (o.params_given || speed_param == c.params.end() || p.bench != "BenchmarkCPU" || p.procs != 1) continue;
+    const double sim = calibration::simulate_points({p}, c.start, 1)[0];
+    if (!(sim > 0) || !std::isfinite(sim)) {
+      std::fprintf(stderr, "calibrate: BenchmarkCPU did not run at 1 P; speed_ns_per_iteration is fitted\n");
+      break;
+    }
+    cost::Sourced& speed = c.start.machine.speed_ns_per_iteration;
+    const double was = speed.value;
+    speed.value = std::clamp(was * p.measured / sim, cost::kMinNsPerIteration, cost::kMaxNsPerIteration);
+    char figures[160];
+    std::snprintf(figures, sizeof figures, "median %.1f ns/op, spread %.1f%%", p.measured, 100 * p.spread);
+    char from[64];
+    std::snprintf(from, sizeof from, "%.6g", was);
+    speed.source = std::string("measured: BenchmarkCPU at -cpu 1, ") + figures + " (" +
+                   (o.measured.empty() ? "go test -bench of sim/calibration/suite" : o.measured) +
+                   "), by gmpsim calibrate: " + from + " ns/iteration scaled by measured over simulated";
+    std::fprintf(stderr, "calibrate: speed_ns_per_iteration %.4g -> %.4g, measured by BenchmarkCPU at 1 P "
+                 "(not fitted)\n", was, speed.value);
+    c.params.erase(speed_param);
+    break;
+  }
+}
+
+// Measures (or reads) each set, fits the suite and simulates both sets with the fitted profile.
+// Progress goes to stderr; 1 when there is nothing to fit or the output cannot be written.
+int run_calibration(const CalibrateOptions& o, Calibration& c) {
+  if (!o.out.empty()) {
+    try {
+      trace::output_target(o.out);
+    } catch (const trace::OutputError& e) {
+      std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
+      return 1;
+    }
+  }
+  c.params = o.params;
+  c.start = starting_profile(o, c.params);
+  const size_t ncpus = parse_list("--cpus", o.cpus, 1, 1024).size();
+
+  c.sets.push_back(Set{"fit suite", find_dir(o.suite_dir), {}, {}, {}, {}});
+  if (o.heldout_dir != "none") c.sets.push_back(Set{"held-out", find_dir(o.heldout_dir), {}, {}, {}, {}});
+  for (size_t i = 0; i < c.sets.size(); ++i) {
+    Set& s = c.sets[i];
     load_scenarios(s);
-    const std::string& file = i == 0 ? measured : measured_heldout;
+    const std::string& file = i == 0 ? o.measured : o.measured_heldout;
     if (!file.empty()) {
-      s.output = read_file(file);
+      s.output = read_measurements(file);
       make_points(s, file);
     } else {
-      s.output = run_go(s, go, cpus, count, bt, s.scenarios.size() * ncpus * static_cast<size_t>(count));
+      s.output = run_go(s, o.go, o.cpus, o.count, o.benchtime,
+                        s.scenarios.size() * ncpus * static_cast<size_t>(o.count));
       make_points(s, s.label + " benchmarks");
     }
     if (s.points.empty()) {
@@ -329,96 +386,113 @@ int cmd_calibrate(int argc, char** argv) {
       return 1;
     }
   }
-  // The speed is measured, not fitted, when the suite has BenchmarkCPU at 1 P (unless --params names
-  // it): that benchmark is compute and nothing else, so the speed that matches it is the base's
-  // scaled by measured over simulated. A fitted speed drifts to trade CPU-bound points against the
-  // costs of others. The base's speed is replaced before the fit, so "before" below includes it.
-  const auto speed_param = std::find_if(params.begin(), params.end(), [](const auto& f) { return f.speed; });
-  for (const calibration::Point& p : sets[0].points) {
-    if (params_given || speed_param == params.end() || p.bench != "BenchmarkCPU" || p.procs != 1) continue;
-    const double sim = calibration::simulate_points({p}, start, 1)[0];
-    if (!(sim > 0) || !std::isfinite(sim)) {
-      std::fprintf(stderr, "calibrate: BenchmarkCPU did not run at 1 P; speed_ns_per_iteration is fitted\n");
-      break;
-    }
-    cost::Sourced& speed = start.machine.speed_ns_per_iteration;
-    const double was = speed.value;
-    speed.value = std::clamp(was * p.measured / sim, cost::kMinNsPerIteration, cost::kMaxNsPerIteration);
-    char figures[160];
-    std::snprintf(figures, sizeof figures, "median %.1f ns/op, spread %.1f%%", p.measured, 100 * p.spread);
-    char from[64];
-    std::snprintf(from, sizeof from, "%.6g", was);
-    speed.source = std::string("measured: BenchmarkCPU at -cpu 1, ") + figures + " (" +
-                   (measured.empty() ? "go test -bench of sim/calibration/suite" : measured) +
-                   "), by gmpsim calibrate: " + from + " ns/iteration scaled by measured over simulated";
-    std::fprintf(stderr, "calibrate: speed_ns_per_iteration %.4g -> %.4g, measured by BenchmarkCPU at 1 P "
-                 "(not fitted)\n", was, speed.value);
-    params.erase(speed_param);
-    break;
-  }
-  std::fprintf(stderr, "calibrate: fitting %zu parameters to %zu points\n", params.size(), sets[0].points.size());
+  measure_speed(o, c.sets[0], c);
+  std::fprintf(stderr, "calibrate: fitting %zu parameters to %zu points\n", c.params.size(), c.sets[0].points.size());
   calibration::FitOptions fo;
-  fo.params = params;
-  fo.jobs = jobs;
-  fo.max_evaluations = max_evals;
+  fo.params = c.params;
+  fo.jobs = o.jobs;
+  fo.max_evaluations = o.max_evals;
   fo.progress = [](const std::string& l) { std::fprintf(stderr, "calibrate: %s\n", l.c_str()); };
-  const calibration::FitResult fit = calibration::fit_profile(sets[0].points, start, fo);
+  c.fit = calibration::fit_profile(c.sets[0].points, c.start, fo);
+  for (const Set& s : c.sets) {
+    c.before.push_back(calibration::simulate_points(s.points, c.start, o.jobs));
+    c.after.push_back(calibration::simulate_points(s.points, c.fit.profile, o.jobs));
+    c.errors.push_back(errors_of(s, c.after.back()));
+  }
+  return 0;
+}
 
+// The table of one set (benchmark x GOMAXPROCS: measured, simulated before and after, errors) and
+// its error figures.
+void print_set(const Set& s, const std::vector<double>& before, const std::vector<double>& after, const Errors& e) {
+  std::printf("\n%s (%s): ns/op, measured (median, spread of the runs) against simulated\n", s.label.c_str(),
+              s.dir.c_str());
+  std::printf("%-28s %5s %12s %7s %12s %8s %12s %8s\n", "benchmark", "procs", "measured", "spread", "before",
+              "error", "after", "error");
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const Point& p = s.points[i];
+    std::printf("%-28s %5d %12.1f %6.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%%\n", p.bench.c_str(), p.procs, p.measured,
+                100 * p.spread, before[i], 100 * relative_error(before[i], p.measured), after[i],
+                100 * relative_error(after[i], p.measured));
+  }
+  for (const std::string& n : s.unpaired) std::printf("%-28s (measured; no scenario to pair it with)\n", n.c_str());
+  std::printf("%s after the fit: median |error| %.1f%%, worst %.1f%%; changes between GOMAXPROCS values: %d in the "
+              "measured direction, %d against it%s, %d inside the runs' noise\n",
+              s.label.c_str(), 100 * e.median_abs, 100 * e.worst_abs, e.right, e.wrong,
+              e.wrong == 0 ? "" : (" (" + e.wrong_list.substr(1) + ")").c_str(), e.noise);
+  // The machine's own noise, for scale: an error inside a point's spread is one that another set of
+  // runs on the same machine could have shown.
+  std::printf("%s: %d of %zu points within their runs' spread; median spread %.1f%%\n", s.label.c_str(), e.within,
+              s.points.size(), 100 * e.median_spread);
+}
+
+// The fitted parameters, then a table per set.
+void print_calibration(const Calibration& c) {
   std::printf("calibrate: profile %s fitted to %s; mean |log error| %.4f before, %.4f after (%d runs of the suite)\n",
-              start.origin.c_str(), sets[0].dir.c_str(), fit.error_before, fit.error_after, fit.evaluations);
+              c.start.origin.c_str(), c.sets[0].dir.c_str(), c.fit.error_before, c.fit.error_after,
+              c.fit.evaluations);
   std::printf("%-24s %12s %12s\n", "parameter", "before", "after");
-  for (const calibration::FitParam& f : params) {
-    std::printf("%-24s %12.4g %12.4g\n", f.name().c_str(), calibration::get(start, f), calibration::get(fit.profile, f));
+  for (const calibration::FitParam& f : c.params) {
+    std::printf("%-24s %12.4g %12.4g\n", f.name().c_str(), calibration::get(c.start, f),
+                calibration::get(c.fit.profile, f));
   }
-  std::vector<Errors> errs;
-  for (const Set& s : sets) {
-    errs.push_back(report(s, calibration::simulate_points(s.points, start, jobs),
-                          calibration::simulate_points(s.points, fit.profile, jobs)));
-  }
-  if (out.empty()) return 0;
+  for (size_t i = 0; i < c.sets.size(); ++i) print_set(c.sets[i], c.before[i], c.after[i], c.errors[i]);
+}
 
-  // The profile and, beside it, what it was fitted to.
-  cost::Profile prof = fit.profile;
-  // Measurements given with --measured are cited where they are; fresh ones are written beside it.
-  const std::string suite_file = measured.empty() ? out + ".suite.txt" : measured;
-  const std::string heldout_file = measured_heldout.empty() ? out + ".heldout.txt" : measured_heldout;
+// The fitted profile at o.out and, beside it, the measurements it was fitted to (those read with
+// --measured are cited where they are). 1 if a file cannot be written.
+int write_calibration(const CalibrateOptions& o, const Calibration& c) {
+  cost::Profile prof = c.fit.profile;
+  const std::string suite_file = o.measured.empty() ? o.out + ".suite.txt" : o.measured;
+  const std::string heldout_file = o.measured_heldout.empty() ? o.out + ".heldout.txt" : o.measured_heldout;
   char quality[160];
   std::snprintf(quality, sizeof quality, "mean |log error| %.4f over %zu points; median |error| %.1f%%, worst %.1f%%",
-                fit.error_after, sets[0].points.size(), 100 * errs[0].median_abs, 100 * errs[0].worst_abs);
-  for (const calibration::FitParam& f : params) {
-    if (calibration::get(prof, f) == calibration::get(start, f)) continue;
+                c.fit.error_after, c.sets[0].points.size(), 100 * c.errors[0].median_abs,
+                100 * c.errors[0].worst_abs);
+  for (const calibration::FitParam& f : c.params) {
+    if (calibration::get(prof, f) == calibration::get(c.start, f)) continue;
     cost::Sourced& s = f.speed ? prof.machine.speed_ns_per_iteration : prof.params[static_cast<size_t>(f.param)];
-    const std::string how = measured.empty()
-                                ? " (go test -bench of sim/calibration/suite, -cpu " + cpus + ", -count " +
-                                      std::to_string(count) + ", -benchtime " + bt + ")"
+    const std::string how = o.measured.empty()
+                                ? " (go test -bench of sim/calibration/suite, -cpu " + o.cpus + ", -count " +
+                                      std::to_string(o.count) + ", -benchtime " + o.benchtime + ")"
                                 : " (saved go test -bench output of sim/calibration/suite)";
     char from[64];
-    std::snprintf(from, sizeof from, "%.6g", calibration::get(start, f));
+    std::snprintf(from, sizeof from, "%.6g", calibration::get(c.start, f));
     s.source = "fitted by gmpsim calibrate to " + suite_file + how + ": " + quality + "; started from " + from +
-               " (" + start.origin + ")";
+               " (" + c.start.origin + ")";
   }
-  std::string comment = "Fitted by gmpsim calibrate from " + start.origin + " to the Go benchmarks of " +
-                        sets[0].dir + ";\nmeasurements: " + suite_file + ".\n" + quality + ".";
-  if (sets.size() > 1) {
+  std::string comment = "Fitted by gmpsim calibrate from " + c.start.origin + " to the Go benchmarks of " +
+                        c.sets[0].dir + ";\nmeasurements: " + suite_file + ".\n" + quality + ".";
+  if (c.sets.size() > 1) {
     char h[160];
     std::snprintf(h, sizeof h, "Held out (%s): median |error| %.1f%%, worst %.1f%%;\nmeasurements: ",
-                  sets[1].dir.c_str(), 100 * errs[1].median_abs, 100 * errs[1].worst_abs);
+                  c.sets[1].dir.c_str(), 100 * c.errors[1].median_abs, 100 * c.errors[1].worst_abs);
     comment += std::string("\n") + h + heldout_file + ".";
   }
-  prof.description = start.description;
+  prof.description = c.start.description;
   if (!prof.description.empty() && prof.description.back() != '.') prof.description += '.';
   prof.description += " Fitted by gmpsim calibrate (see the header).";
   try {
-    if (measured.empty()) trace::write_output_file(suite_file, sets[0].output);
-    if (sets.size() > 1 && measured_heldout.empty()) trace::write_output_file(heldout_file, sets[1].output);
-    trace::write_output_file(out, cost::profile_text(prof, comment));
+    if (o.measured.empty()) trace::write_output_file(suite_file, c.sets[0].output);
+    if (c.sets.size() > 1 && o.measured_heldout.empty()) trace::write_output_file(heldout_file, c.sets[1].output);
+    trace::write_output_file(o.out, cost::profile_text(prof, comment));
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
     return 1;
   }
-  std::printf("\nprofile: %s (measurements: %s%s)\n", out.c_str(), suite_file.c_str(),
-              sets.size() > 1 ? (", " + heldout_file).c_str() : "");
+  std::printf("\nprofile: %s (measurements: %s%s)\n", o.out.c_str(), suite_file.c_str(),
+              c.sets.size() > 1 ? (", " + heldout_file).c_str() : "");
   return 0;
+}
+
+}  // namespace
+
+int cmd_calibrate(int argc, char** argv) {
+  const CalibrateOptions o = parse_calibrate_flags(argc, argv);
+  Calibration c;
+  if (const int status = run_calibration(o, c); status != 0) return status;
+  print_calibration(c);
+  return o.out.empty() ? 0 : write_calibration(o, c);
 }
 
 }  // namespace gmp::cli

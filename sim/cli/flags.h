@@ -29,7 +29,6 @@ class Args {
   const std::string& flag() const { return flag_; }
   // The current flag's value (from --flag=value or the next argument).
   std::string value();
-  bool has_inline_value() const { return has_inline_; }
 
  private:
   std::vector<std::string> argv_;

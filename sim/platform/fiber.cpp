@@ -362,12 +362,8 @@ void StackPool::install(Fiber& to) {
     to.ctx_ = bctx::make_fcontext(s.top, size, &FiberAccess::run);
   } else if (out != &to) {
     std::memcpy(to.ctx_, to.saved_, to.saved_size_);
-    bytes_copied_ += to.saved_size_;
   }
-  if (save) {
-    swaps_++;
-    bytes_copied_ += n;
-  }
+  if (save) swaps_++;
 }
 
 }  // namespace gmp::plat

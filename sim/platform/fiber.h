@@ -71,8 +71,6 @@ class Fiber {
 
   bool finished() const { return finished_; }
   std::exception_ptr error() const { return error_; }
-  // Heap bytes that hold this (pooled) fiber's frames while another fiber uses its slot.
-  size_t saved_capacity() const { return saved_cap_; }
 
 #if GMP_FIBER_ASAN
   static constexpr size_t kDefaultStack = 256 * 1024;
@@ -116,9 +114,8 @@ class StackPool {
   StackPool& operator=(const StackPool&) = delete;
 
   uint32_t slots() const { return static_cast<uint32_t>(slots_.size()); }
-  // How many times a slot changed hands with frames to copy, and the bytes copied both ways.
+  // How many times a slot changed hands with frames to copy.
   uint64_t swaps() const { return swaps_; }
-  uint64_t bytes_copied() const { return bytes_copied_; }
 
   // Enough that the goroutines running at once on a few Ps, and the pairs that hand work to each
   // other, seldom share a slot; few enough that the pool is a handful of mappings.
@@ -151,7 +148,6 @@ class StackPool {
   Fiber* swap_to_ = nullptr;
   bool swap_failed_ = false;  // the swapper ran out of memory and resumed the fiber it came from
   uint64_t swaps_ = 0;
-  uint64_t bytes_copied_ = 0;
   struct BufferClass {
     std::vector<char*> free;  // reserved for all `made`, so that give_buffer never allocates
     size_t made = 0;

@@ -31,9 +31,6 @@ struct syncMutex {
   bool TryLock();
   void Unlock();
 
-  // For tests and invariant checks: the state word, not offered to the driver.
-  int32_t peekState() const { return state_.peek(); }
-
  private:
   void lockSlow();
   void unlockSlow(int32_t newState);

@@ -25,9 +25,6 @@ struct WaitGroup {
   void Done();
   void Wait();
 
-  // For tests and invariant checks: the state word, not offered to the driver.
-  uint64_t peekState() const { return state_.peek(); }
-
  private:
   Atomic<uint64_t> state_;
   Sema sema_;

@@ -1,13 +1,7 @@
 // See arrivals.h.
 #include "sim/scenario/arrivals.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <string_view>
 
 #include "sim/scenario/duration.h"
@@ -17,53 +11,6 @@
 namespace gmp::scenario {
 
 namespace {
-
-// The file's text, or why it cannot be had. The type is checked on the path first, so that opening
-// cannot block (a FIFO with no writer), and again on the descriptor, in case the path changed.
-std::string slurp(const std::string& path, std::string& why) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    why = std::string("cannot open: ") + std::strerror(errno);
-    return {};
-  }
-  auto kind = [&](const struct stat& s) -> const char* {
-    if (S_ISDIR(s.st_mode)) return "is a directory, not a file";
-    if (!S_ISREG(s.st_mode)) return "is not a regular file";
-    if (static_cast<uint64_t>(s.st_size) > textproto::kMaxFileBytes) return "is larger than 64 MiB";
-    return nullptr;
-  };
-  if (const char* bad = kind(st)) {
-    why = bad;
-    return {};
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    why = std::string("cannot open: ") + std::strerror(errno);
-    return {};
-  }
-  std::string text;
-  if (::fstat(fd, &st) != 0 || kind(st) != nullptr) {
-    why = "is not a regular file";
-  } else {
-    char buf[65536];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        why = std::string("cannot read: ") + std::strerror(errno);
-        break;
-      }
-      if (n == 0) break;
-      if (text.size() + static_cast<size_t>(n) > textproto::kMaxFileBytes) {
-        why = "is larger than 64 MiB";
-        break;
-      }
-      text.append(buf, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  return why.empty() ? text : std::string();
-}
 
 bool digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -80,14 +27,14 @@ int64_t integer(std::string_view s, int64_t max) {
 }  // namespace
 
 ArrivalTimes read_arrivals(const std::string& path, int64_t conns, bool array, int64_t max_arrivals) {
-  std::string unreadable;
-  const std::string text = slurp(path, unreadable);
-  if (!unreadable.empty()) {
+  // Only a regular file: a FIFO with no writer would block the scenario's loading.
+  textproto::FileText file = textproto::read_file(path, {.regular_only = true});
+  if (!file.error.empty()) {
     ArrivalTimes out;
-    out.unreadable = std::move(unreadable);
+    out.unreadable = std::move(file.error);
     return out;
   }
-  return parse_arrivals(text, path, conns, array, max_arrivals);
+  return parse_arrivals(file.text, path, conns, array, max_arrivals);
 }
 
 ArrivalTimes parse_arrivals(std::string_view text, const std::string& path, int64_t conns, bool array,

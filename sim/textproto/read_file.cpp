@@ -6,21 +6,50 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace gmp::textproto {
 
-FileText read_file(const std::string& path) {
+namespace {
+
+// Why a file of this type and size is not read, or nullptr.
+const char* refusal(const struct stat& st, bool regular_only) {
+  if (S_ISDIR(st.st_mode)) return "is a directory, not a file";
+  if (!regular_only) return nullptr;
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (static_cast<uint64_t>(st.st_size) > kMaxFileBytes) return "is larger than 64 MiB";
+  return nullptr;
+}
+
+}  // namespace
+
+FileText read_file(const std::string& path, ReadOptions opt) {
   FileText out;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (opt.regular_only) {
+    // The type is checked on the path first, so that opening cannot block.
+    if (::stat(path.c_str(), &st) != 0) {
+      out.error = std::string("cannot open: ") + std::strerror(errno);
+      return out;
+    }
+    if (const char* bad = refusal(st, true)) {
+      out.error = bad;
+      return out;
+    }
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (opt.regular_only ? O_NONBLOCK : 0));
   if (fd < 0) {
     out.error = std::string("cannot open: ") + std::strerror(errno);
     return out;
   }
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  // Checked again on the descriptor: the path may name another file by now.
+  const bool known = ::fstat(fd, &st) == 0;
+  const char* bad = known ? refusal(st, opt.regular_only) : nullptr;
+  if (opt.regular_only && (!known || bad != nullptr)) bad = "is not a regular file";
+  if (bad != nullptr) {
     ::close(fd);
-    out.error = "is a directory, not a file";
+    out.error = bad;
     return out;
   }
   char buf[65536];

@@ -259,7 +259,7 @@ void Interpreter::destroy_fd(size_t fd) {
 // wait, and `call`'s result stands as it was set before. The lock's last reference on a closed
 // descriptor destroys it.
 template <class Call>
-void Interpreter::fd_call(size_t fd, rt::pollDesc* pd, int32_t mode, Call call) {
+inline void Interpreter::fd_call(size_t fd, rt::pollDesc* pd, int32_t mode, Call call) {
   open_fd(fd);
   FdMutex& mu = fds_[fd];
   const bool read = mode == 'r';
@@ -273,6 +273,237 @@ void Interpreter::fd_call(size_t fd, rt::pollDesc* pd, int32_t mode, Call call) 
     if (done || !r_.pollWait(pd, mode)) break;
   }
   if (mu.rwunlock(read)) destroy_fd(fd);
+}
+
+// ---- The opcodes: one function per opcode or family of opcodes, called by step(). Those that are
+// one call into the runtime and nothing more are made in step() itself. All are inline, so that
+// run's loop compiles to what one switch in it did: the instructions executed per scenario stay
+// within 0.15% of that switch's (cachegrind), where op_read and op_write, which GCC would keep
+// out of line, are forced in.
+
+// Go and AfterFunc: a task for funcs[in.obj], its parameters bound to the arguments' values now.
+inline Task* Interpreter::spawned_task(const Instr& in, const Task& t) {
+  Task* child = new_task(in.obj);
+  child->spawn = in.spawn;
+  bind_args(in, t, *child);
+  return child;
+}
+
+inline void Interpreter::op_go(const Instr& in, const Task& t) {
+  r_.newproc(static_cast<uintptr_t>(in.obj) + 1, spawned_task(in, t));
+}
+
+inline void Interpreter::op_after_func(const Instr& in, const Task& t) {
+  rt::afterFunc(in.ns, &goFunc, spawned_task(in, t));
+}
+
+inline void Interpreter::op_loop_start(const Instr& in, Task& t, const scenario::Loop* bench) {
+  const int64_t count = in.expr >= 0 ? resolved(in, t).count : in.count;
+  if (bench != nullptr && !meas_.started && t.func == bench->func && t.pc - 1 == bench->begin) {
+    begin_measure(count);
+  }
+  t.counters[static_cast<size_t>(in.obj)] = count;
+  if (in.var >= 0) t.vars[static_cast<size_t>(in.var)] = 0;
+  if (count <= 0) t.pc = in.target;
+}
+
+inline void Interpreter::op_loop_next(const Instr& in, Task& t) {
+  if (--t.counters[static_cast<size_t>(in.obj)] > 0) {
+    t.pc = in.target;
+    if (in.var >= 0) t.vars[static_cast<size_t>(in.var)]++;
+  }
+}
+
+inline void Interpreter::op_range_recv(const Instr& in, Task& t) {
+  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), nullptr, true);
+  (void)selected;
+  if (!received) t.pc = in.target;
+}
+
+inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Function& fn) {
+  // Sends first, then receives, as the compiler lays out scases for selectgo.
+  std::vector<rt::scase>& cases = t.sel_cases;
+  std::vector<int32_t>& targets = t.sel_targets;
+  cases.clear();
+  targets.clear();
+  int nsends = 0;  // selectgo takes the send cases first
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) nsends = static_cast<int>(cases.size());
+    for (int32_t k = 0; k < in.num_cases; k++) {
+      const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
+      if (sc.send != (pass == 0)) continue;
+      rt::scase c{};
+      c.c = channel(sc.chan, sc.index, t);
+      c.elem = nullptr;
+      cases.push_back(c);
+      targets.push_back(sc.target);
+    }
+  }
+  std::vector<uint16_t>& order = t.sel_order;
+  order.assign(2 * cases.size(), 0);
+  auto [chosen, recvOK] = rt::selectgo(cases.data(), order.data(), nsends, static_cast<int>(cases.size()) - nsends,
+                                       !in.has_default);
+  (void)recvOK;
+  t.pc = chosen < 0 ? in.target : targets[static_cast<size_t>(chosen)];
+}
+
+inline void Interpreter::op_syscall(const Instr& in, const Task& t) {
+  r_.entersyscall();
+  plat::charge(plat::Cost::SyscallEnterExit);
+  if (in.on_cpu) {
+    plat::kernel_work(resolved(in, t).ns);
+  } else if (in.nanosleep) {
+    plat::timer_sleep(resolved(in, t).ns);
+  } else {
+    plat::block_for(resolved(in, t).ns);
+  }
+  r_.exitsyscall();
+}
+
+inline void Interpreter::op_busy_poll(rt::g* gp, const Instr& in, const Task& t) {
+  // A poll loop: compute, then check. The check is a non-blocking receive standing for a
+  // flag, or a device's completion-queue read; it is a safe point only if the scenario
+  // says the body makes a call (safe_point).
+  for (int64_t polls = 0;;) {
+    if (in.safe_point) r_.morestackPreemptCheck();
+    compute(gp, in);
+    polls++;
+    if (in.obj >= 0) {
+      auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), nullptr, false);
+      (void)received;
+      if (selected) break;
+    }
+    if (in.device >= 0 && reap(devices_[static_cast<size_t>(in.device)])) break;
+    if (in.count >= 0 && polls >= in.count) break;
+  }
+}
+
+inline void Interpreter::op_parallel(const Instr& in, const Task& t, const scenario::Loop* bench) {
+  // b.RunParallel: GOMAXPROCS goroutines share in.count iterations; wait for all.
+  const int64_t count = resolved(in, t).count;
+  parallels_.push_back(std::make_unique<Parallel>());
+  Parallel& par = *parallels_.back();
+  par.count = count;
+  par.begin = clock_();
+  par.wg = std::make_unique<rt::WaitGroup>(parallel_id_base_ + parallels_.size());
+  const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
+  if (measured) begin_measure(count);
+  const int32_t procs = r_.gomaxprocs;
+  par.wg->Add(procs);
+  for (int32_t k = 0; k < procs; k++) {
+    Task* child = new_task(in.obj);
+    child->parallel = static_cast<int32_t>(parallels_.size() - 1);
+    // The body reads the caller's variables in scope, as a closure does (program.h).
+    std::copy_n(t.vars.begin(), sc_.funcs[static_cast<size_t>(in.obj)].num_params, child->vars.begin());
+    r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
+  }
+  par.wg->Wait();
+  if (measured) end_measure();
+}
+
+inline void Interpreter::op_bench(const Instr& in) {
+  // testing's runN: the function runs in a goroutine of its own; its caller waits for it.
+  Task* child = new_task(in.obj);
+  child->bench = true;
+  r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
+  rt::chanrecv(bench_done_, nullptr, true);
+}
+
+[[gnu::always_inline]] inline void Interpreter::op_read(const Instr& in, Task& t) {
+  // internal/poll's fd.Read. End of file, or an error once the server has closed it, leaves
+  // the innermost loop around it.
+  const int32_t c = connection(in.obj, in.index, t);
+  Network::Got got = Network::Got::Closed;
+  fd_call(static_cast<size_t>(c), net_->pd(c), 'r', [&] {
+    got = net_->read(c, clock_());
+    return got != Network::Got::Again;
+  });
+  if (got != Network::Got::Request && in.target >= 0) t.pc = in.target;
+}
+
+[[gnu::always_inline]] inline void Interpreter::op_write(const Instr& in, Task& t) {
+  // internal/poll's fd.Write: EAGAIN when the send buffer is full, until an answer has left.
+  const int32_t c = connection(in.obj, in.index, t);
+  Network::Wrote w = Network::Wrote::Closed;
+  fd_call(static_cast<size_t>(c), net_->pd(c), 'w', [&] {
+    w = net_->write(c, clock_());
+    return w != Network::Wrote::Full;
+  });
+  // Full at the end: the wait for room failed, the descriptor was closed.
+  if ((w == Network::Wrote::Closed || w == Network::Wrote::Full) && in.target >= 0) t.pc = in.target;
+}
+
+inline void Interpreter::op_accept(const Instr& in, Task& t) {
+  // internal/poll's fd.Accept, on the listener (the workers of a pool take turns at its lock).
+  int64_t k = -1;
+  fd_call(static_cast<size_t>(net_->conns() + in.obj), net_->listener_pd(in.obj), 'r', [&] {
+    k = net_->accept(in.obj, clock_());
+    return k >= 0;
+  });
+  if (k >= 0) open_fd(static_cast<size_t>(net_->conn(sc_.listeners[static_cast<size_t>(in.obj)].conn, k)));
+  if (k >= 0 && in.var >= 0) t.vars[static_cast<size_t>(in.var)] = k;
+}
+
+inline void Interpreter::op_close_conn(const Instr& in, const Task& t) {
+  // internal/poll's fd.Close: mark the descriptor closed (its lock's waiters fail), take it
+  // out of the poller (runtime_pollUnblock readies the goroutines parked on it), drop Close's
+  // reference, and wait on csema until the last reference is gone (destroy, by whoever drops
+  // it, makes the close system call and releases csema). A goroutine between its lock and its
+  // system call still reads or writes the open socket. Closing it again does nothing (Go
+  // returns an error).
+  const int32_t c = connection(in.obj, in.index, t);
+  FdMutex& fd = fds_[static_cast<size_t>(c)];
+  if (fd.increfAndClose()) {
+    r_.pollUnblock(net_->pd(c));
+    if (fd.decref()) destroy_fd(static_cast<size_t>(c));
+    rt::semacquire(&csemas_[static_cast<size_t>(c)]);
+  }
+}
+
+// One instruction of t, which runs fn; t.pc is already past it. Inlined into run, so that the
+// dispatch costs what the switch inside run's loop did.
+[[gnu::always_inline]] inline void Interpreter::step(rt::g* gp, Task& t, const scenario::Function& fn, const Instr& in,
+                                                const scenario::Loop* bench) {
+  const auto obj = static_cast<size_t>(in.obj);
+  switch (in.op) {
+    case Opcode::Compute: compute(gp, resolved(in, t)); break;
+    case Opcode::Go: op_go(in, t); break;
+    case Opcode::Exit: t.pc = static_cast<int32_t>(fn.code.size()); break;
+    case Opcode::Jump: t.pc = in.target; break;
+    case Opcode::LoopStart: op_loop_start(in, t, bench); break;
+    case Opcode::LoopNext: op_loop_next(in, t); break;
+    case Opcode::RangeRecv: op_range_recv(in, t); break;
+    case Opcode::Gosched: r_.Gosched(); break;
+    case Opcode::Send: rt::chansend(channel(in.obj, in.index, t), nullptr, true); break;
+    case Opcode::Recv: rt::chanrecv(channel(in.obj, in.index, t), nullptr, true); break;
+    case Opcode::Close: rt::closechan(channel(in.obj, in.index, t)); break;
+    case Opcode::Select: op_select(in, t, fn); break;
+    case Opcode::Lock: mutexes_[obj]->Lock(); break;
+    case Opcode::Unlock: mutexes_[obj]->Unlock(); break;
+    case Opcode::WgAdd: wgs_[obj]->Add(static_cast<int>(resolved(in, t).count)); break;
+    case Opcode::WgDone: wgs_[obj]->Done(); break;
+    case Opcode::WgWait: wgs_[obj]->Wait(); break;
+    case Opcode::Sleep: rt::timeSleep(resolved(in, t).ns); break;
+    case Opcode::AfterFunc: op_after_func(in, t); break;
+    case Opcode::Syscall: op_syscall(in, t); break;
+    case Opcode::BusyPoll: op_busy_poll(gp, in, t); break;
+    case Opcode::LockOSThread: r_.LockOSThread(); break;
+    case Opcode::UnlockOSThread: r_.UnlockOSThread(); break;
+    case Opcode::Parallel: op_parallel(in, t, bench); break;
+    case Opcode::Submit: submit(devices_[static_cast<size_t>(in.device)]); break;
+    case Opcode::ParallelNext:
+      if (!pb_next(t)) t.pc = in.target;
+      break;
+    case Opcode::Bench: op_bench(in); break;
+    case Opcode::AtomicAdd: vars_[obj].Add(in.count); break;  // wraps as Go's does, on the unsigned bits
+    case Opcode::ResetTimer:
+      if (meas_.started && !meas_.finished) meas_.begin = clock_();
+      break;
+    case Opcode::Read: op_read(in, t); break;
+    case Opcode::Write: op_write(in, t); break;
+    case Opcode::Accept: op_accept(in, t); break;
+    case Opcode::CloseConn: op_close_conn(in, t); break;
+  }
 }
 
 void Interpreter::run(rt::g* gp) {
@@ -295,241 +526,7 @@ void Interpreter::run(rt::g* gp) {
     const Instr& in = fn.code[static_cast<size_t>(t->pc)];
     t->pc++;
     if (in.op != Opcode::Jump && in.op != Opcode::LoopNext) r_.morestackPreemptCheck();
-    switch (in.op) {
-      case Opcode::Compute:
-        compute(gp, resolved(in, *t));
-        break;
-      case Opcode::Go: {
-        Task* child = new_task(in.obj);
-        child->spawn = in.spawn;
-        bind_args(in, *t, *child);
-        r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
-        break;
-      }
-      case Opcode::Exit:
-        t->pc = static_cast<int32_t>(fn.code.size());
-        break;
-      case Opcode::Jump:
-        t->pc = in.target;
-        break;
-      case Opcode::LoopStart: {
-        const int64_t count = in.expr >= 0 ? resolved(in, *t).count : in.count;
-        if (bench != nullptr && !meas_.started && t->func == bench->func && t->pc - 1 == bench->begin) {
-          begin_measure(count);
-        }
-        t->counters[static_cast<size_t>(in.obj)] = count;
-        if (in.var >= 0) t->vars[static_cast<size_t>(in.var)] = 0;
-        if (count <= 0) t->pc = in.target;
-        break;
-      }
-      case Opcode::LoopNext:
-        if (--t->counters[static_cast<size_t>(in.obj)] > 0) {
-          t->pc = in.target;
-          if (in.var >= 0) t->vars[static_cast<size_t>(in.var)]++;
-        }
-        break;
-      case Opcode::RangeRecv: {
-        auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, *t), nullptr, true);
-        (void)selected;
-        if (!received) t->pc = in.target;
-        break;
-      }
-      case Opcode::Gosched:
-        r_.Gosched();
-        break;
-      case Opcode::Send:
-        rt::chansend(channel(in.obj, in.index, *t), nullptr, true);
-        break;
-      case Opcode::Recv:
-        rt::chanrecv(channel(in.obj, in.index, *t), nullptr, true);
-        break;
-      case Opcode::Close:
-        rt::closechan(channel(in.obj, in.index, *t));
-        break;
-      case Opcode::Select: {
-        // Sends first, then receives, as the compiler lays out scases for selectgo.
-        std::vector<rt::scase>& cases = t->sel_cases;
-        std::vector<int32_t>& targets = t->sel_targets;
-        cases.clear();
-        targets.clear();
-        int nsends = 0;  // selectgo takes the send cases first
-        for (int pass = 0; pass < 2; pass++) {
-          if (pass == 1) nsends = static_cast<int>(cases.size());
-          for (int32_t k = 0; k < in.num_cases; k++) {
-            const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
-            if (sc.send != (pass == 0)) continue;
-            rt::scase c{};
-            c.c = channel(sc.chan, sc.index, *t);
-            c.elem = nullptr;
-            cases.push_back(c);
-            targets.push_back(sc.target);
-          }
-        }
-        std::vector<uint16_t>& order = t->sel_order;
-        order.assign(2 * cases.size(), 0);
-        auto [chosen, recvOK] = rt::selectgo(cases.data(), order.data(), nsends,
-                                             static_cast<int>(cases.size()) - nsends, !in.has_default);
-        (void)recvOK;
-        t->pc = chosen < 0 ? in.target : targets[static_cast<size_t>(chosen)];
-        break;
-      }
-      case Opcode::Lock:
-        mutexes_[static_cast<size_t>(in.obj)]->Lock();
-        break;
-      case Opcode::Unlock:
-        mutexes_[static_cast<size_t>(in.obj)]->Unlock();
-        break;
-      case Opcode::WgAdd:
-        wgs_[static_cast<size_t>(in.obj)]->Add(static_cast<int>(resolved(in, *t).count));
-        break;
-      case Opcode::WgDone:
-        wgs_[static_cast<size_t>(in.obj)]->Done();
-        break;
-      case Opcode::WgWait:
-        wgs_[static_cast<size_t>(in.obj)]->Wait();
-        break;
-      case Opcode::Sleep:
-        rt::timeSleep(resolved(in, *t).ns);
-        break;
-      case Opcode::AfterFunc: {
-        Task* child = new_task(in.obj);
-        child->spawn = in.spawn;
-        bind_args(in, *t, *child);
-        rt::afterFunc(in.ns, &goFunc, child);
-        break;
-      }
-      case Opcode::Syscall:
-        r_.entersyscall();
-        plat::charge(plat::Cost::SyscallEnterExit);
-        if (in.on_cpu) {
-          plat::kernel_work(resolved(in, *t).ns);
-        } else if (in.nanosleep) {
-          plat::timer_sleep(resolved(in, *t).ns);
-        } else {
-          plat::block_for(resolved(in, *t).ns);
-        }
-        r_.exitsyscall();
-        break;
-      case Opcode::BusyPoll: {
-        // A poll loop: compute, then check. The check is a non-blocking receive standing for a
-        // flag, or a device's completion-queue read; it is a safe point only if the scenario
-        // says the body makes a call (safe_point).
-        for (int64_t polls = 0;;) {
-          if (in.safe_point) r_.morestackPreemptCheck();
-          compute(gp, in);
-          polls++;
-          if (in.obj >= 0) {
-            auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, *t), nullptr, false);
-            (void)received;
-            if (selected) break;
-          }
-          if (in.device >= 0 && reap(devices_[static_cast<size_t>(in.device)])) break;
-          if (in.count >= 0 && polls >= in.count) break;
-        }
-        break;
-      }
-      case Opcode::LockOSThread:
-        r_.LockOSThread();
-        break;
-      case Opcode::UnlockOSThread:
-        r_.UnlockOSThread();
-        break;
-      case Opcode::Parallel: {
-        // b.RunParallel: GOMAXPROCS goroutines share in.count iterations; wait for all.
-        const int64_t count = resolved(in, *t).count;
-        parallels_.push_back(std::make_unique<Parallel>());
-        Parallel& par = *parallels_.back();
-        par.count = count;
-        par.begin = clock_();
-        par.wg = std::make_unique<rt::WaitGroup>(parallel_id_base_ + parallels_.size());
-        const bool measured = bench != nullptr && sc_.benchmark->loop == in.loop;
-        if (measured) begin_measure(count);
-        const int32_t procs = r_.gomaxprocs;
-        par.wg->Add(procs);
-        for (int32_t k = 0; k < procs; k++) {
-          Task* child = new_task(in.obj);
-          child->parallel = static_cast<int32_t>(parallels_.size() - 1);
-          // The body reads the caller's variables in scope, as a closure does (program.h).
-          std::copy_n(t->vars.begin(), sc_.funcs[static_cast<size_t>(in.obj)].num_params, child->vars.begin());
-          r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
-        }
-        par.wg->Wait();
-        if (measured) end_measure();
-        break;
-      }
-      case Opcode::Submit:
-        submit(devices_[static_cast<size_t>(in.device)]);
-        break;
-      case Opcode::ParallelNext:
-        if (!pb_next(*t)) t->pc = in.target;
-        break;
-      case Opcode::Bench: {
-        // testing's runN: the function runs in a goroutine of its own; its caller waits for it.
-        Task* child = new_task(in.obj);
-        child->bench = true;
-        r_.newproc(static_cast<uintptr_t>(in.obj) + 1, child);
-        rt::chanrecv(bench_done_, nullptr, true);
-        break;
-      }
-      case Opcode::AtomicAdd:
-        // Wraps as Go's does: the add is done on the unsigned bits.
-        vars_[static_cast<size_t>(in.obj)].Add(in.count);
-        break;
-      case Opcode::ResetTimer:
-        if (meas_.started && !meas_.finished) meas_.begin = clock_();
-        break;
-      case Opcode::Read: {
-        // internal/poll's fd.Read. End of file, or an error once the server has closed it, leaves
-        // the innermost loop around it.
-        const int32_t c = connection(in.obj, in.index, *t);
-        Network::Got got = Network::Got::Closed;
-        fd_call(static_cast<size_t>(c), net_->pd(c), 'r', [&] {
-          got = net_->read(c, clock_());
-          return got != Network::Got::Again;
-        });
-        if (got != Network::Got::Request && in.target >= 0) t->pc = in.target;
-        break;
-      }
-      case Opcode::Write: {
-        // internal/poll's fd.Write: EAGAIN when the send buffer is full, until an answer has left.
-        const int32_t c = connection(in.obj, in.index, *t);
-        Network::Wrote w = Network::Wrote::Closed;
-        fd_call(static_cast<size_t>(c), net_->pd(c), 'w', [&] {
-          w = net_->write(c, clock_());
-          return w != Network::Wrote::Full;
-        });
-        // Full at the end: the wait for room failed, the descriptor was closed.
-        if ((w == Network::Wrote::Closed || w == Network::Wrote::Full) && in.target >= 0) t->pc = in.target;
-        break;
-      }
-      case Opcode::Accept: {
-        // internal/poll's fd.Accept, on the listener (the workers of a pool take turns at its lock).
-        int64_t k = -1;
-        fd_call(static_cast<size_t>(net_->conns() + in.obj), net_->listener_pd(in.obj), 'r', [&] {
-          k = net_->accept(in.obj, clock_());
-          return k >= 0;
-        });
-        if (k >= 0) open_fd(static_cast<size_t>(net_->conn(sc_.listeners[static_cast<size_t>(in.obj)].conn, k)));
-        if (k >= 0 && in.var >= 0) t->vars[static_cast<size_t>(in.var)] = k;
-        break;
-      }
-      case Opcode::CloseConn: {
-        // internal/poll's fd.Close: mark the descriptor closed (its lock's waiters fail), take it
-        // out of the poller (runtime_pollUnblock readies the goroutines parked on it), drop Close's
-        // reference, and wait on csema until the last reference is gone (destroy, by whoever drops
-        // it, makes the close system call and releases csema). A goroutine between its lock and its
-        // system call still reads or writes the open socket. Closing it again does nothing (Go
-        // returns an error).
-        const int32_t c = connection(in.obj, in.index, *t);
-        FdMutex& fd = fds_[static_cast<size_t>(c)];
-        if (fd.increfAndClose()) {
-          r_.pollUnblock(net_->pd(c));
-          if (fd.decref()) destroy_fd(static_cast<size_t>(c));
-          rt::semacquire(&csemas_[static_cast<size_t>(c)]);
-        }
-        break;
-      }
-    }
+    step(gp, *t, fn, in, bench);
   }
   if (t->bench) {
     end_measure();

@@ -106,6 +106,25 @@ class Interpreter {
   // Binds the callee's parameters: child's vars[k] = the k-th argument of in, evaluated for t.
   void bind_args(const scenario::Instr& in, const Task& t, Task& child);
   [[noreturn]] void panic(const scenario::Expr& e, const std::string& what) const;
+  // run's loop hands each instruction to step, which calls the function of its opcode (or of its
+  // family of opcodes); each takes t, whose pc is already past the instruction.
+  void step(rt::g* gp, Task& t, const scenario::Function& fn, const scenario::Instr& in,
+            const scenario::Loop* bench);
+  Task* spawned_task(const scenario::Instr& in, const Task& t);
+  void op_go(const scenario::Instr& in, const Task& t);
+  void op_after_func(const scenario::Instr& in, const Task& t);
+  void op_loop_start(const scenario::Instr& in, Task& t, const scenario::Loop* bench);
+  void op_loop_next(const scenario::Instr& in, Task& t);
+  void op_range_recv(const scenario::Instr& in, Task& t);
+  void op_select(const scenario::Instr& in, Task& t, const scenario::Function& fn);
+  void op_syscall(const scenario::Instr& in, const Task& t);
+  void op_busy_poll(rt::g* gp, const scenario::Instr& in, const Task& t);
+  void op_parallel(const scenario::Instr& in, const Task& t, const scenario::Loop* bench);
+  void op_bench(const scenario::Instr& in);
+  void op_read(const scenario::Instr& in, Task& t);
+  void op_write(const scenario::Instr& in, Task& t);
+  void op_accept(const scenario::Instr& in, Task& t);
+  void op_close_conn(const scenario::Instr& in, const Task& t);
   // The measured loop starts with `ops` iterations to go, or ends; both read the clock.
   void begin_measure(int64_t ops) {
     meas_.started = true;

@@ -22,6 +22,7 @@
 
 namespace fs = std::filesystem;
 using namespace gmp::view;
+using namespace gmp::lanes;  // the wire decoder's names (traces/lanes/wire.h)
 
 namespace {
 

@@ -677,13 +677,8 @@ class V2Reader final : public GoTraceReader {
     return true;
   }
 
-  void sift_up(size_t i) {
-    while (i > 0 && frontier_[(i - 1) / 2].ev.time > frontier_[i].ev.time) {
-      std::swap(frontier_[(i - 1) / 2], frontier_[i]);
-      i = (i - 1) / 2;
-    }
-  }
-  size_t sift_up_ret(size_t i) {
+  // Moves frontier_[i] up to its place; returns where it ends.
+  size_t sift_up(size_t i) {
     while (i > 0 && frontier_[(i - 1) / 2].ev.time > frontier_[i].ev.time) {
       std::swap(frontier_[(i - 1) / 2], frontier_[i]);
       i = (i - 1) / 2;
@@ -710,7 +705,7 @@ class V2Reader final : public GoTraceReader {
     sift_up(frontier_.size() - 1);
   }
   void heap_update(size_t i) {
-    if (sift_up_ret(i) != i) return;
+    if (sift_up(i) != i) return;
     sift_down(i);
   }
   void heap_remove(size_t i) {
@@ -846,8 +841,16 @@ class V2Reader final : public GoTraceReader {
     fail(e.offset, std::string("tried to end ") + name(begin) + ", but it is not in flight");
   }
 
+  // ---- The advance functions: one per event type, or per group of types handled alike, found
+  // through a table indexed by the type (kAdvance, after the class), as in Go's internal/trace
+  // (order.go's orderingDispatch). Each returns false when the event has to wait for another M's
+  // events, throws when it can never be taken, and otherwise queues what it hands out and sets
+  // `next`, the M's context after it.
+  using Advance = bool (V2Reader::*)(const RawEvent& e, const Ctx& cur, Ctx& next);
+  static const std::array<Advance, 256> kAdvance;
+
   // `ms` is m's state (ms_ keeps its nodes in place as it grows).
-  bool advance(RawEvent& e, int64_t m, MState* ms) {
+  bool advance(const RawEvent& e, int64_t m, MState* ms) {
     Ctx cur;
     cur.m = m;
     if (ms != nullptr) {
@@ -855,7 +858,11 @@ class V2Reader final : public GoTraceReader {
       cur.g = ms->g;
     }
     Ctx next = cur;
-    bool ok = dispatch(e, cur, next);
+    const Advance step = kAdvance[e.type];
+    if (step == nullptr) {
+      fail(e.offset, "bad event type " + std::to_string(e.type) + " (" + name(e.type) + ") in an event batch");
+    }
+    const bool ok = (this->*step)(e, cur, next);
     if (ok && ms != nullptr) {
       ms->p = next.p;
       ms->g = next.g;
@@ -863,500 +870,543 @@ class V2Reader final : public GoTraceReader {
     return ok;
   }
 
-  bool dispatch(RawEvent& e, Ctx cur, Ctx& next) {
+  // Whether the events being ordered are those of the trace's first generation.
+  bool initial_gen() const { return gen_.gen == initial_gen_; }
+
+  // Procs.
+
+  bool advance_procs_change(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    push(e, cur, GoKind::kProcsChange).ev.value = e.args[0];
+    return true;
+  }
+
+  bool advance_proc_status(const RawEvent& e, const Ctx& cur, Ctx& next) {
     const uint64_t gen = gen_.gen;
-    const bool initial = gen == initial_gen_;
-    switch (e.type) {
-      case kEvProcsChange: {
-        need_user(e, cur);
-        push(e, cur, GoKind::kProcsChange).ev.value = e.args[0];
-        return true;
-      }
-      case kEvProcStatus: {
-        int64_t pid = static_cast<int64_t>(e.args[0]);
-        uint64_t status = e.args[1];
-        if (status > kProcSyscallAbandoned) {
-          fail(e.offset, "invalid status " + std::to_string(status) + " for proc " + std::to_string(pid));
-        }
-        PStatus old_status = p_status(status);
-        bool abandoned_running = false;
-        if (PState* s = p_state(pid)) {
-          if (status == kProcSyscallAbandoned && s->status == kProcSyscall) {
-            old_status = PStatus::kSyscall;
-            abandoned_running = true;
-          } else if (status == kProcSyscallAbandoned && s->status == kProcSyscallAbandoned) {
-            old_status = PStatus::kSyscallAbandoned;
-          } else if (s->status != status) {
-            fail(e.offset, "inconsistent status for proc " + std::to_string(pid) + ": old " + p_status_name(s->status) +
-                               " vs. new " + p_status_name(static_cast<uint8_t>(status)));
-          }
-          s->seq = Seq{gen, 0};
-        } else {
-          PState& ns = ps_[pid];
-          ns.status = static_cast<uint8_t>(status);
-          ns.seq = Seq{gen, 0};
-          old_status = initial ? PStatus::kUnknown : PStatus::kNotExist;
-        }
-        if (status == kProcRunning || status == kProcSyscall) next.p = pid;
-        Ctx ev_ctx = cur;
-        if (abandoned_running) {
-          // The P sits with an M in a syscall: the event is about that M (the lowest id if the
-          // trace names several, so that the answer does not depend on hashing).
-          int64_t found = kNone;
-          for (const auto& [id, st] : ms_) {
-            if (st.p == pid && (found == kNone || id < found)) found = id;
-          }
-          if (found == kNone)
-            fail(e.offset, "no thread holds proc " + std::to_string(pid) + " that is about to be stolen");
-          ev_ctx.m = found;
-          ev_ctx.p = pid;
-          ev_ctx.g = ms_[found].g;
-        }
-        Queued& q = push(e, ev_ctx, GoKind::kProcStatus);
-        q.ev.arg_p = pid;
-        q.ev.status = static_cast<uint8_t>(abandoned_running ? PStatus::kSyscall : p_status(status));
-        q.ev.old_status = static_cast<uint8_t>(old_status);
-        return true;
-      }
-      case kEvProcStart: {
-        int64_t pid = static_cast<int64_t>(e.args[0]);
-        Seq seq{gen, e.args[1]};
-        PState* s = p_state(pid);
-        if (s == nullptr || s->status != kProcIdle || !seq.succeeds(s->seq) || cur.p != kNone) return false;
-        need(e, cur, kMust, kMustNot, kMay);
-        s->status = kProcRunning;
-        s->seq = seq;
-        next.p = pid;
-        push(e, cur, GoKind::kProcStart).ev.arg_p = pid;
-        return true;
-      }
-      case kEvProcStop: {
-        PState* s = p_state(cur.p);
-        if (s == nullptr) fail(e.offset, "ProcStop for proc " + std::to_string(cur.p) + " that doesn't exist");
-        if (s->status != kProcRunning && s->status != kProcSyscall) {
-          fail(e.offset, "ProcStop for a proc that is not Running or Syscall");
-        }
-        need(e, cur, kMust, kMust, kMay);
-        s->status = kProcIdle;
-        next.p = kNone;
-        push(e, cur, GoKind::kProcStop);
-        return true;
-      }
-      case kEvProcSteal: {
-        int64_t pid = static_cast<int64_t>(e.args[0]);
-        Seq seq{gen, e.args[1]};
-        PState* s = p_state(pid);
-        if (s == nullptr || (s->status != kProcSyscall && s->status != kProcSyscallAbandoned) ||
-            !seq.succeeds(s->seq)) {
-          return false;
-        }
-        need(e, cur, kMust, kMay, kMay);
-        uint8_t old = s->status;
-        s->status = kProcIdle;
-        s->seq = seq;
-        if (old == kProcSyscallAbandoned) {
-          Queued& q = push(e, cur, GoKind::kProcSteal);
-          q.ev.arg_p = pid;
-          q.ev.old_status = static_cast<uint8_t>(PStatus::kSyscallAbandoned);
-          return true;
-        }
-        int64_t victim = static_cast<int64_t>(e.args[2]);
-        if (victim == cur.m) {
-          if (cur.p != pid) {
-            fail(e.offset, "tried to self-steal proc " + std::to_string(pid) + " (thread " + std::to_string(victim) +
-                               "), but got proc " + std::to_string(cur.p) + " instead");
-          }
-          next.p = kNone;
-        } else {
-          auto it = ms_.find(victim);
-          if (it == ms_.end()) fail(e.offset, "stole proc from non-existent thread " + std::to_string(victim));
-          if (it->second.p != pid) {
-            fail(e.offset, "tried to steal proc " + std::to_string(pid) + " from thread " + std::to_string(victim) +
-                               ", but got proc " + std::to_string(it->second.p) + " instead");
-          }
-          it->second.p = kNone;
-        }
-        Queued& q = push(e, cur, GoKind::kProcSteal);
-        q.ev.arg_p = pid;
-        q.ev.arg_m = victim;
-        q.ev.old_status = static_cast<uint8_t>(PStatus::kSyscall);
-        return true;
-      }
-      case kEvGoStatus:
-      case kEvGoStatusStack: {
-        int64_t gid = static_cast<int64_t>(e.args[0]);
-        int64_t mid = static_cast<int64_t>(e.args[1]);
-        uint64_t status = e.args[2];
-        if (status > kGoWaiting) {
-          fail(e.offset, "invalid status " + std::to_string(status) + " for goroutine " + std::to_string(gid));
-        }
-        GStatus old_status = g_status(status);
-        if (GState* s = g_state(gid)) {
-          if (s->status != status) {
-            fail(e.offset, "inconsistent status for goroutine " + std::to_string(gid) + ": old " +
-                               g_status_name(s->status) + " vs. new " + g_status_name(static_cast<uint8_t>(status)));
-          }
-          s->seq = Seq{gen, 0};
-        } else if (initial) {
-          GState& ns = gs_[gid];
-          ns.status = static_cast<uint8_t>(status);
-          ns.seq = Seq{gen, 0};
-          old_status = GStatus::kUnknown;
-        } else {
-          fail(e.offset, "status for new goroutine " + std::to_string(gid) + " after the first generation");
-        }
-        Ctx ev_ctx = cur;
-        if (status == kGoRunning) {
-          next.g = gid;
-        } else if (status == kGoSyscall) {
-          if (mid == kNone) fail(e.offset, "goroutine " + std::to_string(gid) + " in syscall without a thread");
-          if (mid == cur.m) {
-            if (!initial && cur.g != gid) {
-              fail(e.offset, "inconsistent thread for syscalling goroutine " + std::to_string(gid) +
-                                 ": thread has goroutine " + std::to_string(cur.g));
-            }
-            next.g = gid;
-          } else {
-            auto it = ms_.find(mid);
-            if (it != ms_.end()) {
-              if (it->second.g != gid) {
-                fail(e.offset, "inconsistent thread for syscalling goroutine " + std::to_string(gid) +
-                                   ": thread has goroutine " + std::to_string(it->second.g));
-              }
-              ev_ctx.g = it->second.g;
-            } else {
-              ms_[mid] = MState{gid, kNone};
-            }
-            ev_ctx.m = mid;
-            ev_ctx.p = kNone;  // the stating M's P is not the syscalling G's
-          }
-        }
-        Queued& q = push(e, ev_ctx, GoKind::kGoStatus);
-        q.ev.arg_g = gid;
-        q.ev.arg_m = mid;
-        q.ev.status = static_cast<uint8_t>(g_status(status));
-        q.ev.old_status = static_cast<uint8_t>(old_status);
-        return true;
-      }
-      case kEvGoCreate:
-      case kEvGoCreateBlocked: {
-        need(e, cur, kMust, kMust, kMay);
-        if (GState* s = g_state(cur.g); s != nullptr && s->status != kGoRunning) {
-          fail(e.offset, std::string(name(e.type)) + " by goroutine " + std::to_string(cur.g) + " that is not running");
-        }
-        int64_t gid = static_cast<int64_t>(e.args[0]);
-        if (g_state(gid) != nullptr)
-          fail(e.offset, "tried to create goroutine " + std::to_string(gid) + " that already exists");
-        GState& s = gs_[gid];
-        s.status = e.type == kEvGoCreateBlocked ? kGoWaiting : kGoRunnable;
-        s.seq = Seq{gen, 0};
-        push(e, cur, e.type == kEvGoCreateBlocked ? GoKind::kGoCreateBlocked : GoKind::kGoCreate).ev.arg_g = gid;
-        return true;
-      }
-      case kEvGoDestroy:
-      case kEvGoStop:
-      case kEvGoBlock: {
-        need_user(e, cur);
-        GState& s = cur_g(e, cur);
-        if (s.status != kGoRunning) fail(e.offset, std::string(name(e.type)) + " for a goroutine that is not Running");
-        GoKind kind = GoKind::kGoDestroy;
-        if (e.type == kEvGoDestroy) {
-          gs_.erase(cur.g);
-        } else if (e.type == kEvGoStop) {
-          s.status = kGoRunnable;
-          kind = GoKind::kGoStop;
-        } else {
-          s.status = kGoWaiting;
-          kind = GoKind::kGoBlock;
-        }
-        next.g = kNone;
-        push(e, cur, kind);
-        return true;
-      }
-      case kEvGoStart: {
-        int64_t gid = static_cast<int64_t>(e.args[0]);
-        Seq seq{gen, e.args[1]};
-        GState* s = g_state(gid);
-        if (s == nullptr || s->status != kGoRunnable || !seq.succeeds(s->seq)) return false;
-        need(e, cur, kMust, kMust, kMustNot);
-        s->status = kGoRunning;
-        s->seq = seq;
-        next.g = gid;
-        push(e, cur, GoKind::kGoStart).ev.arg_g = gid;
-        return true;
-      }
-      case kEvGoUnblock: {
-        int64_t gid = static_cast<int64_t>(e.args[0]);
-        Seq seq{gen, e.args[1]};
-        GState* s = g_state(gid);
-        if (s == nullptr || s->status != kGoWaiting || !seq.succeeds(s->seq)) return false;
-        s->status = kGoRunnable;
-        s->seq = seq;
-        push(e, cur, GoKind::kGoUnblock).ev.arg_g = gid;
-        return true;
-      }
-      case kEvGoSwitch:
-      case kEvGoSwitchDestroy: {
-        need_user(e, cur);
-        GState& s = cur_g(e, cur);
-        if (s.status != kGoRunning) fail(e.offset, std::string(name(e.type)) + " for a goroutine that is not Running");
-        int64_t next_g = static_cast<int64_t>(e.args[0]);
-        Seq seq{gen, e.args[1]};
-        GState* ns = g_state(next_g);
-        if (ns == nullptr || ns->status != kGoWaiting || !seq.succeeds(ns->seq)) return false;
-        // Go hands out the switch as an unblock of the next G, the block (or end) of the current
-        // one and the start of the next.
-        push(e, cur, GoKind::kGoUnblock).ev.arg_g = next_g;
-        if (e.type == kEvGoSwitch) {
-          s.status = kGoWaiting;
-          push(e, cur, GoKind::kGoBlock).ev.synthetic = true;
-        } else {
-          gs_.erase(cur.g);
-          push(e, cur, GoKind::kGoDestroy).ev.synthetic = true;
-        }
-        ns = g_state(next_g);
-        ns->status = kGoRunning;
-        ns->seq = seq;
-        next.g = next_g;
-        Ctx start = cur;
-        start.g = kNone;
-        Queued& q = push(e, start, GoKind::kGoStart);
-        q.ev.arg_g = next_g;
-        q.ev.synthetic = true;
-        return true;
-      }
-      case kEvGoSyscallBegin: {
-        need_user(e, cur);
-        GState& s = cur_g(e, cur);
-        if (s.status != kGoRunning) fail(e.offset, "GoSyscallBegin for a goroutine that is not Running");
-        s.status = kGoSyscall;
-        PState* ps = p_state(cur.p);
-        if (ps == nullptr) fail(e.offset, "uninitialized proc " + std::to_string(cur.p) + " in GoSyscallBegin");
-        ps->status = kProcSyscall;
-        Seq seq{gen, e.args[0]};
-        if (!seq.succeeds(ps->seq)) fail(e.offset, "GoSyscallBegin: proc sequence number does not follow");
-        ps->seq = seq;
-        push(e, cur, GoKind::kGoSyscallBegin);
-        return true;
-      }
-      case kEvGoSyscallEnd: {
-        need_user(e, cur);
-        GState& s = cur_g(e, cur);
-        if (s.status != kGoSyscall) fail(e.offset, "GoSyscallEnd for a goroutine that is not in a syscall");
-        s.status = kGoRunning;
-        PState* ps = p_state(cur.p);
-        if (ps == nullptr) fail(e.offset, "uninitialized proc " + std::to_string(cur.p) + " in GoSyscallEnd");
-        if (ps->status != kProcSyscall)
-          fail(e.offset, "GoSyscallEnd: proc " + std::to_string(cur.p) + " is not in Syscall");
-        ps->status = kProcRunning;
-        push(e, cur, GoKind::kGoSyscallEnd);
-        return true;
-      }
-      case kEvGoSyscallEndBlocked: {
-        if (cur.p != kNone) {
-          PState* ps = p_state(cur.p);
-          if (ps == nullptr) fail(e.offset, "uninitialized proc " + std::to_string(cur.p) + " in GoSyscallEndBlocked");
-          if (ps->status == kProcSyscall) return false;
-        }
-        need(e, cur, kMust, kMay, kMust);
-        GState& s = cur_g(e, cur);
-        if (s.status != kGoSyscall) fail(e.offset, "GoSyscallEndBlocked for a goroutine that is not in a syscall");
-        s.status = kGoRunnable;
-        next.g = kNone;
-        push(e, cur, GoKind::kGoSyscallEndBlocked);
-        return true;
-      }
-      case kEvGoCreateSyscall: {
-        need(e, cur, kMust, kMay, kMustNot);
-        int64_t gid = static_cast<int64_t>(e.args[0]);
-        if (g_state(gid) != nullptr)
-          fail(e.offset, "tried to create goroutine " + std::to_string(gid) + " in syscall that already exists");
-        GState& s = gs_[gid];
-        s.status = kGoSyscall;
-        s.seq = Seq{gen, 0};
-        next.g = gid;
-        push(e, cur, GoKind::kGoCreateSyscall).ev.arg_g = gid;
-        return true;
-      }
-      case kEvGoDestroySyscall: {
-        need(e, cur, kMust, kMay, kMust);
-        GState& s = cur_g(e, cur);
-        if (s.status != kGoSyscall) fail(e.offset, "GoDestroySyscall for a goroutine that is not in a syscall");
-        gs_.erase(cur.g);
-        next.g = kNone;
-        if (cur.p != kNone) {
-          PState* ps = p_state(cur.p);
-          if (ps == nullptr) fail(e.offset, "invalid proc " + std::to_string(cur.p) + " in GoDestroySyscall");
-          if (ps->status != kProcSyscall)
-            fail(e.offset, "GoDestroySyscall: proc " + std::to_string(cur.p) + " is not in Syscall");
-          ps->status = kProcSyscallAbandoned;
-          next.p = kNone;
-          // Go's parser reports the P as stolen from this M.
-          Queued& q = push(e, cur, GoKind::kProcSteal);
-          q.ev.arg_p = cur.p;
-          q.ev.arg_m = cur.m;
-          q.ev.old_status = static_cast<uint8_t>(PStatus::kSyscall);
-          q.ev.synthetic = true;
-        }
-        push(e, cur, GoKind::kGoDestroySyscall);
-        return true;
-      }
-      case kEvUserTaskBegin: {
-        uint64_t id = e.args[0];
-        if (tasks_.count(id) != 0) fail(e.offset, "task id conflict: " + std::to_string(id));
-        std::string_view task_name = string_of(e.args[2], e);
-        tasks_.emplace(id, task_name);
-        need_user(e, cur);
-        Queued& q = push(e, cur, GoKind::kUserTaskBegin);
-        q.ev.value = id;
-        return true;
-      }
-      case kEvUserTaskEnd: {
-        auto it = tasks_.find(e.args[0]);
-        std::string_view task_name;
-        if (it != tasks_.end()) {
-          task_name = it->second;
-          tasks_.erase(it);
-        }
-        need_user(e, cur);
-        Queued& q = push(e, cur, GoKind::kUserTaskEnd);
-        q.ev.value = e.args[0];
-        q.ev.reason = task_name;
-        return true;
-      }
-      case kEvUserRegionBegin:
-      case kEvUserRegionEnd: {
-        need_user(e, cur);
-        Region r{e.args[0], string_of(e.args[1], e)};
-        GState* s = g_state(cur.g);
-        if (s == nullptr)
-          fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
-        if (e.type == kEvUserRegionBegin) {
-          s->regions.push_back(r);
-        } else if (!s->regions.empty()) {
-          if (!(s->regions.back() == r)) {
-            fail(e.offset, "misuse of region in goroutine " + std::to_string(cur.g) + ": region end \"" +
-                               std::string(r.name) + "\" does not match the innermost region \"" +
-                               std::string(s->regions.back().name) + "\"");
-          }
-          s->regions.pop_back();
-        }
-        Queued& q = push(e, cur, e.type == kEvUserRegionBegin ? GoKind::kUserRegionBegin : GoKind::kUserRegionEnd);
-        q.ev.value = e.args[0];
-        return true;
-      }
-      case kEvGoLabel:
-      case kEvUserLog: {
-        need_user(e, cur);
-        Queued& q = push(e, cur, e.type == kEvGoLabel ? GoKind::kGoLabel : GoKind::kUserLog);
-        q.ev.value = e.type == kEvUserLog ? e.args[0] : 0;
-        return true;
-      }
-      case kEvGCActive: {
-        uint64_t seq = e.args[0];
-        if (initial) {
-          if (gc_state_ != kGCUndetermined) fail(e.offset, "GCActive in the first generation isn't the first GC event");
-          gc_seq_ = seq;
-          gc_state_ = kGCRunning;
-          push(e, cur, GoKind::kDropped);
-          return true;
-        }
-        if (seq != gc_seq_ + 1) return false;
-        if (gc_state_ != kGCRunning) fail(e.offset, "GCActive while GC was not in progress");
-        gc_seq_ = seq;
-        need_user(e, cur);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvGCBegin: {
-        uint64_t seq = e.args[0];
-        if (gc_state_ == kGCUndetermined) {
-          gc_seq_ = seq;
-          gc_state_ = kGCRunning;
-          push(e, cur, GoKind::kDropped);
-          return true;
-        }
-        if (seq != gc_seq_ + 1) return false;
-        if (gc_state_ == kGCRunning) fail(e.offset, "GCBegin while GC was already in progress");
-        gc_seq_ = seq;
-        gc_state_ = kGCRunning;
-        need_user(e, cur);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvGCEnd: {
-        uint64_t seq = e.args[0];
-        if (seq != gc_seq_ + 1) return false;
-        if (gc_state_ == kGCNotRunning) fail(e.offset, "GCEnd when GC was not in progress");
-        if (gc_state_ == kGCUndetermined) fail(e.offset, "GCEnd when GC was in an undetermined state");
-        gc_seq_ = seq;
-        gc_state_ = kGCNotRunning;
-        need_user(e, cur);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvHeapAlloc:
-      case kEvHeapGoal: {
-        need(e, cur, kMust, kMust, kMay);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvGCSweepBegin: {
-        need(e, cur, kMust, kMust, kMay);
-        begin_range(ps_[cur.p].ranges, range_of(e.type, 0), e);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvGCSweepActive: {
-        PState* ps = p_state(static_cast<int64_t>(e.args[0]));
-        if (ps == nullptr) fail(e.offset, "GCSweepActive for unknown proc " + std::to_string(e.args[0]));
-        active_range(ps->ranges, range_of(e.type, 0), initial, e);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvGCSweepEnd: {
-        need(e, cur, kMust, kMust, kMay);
-        end_range(ps_[cur.p].ranges, e.type, e);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvSTWBegin:
-      case kEvGCMarkAssistBegin: {
-        need_user(e, cur);
-        uint64_t desc = e.type == kEvSTWBegin ? e.args[0] : 0;
-        GState* s = g_state(cur.g);
-        if (s == nullptr)
-          fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
-        begin_range(s->ranges, range_of(e.type, desc), e);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvGCMarkAssistActive: {
-        GState* s = g_state(static_cast<int64_t>(e.args[0]));
-        if (s == nullptr)
-          fail(e.offset, "uninitialized goroutine " + std::to_string(e.args[0]) + " in GCMarkAssistActive");
-        active_range(s->ranges, range_of(e.type, 0), initial, e);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      case kEvSTWEnd:
-      case kEvGCMarkAssistEnd: {
-        need_user(e, cur);
-        GState* s = g_state(cur.g);
-        if (s == nullptr)
-          fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
-        end_range(s->ranges, e.type, e);
-        push(e, cur, GoKind::kDropped);
-        return true;
-      }
-      default:
-        if (e.type >= kEvFirstExperimental && e.type <= kEvLastExperimental) {
-          need(e, cur, kMust, kMay, kMay);
-          push(e, cur, GoKind::kDropped);
-          return true;
-        }
-        fail(e.offset, "bad event type " + std::to_string(e.type) + " (" + name(e.type) + ") in an event batch");
+    int64_t pid = static_cast<int64_t>(e.args[0]);
+    uint64_t status = e.args[1];
+    if (status > kProcSyscallAbandoned) {
+      fail(e.offset, "invalid status " + std::to_string(status) + " for proc " + std::to_string(pid));
     }
+    PStatus old_status = p_status(status);
+    bool abandoned_running = false;
+    if (PState* s = p_state(pid)) {
+      if (status == kProcSyscallAbandoned && s->status == kProcSyscall) {
+        old_status = PStatus::kSyscall;
+        abandoned_running = true;
+      } else if (status == kProcSyscallAbandoned && s->status == kProcSyscallAbandoned) {
+        old_status = PStatus::kSyscallAbandoned;
+      } else if (s->status != status) {
+        fail(e.offset, "inconsistent status for proc " + std::to_string(pid) + ": old " + p_status_name(s->status) +
+                           " vs. new " + p_status_name(static_cast<uint8_t>(status)));
+      }
+      s->seq = Seq{gen, 0};
+    } else {
+      PState& ns = ps_[pid];
+      ns.status = static_cast<uint8_t>(status);
+      ns.seq = Seq{gen, 0};
+      old_status = initial_gen() ? PStatus::kUnknown : PStatus::kNotExist;
+    }
+    if (status == kProcRunning || status == kProcSyscall) next.p = pid;
+    Ctx ev_ctx = cur;
+    if (abandoned_running) {
+      // The P sits with an M in a syscall: the event is about that M (the lowest id if the
+      // trace names several, so that the answer does not depend on hashing).
+      int64_t found = kNone;
+      for (const auto& [id, st] : ms_) {
+        if (st.p == pid && (found == kNone || id < found)) found = id;
+      }
+      if (found == kNone) fail(e.offset, "no thread holds proc " + std::to_string(pid) + " that is about to be stolen");
+      ev_ctx.m = found;
+      ev_ctx.p = pid;
+      ev_ctx.g = ms_[found].g;
+    }
+    Queued& q = push(e, ev_ctx, GoKind::kProcStatus);
+    q.ev.arg_p = pid;
+    q.ev.status = static_cast<uint8_t>(abandoned_running ? PStatus::kSyscall : p_status(status));
+    q.ev.old_status = static_cast<uint8_t>(old_status);
+    return true;
+  }
+
+  bool advance_proc_start(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    int64_t pid = static_cast<int64_t>(e.args[0]);
+    Seq seq{gen_.gen, e.args[1]};
+    PState* s = p_state(pid);
+    if (s == nullptr || s->status != kProcIdle || !seq.succeeds(s->seq) || cur.p != kNone) return false;
+    need(e, cur, kMust, kMustNot, kMay);
+    s->status = kProcRunning;
+    s->seq = seq;
+    next.p = pid;
+    push(e, cur, GoKind::kProcStart).ev.arg_p = pid;
+    return true;
+  }
+
+  bool advance_proc_stop(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    PState* s = p_state(cur.p);
+    if (s == nullptr) fail(e.offset, "ProcStop for proc " + std::to_string(cur.p) + " that doesn't exist");
+    if (s->status != kProcRunning && s->status != kProcSyscall) {
+      fail(e.offset, "ProcStop for a proc that is not Running or Syscall");
+    }
+    need(e, cur, kMust, kMust, kMay);
+    s->status = kProcIdle;
+    next.p = kNone;
+    push(e, cur, GoKind::kProcStop);
+    return true;
+  }
+
+  bool advance_proc_steal(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    int64_t pid = static_cast<int64_t>(e.args[0]);
+    Seq seq{gen_.gen, e.args[1]};
+    PState* s = p_state(pid);
+    if (s == nullptr || (s->status != kProcSyscall && s->status != kProcSyscallAbandoned) || !seq.succeeds(s->seq)) {
+      return false;
+    }
+    need(e, cur, kMust, kMay, kMay);
+    uint8_t old = s->status;
+    s->status = kProcIdle;
+    s->seq = seq;
+    if (old == kProcSyscallAbandoned) {
+      Queued& q = push(e, cur, GoKind::kProcSteal);
+      q.ev.arg_p = pid;
+      q.ev.old_status = static_cast<uint8_t>(PStatus::kSyscallAbandoned);
+      return true;
+    }
+    int64_t victim = static_cast<int64_t>(e.args[2]);
+    if (victim == cur.m) {
+      if (cur.p != pid) {
+        fail(e.offset, "tried to self-steal proc " + std::to_string(pid) + " (thread " + std::to_string(victim) +
+                           "), but got proc " + std::to_string(cur.p) + " instead");
+      }
+      next.p = kNone;
+    } else {
+      auto it = ms_.find(victim);
+      if (it == ms_.end()) fail(e.offset, "stole proc from non-existent thread " + std::to_string(victim));
+      if (it->second.p != pid) {
+        fail(e.offset, "tried to steal proc " + std::to_string(pid) + " from thread " + std::to_string(victim) +
+                           ", but got proc " + std::to_string(it->second.p) + " instead");
+      }
+      it->second.p = kNone;
+    }
+    Queued& q = push(e, cur, GoKind::kProcSteal);
+    q.ev.arg_p = pid;
+    q.ev.arg_m = victim;
+    q.ev.old_status = static_cast<uint8_t>(PStatus::kSyscall);
+    return true;
+  }
+
+  // Goroutines.
+
+  // GoStatus and GoStatusStack.
+  bool advance_go_status(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    const uint64_t gen = gen_.gen;
+    const bool initial = initial_gen();
+    int64_t gid = static_cast<int64_t>(e.args[0]);
+    int64_t mid = static_cast<int64_t>(e.args[1]);
+    uint64_t status = e.args[2];
+    if (status > kGoWaiting) {
+      fail(e.offset, "invalid status " + std::to_string(status) + " for goroutine " + std::to_string(gid));
+    }
+    GStatus old_status = g_status(status);
+    if (GState* s = g_state(gid)) {
+      if (s->status != status) {
+        fail(e.offset, "inconsistent status for goroutine " + std::to_string(gid) + ": old " +
+                           g_status_name(s->status) + " vs. new " + g_status_name(static_cast<uint8_t>(status)));
+      }
+      s->seq = Seq{gen, 0};
+    } else if (initial) {
+      GState& ns = gs_[gid];
+      ns.status = static_cast<uint8_t>(status);
+      ns.seq = Seq{gen, 0};
+      old_status = GStatus::kUnknown;
+    } else {
+      fail(e.offset, "status for new goroutine " + std::to_string(gid) + " after the first generation");
+    }
+    Ctx ev_ctx = cur;
+    if (status == kGoRunning) {
+      next.g = gid;
+    } else if (status == kGoSyscall) {
+      if (mid == kNone) fail(e.offset, "goroutine " + std::to_string(gid) + " in syscall without a thread");
+      if (mid == cur.m) {
+        if (!initial && cur.g != gid) {
+          fail(e.offset, "inconsistent thread for syscalling goroutine " + std::to_string(gid) +
+                             ": thread has goroutine " + std::to_string(cur.g));
+        }
+        next.g = gid;
+      } else {
+        auto it = ms_.find(mid);
+        if (it != ms_.end()) {
+          if (it->second.g != gid) {
+            fail(e.offset, "inconsistent thread for syscalling goroutine " + std::to_string(gid) +
+                               ": thread has goroutine " + std::to_string(it->second.g));
+          }
+          ev_ctx.g = it->second.g;
+        } else {
+          ms_[mid] = MState{gid, kNone};
+        }
+        ev_ctx.m = mid;
+        ev_ctx.p = kNone;  // the stating M's P is not the syscalling G's
+      }
+    }
+    Queued& q = push(e, ev_ctx, GoKind::kGoStatus);
+    q.ev.arg_g = gid;
+    q.ev.arg_m = mid;
+    q.ev.status = static_cast<uint8_t>(g_status(status));
+    q.ev.old_status = static_cast<uint8_t>(old_status);
+    return true;
+  }
+
+  // GoCreate and GoCreateBlocked.
+  bool advance_go_create(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need(e, cur, kMust, kMust, kMay);
+    if (GState* s = g_state(cur.g); s != nullptr && s->status != kGoRunning) {
+      fail(e.offset, std::string(name(e.type)) + " by goroutine " + std::to_string(cur.g) + " that is not running");
+    }
+    int64_t gid = static_cast<int64_t>(e.args[0]);
+    if (g_state(gid) != nullptr) {
+      fail(e.offset, "tried to create goroutine " + std::to_string(gid) + " that already exists");
+    }
+    GState& s = gs_[gid];
+    s.status = e.type == kEvGoCreateBlocked ? kGoWaiting : kGoRunnable;
+    s.seq = Seq{gen_.gen, 0};
+    push(e, cur, e.type == kEvGoCreateBlocked ? GoKind::kGoCreateBlocked : GoKind::kGoCreate).ev.arg_g = gid;
+    return true;
+  }
+
+  // GoDestroy, GoStop and GoBlock: the running G leaves its M.
+  bool advance_go_stop_exec(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    need_user(e, cur);
+    GState& s = cur_g(e, cur);
+    if (s.status != kGoRunning) fail(e.offset, std::string(name(e.type)) + " for a goroutine that is not Running");
+    GoKind kind = GoKind::kGoDestroy;
+    if (e.type == kEvGoDestroy) {
+      gs_.erase(cur.g);
+    } else if (e.type == kEvGoStop) {
+      s.status = kGoRunnable;
+      kind = GoKind::kGoStop;
+    } else {
+      s.status = kGoWaiting;
+      kind = GoKind::kGoBlock;
+    }
+    next.g = kNone;
+    push(e, cur, kind);
+    return true;
+  }
+
+  bool advance_go_start(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    int64_t gid = static_cast<int64_t>(e.args[0]);
+    Seq seq{gen_.gen, e.args[1]};
+    GState* s = g_state(gid);
+    if (s == nullptr || s->status != kGoRunnable || !seq.succeeds(s->seq)) return false;
+    need(e, cur, kMust, kMust, kMustNot);
+    s->status = kGoRunning;
+    s->seq = seq;
+    next.g = gid;
+    push(e, cur, GoKind::kGoStart).ev.arg_g = gid;
+    return true;
+  }
+
+  bool advance_go_unblock(const RawEvent& e, const Ctx& cur, Ctx&) {
+    int64_t gid = static_cast<int64_t>(e.args[0]);
+    Seq seq{gen_.gen, e.args[1]};
+    GState* s = g_state(gid);
+    if (s == nullptr || s->status != kGoWaiting || !seq.succeeds(s->seq)) return false;
+    s->status = kGoRunnable;
+    s->seq = seq;
+    push(e, cur, GoKind::kGoUnblock).ev.arg_g = gid;
+    return true;
+  }
+
+  // GoSwitch and GoSwitchDestroy.
+  bool advance_go_switch(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    need_user(e, cur);
+    GState& s = cur_g(e, cur);
+    if (s.status != kGoRunning) fail(e.offset, std::string(name(e.type)) + " for a goroutine that is not Running");
+    int64_t next_g = static_cast<int64_t>(e.args[0]);
+    Seq seq{gen_.gen, e.args[1]};
+    GState* ns = g_state(next_g);
+    if (ns == nullptr || ns->status != kGoWaiting || !seq.succeeds(ns->seq)) return false;
+    // Go hands out the switch as an unblock of the next G, the block (or end) of the current
+    // one and the start of the next.
+    push(e, cur, GoKind::kGoUnblock).ev.arg_g = next_g;
+    if (e.type == kEvGoSwitch) {
+      s.status = kGoWaiting;
+      push(e, cur, GoKind::kGoBlock).ev.synthetic = true;
+    } else {
+      gs_.erase(cur.g);
+      push(e, cur, GoKind::kGoDestroy).ev.synthetic = true;
+    }
+    ns = g_state(next_g);
+    ns->status = kGoRunning;
+    ns->seq = seq;
+    next.g = next_g;
+    Ctx start = cur;
+    start.g = kNone;
+    Queued& q = push(e, start, GoKind::kGoStart);
+    q.ev.arg_g = next_g;
+    q.ev.synthetic = true;
+    return true;
+  }
+
+  bool advance_go_syscall_begin(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    GState& s = cur_g(e, cur);
+    if (s.status != kGoRunning) fail(e.offset, "GoSyscallBegin for a goroutine that is not Running");
+    s.status = kGoSyscall;
+    PState* ps = p_state(cur.p);
+    if (ps == nullptr) fail(e.offset, "uninitialized proc " + std::to_string(cur.p) + " in GoSyscallBegin");
+    ps->status = kProcSyscall;
+    Seq seq{gen_.gen, e.args[0]};
+    if (!seq.succeeds(ps->seq)) fail(e.offset, "GoSyscallBegin: proc sequence number does not follow");
+    ps->seq = seq;
+    push(e, cur, GoKind::kGoSyscallBegin);
+    return true;
+  }
+
+  bool advance_go_syscall_end(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    GState& s = cur_g(e, cur);
+    if (s.status != kGoSyscall) fail(e.offset, "GoSyscallEnd for a goroutine that is not in a syscall");
+    s.status = kGoRunning;
+    PState* ps = p_state(cur.p);
+    if (ps == nullptr) fail(e.offset, "uninitialized proc " + std::to_string(cur.p) + " in GoSyscallEnd");
+    if (ps->status != kProcSyscall) {
+      fail(e.offset, "GoSyscallEnd: proc " + std::to_string(cur.p) + " is not in Syscall");
+    }
+    ps->status = kProcRunning;
+    push(e, cur, GoKind::kGoSyscallEnd);
+    return true;
+  }
+
+  bool advance_go_syscall_end_blocked(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    if (cur.p != kNone) {
+      PState* ps = p_state(cur.p);
+      if (ps == nullptr) fail(e.offset, "uninitialized proc " + std::to_string(cur.p) + " in GoSyscallEndBlocked");
+      if (ps->status == kProcSyscall) return false;
+    }
+    need(e, cur, kMust, kMay, kMust);
+    GState& s = cur_g(e, cur);
+    if (s.status != kGoSyscall) fail(e.offset, "GoSyscallEndBlocked for a goroutine that is not in a syscall");
+    s.status = kGoRunnable;
+    next.g = kNone;
+    push(e, cur, GoKind::kGoSyscallEndBlocked);
+    return true;
+  }
+
+  bool advance_go_create_syscall(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    need(e, cur, kMust, kMay, kMustNot);
+    int64_t gid = static_cast<int64_t>(e.args[0]);
+    if (g_state(gid) != nullptr) {
+      fail(e.offset, "tried to create goroutine " + std::to_string(gid) + " in syscall that already exists");
+    }
+    GState& s = gs_[gid];
+    s.status = kGoSyscall;
+    s.seq = Seq{gen_.gen, 0};
+    next.g = gid;
+    push(e, cur, GoKind::kGoCreateSyscall).ev.arg_g = gid;
+    return true;
+  }
+
+  bool advance_go_destroy_syscall(const RawEvent& e, const Ctx& cur, Ctx& next) {
+    need(e, cur, kMust, kMay, kMust);
+    GState& s = cur_g(e, cur);
+    if (s.status != kGoSyscall) fail(e.offset, "GoDestroySyscall for a goroutine that is not in a syscall");
+    gs_.erase(cur.g);
+    next.g = kNone;
+    if (cur.p != kNone) {
+      PState* ps = p_state(cur.p);
+      if (ps == nullptr) fail(e.offset, "invalid proc " + std::to_string(cur.p) + " in GoDestroySyscall");
+      if (ps->status != kProcSyscall) {
+        fail(e.offset, "GoDestroySyscall: proc " + std::to_string(cur.p) + " is not in Syscall");
+      }
+      ps->status = kProcSyscallAbandoned;
+      next.p = kNone;
+      // Go's parser reports the P as stolen from this M.
+      Queued& q = push(e, cur, GoKind::kProcSteal);
+      q.ev.arg_p = cur.p;
+      q.ev.arg_m = cur.m;
+      q.ev.old_status = static_cast<uint8_t>(PStatus::kSyscall);
+      q.ev.synthetic = true;
+    }
+    push(e, cur, GoKind::kGoDestroySyscall);
+    return true;
+  }
+
+  // Annotations.
+
+  bool advance_user_task_begin(const RawEvent& e, const Ctx& cur, Ctx&) {
+    uint64_t id = e.args[0];
+    if (tasks_.count(id) != 0) fail(e.offset, "task id conflict: " + std::to_string(id));
+    std::string_view task_name = string_of(e.args[2], e);
+    tasks_.emplace(id, task_name);
+    need_user(e, cur);
+    Queued& q = push(e, cur, GoKind::kUserTaskBegin);
+    q.ev.value = id;
+    return true;
+  }
+
+  bool advance_user_task_end(const RawEvent& e, const Ctx& cur, Ctx&) {
+    auto it = tasks_.find(e.args[0]);
+    std::string_view task_name;
+    if (it != tasks_.end()) {
+      task_name = it->second;
+      tasks_.erase(it);
+    }
+    need_user(e, cur);
+    Queued& q = push(e, cur, GoKind::kUserTaskEnd);
+    q.ev.value = e.args[0];
+    q.ev.reason = task_name;
+    return true;
+  }
+
+  // UserRegionBegin and UserRegionEnd: a G's stack of regions.
+  bool advance_user_region(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    Region r{e.args[0], string_of(e.args[1], e)};
+    GState* s = g_state(cur.g);
+    if (s == nullptr) {
+      fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
+    }
+    if (e.type == kEvUserRegionBegin) {
+      s->regions.push_back(r);
+    } else if (!s->regions.empty()) {
+      if (!(s->regions.back() == r)) {
+        fail(e.offset, "misuse of region in goroutine " + std::to_string(cur.g) + ": region end \"" +
+                           std::string(r.name) + "\" does not match the innermost region \"" +
+                           std::string(s->regions.back().name) + "\"");
+      }
+      s->regions.pop_back();
+    }
+    Queued& q = push(e, cur, e.type == kEvUserRegionBegin ? GoKind::kUserRegionBegin : GoKind::kUserRegionEnd);
+    q.ev.value = e.args[0];
+    return true;
+  }
+
+  // GoLabel and UserLog.
+  bool advance_annotation(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    Queued& q = push(e, cur, e.type == kEvGoLabel ? GoKind::kGoLabel : GoKind::kUserLog);
+    q.ev.value = e.type == kEvUserLog ? e.args[0] : 0;
+    return true;
+  }
+
+  // The GC: its cycles are numbered across the trace; their events are checked and dropped.
+
+  bool advance_gc_active(const RawEvent& e, const Ctx& cur, Ctx&) {
+    uint64_t seq = e.args[0];
+    if (initial_gen()) {
+      if (gc_state_ != kGCUndetermined) fail(e.offset, "GCActive in the first generation isn't the first GC event");
+      gc_seq_ = seq;
+      gc_state_ = kGCRunning;
+      push(e, cur, GoKind::kDropped);
+      return true;
+    }
+    if (seq != gc_seq_ + 1) return false;
+    if (gc_state_ != kGCRunning) fail(e.offset, "GCActive while GC was not in progress");
+    gc_seq_ = seq;
+    need_user(e, cur);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  bool advance_gc_begin(const RawEvent& e, const Ctx& cur, Ctx&) {
+    uint64_t seq = e.args[0];
+    if (gc_state_ == kGCUndetermined) {
+      gc_seq_ = seq;
+      gc_state_ = kGCRunning;
+      push(e, cur, GoKind::kDropped);
+      return true;
+    }
+    if (seq != gc_seq_ + 1) return false;
+    if (gc_state_ == kGCRunning) fail(e.offset, "GCBegin while GC was already in progress");
+    gc_seq_ = seq;
+    gc_state_ = kGCRunning;
+    need_user(e, cur);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  bool advance_gc_end(const RawEvent& e, const Ctx& cur, Ctx&) {
+    uint64_t seq = e.args[0];
+    if (seq != gc_seq_ + 1) return false;
+    if (gc_state_ == kGCNotRunning) fail(e.offset, "GCEnd when GC was not in progress");
+    if (gc_state_ == kGCUndetermined) fail(e.offset, "GCEnd when GC was in an undetermined state");
+    gc_seq_ = seq;
+    gc_state_ = kGCNotRunning;
+    need_user(e, cur);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  // HeapAlloc and HeapGoal.
+  bool advance_heap_metric(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need(e, cur, kMust, kMust, kMay);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  // Ranges on a P (sweeping) and on a G (STW, mark assist).
+
+  bool advance_gc_sweep_begin(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need(e, cur, kMust, kMust, kMay);
+    begin_range(ps_[cur.p].ranges, range_of(e.type, 0), e);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  bool advance_gc_sweep_active(const RawEvent& e, const Ctx& cur, Ctx&) {
+    PState* ps = p_state(static_cast<int64_t>(e.args[0]));
+    if (ps == nullptr) fail(e.offset, "GCSweepActive for unknown proc " + std::to_string(e.args[0]));
+    active_range(ps->ranges, range_of(e.type, 0), initial_gen(), e);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  bool advance_gc_sweep_end(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need(e, cur, kMust, kMust, kMay);
+    end_range(ps_[cur.p].ranges, e.type, e);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  // STWBegin and GCMarkAssistBegin.
+  bool advance_go_range_begin(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    uint64_t desc = e.type == kEvSTWBegin ? e.args[0] : 0;
+    GState* s = g_state(cur.g);
+    if (s == nullptr) {
+      fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
+    }
+    begin_range(s->ranges, range_of(e.type, desc), e);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  // GCMarkAssistActive.
+  bool advance_go_range_active(const RawEvent& e, const Ctx& cur, Ctx&) {
+    GState* s = g_state(static_cast<int64_t>(e.args[0]));
+    if (s == nullptr) fail(e.offset, "uninitialized goroutine " + std::to_string(e.args[0]) + " in GCMarkAssistActive");
+    active_range(s->ranges, range_of(e.type, 0), initial_gen(), e);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  // STWEnd and GCMarkAssistEnd.
+  bool advance_go_range_end(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need_user(e, cur);
+    GState* s = g_state(cur.g);
+    if (s == nullptr) {
+      fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
+    }
+    end_range(s->ranges, e.type, e);
+    push(e, cur, GoKind::kDropped);
+    return true;
+  }
+
+  // The AllocFree experiment's events (spans, heap objects, goroutine stacks).
+  bool advance_alloc_free(const RawEvent& e, const Ctx& cur, Ctx&) {
+    need(e, cur, kMust, kMay, kMay);
+    push(e, cur, GoKind::kDropped);
+    return true;
   }
 
   void pop(GoEvent& out) {
@@ -1439,6 +1489,60 @@ class V2Reader final : public GoTraceReader {
   std::string scratch_;
   std::unique_ptr<TraceFormatError> deferred_error_;  // a bad batch after the current generation
 };
+
+// The advance function of each event type (Go's orderingDispatch, internal/trace/order.go). A type
+// without one cannot appear in an event batch.
+const std::array<V2Reader::Advance, 256> V2Reader::kAdvance = [] {
+  std::array<Advance, 256> a{};
+  a[kEvProcsChange] = &V2Reader::advance_procs_change;
+  a[kEvProcStart] = &V2Reader::advance_proc_start;
+  a[kEvProcStop] = &V2Reader::advance_proc_stop;
+  a[kEvProcSteal] = &V2Reader::advance_proc_steal;
+  a[kEvProcStatus] = &V2Reader::advance_proc_status;
+
+  a[kEvGoCreate] = &V2Reader::advance_go_create;
+  a[kEvGoCreateSyscall] = &V2Reader::advance_go_create_syscall;
+  a[kEvGoStart] = &V2Reader::advance_go_start;
+  a[kEvGoDestroy] = &V2Reader::advance_go_stop_exec;
+  a[kEvGoDestroySyscall] = &V2Reader::advance_go_destroy_syscall;
+  a[kEvGoStop] = &V2Reader::advance_go_stop_exec;
+  a[kEvGoBlock] = &V2Reader::advance_go_stop_exec;
+  a[kEvGoUnblock] = &V2Reader::advance_go_unblock;
+  a[kEvGoSyscallBegin] = &V2Reader::advance_go_syscall_begin;
+  a[kEvGoSyscallEnd] = &V2Reader::advance_go_syscall_end;
+  a[kEvGoSyscallEndBlocked] = &V2Reader::advance_go_syscall_end_blocked;
+  a[kEvGoStatus] = &V2Reader::advance_go_status;
+
+  a[kEvSTWBegin] = &V2Reader::advance_go_range_begin;
+  a[kEvSTWEnd] = &V2Reader::advance_go_range_end;
+
+  a[kEvGCActive] = &V2Reader::advance_gc_active;
+  a[kEvGCBegin] = &V2Reader::advance_gc_begin;
+  a[kEvGCEnd] = &V2Reader::advance_gc_end;
+  a[kEvGCSweepActive] = &V2Reader::advance_gc_sweep_active;
+  a[kEvGCSweepBegin] = &V2Reader::advance_gc_sweep_begin;
+  a[kEvGCSweepEnd] = &V2Reader::advance_gc_sweep_end;
+  a[kEvGCMarkAssistActive] = &V2Reader::advance_go_range_active;
+  a[kEvGCMarkAssistBegin] = &V2Reader::advance_go_range_begin;
+  a[kEvGCMarkAssistEnd] = &V2Reader::advance_go_range_end;
+  a[kEvHeapAlloc] = &V2Reader::advance_heap_metric;
+  a[kEvHeapGoal] = &V2Reader::advance_heap_metric;
+
+  a[kEvGoLabel] = &V2Reader::advance_annotation;
+  a[kEvUserTaskBegin] = &V2Reader::advance_user_task_begin;
+  a[kEvUserTaskEnd] = &V2Reader::advance_user_task_end;
+  a[kEvUserRegionBegin] = &V2Reader::advance_user_region;
+  a[kEvUserRegionEnd] = &V2Reader::advance_user_region;
+  a[kEvUserLog] = &V2Reader::advance_annotation;
+
+  a[kEvGoSwitch] = &V2Reader::advance_go_switch;  // Go 1.23
+  a[kEvGoSwitchDestroy] = &V2Reader::advance_go_switch;
+  a[kEvGoCreateBlocked] = &V2Reader::advance_go_create;
+  a[kEvGoStatusStack] = &V2Reader::advance_go_status;
+
+  for (int t = kEvFirstExperimental; t <= kEvLastExperimental; t++) a[t] = &V2Reader::advance_alloc_free;
+  return a;
+}();
 
 }  // namespace
 
