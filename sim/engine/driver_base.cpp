@@ -110,6 +110,7 @@ uint64_t DriverBase::gettid() { return cur_; }
 void DriverBase::make_current(Thread& t) {
   cur_ = t.id;
   curp_ = &t;
+  cur_bit_ = uint64_t{1} << (cur_ % 64);
   plat::set_current_context(t.ctx);
 }
 

@@ -127,6 +127,9 @@ class DriverBase : public plat::Driver {
   plat::Fiber main_;             // run()'s own stack
   uint32_t cur_ = 0;
   Thread* curp_ = nullptr;       // threads_[cur_]
+  // cur_'s bit in a 64-bit set of threads by id % 64 (as in an access's holders word), kept here
+  // so that an access reads it rather than computes it.
+  uint64_t cur_bit_ = 1;
   uint64_t event_limit_ = UINT64_MAX;  // cfg_ limits, with 0 (none) as the maximum
   int64_t time_limit_ = INT64_MAX;
   bool running_ = false;

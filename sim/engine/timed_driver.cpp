@@ -562,7 +562,7 @@ void TimedDriver::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* hold
 // by distance to the nearest other holder where the machine has clusters (timed_driver.h, Coherence).
 [[gnu::always_inline]] inline int64_t TimedDriver::line_cost(uint64_t& holders, bool write) {
   if (cfg_.costs.cacheline_transfer == 0 && !line_distance_) return 0;
-  const uint64_t me = cur_bit();
+  const uint64_t me = cur_bit_;
   const uint64_t others = holders & ~me;
   bool transfer = false;
   if (write) {
@@ -637,7 +637,7 @@ void TimedDriver::lock(plat::Mutex& l) {
     spin = l.prefer_low_latency || l.spinners == 0;
   }
   l.key.store(2, std::memory_order_relaxed);
-  l.holders = cur_bit();  // the hand-off's cost includes the line's transfer
+  l.holders = cur_bit_;  // the hand-off's cost includes the line's transfer
 }
 
 // lock_spinbit.go's spin before sleeping: mutexActiveSpinCount (4) procyields of

@@ -144,7 +144,6 @@ class TimedDriver final : public DriverBase {
   int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
   int64_t line_cost(uint64_t& holders, bool write);  // a cache-line transfer, if the access needs one
   int64_t line_cost_by_distance(uint64_t others);    // line_cost by distance to the nearest of `others`
-  uint64_t cur_bit() const { return uint64_t{1} << (cur_ % 64); }  // cur_'s bit in a line's holders
   int64_t spin_budget() const;           // how long a runtime-lock waiter spins before sleeping
   void preempt_if_slice_over();          // the current thread's slice is over and a thread waits: yield the core
   void yield_core();
