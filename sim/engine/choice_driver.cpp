@@ -67,8 +67,6 @@ uint64_t ChoiceDriver::newosproc(std::string name, plat::Fiber::Entry entry, voi
 
 void ChoiceDriver::spend(int64_t /*ns*/) {}
 
-int64_t ChoiceDriver::now() const { return now_; }
-
 DriverBase::Thread* ChoiceDriver::next_to_run() { return choose(); }
 
 void ChoiceDriver::choice_point(Step s) {

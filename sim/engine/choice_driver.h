@@ -12,9 +12,9 @@
 // attempt at the lock, a check of the note). With no thread enabled the run is deadlocked. The
 // driver guarantees: the enabled steps are offered in thread order and the chooser's answers are
 // its only input besides the program, so the same answers give the same run; the clock moves only
-// when a timed wait ends, never backwards; costs, cores and the seed play no part. It is final, so
-// calls inside it are direct; it sets no fast_access, since a step needs every access's address
-// and site.
+// when a timed wait ends, never backwards, and the running thread's clock is always the clock;
+// costs, cores and the seed play no part. It is final, so calls inside it are direct; it sets no
+// fast_access, since a step needs every access's address and site.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,6 @@ class ChoiceDriver final : public DriverBase {
   uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon) override;
   [[noreturn]] void exit_thread() override;
   void spend(int64_t ns) override;  // nothing: costs are no part of choice mode
-  int64_t now() const override;     // the clock: the latest end of a timed wait
 
   // Each of these is a step, or a timed wait whose end is one (chooser.h).
   int64_t compute(int64_t work) override;
@@ -74,7 +73,9 @@ class ChoiceDriver final : public DriverBase {
   void switch_away();                // the current thread stopped: run the chosen one
 
   Chooser* chooser_;                 // cfg_.chooser
-  int64_t now_ = 0;                  // the clock (the latest end of a timed wait)
+  // The clock: the latest end of a timed wait. Every thread's clock is at most this, and take()
+  // sets the chosen thread's to it, so the running thread's clock is this clock (DriverBase::now).
+  int64_t now_ = 0;
   std::vector<Step> steps_;          // scratch: the enabled steps at a point
   uint32_t idle_daemon_rounds_ = 0;  // daemon waits ended with nothing else enabled
   bool chooser_stopped_ = false;     // the chooser returned kStopRun

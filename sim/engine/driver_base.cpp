@@ -105,6 +105,8 @@ void DriverBase::exit(int code) { stop_run(Stop::Exit, code, ""); }
 
 plat::Context* DriverBase::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
+int64_t DriverBase::now() const { return running_ ? threads_[cur_]->t : 0; }
+
 uint64_t DriverBase::gettid() { return cur_; }
 
 void DriverBase::make_current(Thread& t) {

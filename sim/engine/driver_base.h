@@ -71,8 +71,11 @@ class DriverBase : public plat::Driver {
   [[noreturn]] virtual void exit_thread() = 0;
   // Charges ns of the calling thread's time as one event (nothing where costs play no part).
   virtual void spend(int64_t ns) = 0;
-  // The virtual time now (ns since the start of the run).
-  virtual int64_t now() const = 0;
+  // The virtual time now (ns since the start of the run): the current thread's clock, 0 outside a
+  // run. Each driver keeps the current thread's clock at its time now (the choice driver sets a
+  // chosen thread's clock to its own clock), so this is no virtual call: the host reads it at
+  // every scheduler event.
+  int64_t now() const;
   // The core the calling thread runs on; -1 outside a thread, or where the driver has no cores.
   virtual int current_core() const { return -1; }
   // The stack a thread started on (its g0's).

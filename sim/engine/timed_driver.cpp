@@ -88,8 +88,6 @@ int TimedDriver::current_core() const {
   return running_ && cur_ < threads_.size() ? static_cast<const TimedThread&>(*threads_[cur_]).core : -1;
 }
 
-int64_t TimedDriver::now() const { return running_ ? threads_[cur_]->t : 0; }
-
 DriverBase::Thread* TimedDriver::next_to_run() { return next_running(); }
 
 void TimedDriver::push(TimedThread& t) { enqueue(t, t.t); }

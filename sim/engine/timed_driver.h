@@ -83,7 +83,6 @@ class TimedDriver final : public DriverBase {
   uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon) override;
   [[noreturn]] void exit_thread() override;
   void spend(int64_t ns) override;
-  int64_t now() const override;
   int current_core() const override;
 
   // CPU work on the calling thread: `work` ns on a reference core. Returns the work left undone
