@@ -4,13 +4,16 @@
 
 #include <csignal>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "sim/cost/profile.h"
 #include "sim/simulation/costs_from_profile.h"
+#include "sim/engine/choice_driver.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/timed_driver.h"
 #include "sim/simulation/simulation.h"
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
@@ -663,4 +666,56 @@ TEST_CASE("affine placement: a core left by a thread moving to a faster one serv
   CHECK(t2_core == 1);
   CHECK(t2_start > 0);
   CHECK(t2_start < 10000);  // not the balancer's 1 ms
+}
+
+namespace {
+// A chooser that takes the last enabled step at every point and counts the points.
+struct LastStep final : Chooser {
+  uint64_t points = 0;
+  size_t choose(std::span<const Step> enabled, uint32_t /*current*/, const PointInfo& /*info*/) override {
+    points++;
+    return enabled.size() - 1;
+  }
+};
+}  // namespace
+
+TEST_CASE("the config picks the driver: a chooser orders every step, without one the clocks do",
+          "[engine][drivers]") {
+  for (const bool with_chooser : {false, true}) {
+    INFO("chooser " << with_chooser);
+    LastStep chooser;
+    EngineConfig cfg = config(1);
+    if (with_chooser) cfg.chooser = &chooser;
+    Engine e(cfg);
+    Atomic<uint32_t> cell;
+    int64_t after = -1;
+    int core = -2;
+    Fns f;
+    f.fns.emplace_back([&] {
+      cell.Store(1);
+      e.compute(1000);
+      after = e.now();
+      core = e.current_core();
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    if (with_chooser) {
+      // Chosen: the start, the store, the clock read that starts the compute, the compute's end.
+      // Costs and cores play no part: the clock is the compute's deadline.
+      CHECK(chooser.points == 4);
+      CHECK(after == 1000);
+      CHECK(core == -1);
+    } else {
+      CHECK(after == 10 + 1 + 1000);  // the context switch onto the core, the store, the compute
+      CHECK(core == 0);
+    }
+  }
+}
+
+TEST_CASE("each driver refuses the other's config", "[engine][drivers]") {
+  LastStep chooser;
+  EngineConfig cfg = config(1);
+  CHECK_THROWS_AS(ChoiceDriver(cfg), std::invalid_argument);
+  cfg.chooser = &chooser;
+  CHECK_THROWS_AS(TimedDriver(cfg), std::invalid_argument);
 }

@@ -17,7 +17,7 @@ struct Costs {
   int64_t cacheline_transfer = 0;
   // The same between two cores of one cluster (cacheline_by_distance only).
   int64_t cacheline_transfer_cluster = 0;
-  // Transfers cost by distance (engine.h, "Coherence"): nothing from a thread that last ran on
+  // Transfers cost by distance (timed_driver.h, "Coherence"): nothing from a thread that last ran on
   // the same core, cacheline_transfer_cluster inside a cluster, cacheline_transfer across.
   // false: every transfer costs cacheline_transfer (a machine without clusters).
   bool cacheline_by_distance = false;
@@ -37,7 +37,7 @@ struct Costs {
   int64_t os_quantum = 0;              // time slice when threads outnumber cores
   int64_t signal_send = 0;             // tgkill, paid by the sender
   int64_t signal_delivery_latency = 0; // from tgkill until the handler runs
-  // The OS's placement of ready threads (engine.h): false, spread; true, affine.
+  // The OS's placement of ready threads (timed_driver.h): false, spread; true, affine.
   bool affine = false;
   int64_t os_wake_in_place = 0;        // affine: a shorter sleep wakes on its busy previous core
   int64_t os_balance_delay = 0;        // affine: how long a queued thread waits for an idle core

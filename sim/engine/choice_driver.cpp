@@ -1,25 +1,19 @@
-// The engine's choice mode (see chooser.h): every step of every thread is ordered by the Chooser
-// instead of by virtual time. The threads, stacks, signals and exits are the timing mode's; what
-// differs is when a thread runs, how it blocks, and what the clock reads.
-//
-// Protocol. A thread about to take a step records it (Thread::step) and calls check_point, which
-// asks the chooser for the next thread among the enabled ones and switches to it; the step is taken
-// when the thread is chosen and resumes. Enabled: every Running thread (stopped at its step), and
-// every Blocked thread with a deadline (its step: the wait's end, a Timeout). A thread blocked on a
-// lock or a note with no deadline is enabled again only by the unlock or the wake-up, which sets
-// its next step (another attempt at the lock, a check of the note). With no thread enabled the run
-// is deadlocked.
+#include "sim/engine/choice_driver.h"
+
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "sim/engine/engine.h"
 #include "sim/engine/engine_thread.h"
-#include "sim/platform/throw.h"
+#include "sim/platform/platform.h"
 
 namespace gmp::engine {
+
+using engine_detail::clamp_step;
+using engine_detail::kNever;
 
 namespace {
 // How many daemon waits in a row may end with no other thread enabled before the run counts as
@@ -39,55 +33,68 @@ Step key_step(StepKind kind, const std::atomic<uint32_t>& key, bool write, plat:
 }
 }  // namespace
 
-const char* step_kind_name(StepKind k) {
-  switch (k) {
-    case StepKind::Start:
-      return "start";
-    case StepKind::Access:
-      return "access";
-    case StepKind::Lock:
-      return "lock";
-    case StepKind::Unlock:
-      return "unlock";
-    case StepKind::NoteSleep:
-      return "notesleep";
-    case StepKind::Timeout:
-      return "timeout";
-    case StepKind::Clock:
-      return "nanotime";
-    case StepKind::Signal:
-      return "tgkill";
-    case StepKind::Yield:
-      return "osyield";
-  }
-  return "?";
+// A thread's state under a chooser, beside what both drivers keep.
+struct ChoiceDriver::ChoiceThread final : DriverBase::Thread {
+  Step step;                   // the step it takes when chosen (while Running and stopped)
+  int64_t deadline = kNever;   // when its timed wait may end (Blocked); kNever: not timed
+  bool daemon = false;
+  uint32_t rounds = 0;         // timed waits ended by choice (daemons)
+  plat::Site wait_site;        // where it blocked
+};
+
+inline ChoiceDriver::ChoiceThread& ChoiceDriver::cur() { return *static_cast<ChoiceThread*>(curp_); }
+
+inline ChoiceDriver::ChoiceThread& ChoiceDriver::thread(size_t id) {
+  return static_cast<ChoiceThread&>(*threads_[id]);
 }
 
-void Engine::check_point(Step s) {
-  Thread& self = cur();
+ChoiceDriver::ChoiceDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), chooser_(cfg_.chooser) {
+  if (chooser_ == nullptr) throw std::invalid_argument("engine: the choice driver needs a chooser");
+}
+
+ChoiceDriver::~ChoiceDriver() = default;
+
+uint64_t ChoiceDriver::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon,
+                                 uint32_t process) {
+  auto& t = static_cast<ChoiceThread&>(add_thread(std::make_unique<ChoiceThread>(), std::move(name), entry, arg, g0, process));
+  t.daemon = daemon;
+  t.state = State::Running;
+  t.t = now_;
+  t.step = Step{};
+  t.step.tid = t.id;
+  chooser_->thread_created(t.id, running_ ? cur_ : UINT32_MAX, daemon);
+  return t.id;
+}
+
+void ChoiceDriver::spend(int64_t /*ns*/) {}
+
+DriverBase::Thread* ChoiceDriver::next_to_run() { return choose(); }
+
+void ChoiceDriver::choice_point(Step s) {
+  ChoiceThread& self = cur();
   // Signals sent to this thread are handled before its next step, on its current stack.
   if (self.pending != 0 && !self.in_handler) deliver_signals();
-  Thread& me = cur();
+  ChoiceThread& me = cur();
   s.tid = me.id;
   s.g = plat::getg();
   me.step = s;
   if (++stats_.events > event_limit_) {
     stop_run(Stop::EventLimit, 2, "stopped after " + std::to_string(cfg_.event_limit) + " steps (--max-steps)");
   }
-  check_switch_away();
+  switch_away();
 }
 
-void Engine::check_switch_away() {
-  Thread* n = check_choose();
+void ChoiceDriver::switch_away() {
+  ChoiceThread* n = choose();
   if (n == nullptr && chooser_stopped_) stop_run(Stop::Stopped, 0, "");
   if (n == nullptr) stop_run(Stop::Deadlock, 2, "every thread is blocked forever: " + blocked_threads());
   if (n != curp_) switch_thread(*n);
 }
 
-Engine::Thread* Engine::check_choose() {
+ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   if (chooser_stopped_) return nullptr;
   steps_.clear();
-  auto timeout = [](const Thread& t) {
+  auto timeout = [](const ChoiceThread& t) {
     Step s;
     s.tid = t.id;
     s.kind = StepKind::Timeout;
@@ -101,7 +108,7 @@ Engine::Thread* Engine::check_choose() {
   };
   bool running = false;  // a thread is stopped at a step
   for (const auto& tp : threads_) {
-    const Thread& t = *tp;
+    const auto& t = static_cast<const ChoiceThread&>(*tp);
     if (t.state == State::Running) {
       steps_.push_back(t.step);
       running = true;
@@ -111,30 +118,33 @@ Engine::Thread* Engine::check_choose() {
     }
   }
   bool others = false;  // a thread other than a daemon can move
-  for (const Step& st : steps_) others |= !threads_[st.tid]->daemon;
+  for (const Step& st : steps_) others |= !thread(st.tid).daemon;
   if (others) idle_daemon_rounds_ = 0;
   if (cfg_.strict_time && !running) {
     // Strict time: time passes only when every thread waits, up to the earliest deadline; the waits
     // due then end in any order.
     // A computation with a signal pending (a preemption request) ends now, as in timing mode.
-    auto deadline = [&](const Thread& t) { return t.computing && t.pending != 0 ? now_ : t.deadline; };
+    auto deadline = [&](const ChoiceThread& t) { return t.computing && t.pending != 0 ? now_ : t.deadline; };
     int64_t due = kNever;
     bool user_due = false;  // a thread other than a daemon waits with a deadline
     for (const auto& tp : threads_) {
-      if (tp->state != State::Blocked || tp->deadline == kNever) continue;
-      due = std::min(due, deadline(*tp));
-      user_due |= !tp->daemon;
+      const auto& t = static_cast<const ChoiceThread&>(*tp);
+      if (t.state != State::Blocked || t.deadline == kNever) continue;
+      due = std::min(due, deadline(t));
+      user_due |= !t.daemon;
     }
     for (const auto& tp : threads_) {
-      if (tp->state == State::Blocked && tp->deadline != kNever && deadline(*tp) <= std::max(due, now_))
-        steps_.push_back(timeout(*tp));
+      const auto& t = static_cast<const ChoiceThread&>(*tp);
+      if (t.state == State::Blocked && t.deadline != kNever && deadline(t) <= std::max(due, now_))
+        steps_.push_back(timeout(t));
     }
     if (user_due) idle_daemon_rounds_ = 0;
     if (steps_.empty() || (!user_due && ++idle_daemon_rounds_ > kMaxIdleDaemonRounds)) return nullptr;
   } else if (steps_.empty()) {
     // Only daemons past their rounds can move: time passes for them alone.
     for (const auto& tp : threads_) {
-      if (tp->state == State::Blocked && tp->deadline != kNever) steps_.push_back(timeout(*tp));
+      const auto& t = static_cast<const ChoiceThread&>(*tp);
+      if (t.state == State::Blocked && t.deadline != kNever) steps_.push_back(timeout(t));
     }
     if (steps_.empty() || ++idle_daemon_rounds_ > kMaxIdleDaemonRounds) return nullptr;
   }
@@ -142,7 +152,7 @@ Engine::Thread* Engine::check_choose() {
   info.quiescent = true;
   info.now = now_;
   for (const auto& tp : threads_) {
-    const Thread& t = *tp;
+    const auto& t = static_cast<const ChoiceThread&>(*tp);
     if (t.state == State::Exited) continue;
     const bool user = t.state == State::Blocked && (t.computing || t.wait == Wait::Syscall);
     info.user_running += user ? 1 : 0;
@@ -156,12 +166,12 @@ Engine::Thread* Engine::check_choose() {
     return nullptr;
   }
   if (i >= steps_.size()) throw std::logic_error("engine: the chooser picked a step that is not enabled");
-  Thread& n = *threads_[steps_[i].tid];
-  check_take(n);
+  ChoiceThread& n = thread(steps_[i].tid);
+  take(n);
   return &n;
 }
 
-void Engine::check_take(Thread& n) {
+void ChoiceDriver::take(ChoiceThread& n) {
   if (n.state == State::Blocked) {  // its timed wait ends
     drop_waiter(n);
     n.state = State::Running;
@@ -182,30 +192,27 @@ void Engine::check_take(Thread& n) {
 
 // A timed wait's deadline is computed from the clock: reading it is a step of its own (a Clock
 // step), so that it is ordered against the ends of other waits, which move the clock.
-int64_t Engine::check_wait_start() {
+int64_t ChoiceDriver::wait_start() {
   Step s;
   s.kind = StepKind::Clock;
   s.clock = true;
   s.site = plat::current_site();
-  check_point(s);
+  choice_point(s);
   return now_;
 }
 
-void Engine::check_block(Wait w, const void* on, int64_t deadline) {
-  Thread& self = cur();
+void ChoiceDriver::block(Wait w, const void* on, int64_t deadline) {
+  ChoiceThread& self = cur();
   if (w == Wait::Sleep || w == Wait::Syscall || w == Wait::Timer) self.wait_site = plat::current_site();
   self.state = State::Blocked;
   self.wait = w;
   self.wait_on = on;
   self.deadline = deadline;
-  if (on != nullptr) {
-    self.waiter_idx = static_cast<uint32_t>(waiters_.size());
-    waiters_.push_back(Waiter{on, self.id});
-  }
-  check_switch_away();
+  if (on != nullptr) add_waiter(self, on);
+  switch_away();
 }
 
-void Engine::check_wake(Thread& t, Step s) {
+void ChoiceDriver::enable(ChoiceThread& t, Step s) {
   drop_waiter(t);
   t.state = State::Running;
   t.wait = Wait::None;
@@ -216,7 +223,7 @@ void Engine::check_wake(Thread& t, Step s) {
   t.step = s;
 }
 
-void Engine::check_access(const plat::Access& a) {
+void ChoiceDriver::access(const plat::Access& a) {
   Step s;
   s.kind = StepKind::Access;
   s.op = a.op;
@@ -226,63 +233,63 @@ void Engine::check_access(const plat::Access& a) {
   s.value = a.value;
   s.expected = a.expected;
   s.site = a.site;
-  check_point(s);
+  choice_point(s);
 }
 
-void Engine::check_lock(plat::Mutex& l) {
+void ChoiceDriver::lock(plat::Mutex& l) {
   const Step s = key_step(StepKind::Lock, l.key, true, plat::current_site());
-  check_point(s);
+  choice_point(s);
   while (l.key.load(std::memory_order_relaxed) != 0) {
     cur().wait_site = s.site;
-    check_block(Wait::Lock, &l, kNever);  // resumes as another attempt, after an unlock
+    block(Wait::Lock, &l, kNever);  // resumes as another attempt, after an unlock
   }
   l.key.store(1, std::memory_order_relaxed);
 }
 
-void Engine::check_unlock(plat::Mutex& l) {
-  check_point(key_step(StepKind::Unlock, l.key, true, plat::current_site()));
+void ChoiceDriver::unlock(plat::Mutex& l) {
+  choice_point(key_step(StepKind::Unlock, l.key, true, plat::current_site()));
   l.key.store(0, std::memory_order_relaxed);
   // Every waiter tries again; the chooser decides who gets there first.
   for (uint32_t tid : waiting_on(&l, Wait::Lock)) {
-    Thread& t = *threads_[tid];
-    check_wake(t, key_step(StepKind::Lock, l.key, true, t.wait_site));
+    ChoiceThread& t = thread(tid);
+    enable(t, key_step(StepKind::Lock, l.key, true, t.wait_site));
   }
 }
 
-void Engine::check_notesleep(plat::Note& n) {
+void ChoiceDriver::notesleep(plat::Note& n) {
   const Step s = key_step(StepKind::NoteSleep, n.key, false, plat::current_site());
-  check_point(s);
+  choice_point(s);
   while (n.key.load(std::memory_order_acquire) == 0) {
     cur().wait_site = s.site;
-    check_block(Wait::Note, &n, kNever);
+    block(Wait::Note, &n, kNever);
   }
 }
 
-bool Engine::check_notetsleep(plat::Note& n, int64_t ns) {
+bool ChoiceDriver::notetsleep(plat::Note& n, int64_t ns) {
   if (ns < 0) {
-    check_notesleep(n);
+    notesleep(n);
     return true;
   }
   Step s = key_step(StepKind::NoteSleep, n.key, false, plat::current_site());
   s.clock = true;  // the deadline below is read from the clock at this step
-  check_point(s);
+  choice_point(s);
   if (n.key.load(std::memory_order_acquire) != 0) return true;
   cur().wait_site = s.site;
-  check_block(Wait::Note, &n, now_ + clamp_step(ns));
+  block(Wait::Note, &n, now_ + clamp_step(ns));
   return n.key.load(std::memory_order_acquire) != 0;
 }
 
 // The key's store was a step of its own (plat::notewakeup offers it first); this is the futex
 // wake that follows, which enables the sleepers.
-void Engine::check_notewakeup(plat::Note& n) {
+void ChoiceDriver::notewakeup(plat::Note& n) {
   for (uint32_t tid : waiting_on(&n, Wait::Note)) {
-    Thread& t = *threads_[tid];
-    check_wake(t, key_step(StepKind::NoteSleep, n.key, false, t.wait_site));
+    ChoiceThread& t = thread(tid);
+    enable(t, key_step(StepKind::NoteSleep, n.key, false, t.wait_site));
   }
 }
 
 // The threads waiting on `on` for `w`, in thread order (waiters_ is in no useful order).
-std::vector<uint32_t> Engine::waiting_on(const void* on, Wait w) const {
+std::vector<uint32_t> ChoiceDriver::waiting_on(const void* on, Wait w) const {
   std::vector<uint32_t> out;
   for (const Waiter& x : waiters_) {
     if (x.on == on && threads_[x.tid]->wait == w) out.push_back(x.tid);
@@ -291,49 +298,85 @@ std::vector<uint32_t> Engine::waiting_on(const void* on, Wait w) const {
   return out;
 }
 
-int64_t Engine::check_compute(int64_t work) {
+int64_t ChoiceDriver::compute(int64_t work) {
   if (work <= 0) return 0;
-  const int64_t start = check_wait_start();
-  Thread& self = cur();
+  const int64_t start = wait_start();
+  ChoiceThread& self = cur();
   self.computing = true;
-  self.compute_start = start;
   self.compute_end = start + clamp_step(work);
-  check_block(Wait::Timer, nullptr, self.compute_end);
-  Thread& me = cur();
+  block(Wait::Timer, nullptr, self.compute_end);
+  ChoiceThread& me = cur();
   me.computing = false;
   const int64_t left = me.compute_end - me.t;
   if (me.pending != 0) deliver_signals();
   return std::max<int64_t>(0, left);
 }
 
-void Engine::check_tgkill(uint64_t tid, int sig) {
-  if (tid >= threads_.size() || sig <= 0 || sig >= kSignals) plat::throw_("tgkill: no such thread or signal");
+void ChoiceDriver::tgkill(uint64_t tid, int sig) {
+  require_signal(tid, sig);
   Step s;
   s.kind = StepKind::Signal;
   s.target = static_cast<uint32_t>(tid);
   s.site = plat::current_site();
-  check_point(s);
-  Thread& target = *threads_[tid];
+  choice_point(s);
+  ChoiceThread& target = thread(tid);
   if (target.state == State::Exited) return;
   target.sig_at[static_cast<size_t>(sig)] = now_;
   target.pending |= uint64_t{1} << sig;
 }
 
-void Engine::check_exit_thread() {
-  Thread& t = cur();
+void ChoiceDriver::exit_thread() {
+  ChoiceThread& t = cur();
   t.state = State::Exited;
-  if (Thread* n = check_choose()) {
+  if (ChoiceThread* n = choose()) {
     switch_thread(*n);
   } else {
-    plat::Fiber::switch_to(t.ctx->fiber, main_);
+    to_main();
   }
   __builtin_unreachable();  // an exited thread is never resumed
 }
 
-std::string Engine::blocked_threads() const {
+void ChoiceDriver::block_for(int64_t ns) { block(Wait::Syscall, nullptr, wait_start() + clamp_step(ns)); }
+
+void ChoiceDriver::kernel_work(int64_t ns) { block(Wait::Syscall, nullptr, wait_start() + clamp_step(ns)); }
+
+void ChoiceDriver::timer_sleep(int64_t ns) { block(Wait::Syscall, nullptr, wait_start() + clamp_step(ns)); }
+
+void ChoiceDriver::usleep(uint32_t usec) { block(Wait::Sleep, nullptr, wait_start() + int64_t{usec} * 1000); }
+
+void ChoiceDriver::osyield() {
+  Step s;
+  s.kind = StepKind::Yield;
+  s.site = plat::current_site();
+  choice_point(s);
+}
+
+// The clock read is a step: its order against the ends of timed waits, which move the clock,
+// decides what it reads. It counts from kNanotimeEpoch, as the timed driver's does.
+int64_t ChoiceDriver::nanotime() {
+  Step s;
+  s.kind = StepKind::Clock;
+  s.clock = true;
+  s.site = plat::current_site();
+  choice_point(s);
+  return kNanotimeEpoch + now_;
+}
+
+// A procyield (the PAUSE of a spin-wait) is a Yield step: the default order then lets the other
+// threads run, as other cores would while this one spins. Other costs are no steps.
+void ChoiceDriver::charge(plat::Cost c) {
+  if (c == plat::Cost::ProcYield) {
+    Step s;
+    s.kind = StepKind::Yield;
+    s.site = plat::current_site();
+    choice_point(s);
+  }
+}
+
+std::string ChoiceDriver::blocked_threads() const {
   std::string out;
   for (const auto& tp : threads_) {
-    const Thread& t = *tp;
+    const auto& t = static_cast<const ChoiceThread&>(*tp);
     if (t.state == State::Exited) continue;
     if (!out.empty()) out += ", ";
     out += t.name;

@@ -1,0 +1,57 @@
+// What an engine is made from (EngineConfig) and what a run of it counts (EngineStats). The
+// config also picks the driver: a chooser makes the choice driver (choice_driver.h), no chooser
+// the timed driver (timed_driver.h); engine.h makes the one it names.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/engine/chooser.h"
+#include "sim/engine/costs.h"
+
+namespace gmp::engine {
+
+// What nanotime reads when a run starts (virtual ns).
+inline constexpr int64_t kNanotimeEpoch = 1'000'000'000;
+
+struct Core {
+  double speed = 1.0;  // relative to the reference core of the cost profile
+  int32_t cluster = 0; // the cores sharing a cache have one id (Costs::cacheline_by_distance)
+};
+
+struct EngineConfig {
+  std::vector<Core> cores;
+  Costs costs;
+  uint64_t seed = 1;
+  int64_t time_limit = 0;     // virtual ns; 0: none
+  uint64_t event_limit = 0;   // platform operations; 0: none
+  // Stress mode: each operation costs up to this many ns more, drawn from the seed, so that
+  // different seeds explore different interleavings of the same program. 0: off.
+  int64_t jitter = 0;
+  // Called every 2^22 events with the virtual time and the event count, for progress displays.
+  // It must not touch the simulation: it only observes.
+  std::function<void(int64_t now, uint64_t events)> progress;
+  // Choice mode (see chooser.h): the chooser orders every step instead of the clocks; the
+  // machine's cores, OS time slices, jitter and costs play no part. nullptr: timing mode.
+  Chooser* chooser = nullptr;
+  // Choice mode: how many timed waits of each daemon thread may end by choice per run.
+  uint32_t daemon_rounds = 2;
+  // Choice mode, strict time (chooser.h): timed waits end in the order of their deadlines, daemons'
+  // rounds are not counted, and time_limit bounds the run instead.
+  bool strict_time = false;
+};
+
+struct EngineStats {
+  uint64_t events = 0;            // platform operations handled (choice mode: steps)
+  // The rest are the timed driver's; they stay 0 in choice mode.
+  uint64_t os_preemptions = 0;    // time-slice expiries that moved a thread off its core
+  uint64_t line_transfers = 0;    // accesses that paid a cache-line transfer
+  // Placement of ready threads (affine placement counts all four; spread, only placed_on_other).
+  uint64_t placed_on_prev = 0;    // on its free previous core
+  uint64_t woken_in_place = 0;    // a short sleeper on its busy previous core, preempting
+  uint64_t placed_on_other = 0;   // on a free core other than its previous one (spread: any free core)
+  uint64_t balance_pulls = 0;     // a queued thread pulled by an idle core
+};
+
+}  // namespace gmp::engine

@@ -1,0 +1,778 @@
+#include "sim/engine/timed_driver.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/engine/engine_thread.h"
+#include "sim/platform/platform.h"
+#include "sim/platform/throw.h"
+
+namespace gmp::engine {
+
+using engine_detail::clamp_step;
+using engine_detail::kEndOfTime;
+using engine_detail::kNever;
+
+namespace {
+constexpr uint64_t kProgressMask = (uint64_t{1} << 22) - 1;  // a progress report every 2^22 events
+}  // namespace
+
+// A thread's state under virtual time, beside what both drivers keep.
+struct TimedDriver::TimedThread final : DriverBase::Thread {
+  uint64_t tie = 0;           // tie-break of its newest queue entry
+  uint64_t wait_seq = 0;      // order of arrival among waiters
+
+  int core = -1;
+  int last_core = -1;         // the core it last ran on (affine placement's previous core)
+  int queued_on = -1;         // the core whose run queue holds it (spread: 0), -1 if none
+  int64_t slept_at = -1;      // when it last gave up its core to block, -1 if it has run since
+  int64_t slice_end = 0;
+  int64_t compute_start = 0;
+
+  bool lock_sleeping = false;  // waiting for a runtime lock asleep in the kernel, not spinning
+};
+
+inline TimedDriver::TimedThread& TimedDriver::cur() { return *static_cast<TimedThread*>(curp_); }
+
+inline TimedDriver::TimedThread& TimedDriver::thread(size_t id) { return static_cast<TimedThread&>(*threads_[id]); }
+
+TimedDriver::TimedDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), rng_(cfg_.seed) {
+  if (cfg_.chooser != nullptr) throw std::invalid_argument("engine: the timed driver takes no chooser");
+  core_thread_.assign(cfg_.cores.size(), -1);
+  runq_.resize(cfg_.costs.affine ? cfg_.cores.size() : 1);
+  // A queued thread's balance timer re-arms every period: a zero period would never let time move.
+  cfg_.costs.os_balance_delay = std::max<int64_t>(cfg_.costs.os_balance_delay, 1);
+  for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
+  // With both transfer costs 0 distance changes nothing: keep line_cost's early return.
+  line_distance_ = cfg_.costs.cacheline_by_distance &&
+                   (cfg_.costs.cacheline_transfer != 0 || cfg_.costs.cacheline_transfer_cluster != 0);
+  set_next_limits();
+  if (cfg_.jitter != 0) rare_ |= kRareJitter;
+  fast_access = &TimedDriver::fast_access_of;
+}
+
+TimedDriver::~TimedDriver() = default;
+
+uint64_t TimedDriver::newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool /*daemon*/,
+                                 uint32_t process) {
+  const int64_t at = running_ ? cur().t : 0;
+  auto& t = static_cast<TimedThread&>(add_thread(std::make_unique<TimedThread>(), std::move(name), entry, arg, g0, process));
+  qpos_.push_back(-1);
+  // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
+  make_ready(t, at);
+  return t.id;
+}
+
+void TimedDriver::exit_thread() {
+  TimedThread& t = cur();
+  t.state = State::Exited;
+  unqueue(t);
+  release_core(t, t.t);
+  reschedule();
+  __builtin_unreachable();  // an exited thread is never resumed
+}
+
+void TimedDriver::block_for(int64_t ns) { block(Wait::Timer, nullptr, cur().t + clamp_step(ns)); }
+
+void TimedDriver::kernel_work(int64_t ns) {
+  block(Wait::Timer, nullptr, cur().t + clamp_step(ns), /*keep_core=*/true);
+}
+
+void TimedDriver::timer_sleep(int64_t ns) {
+  block(Wait::Timer, nullptr, cur().t + clamp_step(ns) + cfg_.costs.usleep_min_latency + os_jitter());
+}
+
+int TimedDriver::current_core() const {
+  return running_ && cur_ < threads_.size() ? static_cast<const TimedThread&>(*threads_[cur_]).core : -1;
+}
+
+DriverBase::Thread* TimedDriver::next_to_run() { return next_running(); }
+
+void TimedDriver::push(TimedThread& t) { enqueue(t, t.t); }
+
+// Every queue entry comes through here, which keeps horizon_ a lower bound of the queue's top.
+void TimedDriver::enqueue(TimedThread& t, int64_t at) {
+  t.tie = rng_.next();
+  const QItem it{at, t.tie, t.id};
+  horizon_ = std::min(horizon_, at);
+  const int32_t pos = qpos_[t.id];
+  if (pos < 0) {
+    heap_.push_back(it);
+    q_sift_up(heap_.size() - 1, it);
+  } else if (pos > 0 && earlier(it, heap_[static_cast<size_t>(pos - 1) / 2])) {
+    q_sift_up(static_cast<size_t>(pos), it);
+  } else {
+    q_sift_down(static_cast<size_t>(pos), it);
+  }
+}
+
+// After a pop: the thread that runs next would otherwise find horizon_ at the popped entry's time
+// and look at the queue on its first operation for nothing.
+void TimedDriver::exact_horizon() { horizon_ = heap_.empty() ? INT64_MAX : heap_.front().time; }
+
+void TimedDriver::unqueue(TimedThread& t) {
+  if (qpos_[t.id] >= 0) q_remove_at(static_cast<size_t>(qpos_[t.id]));
+}
+
+// Moves `it` up from hole i to its place.
+void TimedDriver::q_sift_up(size_t i, QItem it) {
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!earlier(it, heap_[parent])) break;
+    q_place(i, heap_[parent]);
+    i = parent;
+  }
+  q_place(i, it);
+}
+
+// Moves `it` down from hole i to its place. Inlined: from 2 Ps on, yield_if_late runs it at nearly
+// every thread switch, and a call passes the 24-byte item through memory.
+[[gnu::always_inline]] inline void TimedDriver::q_sift_down(size_t i, QItem it) {
+  QItem* const h = heap_.data();
+  int32_t* const pos = qpos_.data();
+  const size_t n = heap_.size();
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && earlier(h[c + 1], h[c])) c++;
+    if (!earlier(h[c], it)) break;
+    h[i] = h[c];
+    pos[h[i].tid] = static_cast<int32_t>(i);
+    i = c;
+  }
+  h[i] = it;
+  pos[it.tid] = static_cast<int32_t>(i);
+}
+
+void TimedDriver::q_remove_at(size_t i) {
+  qpos_[heap_[i].tid] = -1;
+  const QItem last = heap_.back();
+  heap_.pop_back();
+  if (i == heap_.size()) return;
+  if (i > 0 && earlier(last, heap_[(i - 1) / 2])) {
+    q_sift_up(i, last);
+  } else {
+    q_sift_down(i, last);
+  }
+}
+
+TimedDriver::QItem TimedDriver::q_pop() {
+  const QItem top = heap_.front();
+  q_remove_at(0);
+  return top;
+}
+
+// The current thread has been queued or blocked: run whoever is earliest. Timers that come due
+// first are fired on the way. With nothing queued, control goes back to run().
+void TimedDriver::reschedule() {
+  if (TimedThread* n = next_running()) {
+    switch_thread(*n);
+  } else {
+    to_main();
+  }
+}
+
+// Pops the earliest running thread, firing the timers of blocked threads that come due first
+// (which may make them running); nullptr when nothing is queued.
+TimedDriver::TimedThread* TimedDriver::next_running() {
+  while (!heap_.empty()) {
+    const QItem it = q_pop();
+    TimedThread& n = thread(it.tid);
+    if (n.state == State::Running) {
+      exact_horizon();
+      return &n;
+    }
+    if (n.state == State::Blocked) {
+      wake(n, it.time);  // its timeout
+    } else if (n.state == State::Ready) {
+      balance(n, it.time);
+    }
+  }
+  return nullptr;
+}
+
+void TimedDriver::yield_if_late() {
+  TimedThread& self = cur();
+  if (heap_.empty()) {
+    horizon_ = INT64_MAX;
+    return;
+  }
+  const QItem top = heap_.front();
+  horizon_ = top.time;
+  if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
+  if (qpos_[self.id] >= 0) {  // not expected: a running thread has no entry of its own
+    push(self);
+    reschedule();
+    return;
+  }
+  // push(self) then next_running's first pop, as one heap operation. Self's new entry draws a
+  // new tie: at an equal time it may now come first, and then the pop returns self itself.
+  self.tie = rng_.next();
+  const QItem mine{self.t, self.tie, self.id};
+  if (earlier(mine, top)) return;
+  // Otherwise self's entry takes the top's place, and the top is what the pop returns.
+  qpos_[top.tid] = -1;
+  q_sift_down(0, mine);
+  exact_horizon();
+  TimedThread& n = thread(top.tid);
+  if (n.state == State::Running) {
+    switch_thread(n);
+    return;
+  }
+  if (n.state == State::Blocked) {
+    wake(n, top.time);  // its timeout
+  } else if (n.state == State::Ready) {
+    balance(n, top.time);
+  }
+  reschedule();
+}
+
+// enforce_limits must run at the event after the limit and at each progress report.
+void TimedDriver::set_next_limits() {
+  next_limits_ = std::min(event_limit_ == UINT64_MAX ? UINT64_MAX : event_limit_ + 1, (stats_.events | kProgressMask) + 1);
+}
+
+void TimedDriver::enforce_limits() {
+  set_next_limits();
+  if ((stats_.events & kProgressMask) == 0 && cfg_.progress) cfg_.progress(cur().t, stats_.events);
+  if (stats_.events > event_limit_) {
+    stop_run(Stop::EventLimit, 2,
+             "stopped after " + std::to_string(cfg_.event_limit) + " scheduler events (--max-events)");
+  }
+  if (cur().t > time_limit_) {
+    stop_run(Stop::TimeLimit, 2,
+             "stopped at virtual time " + std::to_string(time_limit_) +
+                 (time_limit_ == cfg_.time_limit ? " ns (--max-time)" : " ns (the end of virtual time)"));
+  }
+}
+
+void TimedDriver::preempt_if_slice_over() {
+  TimedThread& self = cur();
+  if (self.t < self.slice_end || self.in_handler || runq_of(self.core).empty()) return;
+  // Time slice over and someone waits for a core: go to the back of the run queue.
+  stats_.os_preemptions++;
+  yield_core();
+}
+
+// The current thread gives its core to the head of the OS run queue (which must not be empty)
+// and waits at the queue's tail.
+void TimedDriver::yield_core() {
+  TimedThread& self = cur();
+  const int core = self.core;
+  core_thread_[static_cast<size_t>(core)] = -1;
+  self.core = -1;
+  self.state = State::Ready;
+  std::deque<uint32_t>& q = runq_of(core);
+  const uint32_t next = q.front();
+  q.pop_front();
+  waiting_--;
+  TimedThread& n = thread(next);
+  n.queued_on = -1;
+  wait_for_core(self, core, /*front=*/false);
+  give_core(n, core, self.t);
+  reschedule();
+}
+
+// The hot path: every platform operation comes through here. Each check is one comparison in the
+// common case; the work is in the functions it calls when one fires.
+[[gnu::always_inline]] inline void TimedDriver::advance(int64_t ns) {
+  TimedThread& self = cur();
+  if ((rare_ | self.pending) != 0) {
+    advance_rare(ns);
+    return;
+  }
+  // t in a local: the counter below is a uint64_t, which may alias the clock as far as the
+  // compiler knows, and reloading the clock after each store costs a cycle-eating round trip.
+  const int64_t t = self.t + ns;
+  self.t = t;
+  if (++stats_.events >= next_limits_ || t > time_limit_) enforce_limits();
+  // Someone may be due no later than this thread: look closer. Signals can only have come while
+  // others ran, so they are looked for only after a yield.
+  if (t >= horizon_) {
+    yield_if_late();
+    if (cur().pending != 0) deliver_signals();
+  }
+}
+
+// advance when a stress jitter is set, threads wait for cores or this thread has a signal pending.
+void TimedDriver::advance_rare(int64_t ns) {
+  TimedThread& self = cur();
+  if (cfg_.jitter != 0) ns += static_cast<int64_t>(rng_.next() % static_cast<uint64_t>(cfg_.jitter));
+  self.t += ns;
+  if (++stats_.events >= next_limits_ || self.t > time_limit_) enforce_limits();
+  if (self.pending != 0) deliver_signals();
+  if (waiting_ != 0) preempt_if_slice_over();
+  if (self.t >= horizon_) yield_if_late();
+  if (cur().pending != 0) deliver_signals();
+}
+
+bool TimedDriver::make_ready(TimedThread& t, int64_t at) {
+  t.state = State::Ready;
+  t.t = std::max(t.t, at);
+  if (cfg_.costs.affine) return place_affine(t);
+  const int best = fastest_free_core();
+  if (best >= 0) {
+    stats_.placed_on_other++;
+    give_core(t, best, t.t);
+    return false;
+  }
+  wait_for_core(t, 0, /*front=*/false);
+  // Someone waits for a core: cut long computes at the end of their slices.
+  if (computing_ != 0) for (auto& p : threads_) {
+    auto& r = static_cast<TimedThread&>(*p);
+    if (r.state == State::Running && r.computing && r.slice_end < r.compute_end) {
+      interrupt(r, std::max(r.slice_end, t.t));
+    }
+  }
+  return false;
+}
+
+// Affine placement (timed_driver.h states the rules).
+bool TimedDriver::place_affine(TimedThread& t) {
+  const int prev = t.last_core;
+  const bool short_sleep = prev >= 0 && t.slept_at >= 0 && t.t - t.slept_at < cfg_.costs.os_wake_in_place;
+  t.slept_at = -1;
+  if (prev >= 0 && core_thread_[static_cast<size_t>(prev)] == -1) {
+    stats_.placed_on_prev++;
+    give_core(t, prev, t.t + cfg_.costs.os_idle_exit_latency);
+    return true;
+  }
+  if (!short_sleep) {
+    if (const int best = fastest_free_core(); best >= 0) {
+      stats_.placed_on_other++;
+      give_core(t, best, t.t + cfg_.costs.os_idle_exit_latency);
+      return true;
+    }
+  }
+  int core = prev;
+  if (core < 0) core = running_ && cur().core >= 0 ? cur().core : 0;
+  wait_for_core(t, core, /*front=*/short_sleep);
+  TimedThread& r = thread(static_cast<size_t>(core_thread_[static_cast<size_t>(core)]));
+  if (short_sleep) {
+    // Woken in place: the thread on the core is preempted as soon as the wakee is due.
+    stats_.woken_in_place++;
+    r.slice_end = std::min(r.slice_end, t.t);
+    if (r.state == State::Running) interrupt(r, std::max(t.t, r.compute_start));
+  } else {
+    if (r.state == State::Running && r.computing && r.slice_end < r.compute_end) {
+      interrupt(r, std::max(r.slice_end, t.t));
+    }
+  }
+  return false;
+}
+
+int TimedDriver::fastest_free_core() const {
+  int best = -1;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    if (core_thread_[c] != -1) continue;
+    if (best < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(best)].speed) best = static_cast<int>(c);
+  }
+  return best;
+}
+
+void TimedDriver::wait_for_core(TimedThread& t, int core, bool front) {
+  std::deque<uint32_t>& q = runq_of(core);
+  if (front) {
+    q.push_front(t.id);
+  } else {
+    q.push_back(t.id);
+  }
+  t.queued_on = cfg_.costs.affine ? core : 0;
+  waiting_++;
+  rare_ |= kRareWaiting;
+  if (cfg_.costs.affine) {
+    enqueue(t, t.t + cfg_.costs.os_balance_delay);  // its balance timer
+  } else {
+    unqueue(t);
+  }
+}
+
+// A queued thread's balance timer (affine placement): if a core is free now, it pulls the thread;
+// otherwise the thread waits another period.
+void TimedDriver::balance(TimedThread& t, int64_t at) {
+  if (t.queued_on < 0) return;
+  const int best = fastest_free_core();
+  if (best < 0) {
+    enqueue(t, at + cfg_.costs.os_balance_delay);
+    return;
+  }
+  std::deque<uint32_t>& q = runq_of(t.queued_on);
+  q.erase(std::find(q.begin(), q.end(), t.id));
+  waiting_--;
+  t.queued_on = -1;
+  stats_.balance_pulls++;
+  give_core(t, best, std::max(t.t, at) + cfg_.costs.os_idle_exit_latency);
+}
+
+void TimedDriver::give_core(TimedThread& t, int core, int64_t at) {
+  core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(t.id);
+  t.core = core;
+  t.last_core = core;
+  if (waiting_ == 0) rare_ &= ~kRareWaiting;
+  t.state = State::Running;
+  t.t = std::max(t.t, at) + cfg_.costs.context_switch;
+  t.slice_end = t.t + cfg_.costs.os_quantum;
+  push(t);
+}
+
+void TimedDriver::release_core(TimedThread& t, int64_t at) {
+  if (t.core < 0) return;
+  const int core = t.core;
+  core_thread_[static_cast<size_t>(core)] = -1;
+  t.core = -1;
+  if (serve_queue(core, at)) return;
+  move_to_faster_core(core, at);
+}
+
+// A free core takes the head of its run queue, if any.
+bool TimedDriver::serve_queue(int core, int64_t at) {
+  std::deque<uint32_t>& q = runq_of(core);
+  if (q.empty()) return false;
+  TimedThread& n = thread(q.front());
+  q.pop_front();
+  waiting_--;
+  n.queued_on = -1;
+  give_core(n, core, at);
+  return true;
+}
+
+// A core that frees up with nobody waiting takes over the computation running on the slowest
+// core that is slower than it, as the OS moves a busy thread off an efficiency core when a
+// performance core goes idle (Linux's misfit-task migration, macOS's preference for performance
+// cores): cut there, the computation goes on at the new core's speed. The move itself costs
+// nothing (a context switch's microseconds, against computations long enough to be worth moving).
+void TimedDriver::move_to_faster_core(int core, int64_t at) {
+  const double speed = cfg_.cores[static_cast<size_t>(core)].speed;
+  if (speed <= slowest_speed_) return;  // no core is slower (every core, on a uniform machine)
+  TimedThread* slowest = nullptr;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    const int32_t id = core_thread_[c];
+    if (id < 0 || cfg_.cores[c].speed >= speed) continue;
+    TimedThread& r = thread(static_cast<size_t>(id));
+    if (!r.computing || at < r.compute_start || at >= r.compute_end) continue;
+    if (slowest == nullptr || cfg_.cores[c].speed < cfg_.cores[static_cast<size_t>(slowest->core)].speed) slowest = &r;
+  }
+  if (slowest == nullptr) return;
+  const int left = slowest->core;
+  core_thread_[static_cast<size_t>(left)] = -1;
+  core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(slowest->id);
+  slowest->core = core;
+  slowest->last_core = core;
+  interrupt(*slowest, at);
+  serve_queue(left, at);  // affine: the slower core's own queue may hold threads
+}
+
+void TimedDriver::block(Wait w, const void* on, int64_t deadline, bool keep_core) {
+  TimedThread& self = cur();
+  self.state = State::Blocked;
+  self.wait = w;
+  self.wait_on = on;
+  self.wait_seq = ++wait_seq_;
+  if (on != nullptr) add_waiter(self, on);
+  if (!keep_core) {
+    self.slept_at = self.t;
+    release_core(self, self.t);
+  }
+  if (deadline != kNever) {
+    enqueue(self, deadline);
+  } else {
+    unqueue(self);
+  }
+  reschedule();
+}
+
+bool TimedDriver::wake(TimedThread& t, int64_t at) {
+  if (t.state != State::Blocked) return false;
+  drop_waiter(t);
+  t.wait = Wait::None;
+  t.wait_on = nullptr;
+  if (t.core >= 0) {  // it waited busy on its core (a spinning lock waiter): no switch back
+    t.state = State::Running;
+    t.t = std::max(t.t, at);
+    push(t);
+    return false;
+  }
+  return make_ready(t, at);
+}
+
+void TimedDriver::interrupt(TimedThread& t, int64_t at) {
+  if (!t.computing || at >= t.compute_end || at < t.compute_start) return;
+  t.t = at;
+  t.compute_end = at;
+  push(t);
+}
+
+int64_t TimedDriver::compute(int64_t work) {
+  if (work <= 0) return 0;
+  // Affine: a runner preempted while it kept its core blocked (a spinning lock waiter) may come
+  // back with its slice already over; it yields before computing, not after.
+  if (cfg_.costs.affine && waiting_ != 0) preempt_if_slice_over();
+  TimedThread& self = cur();
+  const double speed = cfg_.cores[static_cast<size_t>(self.core)].speed;
+  // Compared as a double: a quotient beyond int64 must not be converted.
+  const double exact = std::ceil(static_cast<double>(work) / speed);
+  const int64_t ns = exact < static_cast<double>(kEndOfTime) ? static_cast<int64_t>(exact) : kEndOfTime;
+  const int64_t planned_end = self.t + ns;
+  self.computing = true;
+  computing_++;
+  self.compute_start = self.t;
+  self.compute_end = planned_end;
+  // Cut at the slice's end if someone is already waiting for a core; at the first pending
+  // signal's delivery time.
+  if (waiting_ != 0 && !runq_of(self.core).empty() && self.slice_end > self.t && self.slice_end < self.compute_end) {
+    self.compute_end = self.slice_end;
+  }
+  for (uint64_t m = self.pending; m != 0; m &= m - 1) {
+    const auto sig = static_cast<size_t>(std::countr_zero(m));
+    self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[sig]));
+  }
+  self.t = self.compute_end;
+  stats_.events++;
+  yield_if_late();  // others run until this compute's end, or until someone cuts it
+  TimedThread& me = cur();
+  me.computing = false;
+  computing_--;
+  const int64_t left_ns = planned_end - me.t;
+  enforce_limits();
+  if (me.pending != 0) deliver_signals();
+  preempt_if_slice_over();
+  if (left_ns <= 0) return 0;
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(left_ns) * speed));
+}
+
+// Coherence: an access to a cell that another thread wrote since this thread last saw it pays a
+// cache-line transfer. Each cell stands for its own line (its Access::holders word records which
+// threads hold a copy): objects sharing a line by accident of layout do not interfere, which keeps
+// runs independent of where the allocator put things.
+void TimedDriver::access(const plat::Access& a) { fast_access_of(this, a.op, a.holders); }
+
+void TimedDriver::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders) {
+  auto& e = *static_cast<TimedDriver*>(self);
+  int64_t cost = e.cfg_.costs.op[static_cast<size_t>(op)];
+  if (holders != nullptr) cost += e.line_cost(*holders, !plat::is_load(op));
+  e.advance(cost);
+}
+
+// What an access costs beyond its operation: cacheline_transfer if another thread holds the line
+// this one needs (for a write, any other holder; for a read, a writer since this thread's copy);
+// by distance to the nearest other holder where the machine has clusters (timed_driver.h, Coherence).
+[[gnu::always_inline]] inline int64_t TimedDriver::line_cost(uint64_t& holders, bool write) {
+  if (cfg_.costs.cacheline_transfer == 0 && !line_distance_) return 0;
+  const uint64_t me = cur_bit_;
+  const uint64_t others = holders & ~me;
+  bool transfer = false;
+  if (write) {
+    transfer = holders != 0 && holders != me;
+    holders = me;
+  } else if ((holders & me) == 0) {
+    transfer = holders != 0;
+    holders |= me;
+  }
+  if (!transfer) return 0;
+  if (line_distance_) return line_cost_by_distance(others);
+  stats_.line_transfers++;
+  return cfg_.costs.cacheline_transfer;
+}
+
+// The transfer from the nearest of `others` (holder bits, never this thread's): each bit's thread
+// (the one whose id is the bit) on the core it last ran on. A line from this thread's own core
+// moves between no caches: it costs nothing and is not counted as a transfer.
+[[gnu::noinline]] int64_t TimedDriver::line_cost_by_distance(uint64_t others) {
+  const int here = cur().last_core;  // the running thread's core
+  if (here < 0) return cfg_.costs.cacheline_transfer;  // not on a core: cannot happen in timing mode
+  const int32_t cluster = cfg_.cores[static_cast<size_t>(here)].cluster;
+  int64_t cost = cfg_.costs.cacheline_transfer;
+  for (uint64_t bits = others; bits != 0; bits &= bits - 1) {
+    const auto id = static_cast<size_t>(std::countr_zero(bits));
+    if (id >= threads_.size()) continue;  // no thread has this id (yet): nobody to stand for the bit
+    const int there = thread(id).last_core;
+    if (there < 0) continue;
+    if (there == here) return 0;
+    if (cfg_.cores[static_cast<size_t>(there)].cluster == cluster) {
+      cost = std::min(cost, cfg_.costs.cacheline_transfer_cluster);
+    }
+  }
+  stats_.line_transfers++;
+  return cost;
+}
+
+// Runtime locks follow Go 1.27's lock_spinbit.go. The key keeps the real platform's three states:
+// 0 free, 1 held, 2 held and perhaps waited for (Drepper's futex mutex), so an uncontended unlock,
+// nearly every one, searches no waiters. A contended lock2 lets one waiter at a time spin (every
+// waiter, for a prefer_low_latency lock such as sched.lock): for mutexActiveSpinCount procyields
+// of mutexActiveSpinSize and one osyield, and it takes the lock if an unlock comes meanwhile
+// (lock_contended_handoff after it). The other waiters, and a spinner whose budget runs out,
+// sleep in the kernel. unlock2 wakes the most recent sleeper when nobody spins (always, for a
+// prefer_low_latency lock), and one time in mutexTailWakePeriod the oldest in any case; the
+// unlocker pays futex_wake and the sleeper runs futex_wake_latency later, then tries again. A
+// spinner keeps its core busy; a sleeper gives it up.
+void TimedDriver::lock(plat::Mutex& l) {
+  advance(cfg_.costs.lock_uncontended + line_cost(l.holders, /*write=*/true));
+  if (l.key.load(std::memory_order_relaxed) == 0) {
+    l.key.store(1, std::memory_order_relaxed);
+    return;
+  }
+  bool spin = l.prefer_low_latency || l.spinners == 0;
+  for (;;) {
+    if (spin) {
+      l.spinners++;
+      const int64_t deadline = cur().t + spin_budget();
+      do {
+        l.key.store(2, std::memory_order_relaxed);
+        block(Wait::Lock, &l, deadline, /*keep_core=*/true);
+      } while (l.key.load(std::memory_order_relaxed) != 0 && cur().t < deadline);
+      l.spinners--;
+      if (l.key.load(std::memory_order_relaxed) == 0) break;
+    }
+    cur().lock_sleeping = true;
+    l.key.store(2, std::memory_order_relaxed);
+    block(Wait::Lock, &l, kNever);
+    cur().lock_sleeping = false;
+    advance(cfg_.costs.futex_sleep);
+    if (l.key.load(std::memory_order_relaxed) == 0) break;
+    spin = l.prefer_low_latency || l.spinners == 0;
+  }
+  l.key.store(2, std::memory_order_relaxed);
+  l.holders = cur_bit_;  // the hand-off's cost includes the line's transfer
+}
+
+// lock_spinbit.go's spin before sleeping: mutexActiveSpinCount (4) procyields of
+// mutexActiveSpinSize (30), then mutexPassiveSpinCount (1) osyield; none on a single core.
+int64_t TimedDriver::spin_budget() const {
+  constexpr int64_t mutexActiveSpinCount = 4, mutexActiveSpinSize = 30, mutexPassiveSpinCount = 1;  // lock_spinbit.go
+  if (cfg_.cores.size() <= 1) return 0;
+  return mutexActiveSpinCount * mutexActiveSpinSize * cfg_.costs.path[static_cast<size_t>(plat::Cost::ProcYield)] +
+         mutexPassiveSpinCount * cfg_.costs.osyield;
+}
+
+// The release is a scheduling point of its own: the unlocker is charged the store first, and
+// threads due before its end run before the lock is free, as they would against a real xchg.
+void TimedDriver::unlock(plat::Mutex& l) {
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Store)] + line_cost(l.holders, /*write=*/true));
+  int64_t cost = 0;
+  const uint32_t key = l.key.load(std::memory_order_relaxed);  // one OS thread: no bus-locked xchg
+  l.key.store(0, std::memory_order_relaxed);
+  if (key == 2) {
+    TimedThread* spinner = nullptr;  // the longest-waiting spinner
+    TimedThread* newest = nullptr;   // sleepers: Go keeps them on a stack
+    TimedThread* oldest = nullptr;
+    for (const Waiter& w : waiters_) {  // the choice depends on wait_seq only, not on this order
+      if (w.on != &l) continue;
+      TimedThread* t = &thread(w.tid);
+      if (t->wait != Wait::Lock) continue;
+      if (!t->lock_sleeping) {
+        if (spinner == nullptr || t->wait_seq < spinner->wait_seq) spinner = t;
+      } else {
+        if (newest == nullptr || t->wait_seq > newest->wait_seq) newest = t;
+        if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t;
+      }
+    }
+    if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
+    if (newest != nullptr) {
+      constexpr uint64_t mutexTailWakePeriod = 16;  // lock_spinbit.go
+      const bool anti_starve = rng_.next() % mutexTailWakePeriod == 0;
+      if (anti_starve || spinner == nullptr || l.prefer_low_latency) {
+        const bool ipi = wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+        cost += cfg_.costs.futex_wake + (ipi ? cfg_.costs.os_wake_ipi : 0);
+      }
+    }
+  }
+  if (cost != 0) advance(cost);  // the futex wake, after the release
+}
+
+// A note sleep is Go's futexsleep loop: the key is checked first (an atomic load) and the futex is
+// entered only if it is clear; the kernel checks the key again on entry, so a wake-up that lands
+// before the sleeper blocks is never lost. The syscall's cost (futex_sleep) is paid when the
+// sleeper comes back; the wake-up's latency is futex_wake_latency plus os_jitter().
+void TimedDriver::notesleep(plat::Note& n) {
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Load)]);
+  if (n.key.load(std::memory_order_acquire) != 0) return;
+  while (n.key.load(std::memory_order_acquire) == 0) block(Wait::Note, &n, kNever);
+  advance(cfg_.costs.futex_sleep);
+}
+
+bool TimedDriver::notetsleep(plat::Note& n, int64_t ns) {
+  if (ns < 0) {
+    notesleep(n);
+    return true;
+  }
+  advance(cfg_.costs.op[static_cast<size_t>(plat::Op::Load)]);
+  if (n.key.load(std::memory_order_acquire) != 0) return true;
+  block(Wait::Note, &n, cur().t + ns);
+  advance(cfg_.costs.futex_sleep);
+  return n.key.load(std::memory_order_acquire) != 0;
+}
+
+void TimedDriver::notewakeup(plat::Note& n) {
+  // Go parks one M on a note at most; should there be more, they wake in thread order.
+  uint32_t first = UINT32_MAX;
+  std::vector<uint32_t> more;
+  for (const Waiter& w : waiters_) {
+    if (w.on != &n || thread(w.tid).wait != Wait::Note) continue;
+    if (first == UINT32_MAX) {
+      first = w.tid;
+    } else {
+      more.push_back(w.tid);
+    }
+  }
+  int64_t cost = cfg_.costs.futex_wake;
+  if (!more.empty()) {
+    more.push_back(first);
+    std::sort(more.begin(), more.end());
+    for (uint32_t tid : more) {
+      if (wake(thread(tid), cur().t + cfg_.costs.futex_wake_latency + os_jitter())) cost += cfg_.costs.os_wake_ipi;
+    }
+  } else if (first != UINT32_MAX) {
+    if (wake(thread(first), cur().t + cfg_.costs.futex_wake_latency + os_jitter())) cost += cfg_.costs.os_wake_ipi;
+  }
+  advance(cost);
+}
+
+// A real OS wake-up is late by a varying amount (timer slack, idle-state exit, the wakee's run
+// queue). Without this, fixed costs make a simulation periodic, and a thread that sleeps and then
+// races another (runqgrab's usleep(3) before its runnext CAS) would meet it at the same phase
+// every time: the outcome of each race would be a resonance of the cost table, not a chance.
+int64_t TimedDriver::os_jitter() {
+  const int64_t j = cfg_.costs.wakeup_jitter;
+  return j > 0 ? static_cast<int64_t>(rng_.next() % static_cast<uint64_t>(j)) : 0;
+}
+
+void TimedDriver::usleep(uint32_t usec) {
+  const int64_t d = std::max<int64_t>(static_cast<int64_t>(usec) * 1000, cfg_.costs.usleep_min_latency);
+  block(Wait::Timer, nullptr, cur().t + d + os_jitter());
+}
+
+void TimedDriver::osyield() {
+  advance(cfg_.costs.osyield);
+  if (waiting_ != 0 && !runq_of(cur().core).empty()) yield_core();
+}
+
+// The simulated program's monotonic clock. It reads kNanotimeEpoch at the start of the run, not 0:
+// a real monotonic clock counts from boot, and Go takes 0 to mean "unset" in places
+// (sched.lastpoll, pidleput's now). Everything the engine reports is relative to the start.
+int64_t TimedDriver::nanotime() {
+  advance(cfg_.costs.nanotime);
+  return kNanotimeEpoch + cur().t;
+}
+
+void TimedDriver::tgkill(uint64_t tid, int sig) {
+  require_signal(tid, sig);
+  TimedThread& target = thread(tid);
+  if (target.state != State::Exited) {
+    const int64_t at = cur().t + cfg_.costs.signal_delivery_latency;
+    auto& when = target.sig_at[static_cast<size_t>(sig)];
+    if ((target.pending >> sig & 1) == 0 || at < when) when = at;
+    target.pending |= uint64_t{1} << sig;
+    if (target.state == State::Running) interrupt(target, std::max(at, target.compute_start));
+  }
+  advance(cfg_.costs.signal_send);
+}
+
+void TimedDriver::spend(int64_t ns) { advance(ns); }
+
+void TimedDriver::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
+
+}  // namespace gmp::engine

@@ -1,0 +1,195 @@
+// The timed driver: the virtual-time engine, a discrete-event driver of the recording platform.
+//
+// Model. The engine runs simulated OS threads (one per M, plus sysmon) on simulated cores. Each
+// thread runs on execution contexts (fibers): its g0 stack and, while it runs a goroutine, that
+// goroutine's stack; plat::switchto moves a thread between them (gogo, mcall). All of this happens
+// on one OS thread.
+//
+// Time. Every running thread has its own clock: the virtual time at which its next operation
+// happens. The engine always resumes the thread whose clock is earliest (ties broken by a number
+// drawn from the seed when the thread was queued), so every shared-memory access of the port
+// happens in virtual-time order. Each platform operation charges its cost from Costs to the
+// caller's clock; if that moves the caller past another thread's clock, the caller yields. A
+// thread therefore runs ahead without switching for as long as it stays earliest: most
+// operations cost a comparison, not a context switch.
+//
+// Cores. A thread needs a core to run. Where a thread that becomes ready goes is the profile's
+// placement (Costs::affine):
+//   - spread: it takes a free core (the fastest free one, lowest index among equals) or waits in
+//     one FIFO run queue for the machine.
+//   - affine: each core has a FIFO run queue, and a thread has a previous core (the last it ran
+//     on). A thread that slept less than os_wake_in_place wakes on its previous core whatever
+//     that core is doing: it runs there at once if the core is free, else it goes to the head of
+//     the core's queue and preempts the thread running there (Linux's EEVDF keeps a short
+//     sleeper on its core's run queue, where it is woken in place and, having lag left, preempts).
+//     Any other ready thread takes its previous core if free, else the fastest free core, else
+//     waits at the tail of its previous core's queue (a new thread: its creator's core's), and
+//     an idle core pulls it once it has waited os_balance_delay (checked again each period, as
+//     the load balancer runs every few ticks).
+//     A thread placed on a free core starts os_idle_exit_latency later, and a waker whose wake-up
+//     lands on a free core pays os_wake_ipi (spread folds both into the futex costs).
+// A thread that blocks (note sleep, usleep, a
+// contended lock) gives its core to the head of that core's queue. While threads wait for a
+// core, the thread running there whose time slice (Costs::os_quantum) has expired is moved to
+// the queue's tail at its next operation; a long compute is cut at the slice's end when someone
+// is waiting. Compute is scaled by the speed of the core it runs on. A core that frees up while
+// nobody waits for it takes over the computation on the slowest core slower than it (misfit
+// migration).
+//
+// Coherence. An access to a cell that another thread wrote since this thread last saw it (for a
+// write: that any other thread holds) pays a cache-line transfer. Without
+// Costs::cacheline_by_distance (a profile that gives no cluster_size) every such transfer costs
+// cacheline_transfer, even from a thread that ran on the same core. With it the line comes from
+// the nearest of its other holders, each taken to be on the core it last ran on: free from a
+// holder on this thread's own core (the line is in that core's cache), cacheline_transfer_cluster
+// from one in the same cluster (Core::cluster), cacheline_transfer from further away. Holders are
+// bits of a 64-bit word by thread id % 64: for ids of 64 and more the thread whose id is the bit
+// stands for all that share it.
+//
+// Signals. tgkill marks the signal pending on the target from now + signal_delivery_latency. A
+// running target handles it at its first operation at or after that time; a target inside a long
+// compute is cut short there. A blocked or waiting target handles it when it next runs.
+//
+// Protocol. The timed driver guarantees: the thread that runs is always the one whose clock is
+// earliest among the threads that hold a core, to the granularity of one platform operation (a
+// thread that passes another's clock yields at its next operation, before that operation's effect
+// on memory, so shared memory is touched in virtual-time order); its only source of randomness is
+// the seed (ties, jitter, OS wake-up lateness, lock_spinbit's tail wake-ups), so the same config
+// and program give the same run; and each platform operation costs a few comparisons unless
+// something is due (another thread, a limit, a signal, a time slice). Its per-thread state (the
+// event queue's entry, the core, the slice) is in its own thread record, TimedThread. It is
+// final, so calls inside it are direct; the platform's shared-memory accesses reach it through
+// fast_access without a virtual call.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "sim/engine/driver_base.h"
+#include "sim/platform/splitmix64.h"
+
+namespace gmp::engine {
+
+class TimedDriver final : public DriverBase {
+ public:
+  // cfg.chooser must be nullptr (a chooser makes the choice driver: engine.h).
+  explicit TimedDriver(EngineConfig cfg);
+  ~TimedDriver() override;
+
+  // Ready at the caller's current time (or 0 before run()); the creator pays thread_create
+  // through spend. daemon changes nothing here.
+  uint64_t newosproc(std::string name, plat::Fiber::Entry entry, void* arg, rt::g* g0, bool daemon,
+                     uint32_t process) override;
+  [[noreturn]] void exit_thread() override;
+  void spend(int64_t ns) override;
+  int current_core() const override;
+
+  // CPU work on the calling thread: `work` ns on a reference core. Returns the work left undone
+  // when the compute was cut short (by a signal or the end of a time slice), 0 when completed.
+  int64_t compute(int64_t work) override;
+  // The calling thread blocks in the kernel for ns (a blocking system call), off its core.
+  void block_for(int64_t ns) override;
+  // Kernel work: the thread keeps its core for ns, as a spinning lock waiter does (no switch, no
+  // wake-up latency when it ends; the OS's time slices do not cut it).
+  void kernel_work(int64_t ns) override;
+  // nanosleep(2): off the core for ns, then as late as the OS wakes a sleeper (usleep_min_latency:
+  // the timer slack and the wake-up, plus wakeup_jitter), as usleep is.
+  void timer_sleep(int64_t ns) override;
+  void access(const plat::Access& a) override;
+  // The same, as plat::Driver::fast_access: all the driver reads of an access.
+  static void fast_access_of(plat::Driver* self, plat::Op op, uint64_t* holders);
+  void lock(plat::Mutex& l) override;
+  void unlock(plat::Mutex& l) override;
+  void notesleep(plat::Note& n) override;
+  bool notetsleep(plat::Note& n, int64_t ns) override;
+  void notewakeup(plat::Note& n) override;
+  void usleep(uint32_t usec) override;
+  void osyield() override;
+  int64_t nanotime() override;
+  void tgkill(uint64_t tid, int sig) override;
+  void charge(plat::Cost c) override;
+
+ private:
+  struct TimedThread;  // timed_driver.cpp
+
+  Thread* next_to_run() override;
+
+  TimedThread& cur();                    // the current thread, as this driver's record
+  TimedThread& thread(size_t id);        // threads_[id], as this driver's record
+  void advance(int64_t ns);              // charge ns of the current thread's time, then maybe yield
+  void advance_rare(int64_t ns);         // advance's general case (see rare_)
+  void yield_if_late();                  // switch away if another thread is due earlier
+  void reschedule();                     // the current thread stops; run the earliest one
+  TimedThread* next_running();
+  void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
+  // A blocked thread becomes ready at `at`. True if affine placement put it on a free core (the
+  // waker pays os_wake_ipi for that).
+  bool wake(TimedThread& t, int64_t at);
+  bool make_ready(TimedThread& t, int64_t at);  // true: as wake's
+  bool place_affine(TimedThread& t);
+  int fastest_free_core() const;         // -1 if none
+  void wait_for_core(TimedThread& t, int core, bool front);  // t joins core's queue (spread: the one queue)
+  void balance(TimedThread& t, int64_t at);  // t's balance timer: an idle core pulls it, or it waits on
+  void give_core(TimedThread& t, int core, int64_t at);
+  void release_core(TimedThread& t, int64_t at);
+  bool serve_queue(int core, int64_t at);  // a free core takes its queue's head; false if none
+  void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
+  void push(TimedThread& t);             // (re)queue a running thread at its clock
+  void enqueue(TimedThread& t, int64_t at);  // t's queue entry (new or replacing its old one), due at `at`
+  void unqueue(TimedThread& t);          // t has no queue entry any more
+  void exact_horizon();                  // horizon_ := the queue's top
+  void interrupt(TimedThread& t, int64_t at);  // cut a long compute at `at`
+  int64_t os_jitter();  // how much later than its fixed latency an OS wake-up lands
+  int64_t line_cost(uint64_t& holders, bool write);  // a cache-line transfer, if the access needs one
+  int64_t line_cost_by_distance(uint64_t others);    // line_cost by distance to the nearest of `others`
+  int64_t spin_budget() const;           // how long a runtime-lock waiter spins before sleeping
+  void preempt_if_slice_over();          // the current thread's slice is over and a thread waits: yield the core
+  void yield_core();
+  void enforce_limits();                 // stop at the event or time limit; report progress
+  void set_next_limits();                // when enforce_limits must run next
+
+  // The event queue: at most one entry per thread (a running thread's next operation, or a
+  // blocked thread's timeout), in a binary min-heap on (time, tie) that records each thread's
+  // position (qpos_), so that an entry is replaced or removed in place instead of left stale.
+  struct QItem {
+    int64_t time;
+    uint64_t tie;
+    uint32_t tid;
+  };
+  static bool earlier(const QItem& a, const QItem& b) { return a.time != b.time ? a.time < b.time : a.tie < b.tie; }
+  void q_place(size_t i, const QItem& it) {
+    heap_[i] = it;
+    qpos_[it.tid] = static_cast<int32_t>(i);
+  }
+  void q_sift_up(size_t i, QItem it);
+  void q_sift_down(size_t i, QItem it);
+  void q_remove_at(size_t i);
+  QItem q_pop();
+
+  std::vector<QItem> heap_;
+  std::vector<int32_t> qpos_;      // each thread's index in heap_, -1 if it has no entry
+  uint32_t computing_ = 0;         // threads inside compute()
+  // Ready threads waiting for a core: one FIFO per core (affine), or one for the machine (spread,
+  // runq_[0]); runq_of(core) is the one that serves a core. waiting_: how many in all.
+  std::vector<std::deque<uint32_t>> runq_;
+  std::deque<uint32_t>& runq_of(int core) { return runq_[cfg_.costs.affine ? static_cast<size_t>(core) : 0]; }
+  uint32_t waiting_ = 0;
+  std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
+  double slowest_speed_ = 1e300;      // the slowest core's speed
+  bool line_distance_ = false;        // cfg_.costs.cacheline_by_distance
+  // The hot path's summaries, so that an operation costs few comparisons. next_limits_: the event
+  // count at which enforce_limits must run (the event limit or the next progress report).
+  // horizon_: no queued entry is due before it (a lower bound: lowered by every push, raised to the
+  // top's time when yield_if_late reads the queue's top and after a pop). rare_: bits for what
+  // advance_rare handles.
+  uint64_t next_limits_ = 0;
+  int64_t horizon_ = INT64_MIN;
+  static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2;
+  uint32_t rare_ = 0;
+  SplitMix64 rng_;  // the driver's only source of randomness, seeded by the run seed
+  uint64_t wait_seq_ = 0;
+};
+
+}  // namespace gmp::engine
