@@ -1,5 +1,6 @@
 #include "traces/timeline.h"
 
+#include "traces/state_machine.h"
 #include "traces/trace_reader.h"
 
 namespace gmp::trace {
@@ -20,6 +21,16 @@ const char* gstate_name(GState s) {
 
 namespace {
 
+// The interval of a G in `s` (never None or Dead: a dead G has none).
+GState interval_state(GStatus s) {
+  switch (s) {
+    case GStatus::Running: return GState::Running;
+    case GStatus::Waiting: return GState::Blocked;
+    case GStatus::Syscall: return GState::Syscall;
+    default: return GState::Runnable;
+  }
+}
+
 class Builder {
  public:
   explicit Builder(Timeline& tl) : tl_(tl) {}
@@ -31,43 +42,24 @@ class Builder {
     tl_.kinds[e.kind()]++;
     count(e);
     if (!e.has_g()) return;
+    const Rule r = rule(e.kind(), e.reason());
+    if (!r.moves_g()) return;
     const int64_t t = e.ts();
-    switch (e.kind()) {
-      case KIND_GO_CREATE: {
-        GLife& g = tl_.gs[e.g()];
-        g.parent = e.has_peer_g() ? e.peer_g() : -1;
-        enter(g, GState::Runnable, t, e);
-        wake(e, g.parent, true);
-        break;
-      }
-      case KIND_GO_START:
-        enter(life(e, GState::Runnable), GState::Running, t, e);
-        break;
-      case KIND_GO_STOP:
-        enter(life(e, GState::Running), GState::Runnable, t, e);
-        break;
-      case KIND_GO_PARK:
-        enter(life(e, GState::Running), GState::Blocked, t, e);
-        break;
-      case KIND_GO_UNPARK:
-        enter(life(e, GState::Blocked), GState::Runnable, t, e);
-        wake(e, e.has_peer_g() ? e.peer_g() : -1, false);
-        break;
-      case KIND_GO_SYSCALL_ENTER:
-        enter(life(e, GState::Running), GState::Syscall, t, e);
-        break;
-      case KIND_GO_SYSCALL_EXIT:
-        enter(life(e, GState::Syscall), e.reason() == REASON_EXITSYSCALL_NO_P ? GState::Runnable : GState::Running, t,
-              e);
-        break;
-      case KIND_GO_EXIT: {
-        GLife& g = life(e, GState::Running);
+    if (r.creates_g()) {
+      GLife& g = tl_.gs[e.g()];
+      g.parent = e.has_peer_g() ? e.peer_g() : -1;
+      enter(g, interval_state(r.to), t, e);
+    } else {
+      GLife& g = life(e, interval_state(r.need));
+      if (r.to == GStatus::Dead) {
         close(g, t);
         g.exited = true;
-        break;
+      } else {
+        enter(g, interval_state(r.to), t, e);
       }
-      default:
-        break;
+    }
+    if (r.edge == Edge::Create || r.edge == Edge::Ready) {
+      wake(e, e.has_peer_g() ? e.peer_g() : -1, r.edge == Edge::Create);
     }
   }
 

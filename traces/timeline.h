@@ -2,12 +2,12 @@
 // and the edges between goroutines (who created or woke whom, when). The analyses (stats.h,
 // critical_path.h) read this, not the raw events.
 //
-// How the events map to intervals: GO_CREATE and GO_UNPARK start a runnable interval, GO_START a
-// running one, GO_PARK a blocked one (its wait reason kept), GO_SYSCALL_ENTER a system call,
-// GO_STOP a runnable one (it was preempted or yielded), GO_SYSCALL_EXIT a running one, or a
-// runnable one when the G found no P, and GO_EXIT ends the G. An interval still open when the
-// trace ends is closed at its end. A G seen first in the middle of its life (an imported trace
-// starts mid-run) begins in the state its first event implies, at the start of the trace.
+// How the events map to intervals is the schema's state machine (state_machine.h): an event that
+// moves its G (Rule::to) ends the G's interval and begins one in the new state (Waiting is
+// Blocked here), GO_EXIT ends the G; GO_CREATE and GO_UNPARK also make the edges (Edge::Create,
+// Edge::Ready). An interval still open when the trace ends is closed at its end. A G seen first
+// in the middle of its life (an imported trace starts mid-run) begins in the state its first event
+// needs (Rule::need), at the start of the trace.
 #pragma once
 
 #include <cstdint>

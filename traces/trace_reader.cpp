@@ -14,6 +14,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include "traces/trace_writer.h"
+#include "traces/varint.h"
 
 namespace gmp::trace {
 
@@ -100,21 +101,22 @@ bool TraceReader::next(Event& event) {
 bool TraceReader::read_record(google::protobuf::MessageLite& msg, const char* what, bool eof_ok) {
   const uint64_t start = offset_;
   pbio::CodedInputStream coded(&in_->file);
-  // The varint length: up to 10 bytes, the high bit of each byte says another one follows.
-  uint64_t len = 0;
-  for (int i = 0;; ++i) {
+  // The varint length (traces/varint.h), read a byte at a time.
+  Varint length;
+  for (;;) {
     uint8_t byte;
     if (!coded.ReadRaw(&byte, 1)) {
       if (in_->file.GetErrno() != 0) fail(offset_, std::string("read error: ") + std::strerror(in_->file.GetErrno()));
-      if (i == 0 && eof_ok) return false;
+      if (length.bytes() == 0 && eof_ok) return false;
       fail(start, std::string("truncated: expected the length of ") + what +
-                      (i == 0 ? ", found the end of the file" : ", the file ends inside it"));
+                      (length.bytes() == 0 ? ", found the end of the file" : ", the file ends inside it"));
     }
     ++offset_;
-    if (i == 9 && byte > 1) fail(start, std::string("malformed length of ") + what + ": varint overflows 64 bits");
-    len |= static_cast<uint64_t>(byte & 0x7f) << (7 * i);
-    if ((byte & 0x80) == 0) break;
+    const Varint::Step step = length.push(byte);
+    if (length.overflows()) fail(start, std::string("malformed length of ") + what + ": varint overflows 64 bits");
+    if (step == Varint::Step::Done) break;
   }
+  const uint64_t len = length.value();
   if (len > kMaxRecordBytes) {
     fail(start, std::string("malformed length of ") + what + ": " + std::to_string(len) +
                     " bytes exceeds the limit of " + std::to_string(kMaxRecordBytes));

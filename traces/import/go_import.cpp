@@ -187,18 +187,15 @@ void GoConverter::acquire(const GoEvent& ev, int64_t m, int64_t p, const Sink& s
   }
   e.set_p(p);
   e.clear_g();
-  p_holder_[p] = m;
   emit(sink);
 }
 
 // m releases p, or with RETAKE, m (sysmon, or the M that took it) takes p from its holder,
-// which sits in a system call: peer_m. A P no M was known to hold is not released.
+// which sits in a system call: peer_m. A P no M is known to hold is not taken.
 void GoConverter::release(const GoEvent& ev, int64_t p, Reason reason, const Sink& sink) {
-  auto it = p_holder_.find(p);
-  int64_t holder = it != p_holder_.end() ? it->second : -1;
-  if (it != p_holder_.end()) p_holder_.erase(it);
+  const int64_t holder = written_.holder(0, p);
   if (reason == REASON_RETAKE && (holder < 0 || holder == ev.m)) {
-    if (it == p_holder_.end()) return;
+    if (holder < 0) return;
     reason = REASON_SYSCALL;  // the M of the system call gave it up itself
   }
   Event& e = make(ev, KIND_P_RELEASE);
@@ -257,7 +254,7 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
     case GoKind::kProcSteal:
       // A P whose M the trace never named (a P found abandoned in a syscall at the start of
       // a generation) is not held by anyone here: nothing to release.
-      if (p_holder_.count(ev.arg_p) != 0) release(ev, ev.arg_p, REASON_RETAKE, sink);
+      release(ev, ev.arg_p, REASON_RETAKE, sink);
       return;
     case GoKind::kGoStatus: {
       const auto old_status = static_cast<GStatus>(ev.old_status);
@@ -399,7 +396,6 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       info.ready_p = ev.p;
       // With a P, Go writes the G's start next; the exit already has it run on.
       if (ev.p >= 0) info.resumes_on = ev.m;
-      if (ev.p >= 0 && ev.m >= 0) p_holder_[ev.p] = ev.m;
       return;
     }
     case GoKind::kUserTaskBegin:

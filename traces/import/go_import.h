@@ -2,8 +2,9 @@
 //
 // Protocol:
 //   - open_go_reader picks the reader by the header (or as `format` forces) over the file's bytes.
-//   - GoConverter turns the format-neutral stream (go_event.h) into schema Events. It owns the
-//     G, P and M state: which P each M holds, where each G was last made runnable. It is fed in
+//   - GoConverter turns the format-neutral stream (go_event.h) into schema Events. It keeps the
+//     schema's state machine (traces/state_machine.h) over the events it writes, so which M holds
+//     each P is what the validator will see, and where each G was last made runnable. It is fed in
 //     two passes: scan() the events of the first generation, or until GOMAXPROCS is known (the
 //     header needs it and the time origin), then header(), then convert() every event from the start,
 //     which hands the schema events to the sink in order.
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "traces/import/go_event.h"
+#include "traces/state_machine.h"
 #include "traces/trace.pb.h"
 
 namespace gmp::trace::go {
@@ -60,7 +62,10 @@ class GoConverter {
     int64_t resumes_on = -1;  // the M whose syscall exit with an idle P has it run on already
   };
   Event& make(const GoEvent& ev, Kind kind);
-  void emit(const Sink& sink) { sink(out_); }
+  void emit(const Sink& sink) {
+    sink(out_);
+    written_.apply(out_);
+  }
   void acquire(const GoEvent& ev, int64_t m, int64_t p, const Sink& sink);
   void release(const GoEvent& ev, int64_t p, Reason reason, const Sink& sink);
   void introduce_g(const GoEvent& ev, const Sink& sink);
@@ -75,10 +80,11 @@ class GoConverter {
   int64_t max_initial_p_ = -1;
   // convert()
   Event out_;
-  std::unordered_map<int64_t, GInfo> gs_;          // looked up, never iterated
-  std::unordered_map<int64_t, int64_t> p_holder_;  // the M holding each P
-  std::unordered_set<int64_t> ms_seen_;            // Ms introduced so far
-  int64_t last_m_ = -1;                            // the M note_m saw last (already introduced)
+  std::unordered_map<int64_t, GInfo> gs_;  // looked up, never iterated
+  // The events written so far, as the validator follows them (mid-run: the trace is CLOCK_REAL).
+  StateMachine written_{StateMachine::Options{false}};
+  std::unordered_set<int64_t> ms_seen_;  // Ms introduced so far
+  int64_t last_m_ = -1;                  // the M note_m saw last (already introduced)
 };
 
 struct ImportResult {

@@ -15,6 +15,7 @@
 
 #include "traces/import/go_header.h"
 #include "traces/trace_reader.h"
+#include "traces/varint.h"
 
 namespace gmp::trace::go {
 namespace {
@@ -287,16 +288,18 @@ class V1Reader final : public GoTraceReader {
     throw TraceFormatError(path_, offset, what);
   }
 
+  // A varint (traces/varint.h); as Go's reader of this format, bits past the 64th are dropped.
   uint64_t uvarint(uint64_t& pos) const {
     const uint64_t start = pos;
-    uint64_t v = 0;
-    for (int i = 0; i < 10; i++) {
+    Varint v;
+    for (;;) {
       if (pos >= data_.size()) fail(start, "truncated varint");
-      const uint8_t b = static_cast<uint8_t>(data_[pos++]);
-      v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
-      if ((b & 0x80) == 0) return v;
+      switch (v.push(static_cast<uint8_t>(data_[pos++]))) {
+        case Varint::Step::Done: return v.value();
+        case Varint::Step::TooLong: fail(start, "bad varint");
+        case Varint::Step::More: break;
+      }
     }
-    fail(start, "bad varint");
   }
 
   // Orders indexes into all_ by the time of their events.

@@ -14,6 +14,7 @@
 
 #include "traces/import/go_header.h"
 #include "traces/trace_reader.h"
+#include "traces/varint.h"
 
 namespace gmp::trace::go {
 namespace {
@@ -356,15 +357,13 @@ class V2Reader final : public GoTraceReader {
   // ---- Bytes.
 
   uint64_t uvarint(uint64_t& pos, uint64_t end, const char* what) const {
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
+    Varint v;  // traces/varint.h
+    for (;;) {
       if (pos >= end) fail(pos, std::string("truncated varint (") + what + ")");
-      uint8_t b = static_cast<uint8_t>(data_[pos++]);
-      if (shift == 63 && b > 1) fail(pos - 1, std::string("varint overflows 64 bits (") + what + ")");
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (b < 0x80) return v;
+      const Varint::Step step = v.push(static_cast<uint8_t>(data_[pos++]));
+      if (v.overflows()) fail(pos - 1, std::string("varint overflows 64 bits (") + what + ")");
+      if (step == Varint::Step::Done) return v.value();
     }
-    fail(pos, std::string("varint overflows 64 bits (") + what + ")");
   }
 
   int64_t ns(uint64_t ticks, uint64_t offset) const {

@@ -13,9 +13,10 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "traces/lanes/wire.h"
+#include "traces/state_machine.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
-#include "traces/lanes/wire.h"
 
 namespace gmp::lanes {
 
@@ -516,7 +517,7 @@ class Builder {
       m_.p_lanes.push_back(make_lane(LaneType::P, p));
       p_track_.emplace_back();
       m_.local_queues.emplace_back();
-      p_state_.push_back(0);
+      p_busy_.push_back(0);
       direct_.push_back(kNoG);
       local_.push_back(0);
       if (p >= m_.num_ps) {  // a P the header did not announce: idle until acquired
@@ -547,14 +548,15 @@ class Builder {
     global_ = std::max(0, global_ + d);
     push_sample(m_.global_queue, ts, global_);
   }
-  void set_p_state(int pl, int64_t ts, uint8_t s) {
+  void set_p_idle(int pl, int64_t ts, trace::PIdle s) {
     if (pl < 0) return;
-    uint8_t& cur = p_state_[static_cast<size_t>(pl)];
-    if ((cur == 0) != (s == 0)) {
-      idle_ += s == 0 ? 1 : -1;
+    uint8_t& busy = p_busy_[static_cast<size_t>(pl)];
+    const uint8_t now = s == trace::PIdle::Busy;
+    if (busy != now) {
+      idle_ += now ? -1 : 1;
       push_sample(m_.idle_ps, ts, idle_);
     }
-    cur = s;
+    busy = now;
   }
   void set_spinning(int ml, int64_t ts, bool on) {
     if (ml < 0 || spinning_[static_cast<size_t>(ml)] == on) return;
@@ -570,44 +572,62 @@ class Builder {
     m_.arrows.push_back(Arrow{t0, t0, src, dst, idx, k});
     return static_cast<uint32_t>(m_.arrows.size() - 1);
   }
-  void p_set(int pl, const Full& e, State st, int32_t g, uint32_t idx) {
-    if (pl >= 0) set_track(m_.p_lanes[static_cast<size_t>(pl)], p_track_[static_cast<size_t>(pl)], e.ts, st, g, idx);
+  // Lane `lane` (track t) shows what `seg` says from e on.
+  [[gnu::always_inline]] static void segment(Lane& lane, Track& t, trace::Seg seg, const Full& e, uint32_t idx) {
+    switch (seg) {
+      case trace::Seg::Keep: break;
+      case trace::Seg::Running: set_track(lane, t, e.ts, State::Running, e.g, idx); break;
+      case trace::Seg::Syscall: set_track(lane, t, e.ts, State::Syscall, e.g, idx); break;
+      case trace::Seg::Spinning: set_track(lane, t, e.ts, State::Spinning, kNoG, idx); break;
+      case trace::Seg::Parked: set_track(lane, t, e.ts, State::Parked, kNoG, idx); break;
+      case trace::Seg::Idle: close_track(lane, t, e.ts); break;
+      case trace::Seg::EndSpin:
+        if (t.st == State::Spinning) close_track(lane, t, e.ts);
+        break;
+    }
+  }
+  void p_segment(int pl, trace::Seg seg, const Full& e, uint32_t idx) {
+    if (pl >= 0) segment(m_.p_lanes[static_cast<size_t>(pl)], p_track_[static_cast<size_t>(pl)], seg, e, idx);
+  }
+  void m_segment(int ml, trace::Seg seg, const Full& e, uint32_t idx) {
+    if (ml >= 0) segment(m_.m_lanes[static_cast<size_t>(ml)], m_track_[static_cast<size_t>(ml)], seg, e, idx);
   }
   void p_close(int pl, int64_t ts) {
     if (pl >= 0) close_track(m_.p_lanes[static_cast<size_t>(pl)], p_track_[static_cast<size_t>(pl)], ts);
-  }
-  void m_set(int ml, const Full& e, State st, int32_t g, uint32_t idx) {
-    if (ml >= 0) set_track(m_.m_lanes[static_cast<size_t>(ml)], m_track_[static_cast<size_t>(ml)], e.ts, st, g, idx);
   }
   void m_close(int ml, int64_t ts) {
     if (ml >= 0) close_track(m_.m_lanes[static_cast<size_t>(ml)], m_track_[static_cast<size_t>(ml)], ts);
   }
 
-  GLoad& g_at(const Full& e, uint32_t idx) {
+  GLoad& g_at(const Full& e, const trace::Rule& r, uint32_t idx) {
     GLoad& gl = gtab_.at(e.g);
     if (gl.info < 0) {
       gl.info = static_cast<int32_t>(m_.gs.size());
       m_.gs.push_back(GInfo{e.g, kNoEv, e.ts});
     }
-    if (e.kind == trace::KIND_GO_CREATE && m_.gs[static_cast<size_t>(gl.info)].create_ev == kNoEv) {
+    if (r.creates_g() && m_.gs[static_cast<size_t>(gl.info)].create_ev == kNoEv) {
       m_.gs[static_cast<size_t>(gl.info)].create_ev = idx;
     }
     return gl;
   }
 
+  // What the event's kind means (trace::rule) for its G, its M's and P's lanes, P ownership,
+  // spinning, edges and instants; then the run queues, which only the viewer counts.
   void apply(const Full& e, uint32_t idx) {
     using namespace trace;
+    const Rule& r = rule(e.kind, e.reason);
     // An M named by peer_m of M_CREATE is new: its lane opens here.
     if (e.kind == KIND_M_CREATE) {
       const uint16_t created = e.peer_m != kNoId && m_lane_of_[e.peer_m] < 0 ? e.peer_m : e.m;
       m_lane(created);
     }
     const int ml = m_lane(e.m);
-    int pl = p_lane(e.p);
+    const int pl = p_lane(e.p);
     if (ml >= 0) {
       const auto mi = static_cast<size_t>(ml);
-      // Any event of a parked M means it runs again; a woken M's arrow ends here.
-      if (m_track_[mi].open && m_track_[mi].st == State::Parked && e.kind != KIND_M_SLEEP) m_close(ml, e.ts);
+      // Any event of a parked M but one that parks it means it runs again; a woken M's arrow
+      // ends here.
+      if (m_track_[mi].open && m_track_[mi].st == State::Parked && r.m_seg != Seg::Parked) m_close(ml, e.ts);
       if (m_pending_[mi] != kNoEv) {
         Arrow& a = m_.arrows[m_pending_[mi]];
         a.t1 = e.ts;
@@ -615,148 +635,95 @@ class Builder {
         m_pending_[mi] = kNoEv;
       }
     }
-    GLoad* gl = e.g != kNoG ? &g_at(e, idx) : nullptr;
-    auto runnable = [&] {
-      if (gl->runnable_since < 0) gl->runnable_since = e.ts;
-    };
-    switch (e.kind) {
-      case KIND_GO_CREATE:
-        if (gl) runnable();
-        break;
-      case KIND_GO_START: {
-        if (gl) {
-          if (gl->runnable_since >= 0) {
-            const int64_t wait = std::min<int64_t>(e.ts - gl->runnable_since, kMaxLatency);
-            m_.latencies.push_back(LatencySample{idx, static_cast<uint32_t>(wait)});
-          }
-          gl->runnable_since = -1;
-          if (gl->pending_unpark != kNoEv) {
-            Arrow& a = m_.arrows[gl->pending_unpark];
-            a.t1 = e.ts;
-            a.dst = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
-                            : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
-            if (pl < 0 && ml < 0) a.kind = ArrowKind::Count_;
-            gl->pending_unpark = kNoEv;
-          }
-        }
-        if (pl >= 0) {
-          auto& d = direct_[static_cast<size_t>(pl)];
-          if (d != e.g) local_add(pl, e.ts, -1);
-          d = kNoG;
-        }
-        p_set(pl, e, State::Running, e.g, idx);
-        m_set(ml, e, State::Running, e.g, idx);
-        break;
+    if (e.g != kNoG) move_g(g_at(e, r, idx), r, e, idx, pl, ml);
+    if (r.need == GStatus::Syscall && ml >= 0) {
+      // The P left in syscall state ends its Syscall segment here, unless sysmon retook it and
+      // it has run something else since (its open segment is no longer this G's).
+      const int old = m_syscall_p_[static_cast<size_t>(ml)];
+      if (old >= 0 && old != pl) {
+        const Track& t = p_track_[static_cast<size_t>(old)];
+        if (t.open && t.st == State::Syscall && t.g == e.g) p_close(old, e.ts);
       }
-      case KIND_GO_STOP:
-        if (gl) runnable();
-        p_close(pl, e.ts);
-        m_close(ml, e.ts);
-        break;
-      case KIND_GO_PARK:
-      case KIND_GO_EXIT:
-        if (gl) gl->runnable_since = -1;
-        p_close(pl, e.ts);
-        m_close(ml, e.ts);
-        break;
-      case KIND_GO_UNPARK:
-        if (gl) {
-          runnable();
-          if (pl >= 0 || ml >= 0) {
-            const uint32_t src = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
-                                         : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
-            if (gl->pending_unpark != kNoEv) m_.arrows[gl->pending_unpark].kind = ArrowKind::Count_;
-            gl->pending_unpark = arrow(e.ts, src, src, idx, ArrowKind::Unpark);
-          }
-        }
-        break;
-      case KIND_GO_SYSCALL_ENTER:
-        if (gl) gl->runnable_since = -1;
-        p_set(pl, e, State::Syscall, e.g, idx);
-        m_set(ml, e, State::Syscall, e.g, idx);
-        if (ml >= 0) m_syscall_p_[static_cast<size_t>(ml)] = pl;
-        break;
-      case KIND_GO_SYSCALL_EXIT:
-        if (ml >= 0) {
-          // The P left in syscall state ends its Syscall segment here, unless sysmon retook it
-          // and it has run something else since (its open segment is no longer this G's).
-          const int old = m_syscall_p_[static_cast<size_t>(ml)];
-          if (old >= 0 && old != pl) {
-            const Track& t = p_track_[static_cast<size_t>(old)];
-            if (t.open && t.st == State::Syscall && t.g == e.g) p_close(old, e.ts);
-          }
-          m_syscall_p_[static_cast<size_t>(ml)] = -1;
-        }
-        if (e.reason == REASON_EXITSYSCALL_NO_P) {
-          if (gl) runnable();
-          m_close(ml, e.ts);
-        } else {
-          p_set(pl, e, State::Running, e.g, idx);
-          m_set(ml, e, State::Running, e.g, idx);
-        }
-        break;
-      case KIND_RUNQ_PUT: {
-        if (gl) runnable();
-        const int32_t n = std::max(e.count, 1);
-        if (e.queue == QUEUE_GLOBAL) {
-          global_add(e.ts, n);
-          if (e.reason == REASON_RUNQ_OVERFLOW) local_add(pl, e.ts, -(n - 1));
-        } else if (e.reason != REASON_KICKED_FROM_RUNNEXT) {
-          local_add(pl, e.ts, n);
-        }
-        break;
+      m_syscall_p_[static_cast<size_t>(ml)] = -1;
+    }
+    if (r.to == GStatus::Syscall && ml >= 0) m_syscall_p_[static_cast<size_t>(ml)] = pl;
+    if (r.p_idle != PIdle::Keep) set_p_idle(pl, e.ts, r.p_idle);
+    if (r.own == POwn::Acquire && pl >= 0 && ml >= 0) {
+      // The M that acquires a P passed along by a wake-up is the one woken.
+      auto it = p_pending_.find(pl);
+      if (it != p_pending_.end()) {
+        Arrow& a = m_.arrows[it->second];
+        a.t1 = e.ts;
+        a.dst = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+        p_pending_.erase(it);
       }
-      case KIND_RUNQ_GET: {
-        const int32_t n = std::max(e.count, 1);
-        if (e.queue == QUEUE_GLOBAL) {
-          global_add(e.ts, -n);
-          local_add(pl, e.ts, n - 1);
-        } else {
-          local_add(pl, e.ts, -n);
-        }
-        if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
+    }
+    if (r.spin != 0) set_spinning(ml, e.ts, r.spin > 0);
+    if (r.p_seg != Seg::Keep) p_segment(pl, r.p_seg, e, idx);
+    if (r.m_seg != Seg::Keep) m_segment(ml, r.m_seg, e, idx);
+    if (r.edge != Edge::None) edge(r, e, idx, pl, ml);
+    if (r.instant != Instant::None) {
+      const int on_m = !r.instant_on_target ? ml : pl < 0 ? m_lane(e.peer_m != kNoId ? e.peer_m : e.m) : -1;
+      marker(pl, on_m, e, idx, marker_kind(r.instant));
+    }
+    queues(e, r, pl);
+  }
+
+  // The G's runnable time, for scheduling latencies: from when it becomes runnable to its start.
+  void move_g(GLoad& gl, const trace::Rule& r, const Full& e, uint32_t idx, int pl, int ml) {
+    using trace::GStatus;
+    switch (r.to) {
+      case GStatus::None:
+        if (r.queues_g && gl.runnable_since < 0) gl.runnable_since = e.ts;
         break;
-      }
-      case KIND_STEAL: {
-        const int32_t n = std::max(e.count, 1);
+      case GStatus::Runnable:
+        if (gl.runnable_since < 0) gl.runnable_since = e.ts;
+        break;
+      case GStatus::Running:
+        if (!r.starts_g()) break;
+        if (gl.runnable_since >= 0) {
+          const int64_t wait = std::min<int64_t>(e.ts - gl.runnable_since, kMaxLatency);
+          m_.latencies.push_back(LatencySample{idx, static_cast<uint32_t>(wait)});
+        }
+        gl.runnable_since = -1;
+        if (gl.pending_unpark != kNoEv) {  // the arrow of whoever readied it ends where it starts
+          Arrow& a = m_.arrows[gl.pending_unpark];
+          a.t1 = e.ts;
+          a.dst = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
+                          : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+          if (pl < 0 && ml < 0) a.kind = ArrowKind::Count_;
+          gl.pending_unpark = kNoEv;
+        }
+        break;
+      case GStatus::Waiting:
+      case GStatus::Dead:
+      case GStatus::Syscall: gl.runnable_since = -1; break;
+    }
+  }
+
+  // The arrows: an edge starts here, and ends at a later event (see model.h).
+  void edge(const trace::Rule& r, const Full& e, uint32_t idx, int pl, int ml) {
+    switch (r.edge) {
+      case trace::Edge::None:
+      case trace::Edge::Create: break;
+      case trace::Edge::Ready:
+        if (e.g != kNoG && (pl >= 0 || ml >= 0)) {
+          GLoad& gl = gtab_.at(e.g);
+          const uint32_t src = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
+                                       : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
+          if (gl.pending_unpark != kNoEv) m_.arrows[gl.pending_unpark].kind = ArrowKind::Count_;
+          gl.pending_unpark = arrow(e.ts, src, src, idx, ArrowKind::Unpark);
+        }
+        break;
+      case trace::Edge::Steal: {
         const int victim = p_lane(e.peer_p);
-        pl = p_lane(e.p);
-        local_add(victim, e.ts, -n);
-        local_add(pl, e.ts, n - 1);
-        if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
         if (victim >= 0 && pl >= 0) {
           arrow(e.ts, lane_ref(LaneType::P, static_cast<uint32_t>(victim)),
                 lane_ref(LaneType::P, static_cast<uint32_t>(pl)), idx, ArrowKind::Steal);
         }
         break;
       }
-      case KIND_P_ACQUIRE:
-        set_p_state(pl, e.ts, 1);
-        if (pl >= 0 && ml >= 0) {
-          auto it = p_pending_.find(pl);
-          if (it != p_pending_.end()) {
-            Arrow& a = m_.arrows[it->second];
-            a.t1 = e.ts;
-            a.dst = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
-            p_pending_.erase(it);
-          }
-        }
-        break;
-      case KIND_P_RELEASE:
-        set_p_state(pl, e.ts, e.reason == REASON_SYSCALL ? 2 : 0);
-        if (e.reason == REASON_HANDOFFP) marker(pl, ml, e, idx, MarkerKind::Handoff);
-        if (e.reason == REASON_RETAKE) marker(pl, ml, e, idx, MarkerKind::Retake);
-        if (e.reason != REASON_SYSCALL) p_close(pl, e.ts);
-        break;
-      case KIND_P_HANDOFF:  // handoffp passes on a P its M released or sysmon took
-        marker(pl, ml, e, idx, MarkerKind::Handoff);
-        break;
-      case KIND_M_CREATE: break;
-      case KIND_M_SLEEP:
-        set_spinning(ml, e.ts, false);
-        m_set(ml, e, State::Parked, kNoG, idx);
-        break;
-      case KIND_M_WAKEUP: {
+      case trace::Edge::Wakeup: {
         if (ml < 0) break;
         const uint32_t src = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
         const int target = e.peer_m != kNoId ? m_lane(e.peer_m) : -1;
@@ -774,29 +741,59 @@ class Builder {
         }
         break;
       }
-      case KIND_M_RESUME: break;  // the parked state closed above
-      case KIND_M_SPIN_START:
-        set_spinning(ml, e.ts, true);
-        m_set(ml, e, State::Spinning, kNoG, idx);
-        p_set(pl, e, State::Spinning, kNoG, idx);
+    }
+  }
+
+  static MarkerKind marker_kind(trace::Instant i) {
+    switch (i) {
+      case trace::Instant::PreemptRequest: return MarkerKind::PreemptRequest;
+      case trace::Instant::SignalSend: return MarkerKind::SignalSend;
+      case trace::Instant::SignalReceive: return MarkerKind::SignalReceive;
+      case trace::Instant::Handoff: return MarkerKind::Handoff;
+      case trace::Instant::Retake:
+      case trace::Instant::None: break;
+    }
+    return MarkerKind::Retake;
+  }
+
+  // Run-queue lengths, from the counts of RUNQ_PUT, RUNQ_GET and STEAL and the starts that take a
+  // queued G (not one a steal or the global queue handed over directly).
+  void queues(const Full& e, const trace::Rule& r, int pl) {
+    using namespace trace;
+    if (r.starts_g()) {
+      if (pl >= 0) {
+        auto& d = direct_[static_cast<size_t>(pl)];
+        if (d != e.g) local_add(pl, e.ts, -1);
+        d = kNoG;
+      }
+      return;
+    }
+    const int32_t n = std::max(e.count, 1);
+    switch (e.kind) {
+      case KIND_RUNQ_PUT:
+        if (e.queue == QUEUE_GLOBAL) {
+          global_add(e.ts, n);
+          if (e.reason == REASON_RUNQ_OVERFLOW) local_add(pl, e.ts, -(n - 1));
+        } else if (e.reason != REASON_KICKED_FROM_RUNNEXT) {
+          local_add(pl, e.ts, n);
+        }
         break;
-      case KIND_M_SPIN_STOP:
-        set_spinning(ml, e.ts, false);
-        if (ml >= 0 && m_track_[static_cast<size_t>(ml)].st == State::Spinning) m_close(ml, e.ts);
-        if (pl >= 0 && p_track_[static_cast<size_t>(pl)].st == State::Spinning) p_close(pl, e.ts);
+      case KIND_RUNQ_GET:
+        if (e.queue == QUEUE_GLOBAL) {
+          global_add(e.ts, -n);
+          local_add(pl, e.ts, n - 1);
+        } else {
+          local_add(pl, e.ts, -n);
+        }
+        if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
         break;
-      case KIND_M_EXIT:
-        set_spinning(ml, e.ts, false);
-        m_close(ml, e.ts);
+      case KIND_STEAL: {
+        const int victim = p_lane(e.peer_p);
+        local_add(victim, e.ts, -n);
+        local_add(pl, e.ts, n - 1);
+        if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
         break;
-      case KIND_PREEMPT_REQUEST:
-        marker(pl, pl < 0 ? m_lane(e.peer_m != kNoId ? e.peer_m : e.m) : -1, e, idx,
-               e.reason == REASON_RETAKE ? MarkerKind::Retake : MarkerKind::PreemptRequest);
-        break;
-      case KIND_SIGNAL_SEND:
-        marker(pl, pl < 0 ? m_lane(e.peer_m != kNoId ? e.peer_m : e.m) : -1, e, idx, MarkerKind::SignalSend);
-        break;
-      case KIND_SIGNAL_RECEIVE: marker(pl, ml, e, idx, MarkerKind::SignalReceive); break;
+      }
       default: break;
     }
   }
@@ -815,7 +812,7 @@ class Builder {
   std::unordered_map<int, uint32_t> p_pending_;  // a wake-up arrow waiting for this P's next acquire
   std::vector<int> m_syscall_p_;
   std::vector<uint8_t> spinning_;
-  std::vector<uint8_t> p_state_;  // 0 idle, 1 held, 2 in syscall
+  std::vector<uint8_t> p_busy_;  // 1: off the idle list (held, or left in a system call)
   std::vector<int32_t> direct_;   // the G a P took straight from a steal or the global queue
   std::vector<int32_t> local_;
   int32_t global_ = 0, spin_count_ = 0;
@@ -945,22 +942,18 @@ void Model::build_g_lanes() {
     const size_t li = lane_of(e.g);
     Lane& l = g_lanes[li];
     Track& t = tracks[li];
-    using namespace trace;
-    switch (e.kind) {
-      case KIND_GO_CREATE:
-      case KIND_GO_STOP:
-      case KIND_GO_UNPARK:
-      case KIND_RUNQ_PUT:
-        if (!t.open || t.st != State::Runnable) set_track(l, t, e.ts, State::Runnable, e.g, i);
-        break;
-      case KIND_GO_START: set_track(l, t, e.ts, State::Running, e.g, i); break;
-      case KIND_GO_PARK: set_track(l, t, e.ts, State::Blocked, e.g, i); break;
-      case KIND_GO_SYSCALL_ENTER: set_track(l, t, e.ts, State::Syscall, e.g, i); break;
-      case KIND_GO_SYSCALL_EXIT:
-        set_track(l, t, e.ts, e.reason == REASON_EXITSYSCALL_NO_P ? State::Runnable : State::Running, e.g, i);
-        break;
-      case KIND_GO_EXIT: close_track(l, t, e.ts); break;
-      default: break;
+    const trace::Rule& r = trace::rule(e.kind, e.reason);
+    if (r.queues_g) {
+      set_track(l, t, e.ts, State::Runnable, e.g, i);
+      continue;
+    }
+    switch (r.to) {
+      case trace::GStatus::None: break;
+      case trace::GStatus::Runnable: set_track(l, t, e.ts, State::Runnable, e.g, i); break;
+      case trace::GStatus::Running: set_track(l, t, e.ts, State::Running, e.g, i); break;
+      case trace::GStatus::Waiting: set_track(l, t, e.ts, State::Blocked, e.g, i); break;
+      case trace::GStatus::Syscall: set_track(l, t, e.ts, State::Syscall, e.g, i); break;
+      case trace::GStatus::Dead: close_track(l, t, e.ts); break;
     }
   }
   for (size_t i = 0; i < g_lanes.size(); ++i) {

@@ -1,7 +1,10 @@
 // The loaded trace, in compact columnar arrays built once at load; nothing here is a protobuf
 // object. The drawing code reads it without allocating.
 //
-// What the loader derives from the events (schema: traces/trace.proto):
+// What the loader derives from the events (schema: traces/trace.proto). What each kind does to a
+// G, its M's and its P's lanes, the idle Ps, spinning, and which arrow or marker it makes is the
+// schema's state machine (traces/state_machine.h, trace::rule), applied to the event's own m and
+// p: the viewer draws what the events say, consistent or not. The run-queue counts are its own.
 //   - One lane per P and per M, each a time-sorted array of non-overlapping Segments. A gap is the
 //     lane's idle state: a P that runs no G (held or not), an M in the scheduler.
 //     P lane: Running g, Syscall g (the P left in syscall state), Spinning (its M looks for work).

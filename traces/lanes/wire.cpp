@@ -1,7 +1,43 @@
-// The protobuf wire format of gmp.trace.Event, decoded by hand (see wire.h).
+// The protobuf wire format of gmp.trace.Event, decoded by hand (see wire.h). Field numbers are the
+// generated ones, so a schema change that moves or drops a field the viewer reads changes or breaks
+// this code at build time.
 #include "traces/lanes/wire.h"
 
+#include "traces/trace.pb.h"
+
 namespace gmp::lanes {
+
+namespace {
+
+using trace::Event;
+
+// The fields the decoder reads: all are varints but the label. One of them in another wire type
+// makes the record invalid; any other field is skipped whatever its type.
+bool reads(uint32_t field) {
+  switch (field) {
+    case Event::kTsFieldNumber:
+    case Event::kKindFieldNumber:
+    case Event::kGFieldNumber:
+    case Event::kMFieldNumber:
+    case Event::kPFieldNumber:
+    case Event::kReasonFieldNumber:
+    case Event::kQueueFieldNumber:
+    case Event::kPeerGFieldNumber:
+    case Event::kPeerMFieldNumber:
+    case Event::kPeerPFieldNumber:
+    case Event::kCountFieldNumber:
+    case Event::kWaitReasonFieldNumber:
+    case Event::kSignalFieldNumber:
+    case Event::kUserOpFieldNumber:
+    case Event::kObjectFieldNumber:
+    case Event::kPhaseFieldNumber:
+    case Event::kLabelFieldNumber:
+    case Event::kStepFieldNumber: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
 
 bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
   out = WireEvent{};
@@ -23,19 +59,19 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
       case 1:  // fixed64
         if (end - p < 8) return false;
         p += 8;
-        if (field <= 18) return false;  // every known field is a varint or bytes
+        if (reads(field)) return false;
         continue;
       case 5:  // fixed32
         if (end - p < 4) return false;
         p += 4;
-        if (field <= 18) return false;
+        if (reads(field)) return false;
         continue;
       case 2: {  // length-delimited
         p = read_varint(p, end, v);
         if (p == nullptr || v > static_cast<uint64_t>(end - p)) return false;
-        if (field == 17) {
+        if (field == Event::kLabelFieldNumber) {
           out.label = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(v));
-        } else if (field <= 18) {
+        } else if (reads(field)) {
           return false;
         }
         p += v;
@@ -46,55 +82,55 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
     const auto i64 = static_cast<int64_t>(v);
     const auto i32 = static_cast<int32_t>(v);
     switch (field) {
-      case 1: out.ts = i64; break;
-      case 2: out.kind = i32; break;
-      case 3:
+      case Event::kTsFieldNumber: out.ts = i64; break;
+      case Event::kKindFieldNumber: out.kind = i32; break;
+      case Event::kGFieldNumber:
         out.g = i64;
         out.has |= kHasG;
         break;
-      case 4:
+      case Event::kMFieldNumber:
         out.m = i64;
         out.has |= kHasM;
         break;
-      case 5:
+      case Event::kPFieldNumber:
         out.p = i64;
         out.has |= kHasP;
         break;
-      case 6: out.reason = i32; break;
-      case 7: out.queue = i32; break;
-      case 8:
+      case Event::kReasonFieldNumber: out.reason = i32; break;
+      case Event::kQueueFieldNumber: out.queue = i32; break;
+      case Event::kPeerGFieldNumber:
         out.peer_g = i64;
         out.has |= kHasPeerG;
         break;
-      case 9:
+      case Event::kPeerMFieldNumber:
         out.peer_m = i64;
         out.has |= kHasPeerM;
         break;
-      case 10:
+      case Event::kPeerPFieldNumber:
         out.peer_p = i64;
         out.has |= kHasPeerP;
         break;
-      case 11:
+      case Event::kCountFieldNumber:
         out.count = i64;
         out.has |= kHasCount;
         break;
-      case 12: out.wait_reason = i32; break;
-      case 13:
+      case Event::kWaitReasonFieldNumber: out.wait_reason = i32; break;
+      case Event::kSignalFieldNumber:
         out.signal = i32;
         out.has |= kHasSignal;
         break;
-      case 14: out.user_op = i32; break;
-      case 15:
+      case Event::kUserOpFieldNumber: out.user_op = i32; break;
+      case Event::kObjectFieldNumber:
         out.object = v;
         out.has |= kHasObject;
         break;
-      case 16: out.phase = i32; break;
-      case 17: return false;  // a string sent as a varint
-      case 18:
+      case Event::kPhaseFieldNumber: out.phase = i32; break;
+      case Event::kLabelFieldNumber: return false;  // a string sent as a varint
+      case Event::kStepFieldNumber:
         out.step = v;
         out.has |= kHasStep;
         break;
-      default: break;         // a field of a later schema
+      default: break;  // a field the viewer does not read, or of a later schema
     }
   }
   return p == end;

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "traces/varint.h"
+
 namespace gmp::lanes {
 
 struct WireEvent {
@@ -33,16 +35,12 @@ inline constexpr uint32_t kHasG = 1, kHasM = 2, kHasP = 4, kHasPeerG = 8, kHasPe
 bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out);
 
 // Reads a varint at `p` (not past `end`); returns the byte after it, or nullptr if it is cut short
-// or longer than 10 bytes.
+// or longer than 10 bytes. Bits past the 64th are dropped (traces/varint.h).
 inline const uint8_t* read_varint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (p == end) return nullptr;
-    const uint8_t b = *p++;
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return p;
-  }
-  return nullptr;
+  trace::Varint x;
+  const trace::VarintEnd r = trace::read_varint(p, end, x);
+  v = x.value();
+  return r == trace::VarintEnd::Done ? p : nullptr;
 }
 
 }  // namespace gmp::lanes
