@@ -74,8 +74,8 @@ void semacquire1(Sema* addr, bool lifo, int skipframes, waitReason reason) {
     // Counted in nwait first: from here on no semrelease can take its no-waiter shortcut.
     root->nwait.Add(1);
     // Then try once more: a release that came between the first try and the increment saw
-    // nwait == 0 and woke nobody, so its unit is only found this way. (Mutant
-    // semacquire-no-recheck: skip it, and that release is lost; the check is part of
+    // nwait == 0 and woke nobody, so its unit is only found this way.
+    // (Mutant semacquire-no-recheck: skip it, and that release is lost; the check is part of
     // 997c00f991's nwait protocol.)
     if (!mutant(Mutant::SemacquireNoRecheck) && cansemacquire(addr)) {
       root->nwait.Add(static_cast<uint32_t>(-1));
