@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dag_shortest_paths.hpp>
+#include <boost/graph/exception.hpp>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
@@ -121,12 +122,18 @@ CriticalPath critical_path(const Timeline& tl) {
   }
   std::vector<int64_t> dist(boost::num_vertices(graph));
   std::vector<Vertex> pred(boost::num_vertices(graph));
-  boost::dag_shortest_paths(graph, source,
-                            boost::weight_map(boost::get(&EdgeData::weight, graph))
-                                .distance_map(dist.data())
-                                .predecessor_map(pred.data())
-                                .distance_inf(std::numeric_limits<int64_t>::max())
-                                .distance_zero(0));
+  try {
+    boost::dag_shortest_paths(graph, source,
+                              boost::weight_map(boost::get(&EdgeData::weight, graph))
+                                  .distance_map(dist.data())
+                                  .predecessor_map(pred.data())
+                                  .distance_inf(std::numeric_limits<int64_t>::max())
+                                  .distance_zero(0));
+  } catch (const boost::not_a_dag&) {
+    throw CriticalPathError(
+        "the trace's creations and wake-ups lead in a circle, so it has no critical path; the trace is "
+        "inconsistent (gmpsim trace validate says where)");
+  }
   // Walk back from the end; each step takes the edge that gave the predecessor its distance.
   std::vector<PathSegment> path;
   for (Vertex v = end; v != source && pred[v] != v;) {

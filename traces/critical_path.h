@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct CriticalPath {
   int64_t t_begin = 0, t_end = 0;     // of the path
   int64_t span = 0;                   // of the whole trace
   std::vector<PathSegment> segments;  // in time order, merged where consecutive and alike
+};
+
+// A trace whose creations and wake-ups lead in a circle (only an inconsistent one can: a goroutine
+// that readies itself, or wake-ups out of order) has no longest path; critical_path throws this
+// then, saying so, rather than an error of the graph library's.
+class CriticalPathError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 CriticalPath critical_path(const Timeline& tl);

@@ -79,7 +79,12 @@ int cmd_stats(int argc, char** argv) {
 
 int cmd_critical_path(int argc, char** argv) {
   const std::string path = one_file("trace critical-path", argc, argv);
-  std::fputs(trace::critical_path_text(trace::critical_path(trace::build_timeline(path))).c_str(), stdout);
+  try {
+    std::fputs(trace::critical_path_text(trace::critical_path(trace::build_timeline(path))).c_str(), stdout);
+  } catch (const trace::CriticalPathError& e) {
+    std::fprintf(stderr, "gmpsim: trace critical-path: %s: %s\n", path.c_str(), e.what());
+    return 1;
+  }
   return 0;
 }
 

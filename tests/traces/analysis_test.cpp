@@ -156,6 +156,15 @@ TEST_CASE("critical path: a blocked wait that another goroutine ended is never o
   CHECK((cp.segments[2].g == 1 && cp.segments[2].state == GState::Running));
 }
 
+TEST_CASE("critical path: an inconsistent trace whose wake-ups lead in a circle is refused, saying so") {
+  // G5 readies itself: its wake-up edge leads back into the interval it was made in.
+  const Timeline tl = timeline_of({
+      {19845, KIND_GO_CREATE, 5, 3},
+      {21338, KIND_GO_UNPARK, 5, 2, 3, 5},
+  });
+  CHECK_THROWS_WITH(critical_path(tl), Catch::Contains("lead in a circle"));
+}
+
 TEST_CASE("replay: a derived scenario turns running time into compute and wake-ups into channels") {
   const std::string text = derive_scenario(handoff(), "handoff.trace").text;
   // G1 runs 10 ns, starts G2, runs 10 ns more and waits for G2's wake-up; G2 runs 70 ns and sends.
