@@ -190,8 +190,9 @@ void ChoiceDriver::take(ChoiceThread& n) {
   }
 }
 
-// A timed wait's deadline is computed from the clock: reading it is a step of its own (a Clock
-// step), so that it is ordered against the ends of other waits, which move the clock.
+// A timed wait's deadline is computed from the clock, and nanotime reads it: the read is a step of
+// its own (a Clock step), so that it is ordered against the ends of other waits, which move the
+// clock.
 int64_t ChoiceDriver::wait_start() {
   Step s;
   s.kind = StepKind::Clock;
@@ -353,14 +354,7 @@ void ChoiceDriver::osyield() {
 
 // The clock read is a step: its order against the ends of timed waits, which move the clock,
 // decides what it reads. It counts from kNanotimeEpoch, as the timed driver's does.
-int64_t ChoiceDriver::nanotime() {
-  Step s;
-  s.kind = StepKind::Clock;
-  s.clock = true;
-  s.site = plat::current_site();
-  choice_point(s);
-  return kNanotimeEpoch + now_;
-}
+int64_t ChoiceDriver::nanotime() { return kNanotimeEpoch + wait_start(); }
 
 // A procyield (the PAUSE of a spin-wait) is a Yield step: the default order then lets the other
 // threads run, as other cores would while this one spins. Other costs are no steps.

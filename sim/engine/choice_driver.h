@@ -67,7 +67,7 @@ class ChoiceDriver final : public DriverBase {
   void choice_point(Step s);         // the current thread's next step; returns once it is chosen
   ChoiceThread* choose();            // asks the chooser; nullptr when no thread is enabled
   void take(ChoiceThread& t);        // t was chosen: end its timed wait, set its clock
-  int64_t wait_start();              // the step that reads the clock for a deadline
+  int64_t wait_start();              // the step that reads the clock (a deadline, nanotime)
   void block(Wait w, const void* on, int64_t deadline);
   void enable(ChoiceThread& t, Step s);  // a waiter becomes enabled, its next step s
   std::vector<uint32_t> waiting_on(const void* on, Wait w) const;
