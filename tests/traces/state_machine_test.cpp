@@ -6,30 +6,13 @@
 #include <vector>
 
 #include "traces/state_machine.h"
+#include "tests/traces/event_of.h"
 
 using namespace gmp::trace;
+using gmp::trace::test::Ev;
+using gmp::trace::test::make;
 
 namespace {
-
-struct Ev {
-  Kind kind;
-  int64_t g = -1, m = -1, p = -1;
-  Reason reason = REASON_UNSPECIFIED;
-  int64_t peer_m = -1;
-  uint32_t process = 0;
-};
-
-Event make(const Ev& x) {
-  Event e;
-  e.set_kind(x.kind);
-  if (x.g >= 0) e.set_g(x.g);
-  if (x.m >= 0) e.set_m(x.m);
-  if (x.p >= 0) e.set_p(x.p);
-  if (x.peer_m >= 0) e.set_peer_m(x.peer_m);
-  e.set_reason(x.reason);
-  e.set_process(x.process);
-  return e;
-}
 
 // Each event's G state after it, with "!" for each issue it raised.
 std::string walk(StateMachine& sm, const std::vector<Ev>& evs) {
@@ -165,6 +148,6 @@ TEST_CASE("state machine: the same ids in two processes are different Gs, Ms and
   CHECK(sm.holder(0, 0) == 0);
   CHECK(sm.holder(1, 0) == 1);
   // G1 of process 1 parks; G1 of process 0 still runs.
-  CHECK(sm.apply(make({KIND_GO_PARK, 1, 1, 0, REASON_PARK, -1, 1})).n_issues == 0);
+  CHECK(sm.apply(make({KIND_GO_PARK, 1, 1, 0, REASON_PARK, -1, 0, 1})).n_issues == 0);
   CHECK(sm.apply(make({KIND_GO_STOP, 1, 0, 0})).g_before == GStatus::Running);
 }

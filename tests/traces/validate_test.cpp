@@ -6,30 +6,13 @@
 #include <string>
 
 #include "traces/validate.h"
+#include "tests/traces/event_of.h"
 
 using namespace gmp::trace;
+using gmp::trace::test::Ev;
+using gmp::trace::test::make;
 
 namespace {
-
-struct Ev {
-  Kind kind;
-  int64_t g = -1, m = -1, p = -1;
-  Reason reason = REASON_UNSPECIFIED;
-  int64_t peer_m = -1;
-  int64_t ts = 0;
-};
-
-Event make(const Ev& x) {
-  Event e;
-  e.set_kind(x.kind);
-  e.set_ts(x.ts);
-  if (x.g >= 0) e.set_g(x.g);
-  if (x.m >= 0) e.set_m(x.m);
-  if (x.p >= 0) e.set_p(x.p);
-  if (x.peer_m >= 0) e.set_peer_m(x.peer_m);
-  e.set_reason(x.reason);
-  return e;
-}
 
 // The issues a sequence raises, joined by newlines; "" when consistent.
 std::string check(std::initializer_list<Ev> evs, bool from_start = true) {
