@@ -288,7 +288,7 @@ def check_perf():
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise PerfUnavailable("perf may not record the sched tracepoints here (root, or "
-                                  "kernel.perf_event_paranoid=-1 and access to tracefs, is needed):\n" + r.stderr.strip())
+                                  "kernel.perf_event_paranoid=-1 and access to tracefs, is needed):\n" + "\n".join(r.stderr.strip().splitlines()[:3]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
