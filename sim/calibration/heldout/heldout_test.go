@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // cpuWork is the same compute kernel as the fit suite's: an LCG loop, `compute { iterations: n }`
@@ -177,6 +178,208 @@ func BenchmarkFanOutIn(b *testing.B) {
 		go func() {
 			for range jobs {
 				cpuWork(200)
+				results <- struct{}{}
+			}
+			wg.Done()
+		}()
+	}
+	go func() {
+		for range results {
+		}
+		close(done)
+	}()
+	for i := 0; i < b.N; i++ {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	wg.Wait()
+	close(results)
+	<-done
+}
+
+// BenchmarkSleepyPool: a pool of 4 workers whose jobs block on a timer: main sends b.N jobs over an
+// unbuffered channel, each worker does cpuWork(4000) and time.Sleep(10us) per job, main waits for
+// the workers. The numbers: 4000 iterations are about 4.4 us at the EPYC VM's 1.1 ns per iteration,
+// so while one worker sleeps its 10 us the other three have 3 x 4.4 = 13 us of compute for the P: at
+// 1 P the sleeps overlap the others' compute (op ~5 us), and the P runs the expired timers from
+// schedule rather than idling into the netpoller's whole-millisecond wait. From 2 Ps the 4 workers
+// have at most 4 x 4.4 = 17.6 us of compute per 14.4 us cycle, less than 2 Ps can run, so Ps go
+// idle with timers pending and the hand-off of expired timers between Ps shows.
+func BenchmarkSleepyPool(b *testing.B) {
+	jobs := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(4)
+	for w := 0; w < 4; w++ {
+		go func() {
+			for range jobs {
+				cpuWork(4000)
+				time.Sleep(10 * time.Microsecond)
+			}
+			wg.Done()
+		}()
+	}
+	for i := 0; i < b.N; i++ {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// BenchmarkSelectTwoTimer: a server goroutine serves two request channels and a ticker in one
+// select loop; two clients send b.N/2 requests each over their own unbuffered channel, the server
+// does cpuWork(1000) per request (about 1.1 us, so an op is a few us) and counts ticks of a 1 ms
+// ticker (a housekeeping tick, as servers have: 1 ms is long against an op, so a tick lands about
+// once per several hundred requests and the timer case costs its select work on every pass rather
+// than its firings). Main waits for the server to have served b.N requests.
+func BenchmarkSelectTwoTimer(b *testing.B) {
+	req1 := make(chan struct{})
+	req2 := make(chan struct{})
+	done := make(chan struct{})
+	client := func(c chan<- struct{}, n int) {
+		for i := 0; i < n; i++ {
+			c <- struct{}{}
+		}
+	}
+	go client(req1, share(b.N, 2, 0))
+	go client(req2, share(b.N, 2, 1))
+	n := b.N
+	go func() {
+		ticker := time.NewTicker(time.Millisecond)
+		defer ticker.Stop()
+		ticks := 0
+		for served := 0; served < n; {
+			select {
+			case <-req1:
+				cpuWork(1000)
+				served++
+			case <-req2:
+				cpuWork(1000)
+				served++
+			case <-ticker.C:
+				ticks++
+			}
+		}
+		_ = ticks
+		close(done)
+	}()
+	<-done
+}
+
+// BenchmarkUnevenPipeline: main produces b.N items into a pipeline of 3 stages and a consumer,
+// joined by buffered channels of capacity 16; the stages do cpuWork(1000), cpuWork(4000) and
+// cpuWork(1000) per item (about 1.1, 4.4 and 1.1 us: an op of ~7 us at 1 P, and from 2 Ps the
+// middle stage bounds the throughput at ~4.4 us per item while the short stages wait on it; the
+// buffers of 16 let the short stages run ahead in batches instead of handing off every item).
+func BenchmarkUnevenPipeline(b *testing.B) {
+	c0 := make(chan struct{}, 16)
+	c1 := make(chan struct{}, 16)
+	c2 := make(chan struct{}, 16)
+	c3 := make(chan struct{}, 16)
+	done := make(chan struct{})
+	stage := func(in <-chan struct{}, out chan<- struct{}, work int) {
+		for range in {
+			cpuWork(work)
+			out <- struct{}{}
+		}
+		close(out)
+	}
+	go stage(c0, c1, 1000)
+	go stage(c1, c2, 4000)
+	go stage(c2, c3, 1000)
+	go func() {
+		for range c3 {
+		}
+		close(done)
+	}()
+	for i := 0; i < b.N; i++ {
+		c0 <- struct{}{}
+	}
+	close(c0)
+	<-done
+}
+
+// BenchmarkMutexMap: b.RunParallel over a map of 1024 int keys guarded by one sync.Mutex: each
+// iteration does cpuWork(2000) outside the lock (preparing the update, about 2.2 us, so an op is a
+// few us at 1 P), then under the lock reads and writes one entry and does cpuWork(200) on it (about
+// 0.2 us held: a tenth of the outside work, so the lock is contended now and then from 2 Ps, not
+// always). The key comes from a per-goroutine counter, spread over the 1024 entries.
+func BenchmarkMutexMap(b *testing.B) {
+	var mu sync.Mutex
+	m := make(map[int]uint64, 1024)
+	for k := 0; k < 1024; k++ {
+		m[k] = 0
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		k := 0
+		for pb.Next() {
+			cpuWork(2000)
+			mu.Lock()
+			v := m[k&1023]
+			m[k&1023] = v + cpuWork(200)
+			mu.Unlock()
+			k += 7
+		}
+	})
+}
+
+// BenchmarkTimeAfterLoop: the timeout idiom, a receive guarded by time.After in a loop. A producer
+// goroutine does cpuWork(1000) per item and sends it over a buffered channel of capacity 16; main
+// receives b.N items, each in `select { case <-work: case <-time.After(time.Second): }`, and does
+// cpuWork(1000) per item (about 1.1 us each side). The timeout never fires (1 s is far beyond an
+// op), as in the code users write to guard a receive that normally succeeds: what it measures is
+// time.After's new timer and channel per iteration and the select over two channels, one of them a
+// timer channel (Go 1.23: the timer enters a P's heap only while main is blocked in the select).
+func BenchmarkTimeAfterLoop(b *testing.B) {
+	work := make(chan struct{}, 16)
+	n := b.N
+	go func() {
+		for i := 0; i < n; i++ {
+			cpuWork(1000)
+			work <- struct{}{}
+		}
+	}()
+	for i := 0; i < b.N; i++ {
+		select {
+		case <-work:
+			cpuWork(1000)
+		case <-time.After(time.Second):
+			b.Fatal("timed out waiting for an item")
+		}
+	}
+}
+
+// BenchmarkRequestWaitGroup: a goroutine per sub-request, joined by a WaitGroup: per op, main
+// starts 4 goroutines that each do cpuWork(1000) (about 1.1 us: go statements and the WaitGroup
+// are a visible share of the op's ~5 us at 1 P) and waits for them with wg.Wait.
+func BenchmarkRequestWaitGroup(b *testing.B) {
+	var wg sync.WaitGroup
+	for i := 0; i < b.N; i++ {
+		wg.Add(4)
+		for k := 0; k < 4; k++ {
+			go func() {
+				cpuWork(1000)
+				wg.Done()
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// BenchmarkFanOutBuffered: main feeds b.N items into a buffered channel of capacity 100 read by 8
+// workers; each worker does cpuWork(2000) per item (about 2.2 us) and sends a result over an
+// unbuffered channel to one collector goroutine; main waits for the workers, then the collector.
+// At 2 Ps on 2 cores the work parallelises (the ratio 2P/1P measured 0.56 on the EPYC VM, issue
+// 23), so this pair shows whether the model's OS placement lets both cores run.
+func BenchmarkFanOutBuffered(b *testing.B) {
+	jobs := make(chan struct{}, 100)
+	results := make(chan struct{})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(8)
+	for w := 0; w < 8; w++ {
+		go func() {
+			for range jobs {
+				cpuWork(2000)
 				results <- struct{}{}
 			}
 			wg.Done()
