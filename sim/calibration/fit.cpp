@@ -43,10 +43,7 @@ void set(cost::Profile& p, const FitParam& f, double v) {
     return;
   }
   const auto i = static_cast<size_t>(f.param);
-  // Affine placement's balance period has a floor (profile.h): below it the profile would not load.
-  const bool floor = f.param == cost::Param::OsBalanceDelay && p.machine.os_placement == "affine";
-  const double lo = floor ? cost::kMinTimeSlice : 0.0;
-  p.ns[i] = p.params[i].value = std::clamp(v, lo, cost::kMaxCost);
+  p.ns[i] = p.params[i].value = std::clamp(v, 0.0, cost::kMaxCost);
 }
 
 std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs) {

@@ -308,14 +308,13 @@ cost::Profile starting_profile(const CalibrateOptions& o, std::vector<calibratio
   cost::Profile start = load_profile_option(ro);
   if (!o.placement.empty()) start.machine.os_placement = o.placement;
   if (start.machine.os_placement == "affine") {
-    // Affine placement's costs are fitted too, from the base's values: a zero cannot be scaled.
-    if (start[cost::Param::OsBalanceDelay] < cost::kMinTimeSlice) {
-      usage_error("calibrate: affine placement needs the base profile's os_balance_delay to be at least 1000 ns");
+    // Affine placement follows the kernel's constants (machine.linux_scheduler), which are not
+    // fitted; its two costs are.
+    if (!start.machine.linux_scheduler.has) {
+      usage_error("calibrate: affine placement needs machine.linux_scheduler in the base profile (docs/placement.md)");
     }
     if (!o.params_given) {
-      for (const char* n : {"os_wake_in_place", "os_balance_delay", "os_idle_exit_latency", "os_wake_ipi"}) {
-        params.push_back(calibration::fit_param_by_name(n));
-      }
+      for (const char* n : {"os_idle_exit_latency", "os_wake_ipi"}) params.push_back(calibration::fit_param_by_name(n));
     }
   }
   return start;

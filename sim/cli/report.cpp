@@ -127,14 +127,29 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
        std::to_string(r.global_puts) + ", OS preemptions " + std::to_string(r.os_preemptions) +
        ", cache-line transfers " + std::to_string(r.line_transfers) + "\n";
   if (r.affine) {
-    s += "OS placement (affine): " + std::to_string(r.placed_on_prev) + " on their free previous core, " +
-         std::to_string(r.woken_in_place) + " woken in place on a busy one, " + std::to_string(r.placed_on_other) +
-         " on another free core, " + std::to_string(r.balance_pulls) + " pulled by an idle core\n";
+    s += "OS placement (affine): " + std::to_string(r.placed_on_prev) + " on their idle previous core, " +
+         std::to_string(r.placed_on_other) + " on another idle core, " + std::to_string(r.woken_delayed) +
+         " woken while still queued on theirs, " + std::to_string(r.queued_busy) + " queued on a busy core (" +
+         std::to_string(r.wake_preemptions) + " preempting); pulled by an idle core: " +
+         std::to_string(r.balance_pulls) + " at a tick, " + std::to_string(r.newidle_pulls) + " going idle\n";
   }
   s += "wakep calls: " + std::to_string(r.wakeps) + " started a spinning M, " + std::to_string(r.wakep_spinning) +
        " found one spinning, " + std::to_string(r.wakep_no_p) + " found no idle P; runnext of a running P: " +
        std::to_string(r.runnext_backoffs) + " usleep(3) back-offs, " + std::to_string(r.runnext_cas_fails) +
        " lost the CAS after\n";
+  if (all_events) {
+    // The OS placement metrics (docs/placement.md, "Metrics"), per second of virtual time.
+    const double secs = r.end_time > 0 ? static_cast<double>(r.end_time) / 1e9 : 0;
+    auto per_s = [&](double v) { return secs > 0 ? v / secs : 0.0; };
+    s += "os placement: wakeups=" + std::to_string(r.wakeups) + " on_prev=" +
+         fmt("%.3f", r.wakeups > 0 ? static_cast<double>(r.wake_on_prev) / static_cast<double>(r.wakeups) : 0.0) +
+         " migrations_per_s=" + fmt("%.1f", per_s(static_cast<double>(r.migrations))) +
+         " idle_wait_ms_per_s=" + fmt("%.2f", per_s(static_cast<double>(r.idle_wait_ns) / 1e6)) + "\n";
+  }
+  if (r.cores > 1 && r.end_time > 0 && static_cast<double>(r.idle_wait_ns) > 0.9 * static_cast<double>(r.end_time)) {
+    s += "warning: for " + fmt("%.0f%%", 100.0 * static_cast<double>(r.idle_wait_ns) / static_cast<double>(r.end_time)) +
+         " of the run a thread waited for a core while another core was idle (OS placement)\n";
+  }
   if (all_events) {
     s += "events:";
     for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);

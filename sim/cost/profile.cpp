@@ -37,7 +37,7 @@ constexpr std::array<std::string_view, kNumParams> kNames = {
     "usleep_min_latency", "nanotime", "thread_create", "gogo", "mcall", "schedule_pass", "newproc",
     "goexit", "chan_op", "select_op", "mutex_fast_path", "signal_send", "signal_delivery_latency",
     "async_preempt_handler", "syscall_enter_exit", "timer_add", "netpoll_check", "procyield",
-    "os_context_switch", "wakeup_jitter", "os_wake_in_place", "os_balance_delay", "os_idle_exit_latency",
+    "os_context_switch", "wakeup_jitter", "os_idle_exit_latency",
     "os_wake_ipi", "cacheline_transfer_cluster",
 };
 
@@ -117,6 +117,39 @@ void check_sourced(Problems& problems, const gpb::Message& parent, const Tree* t
   out = Sourced{s.value(), s.unit(), s.source()};
 }
 
+// machine.linux_scheduler: each constant within the range the kernel allows it (profile.proto).
+void check_linux(Problems& problems, const pb::LinuxScheduler& l, const Tree* tree, Location at, LinuxScheduler& out) {
+  const std::string path = "machine.linux_scheduler";
+  out.has = true;
+  check_sourced(problems, l, tree, at, path, "tick_period", "ns", true,
+                {1e6, 1e7, "between 1e+06 ns and 1e+07 ns (HZ 1000 to 100)"}, out.tick_period);
+  check_sourced(problems, l, tree, at, path, "base_slice", "ns", true,
+                {1e5, 1e8, "between 1e+05 ns (0.1 ms) and 1e+08 ns (100 ms)"}, out.base_slice);
+  check_sourced(problems, l, tree, at, path, "slice_scaling_max_cpus", "cpus", true,
+                {1, kMaxCores, "between 1 and 4096 cpus"}, out.slice_scaling_max_cpus);
+  check_sourced(problems, l, tree, at, path, "migration_cost", "ns", false,
+                {0, 1e7, "at most 1e+07 ns (10 ms)"}, out.migration_cost);
+  check_sourced(problems, l, tree, at, path, "imbalance_pct", "percent", true,
+                {100, 200, "between 100 and 200 percent"}, out.imbalance_pct);
+  check_sourced(problems, l, tree, at, path, "busy_factor", "factor", true,
+                {1, 256, "between 1 and 256"}, out.busy_factor);
+  check_sourced(problems, l, tree, at, path, "balance_interval_per_cpu", "ns", true,
+                {1e5, 1e8, "between 1e+05 ns (0.1 ms) and 1e+08 ns (100 ms)"}, out.balance_interval_per_cpu);
+  check_sourced(problems, l, tree, at, path, "cache_nice_tries", "count", false,
+                {0, 16, "between 0 and 16"}, out.cache_nice_tries);
+  check_sourced(problems, l, tree, at, path, "pelt_halflife", "ns", true,
+                {1e6, 1e9, "between 1e+06 ns (1 ms) and 1e+09 ns (1 s)"}, out.pelt_halflife);
+  check_sourced(problems, l, tree, at, path, "newidle_balance_cost", "ns", false,
+                {0, 1e7, "at most 1e+07 ns (10 ms)"}, out.newidle_balance_cost);
+  check_sourced(problems, l, tree, at, path, "delay_dequeue", "flag", false, {0, 1, "0 or 1"}, out.delay_dequeue);
+  for (const Sourced* whole : {&out.slice_scaling_max_cpus, &out.cache_nice_tries, &out.delay_dequeue}) {
+    if (whole->value != std::floor(whole->value)) {
+      problems.add(at, path + ": slice_scaling_max_cpus, cache_nice_tries and delay_dequeue are whole numbers");
+      break;
+    }
+  }
+}
+
 void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, Location at, Machine& out) {
   out.name = m.name();
   if (blank(m.name())) problems.add(where(tree, m, "name", at), "machine: name is empty");
@@ -164,6 +197,12 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
     problems.add(where(tree, m, "os_placement", at),
                  "machine: os_placement \"" + m.os_placement() + "\" is not one of: spread, affine");
   }
+  if (out.os_placement == "affine" && !m.has_linux_scheduler()) {
+    problems.add(where(tree, m, "os_placement", at),
+                 "machine: os_placement \"affine\" needs machine.linux_scheduler (docs/placement.md)");
+  }
+  if (m.has_linux_scheduler()) check_linux(problems, m.linux_scheduler(), nested(tree, m, "linux_scheduler"),
+                                           where(tree, m, "linux_scheduler", at), out.linux_scheduler);
 }
 
 }  // namespace
@@ -219,12 +258,16 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
                     {0, kMaxCost, "at most 1e+09 ns (1 s)"}, out.params[i]);
       out.ns[i] = out.params[i].value;
     }
-    // A thread queued on a busy core looks for an idle one every os_balance_delay: a period under
-    // a microsecond would flood the engine with those looks.
-    if (out.machine.os_placement == "affine" && out[Param::OsBalanceDelay] < kMinTimeSlice) {
+    // The fitted stand-ins of the old "affine" rules: their meaning is now the kernel's.
+    if (msg.costs().has_os_wake_in_place()) {
+      problems.add(where(costs_tree, msg.costs(), "os_wake_in_place", costs_at),
+                   "costs.os_wake_in_place was removed: \"affine\" placement now follows Linux's rules; a short "
+                   "sleeper stays on its core through machine.linux_scheduler.delay_dequeue (docs/placement.md)");
+    }
+    if (msg.costs().has_os_balance_delay()) {
       problems.add(where(costs_tree, msg.costs(), "os_balance_delay", costs_at),
-                   "costs.os_balance_delay: " + number(out[Param::OsBalanceDelay]) +
-                       " ns is too short for os_placement \"affine\": at least 1000 ns (1 us)");
+                   "costs.os_balance_delay was removed: idle cores pull queued threads at the scheduler tick, "
+                   "machine.linux_scheduler.tick_period, and when they go idle (docs/placement.md)");
     }
   }
   problems.throw_if_any();

@@ -62,8 +62,6 @@ enum class Param : uint8_t {
   Procyield,
   OsContextSwitch,
   WakeupJitter,
-  OsWakeInPlace,
-  OsBalanceDelay,
   OsIdleExitLatency,
   OsWakeIpi,
   CachelineTransferCluster,
@@ -109,12 +107,21 @@ struct CoreGroup {
   uint32_t cluster_size = 0;  // cores per cluster sharing a cache; 0: the whole group is one
 };
 
+// machine.linux_scheduler (profile.proto): Linux's fair-scheduler constants, each with its source.
+// Present (has = true) when the placement is "affine".
+struct LinuxScheduler {
+  bool has = false;
+  Sourced tick_period, base_slice, slice_scaling_max_cpus, migration_cost, imbalance_pct, busy_factor,
+      balance_interval_per_cpu, cache_nice_tries, pelt_halflife, newidle_balance_cost, delay_dequeue;
+};
+
 struct Machine {
   std::string name;
   std::vector<CoreGroup> core_groups;
   Sourced os_time_slice;           // ns
   Sourced speed_ns_per_iteration;  // ns/iteration on a reference core
   std::string os_placement;        // "spread" or "affine" (profile.proto)
+  LinuxScheduler linux_scheduler;  // "affine" only
   uint32_t cores() const;          // sum of the groups' counts
 };
 

@@ -34,6 +34,20 @@ std::string profile_text(const Profile& p, const std::string& comment) {
   put(m->mutable_os_time_slice(), p.machine.os_time_slice);
   put(m->mutable_speed_ns_per_iteration(), p.machine.speed_ns_per_iteration);
   if (p.machine.os_placement != "spread") m->set_os_placement(p.machine.os_placement);
+  if (const LinuxScheduler& l = p.machine.linux_scheduler; l.has) {
+    pb::LinuxScheduler* o = m->mutable_linux_scheduler();
+    put(o->mutable_tick_period(), l.tick_period);
+    put(o->mutable_base_slice(), l.base_slice);
+    put(o->mutable_slice_scaling_max_cpus(), l.slice_scaling_max_cpus);
+    put(o->mutable_migration_cost(), l.migration_cost);
+    put(o->mutable_imbalance_pct(), l.imbalance_pct);
+    put(o->mutable_busy_factor(), l.busy_factor);
+    put(o->mutable_balance_interval_per_cpu(), l.balance_interval_per_cpu);
+    put(o->mutable_cache_nice_tries(), l.cache_nice_tries);
+    put(o->mutable_pelt_halflife(), l.pelt_halflife);
+    put(o->mutable_newidle_balance_cost(), l.newidle_balance_cost);
+    put(o->mutable_delay_dequeue(), l.delay_dequeue);
+  }
   pb::Costs* costs = msg.mutable_costs();
   const gpb::Reflection* r = costs->GetReflection();
   for (size_t i = 0; i < kNumParams; ++i) {

@@ -37,12 +37,26 @@ struct Costs {
   int64_t os_quantum = 0;              // time slice when threads outnumber cores
   int64_t signal_send = 0;             // tgkill, paid by the sender
   int64_t signal_delivery_latency = 0; // from tgkill until the handler runs
-  // The OS's placement of ready threads (timed_driver.h): false, spread; true, affine.
+  // The OS's placement of ready threads (timed_driver.h): false, spread; true, affine (Linux's
+  // fair scheduler, docs/placement.md, with the constants of `kernel`).
   bool affine = false;
-  int64_t os_wake_in_place = 0;        // affine: a shorter sleep wakes on its busy previous core
-  int64_t os_balance_delay = 0;        // affine: how long a queued thread waits for an idle core
   int64_t os_idle_exit_latency = 0;    // affine: a thread placed on an idle core starts this much later
   int64_t os_wake_ipi = 0;             // affine: the waker's cost of waking a thread onto an idle core
+  // Linux's fair-scheduler constants (profile.proto LinuxScheduler), for affine placement; all 0
+  // until a profile fills them (the driver keeps the tick and the slice at least 1 ns).
+  struct Kernel {
+    int64_t tick = 0;                    // 1/HZ
+    int64_t base_slice = 0;                // before the CPU-count scaling
+    int32_t slice_scaling_max_cpus = 0;
+    int64_t migration_cost = 0;            // task_hot's window
+    int32_t imbalance_pct = 0;
+    int32_t busy_factor = 0;
+    int64_t balance_interval_per_cpu = 0;
+    int32_t cache_nice_tries = 0;
+    int64_t pelt_halflife = 0;
+    int64_t newidle_balance_cost = 0;
+    bool delay_dequeue = false;
+  } kernel;
 };
 
 }  // namespace gmp::engine

@@ -47,11 +47,21 @@ struct EngineStats {
   // The rest are the timed driver's; they stay 0 in choice mode.
   uint64_t os_preemptions = 0;    // time-slice expiries that moved a thread off its core
   uint64_t line_transfers = 0;    // accesses that paid a cache-line transfer
-  // Placement of ready threads (affine placement counts all four; spread, only placed_on_other).
+  // Placement of ready threads (affine placement counts all; spread, only placed_on_other).
   uint64_t placed_on_prev = 0;    // on its free previous core
-  uint64_t woken_in_place = 0;    // a short sleeper on its busy previous core, preempting
+  uint64_t woken_delayed = 0;     // woken while still queued on its core (delayed dequeue), kept there
+  uint64_t queued_busy = 0;       // any other wake-up that found no idle core and queued on a busy one
+  uint64_t wake_preemptions = 0;  // wake-ups whose thread preempted the one running there
   uint64_t placed_on_other = 0;   // on a free core other than its previous one (spread: any free core)
-  uint64_t balance_pulls = 0;     // a queued thread pulled by an idle core
+  uint64_t balance_pulls = 0;     // a queued thread pulled by an idle core at a tick
+  uint64_t newidle_pulls = 0;     // a queued thread pulled by a core going idle
+  // Both placements (docs/placement.md, "Metrics"). wakeups: blocked threads (sleeping off their
+  // core) that became ready; wake_on_prev: those whose next run started on the core they last ran
+  // on; migrations: runs that started on another core than the thread's last (first runs
+  // excluded); idle_wait_ns: virtual time during which a thread was ready but not running while a
+  // core was idle, and idle_wait_since the start of such a stretch still open (-1: none).
+  uint64_t wakeups = 0, wake_on_prev = 0, migrations = 0;
+  int64_t idle_wait_ns = 0, idle_wait_since = -1;
 };
 
 }  // namespace gmp::engine

@@ -28,11 +28,22 @@ struct TimedDriver::TimedThread final : DriverBase::Thread {
   int core = -1;
   int last_core = -1;         // the core it last ran on (affine placement's previous core)
   int queued_on = -1;         // the core whose run queue holds it (spread: 0), -1 if none
-  int64_t slept_at = -1;      // when it last gave up its core to block, -1 if it has run since
   int64_t slice_end = 0;
   int64_t compute_start = 0;
 
   bool lock_sleeping = false;  // waiting for a runtime lock asleep in the kernel, not spinning
+  bool woken = false;          // became ready from a sleep and has not run since (the metrics)
+
+  // Linux placement (affine; docs/placement.md). Virtual runtime, virtual deadline and lag in ns
+  // (equal weights: virtual time is run time); delayed: blocked but still on queued_on's queue.
+  int64_t vrt = 0, deadline = 0, vlag = 0;
+  int64_t run_start = 0;       // when it last started running (vrt is as of then)
+  int64_t exec_end = -1;       // when it last stopped running (task_hot), -1 never ran
+  bool delayed = false;
+  int recent_core = -1;        // p->recent_used_cpu
+  double load = 1;             // runnable average (PELT), as of load_at
+  int64_t load_at = 0;
+  bool runnable = true;
 };
 
 inline TimedDriver::TimedThread& TimedDriver::cur() { return *static_cast<TimedThread*>(curp_); }
@@ -42,9 +53,19 @@ inline TimedDriver::TimedThread& TimedDriver::thread(size_t id) { return static_
 TimedDriver::TimedDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), rng_(cfg_.seed) {
   if (cfg_.chooser != nullptr) throw std::invalid_argument("engine: the timed driver takes no chooser");
   core_thread_.assign(cfg_.cores.size(), -1);
+  free_cores_ = static_cast<uint32_t>(cfg_.cores.size());
   runq_.resize(cfg_.costs.affine ? cfg_.cores.size() : 1);
-  // A queued thread's balance timer re-arms every period: a zero period would never let time move.
-  cfg_.costs.os_balance_delay = std::max<int64_t>(cfg_.costs.os_balance_delay, 1);
+  if (cfg_.costs.affine) {
+    const Costs::Kernel& k = cfg_.costs.kernel;
+    // A queued thread's balance timer re-arms every tick: a zero tick would never let time move.
+    tick_ = std::max<int64_t>(k.tick, 1);
+    // SCHED_TUNABLESCALING_LOG: the base slice times 1 + ilog2 of the (capped) CPU count.
+    const auto n = static_cast<uint64_t>(std::clamp<int64_t>(static_cast<int64_t>(cfg_.cores.size()), 1,
+                                                             std::max<int32_t>(k.slice_scaling_max_cpus, 1)));
+    slice_ = std::max<int64_t>(k.base_slice * (1 + std::bit_width(n) - 1), 1);
+    cs_.resize(cfg_.cores.size());
+    for (CoreState& c : cs_) c.avg_idle = 2 * k.migration_cost;
+  }
   for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
   // With both transfer costs 0 distance changes nothing: keep line_cost's early return.
   line_distance_ = cfg_.costs.cacheline_by_distance &&
@@ -251,18 +272,23 @@ void TimedDriver::enforce_limits() {
 
 void TimedDriver::preempt_if_slice_over() {
   TimedThread& self = cur();
-  if (self.t < self.slice_end || self.in_handler || runq_of(self.core).empty()) return;
-  // Time slice over and someone waits for a core: go to the back of the run queue.
-  stats_.os_preemptions++;
+  if (self.t < self.slice_end || self.in_handler || !others_ready(self.core)) return;
+  // Time slice over and someone waits for a core: go to the back of the run queue (affine: the
+  // EEVDF pick decides, and may keep this thread).
   yield_core();
 }
 
 // The current thread gives its core to the head of the OS run queue (which must not be empty)
 // and waits at the queue's tail.
 void TimedDriver::yield_core() {
+  if (cfg_.costs.affine) {
+    yield_core_linux(false);
+    return;
+  }
+  stats_.os_preemptions++;
   TimedThread& self = cur();
   const int core = self.core;
-  core_thread_[static_cast<size_t>(core)] = -1;
+  set_core(core, -1, self.t);
   self.core = -1;
   self.state = State::Ready;
   std::deque<uint32_t>& q = runq_of(core);
@@ -309,10 +335,10 @@ void TimedDriver::advance_rare(int64_t ns) {
   if (cur().pending != 0) deliver_signals();
 }
 
-bool TimedDriver::make_ready(TimedThread& t, int64_t at) {
+bool TimedDriver::make_ready(TimedThread& t, int64_t at, int waker) {
   t.state = State::Ready;
   t.t = std::max(t.t, at);
-  if (cfg_.costs.affine) return place_affine(t);
+  if (cfg_.costs.affine) return place_linux(t, waker);
   const int best = fastest_free_core();
   if (best >= 0) {
     stats_.placed_on_other++;
@@ -330,40 +356,6 @@ bool TimedDriver::make_ready(TimedThread& t, int64_t at) {
   return false;
 }
 
-// Affine placement (timed_driver.h states the rules).
-bool TimedDriver::place_affine(TimedThread& t) {
-  const int prev = t.last_core;
-  const bool short_sleep = prev >= 0 && t.slept_at >= 0 && t.t - t.slept_at < cfg_.costs.os_wake_in_place;
-  t.slept_at = -1;
-  if (prev >= 0 && core_thread_[static_cast<size_t>(prev)] == -1) {
-    stats_.placed_on_prev++;
-    give_core(t, prev, t.t + cfg_.costs.os_idle_exit_latency);
-    return true;
-  }
-  if (!short_sleep) {
-    if (const int best = fastest_free_core(); best >= 0) {
-      stats_.placed_on_other++;
-      give_core(t, best, t.t + cfg_.costs.os_idle_exit_latency);
-      return true;
-    }
-  }
-  int core = prev;
-  if (core < 0) core = running_ && cur().core >= 0 ? cur().core : 0;
-  wait_for_core(t, core, /*front=*/short_sleep);
-  TimedThread& r = thread(static_cast<size_t>(core_thread_[static_cast<size_t>(core)]));
-  if (short_sleep) {
-    // Woken in place: the thread on the core is preempted as soon as the wakee is due.
-    stats_.woken_in_place++;
-    r.slice_end = std::min(r.slice_end, t.t);
-    if (r.state == State::Running) interrupt(r, std::max(t.t, r.compute_start));
-  } else {
-    if (r.state == State::Running && r.computing && r.slice_end < r.compute_end) {
-      interrupt(r, std::max(r.slice_end, t.t));
-    }
-  }
-  return false;
-}
-
 int TimedDriver::fastest_free_core() const {
   int best = -1;
   for (size_t c = 0; c < core_thread_.size(); c++) {
@@ -374,61 +366,70 @@ int TimedDriver::fastest_free_core() const {
 }
 
 void TimedDriver::wait_for_core(TimedThread& t, int core, bool front) {
+  if (cfg_.costs.affine) {
+    rq_add_ready(t, core);
+    return;
+  }
   std::deque<uint32_t>& q = runq_of(core);
   if (front) {
     q.push_front(t.id);
   } else {
     q.push_back(t.id);
   }
-  t.queued_on = cfg_.costs.affine ? core : 0;
+  t.queued_on = 0;
   waiting_++;
   rare_ |= kRareWaiting;
-  if (cfg_.costs.affine) {
-    enqueue(t, t.t + cfg_.costs.os_balance_delay);  // its balance timer
-  } else {
-    unqueue(t);
-  }
-}
-
-// A queued thread's balance timer (affine placement): if a core is free now, it pulls the thread;
-// otherwise the thread waits another period.
-void TimedDriver::balance(TimedThread& t, int64_t at) {
-  if (t.queued_on < 0) return;
-  const int best = fastest_free_core();
-  if (best < 0) {
-    enqueue(t, at + cfg_.costs.os_balance_delay);
-    return;
-  }
-  std::deque<uint32_t>& q = runq_of(t.queued_on);
-  q.erase(std::find(q.begin(), q.end(), t.id));
-  waiting_--;
-  t.queued_on = -1;
-  stats_.balance_pulls++;
-  give_core(t, best, std::max(t.t, at) + cfg_.costs.os_idle_exit_latency);
+  unqueue(t);
+  idle_wait_update(t.t);
 }
 
 void TimedDriver::give_core(TimedThread& t, int core, int64_t at) {
-  core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(t.id);
+  set_core(core, static_cast<int32_t>(t.id), at);
+  if (t.woken && core == t.last_core) stats_.wake_on_prev++;
+  if (t.last_core >= 0 && core != t.last_core) stats_.migrations++;
+  t.woken = false;
   t.core = core;
   t.last_core = core;
   if (waiting_ == 0) rare_ &= ~kRareWaiting;
   t.state = State::Running;
   t.t = std::max(t.t, at) + cfg_.costs.context_switch;
-  t.slice_end = t.t + cfg_.costs.os_quantum;
+  if (cfg_.costs.affine) {
+    cs_[static_cast<size_t>(core)].idle_stamp = -1;
+    t.run_start = t.t;
+    if (t.vrt >= t.deadline) t.deadline = t.vrt + slice_;  // update_deadline
+    // The deadline is checked at the tick: the slice ends at the first tick past it.
+    t.slice_end = tick_ceil(t.t + (t.deadline - t.vrt));
+  } else {
+    t.slice_end = t.t + cfg_.costs.os_quantum;
+  }
   push(t);
+  idle_wait_update(at);
 }
 
 void TimedDriver::release_core(TimedThread& t, int64_t at) {
   if (t.core < 0) return;
   const int core = t.core;
-  core_thread_[static_cast<size_t>(core)] = -1;
+  set_core(core, -1, at);
   t.core = -1;
+  t.exec_end = at;
   if (serve_queue(core, at)) return;
+  if (cfg_.costs.affine) {
+    cs_[static_cast<size_t>(core)].idle_stamp = at;
+    if (newidle_balance(core, at)) return;
+  }
   move_to_faster_core(core, at);
+  idle_wait_update(at);
 }
 
-// A free core takes the head of its run queue, if any.
+// A free core takes the head of its run queue, if any (affine: the EEVDF pick).
 bool TimedDriver::serve_queue(int core, int64_t at) {
+  if (cfg_.costs.affine) {
+    TimedThread* n = pick_eevdf(core, nullptr);
+    if (n == nullptr) return false;
+    rq_remove(*n);
+    give_core(*n, core, at);
+    return true;
+  }
   std::deque<uint32_t>& q = runq_of(core);
   if (q.empty()) return false;
   TimedThread& n = thread(q.front());
@@ -457,8 +458,9 @@ void TimedDriver::move_to_faster_core(int core, int64_t at) {
   }
   if (slowest == nullptr) return;
   const int left = slowest->core;
-  core_thread_[static_cast<size_t>(left)] = -1;
-  core_thread_[static_cast<size_t>(core)] = static_cast<int32_t>(slowest->id);
+  set_core(left, -1, at);
+  set_core(core, static_cast<int32_t>(slowest->id), at);
+  stats_.migrations++;
   slowest->core = core;
   slowest->last_core = core;
   interrupt(*slowest, at);
@@ -473,7 +475,7 @@ void TimedDriver::block(Wait w, const void* on, int64_t deadline, bool keep_core
   self.wait_seq = ++wait_seq_;
   if (on != nullptr) add_waiter(self, on);
   if (!keep_core) {
-    self.slept_at = self.t;
+    if (cfg_.costs.affine) dequeue_sleep(self, self.t);
     release_core(self, self.t);
   }
   if (deadline != kNever) {
@@ -484,7 +486,7 @@ void TimedDriver::block(Wait w, const void* on, int64_t deadline, bool keep_core
   reschedule();
 }
 
-bool TimedDriver::wake(TimedThread& t, int64_t at) {
+bool TimedDriver::wake(TimedThread& t, int64_t at, int waker) {
   if (t.state != State::Blocked) return false;
   drop_waiter(t);
   t.wait = Wait::None;
@@ -495,7 +497,9 @@ bool TimedDriver::wake(TimedThread& t, int64_t at) {
     push(t);
     return false;
   }
-  return make_ready(t, at);
+  stats_.wakeups++;
+  t.woken = true;
+  return make_ready(t, at, waker);
 }
 
 void TimedDriver::interrupt(TimedThread& t, int64_t at) {
@@ -522,7 +526,7 @@ int64_t TimedDriver::compute(int64_t work) {
   self.compute_end = planned_end;
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
   // signal's delivery time.
-  if (waiting_ != 0 && !runq_of(self.core).empty() && self.slice_end > self.t && self.slice_end < self.compute_end) {
+  if (waiting_ != 0 && others_ready(self.core) && self.slice_end > self.t && self.slice_end < self.compute_end) {
     self.compute_end = self.slice_end;
   }
   for (uint64_t m = self.pending; m != 0; m &= m - 1) {
@@ -670,12 +674,13 @@ void TimedDriver::unlock(plat::Mutex& l) {
         if (oldest == nullptr || t->wait_seq < oldest->wait_seq) oldest = t;
       }
     }
-    if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff);
+    if (spinner != nullptr) wake(*spinner, cur().t + cfg_.costs.lock_contended_handoff, cur().core);
     if (newest != nullptr) {
       constexpr uint64_t mutexTailWakePeriod = 16;  // lock_spinbit.go
       const bool anti_starve = rng_.next() % mutexTailWakePeriod == 0;
       if (anti_starve || spinner == nullptr || l.prefer_low_latency) {
-        const bool ipi = wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter());
+        const bool ipi =
+            wake(anti_starve ? *oldest : *newest, cur().t + cfg_.costs.futex_wake_latency + os_jitter(), cur().core);
         cost += cfg_.costs.futex_wake + (ipi ? cfg_.costs.os_wake_ipi : 0);
       }
     }
@@ -723,10 +728,14 @@ void TimedDriver::notewakeup(plat::Note& n) {
     more.push_back(first);
     std::sort(more.begin(), more.end());
     for (uint32_t tid : more) {
-      if (wake(thread(tid), cur().t + cfg_.costs.futex_wake_latency + os_jitter())) cost += cfg_.costs.os_wake_ipi;
+      if (wake(thread(tid), cur().t + cfg_.costs.futex_wake_latency + os_jitter(), cur().core)) {
+        cost += cfg_.costs.os_wake_ipi;
+      }
     }
   } else if (first != UINT32_MAX) {
-    if (wake(thread(first), cur().t + cfg_.costs.futex_wake_latency + os_jitter())) cost += cfg_.costs.os_wake_ipi;
+    if (wake(thread(first), cur().t + cfg_.costs.futex_wake_latency + os_jitter(), cur().core)) {
+      cost += cfg_.costs.os_wake_ipi;
+    }
   }
   advance(cost);
 }
@@ -747,7 +756,12 @@ void TimedDriver::usleep(uint32_t usec) {
 
 void TimedDriver::osyield() {
   advance(cfg_.costs.osyield);
-  if (waiting_ != 0 && !runq_of(cur().core).empty()) yield_core();
+  if (waiting_ == 0 || !others_ready(cur().core)) return;
+  if (cfg_.costs.affine) {
+    yield_core_linux(true);
+  } else {
+    yield_core();
+  }
 }
 
 // The simulated program's monotonic clock. It reads kNanotimeEpoch at the start of the run, not 0:
@@ -774,5 +788,467 @@ void TimedDriver::tgkill(uint64_t tid, int sig) {
 void TimedDriver::spend(int64_t ns) { advance(ns); }
 
 void TimedDriver::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<size_t>(c)]); }
+
+// ---- Core bookkeeping shared by both placements ----
+
+void TimedDriver::set_core(int core, int32_t tid, int64_t at) {
+  auto& slot = core_thread_[static_cast<size_t>(core)];
+  if (cfg_.costs.affine) {  // PELT utilisation: the busy fraction decays toward the new state
+    CoreState& c = cs_[static_cast<size_t>(core)];
+    c.util = core_util(core, at);
+    c.util_at = std::max(c.util_at, at);
+  }
+  if (slot == -1 && tid != -1) free_cores_--;
+  if (slot != -1 && tid == -1) free_cores_++;
+  slot = tid;
+}
+
+bool TimedDriver::others_ready(int core) const {
+  return cfg_.costs.affine ? cs_[static_cast<size_t>(core)].ready != 0 : !runq_[0].empty();
+}
+
+// The idle-wait metric: time with a ready thread not running while a core is idle. Placement
+// decisions are made at the time of the event that causes them, which may lie a little ahead of
+// the last one measured: the clock of the metric only moves forward.
+void TimedDriver::idle_wait_update(int64_t at) {
+  const int64_t now = std::max(at, idle_wait_last_);
+  idle_wait_last_ = now;
+  const bool on = waiting_ != 0 && free_cores_ != 0;
+  if (on && stats_.idle_wait_since < 0) {
+    stats_.idle_wait_since = now;
+  } else if (!on && stats_.idle_wait_since >= 0) {
+    stats_.idle_wait_ns += now - stats_.idle_wait_since;
+    stats_.idle_wait_since = -1;
+  }
+}
+
+// ---- Linux placement (affine): docs/placement.md ----
+
+namespace {
+// PELT's decay over dt ns: the weight the past keeps.
+double pelt_decay(int64_t dt, int64_t halflife) {
+  return dt <= 0 ? 1.0 : std::exp2(-static_cast<double>(dt) / static_cast<double>(std::max<int64_t>(halflife, 1)));
+}
+}  // namespace
+
+double TimedDriver::core_util(int core, int64_t at) const {
+  const CoreState& c = cs_[static_cast<size_t>(core)];
+  const double d = pelt_decay(at - c.util_at, cfg_.costs.kernel.pelt_halflife);
+  return c.util * d + (core_thread_[static_cast<size_t>(core)] != -1 ? 1 - d : 0);
+}
+
+double TimedDriver::thread_load(const TimedThread& t, int64_t at) const {
+  const double d = pelt_decay(at - t.load_at, cfg_.costs.kernel.pelt_halflife);
+  return t.load * d + (t.runnable ? 1 - d : 0);
+}
+
+void TimedDriver::set_runnable(TimedThread& t, bool runnable, int64_t at) {
+  t.load = thread_load(t, at);
+  t.load_at = std::max(t.load_at, at);
+  t.runnable = runnable;
+}
+
+// cpu_load: each live thread's load counts on the core it is on, queued on, or last ran on (a
+// sleeper's load stays on its core's queue, decaying, until it moves).
+double TimedDriver::cpu_load(int core, int64_t at) const {
+  double sum = 0;
+  for (const auto& p : threads_) {
+    const auto& t = static_cast<const TimedThread&>(*p);
+    if (t.state == State::Exited) continue;
+    const int home = t.core >= 0 ? t.core : t.queued_on >= 0 ? t.queued_on : t.last_core;
+    if (home == core) sum += thread_load(t, at);
+  }
+  return sum;
+}
+
+bool TimedDriver::core_idle(int core) const {
+  return core_thread_[static_cast<size_t>(core)] == -1 && cs_[static_cast<size_t>(core)].ready == 0;
+}
+
+bool TimedDriver::same_llc(int a, int b) const {
+  return cfg_.cores[static_cast<size_t>(a)].cluster == cfg_.cores[static_cast<size_t>(b)].cluster;
+}
+
+int64_t TimedDriver::cur_vrt(const TimedThread& t, int64_t at) const {
+  return t.vrt + std::max<int64_t>(0, at - t.run_start);
+}
+
+// The sum of the vruntimes of core's entities (queued, delayed and the one on the core) and
+// their count: avg_vruntime is sum / n with equal weights.
+__int128 TimedDriver::vsum(int core, int64_t at, int64_t& n) const {
+  __int128 sum = 0;
+  n = 0;
+  for (uint32_t id : runq_[static_cast<size_t>(core)]) {
+    sum += static_cast<const TimedThread&>(*threads_[id]).vrt;
+    n++;
+  }
+  if (const int32_t r = core_thread_[static_cast<size_t>(core)]; r >= 0) {
+    sum += cur_vrt(static_cast<const TimedThread&>(*threads_[static_cast<size_t>(r)]), at);
+    n++;
+  }
+  return sum;
+}
+
+// place_entity: a thread joining core's queue gets the queue's average vruntime less its lag,
+// the lag scaled by (n + 1) / n so that adding it leaves the average where the lag says; a new
+// thread's first deadline is half a slice away (PLACE_DEADLINE_INITIAL).
+void TimedDriver::place_entity(TimedThread& t, int core, int64_t at, bool initial) {
+  int64_t n = 0;
+  const __int128 sum = vsum(core, at, n);
+  if (n == 0) {
+    t.vrt = cs_[static_cast<size_t>(core)].vbase;
+  } else {
+    const auto avg = static_cast<int64_t>(sum / n);
+    t.vrt = avg - static_cast<int64_t>(static_cast<__int128>(t.vlag) * (n + 1) / n);
+  }
+  t.vlag = 0;
+  t.deadline = t.vrt + (initial ? slice_ / 2 : slice_);
+}
+
+// dequeue_entity at a sleep: the thread's lag is the average vruntime less its own. With
+// DELAY_DEQUEUE a thread that owes time (negative lag) and has company stays on the queue,
+// delayed; any other leaves with its lag, clamped to two slices or a tick (update_entity_lag).
+void TimedDriver::dequeue_sleep(TimedThread& t, int64_t at) {
+  const int core = t.core;
+  t.vrt = cur_vrt(t, at);
+  t.run_start = at;
+  set_runnable(t, false, at);
+  int64_t n = 0;
+  const __int128 sum = vsum(core, at, n);
+  const bool alone = n <= 1;
+  const __int128 lag_n = sum - static_cast<__int128>(t.vrt) * n;  // n x lag
+  if (cfg_.costs.kernel.delay_dequeue && !alone && lag_n < 0) {
+    t.delayed = true;
+    t.queued_on = core;
+    runq_[static_cast<size_t>(core)].push_back(t.id);
+    return;
+  }
+  const int64_t limit = std::max(2 * slice_, tick_);
+  t.vlag = std::clamp(static_cast<int64_t>(lag_n / std::max<int64_t>(n, 1)), -limit, limit);
+  if (alone) cs_[static_cast<size_t>(core)].vbase = t.vrt;
+}
+
+void TimedDriver::rq_add_ready(TimedThread& t, int core) {
+  runq_[static_cast<size_t>(core)].push_back(t.id);
+  t.queued_on = core;
+  waiting_++;
+  cs_[static_cast<size_t>(core)].ready++;
+  rare_ |= kRareWaiting;
+  enqueue(t, next_tick(t.t));  // its tick: periodic balancing may move it
+  idle_wait_update(t.t);
+}
+
+void TimedDriver::rq_remove(TimedThread& t) {
+  std::deque<uint32_t>& q = runq_[static_cast<size_t>(t.queued_on)];
+  q.erase(std::find(q.begin(), q.end(), t.id));
+  if (!t.delayed) {
+    waiting_--;
+    cs_[static_cast<size_t>(t.queued_on)].ready--;
+  }
+  t.queued_on = -1;
+  t.delayed = false;
+}
+
+// pick_eevdf: among the eligible entities (vruntime at most the average), the earliest virtual
+// deadline; curr (the thread on the core, if it competes) wins ties. A delayed thread that is
+// picked leaves the queue for good (its lag, now >= 0, is dropped: DELAY_ZERO) and the pick
+// runs again. Returns curr or a ready queued thread, or nullptr if none.
+TimedDriver::TimedThread* TimedDriver::pick_eevdf(int core, TimedThread* curr) {
+  std::deque<uint32_t>& q = runq_[static_cast<size_t>(core)];
+  for (;;) {
+    if (q.empty()) return curr;
+    __int128 sum = 0;
+    int64_t n = 0;
+    for (uint32_t id : q) {
+      sum += thread(id).vrt;
+      n++;
+    }
+    if (curr != nullptr) {
+      sum += curr->vrt;
+      n++;
+    }
+    TimedThread* best = nullptr;
+    auto consider = [&](TimedThread& e) {
+      if (static_cast<__int128>(e.vrt) * n > sum) return;  // not eligible
+      if (best == nullptr || e.deadline < best->deadline) best = &e;
+    };
+    if (curr != nullptr) consider(*curr);
+    for (uint32_t id : q) consider(thread(id));
+    if (best == nullptr) return curr;  // cannot happen: someone is at or below the average
+    if (!best->delayed) return best;
+    rq_remove(*best);
+    best->vlag = 0;
+    if (q.empty() && curr == nullptr) cs_[static_cast<size_t>(core)].vbase = static_cast<int64_t>(sum / n);
+  }
+}
+
+// check_preempt_wakeup_fair: the woken thread w, queued on core, takes the core at once if the
+// pick would choose it; RUN_TO_PARITY keeps an eligible running thread until its deadline.
+void TimedDriver::wakeup_preempt(int core, TimedThread& w, int64_t at) {
+  const int32_t rid = core_thread_[static_cast<size_t>(core)];
+  if (rid < 0) return;
+  TimedThread& r = thread(static_cast<size_t>(rid));
+  const int64_t saved = r.vrt;
+  r.vrt = cur_vrt(r, at);
+  int64_t n = 0;
+  const __int128 sum = vsum(core, r.run_start, n);  // r counted at its (updated) vrt
+  bool preempt = false;
+  if (static_cast<__int128>(r.vrt) * n > sum) {  // r is not eligible: no protection
+    TimedThread* best = nullptr;
+    for (uint32_t id : runq_[static_cast<size_t>(core)]) {
+      TimedThread& e = thread(id);
+      if (static_cast<__int128>(e.vrt) * n > sum) continue;
+      if (best == nullptr || e.deadline < best->deadline) best = &e;
+    }
+    preempt = best == &w;
+  }
+  r.vrt = saved;
+  if (preempt) {
+    stats_.wake_preemptions++;
+    r.slice_end = std::min(r.slice_end, w.t);
+    if (r.state == State::Running) interrupt(r, std::max(w.t, r.compute_start));
+  } else if (r.state == State::Running && r.computing && r.slice_end < r.compute_end) {
+    interrupt(r, std::max(r.slice_end, w.t));  // someone waits: its compute ends with its slice
+  }
+}
+
+// select_task_rq_fair's wake-up path: wake_affine between the waker's core and the previous one,
+// then select_idle_sibling around the target; then the enqueue (place_entity) and the wake-up
+// preemption check. A thread still delayed on its core is put back there (ttwu_runnable).
+bool TimedDriver::place_linux(TimedThread& t, int waker) {
+  const int64_t at = t.t;
+  set_runnable(t, true, at);
+  if (t.delayed) {
+    const int core = t.queued_on;
+    int64_t n = 0;
+    const __int128 sum = vsum(core, at, n);
+    if (static_cast<__int128>(t.vrt) * n > sum) {  // still owes time: requeued where it is
+      stats_.woken_delayed++;
+      rq_remove(t);
+      rq_add_ready(t, core);
+      wakeup_preempt(core, t, at);
+      return false;
+    }
+    rq_remove(t);  // its lag is spent: it would have left the queue at the last pick
+    t.vlag = 0;
+  }
+  const int prev = t.last_core;
+  int core;
+  if (prev < 0) {  // a new thread: an idle core, else its creator's (a simplification of fork balancing)
+    core = fastest_free_core();
+    if (core >= 0 && !core_idle(core)) core = -1;
+    if (core < 0) core = running_ && cur().core >= 0 ? cur().core : 0;
+  } else {
+    const int this_core = waker >= 0 ? waker : prev;  // a timer fires on the sleeper's core
+    const int target = this_core != prev ? wake_affine(t, this_core, prev, at) : prev;
+    core = select_idle_sibling(t, prev, target, at);
+  }
+  place_entity(t, core, at, prev < 0);
+  if (core_idle(core)) {
+    CoreState& c = cs_[static_cast<size_t>(core)];
+    if (c.idle_stamp >= 0) {  // rq->avg_idle: a running average of idle periods, capped
+      c.avg_idle += (at - c.idle_stamp - c.avg_idle) / 8;
+      c.avg_idle = std::min(c.avg_idle, 2 * cfg_.costs.kernel.migration_cost);
+    }
+    if (core == prev) {
+      stats_.placed_on_prev++;
+    } else {
+      stats_.placed_on_other++;
+    }
+    give_core(t, core, at + cfg_.costs.os_idle_exit_latency);
+    return true;
+  }
+  stats_.queued_busy++;
+  rq_add_ready(t, core);
+  wakeup_preempt(core, t, at);
+  return false;
+}
+
+// wake_affine: wake_affine_idle (the waker's core idle; the previous one idle; futex wake-ups are
+// not WF_SYNC), else wake_affine_weight, which moves the wakee to the waker's core only if that
+// core's load with it is below the previous core's without it, biased by half of imbalance_pct.
+int TimedDriver::wake_affine(TimedThread& t, int this_core, int prev, int64_t at) {
+  if (core_idle(this_core) && same_llc(this_core, prev)) return core_idle(prev) ? prev : this_core;
+  if (core_idle(prev)) return prev;
+  const double tl = thread_load(t, at);
+  const int32_t pct = cfg_.costs.kernel.imbalance_pct;
+  const double this_eff = (cpu_load(this_core, at) + tl) * 100 * cfg_.cores[static_cast<size_t>(prev)].speed;
+  const double prev_eff =
+      (cpu_load(prev, at) - tl) * (100 + (pct - 100) / 2) * cfg_.cores[static_cast<size_t>(this_core)].speed;
+  return this_eff < prev_eff ? this_core : prev;
+}
+
+// SIS_UTIL (update_idle_cpu_scan): how many cores of the target's LLC the idle search may look at,
+// from the LLC's average utilisation x: llc_size x (1 - min(1, (x x imbalance_pct/100)^2)), in the
+// kernel's fixed point (capacity 1024).
+int TimedDriver::idle_scan_depth(int target, int64_t at) {
+  constexpr int64_t kCapacity = 1024;  // SCHED_CAPACITY_SCALE
+  double sum = 0;
+  int64_t w = 0;
+  for (size_t c = 0; c < cfg_.cores.size(); c++) {
+    if (!same_llc(static_cast<int>(c), target)) continue;
+    sum += core_util(static_cast<int>(c), at);
+    w++;
+  }
+  const auto x = static_cast<int64_t>(sum * kCapacity) / w;
+  const int64_t pct = cfg_.costs.kernel.imbalance_pct;
+  const int64_t tmp = std::min(x * x * pct * pct / (10000 * kCapacity), kCapacity);
+  return static_cast<int>((kCapacity - tmp) * w / kCapacity);
+}
+
+// select_idle_sibling: the target if idle; the previous core if idle (same LLC); the thread's
+// recently used core if idle; else select_idle_cpu's scan of the LLC from target + 1, at most
+// idle_scan_depth cores; else the target, busy.
+int TimedDriver::select_idle_sibling(TimedThread& t, int prev, int target, int64_t at) {
+  if (core_idle(target)) return target;
+  if (prev != target && same_llc(prev, target) && core_idle(prev)) return prev;
+  const int recent = t.recent_core;
+  t.recent_core = prev;
+  if (recent >= 0 && recent != prev && recent != target && same_llc(recent, target) && core_idle(recent)) {
+    return recent;
+  }
+  int budget = idle_scan_depth(target, at) + 1;
+  if (budget == 1) return target;  // the scan is cut
+  const int n = static_cast<int>(cfg_.cores.size());
+  for (int i = 1; i <= n; i++) {
+    const int c = (target + i) % n;
+    if (!same_llc(c, target)) continue;
+    if (--budget <= 0) break;
+    if (core_idle(c)) return c;
+  }
+  return target;
+}
+
+// task_hot: it ran on a core less than migration_cost ago.
+bool TimedDriver::task_hot(const TimedThread& t, int64_t at) const {
+  return t.exec_end >= 0 && at - t.exec_end < cfg_.costs.kernel.migration_cost;
+}
+
+void TimedDriver::migrate_queued(TimedThread& t, int dst, int64_t at) {
+  const int src = t.queued_on;
+  int64_t n = 0;
+  const __int128 sum = vsum(src, at, n);
+  const int64_t lag = n > 0 ? static_cast<int64_t>((sum - static_cast<__int128>(t.vrt) * n) / n) : 0;
+  rq_remove(t);
+  if (runq_[static_cast<size_t>(src)].empty() && core_thread_[static_cast<size_t>(src)] < 0) {
+    cs_[static_cast<size_t>(src)].vbase = t.vrt;
+  }
+  t.vlag = lag;
+  place_entity(t, dst, at, false);
+}
+
+// sched_balance_newidle: a core with nothing left to run looks for a queued thread elsewhere,
+// unless its idle periods have been shorter than a balance costs. It takes, from the core with
+// the most queued, the thread that ran least recently among those not cache hot (newidle
+// balancing counts no failures, so a hot thread stays).
+bool TimedDriver::newidle_balance(int core, int64_t at) {
+  if (waiting_ == 0) return false;  // no core is overloaded
+  const CoreState& me = cs_[static_cast<size_t>(core)];
+  if (me.avg_idle < cfg_.costs.kernel.newidle_balance_cost) return false;
+  int src = -1;
+  for (size_t c = 0; c < cs_.size(); c++) {
+    if (static_cast<int>(c) == core || cs_[c].ready == 0) continue;
+    if (src < 0 || cs_[c].ready > cs_[static_cast<size_t>(src)].ready) src = static_cast<int>(c);
+  }
+  if (src < 0) return false;
+  TimedThread* pick = nullptr;
+  for (uint32_t id : runq_[static_cast<size_t>(src)]) {
+    TimedThread& e = thread(id);
+    if (e.delayed || task_hot(e, at)) continue;
+    if (pick == nullptr || e.exec_end < pick->exec_end) pick = &e;
+  }
+  if (pick == nullptr) return false;
+  migrate_queued(*pick, core, at);
+  stats_.newidle_pulls++;
+  give_core(*pick, core, at);
+  return true;
+}
+
+// A queued thread's tick (the balancer runs at ticks). An idle core is kicked from its core's
+// tick (nohz_balancer_kick: that core has 2 or more runnable) and pulls it, once per idle
+// balance interval, if it is not cache hot or balancing has failed more than cache_nice_tries
+// times. With no idle core, a busy core with at least two fewer runnable pulls it, at most once
+// per balance interval x busy_factor. Otherwise it waits for the next tick.
+void TimedDriver::balance(TimedThread& t, int64_t at) {
+  if (t.queued_on < 0 || t.delayed) return;
+  const Costs::Kernel& k = cfg_.costs.kernel;
+  const int src = t.queued_on;
+  const auto ncores = static_cast<int64_t>(cfg_.cores.size());
+  const int64_t interval = std::max(tick_, k.balance_interval_per_cpu * ncores);
+  auto attempt = [&](int dst) {
+    CoreState& d = cs_[static_cast<size_t>(dst)];
+    if (!task_hot(t, at) || d.balance_failed > k.cache_nice_tries) {
+      d.balance_failed = 0;
+      return true;
+    }
+    if (d.failed_at != at) d.balance_failed++;  // one failed balance per tick
+    d.failed_at = at;
+    return false;
+  };
+  int idle = -1;
+  for (size_t c = 0; c < cs_.size(); c++) {
+    if (!core_idle(static_cast<int>(c))) continue;
+    if (idle < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(idle)].speed) idle = static_cast<int>(c);
+  }
+  if (idle >= 0) {
+    CoreState& d = cs_[static_cast<size_t>(idle)];
+    if (at - d.last_idle_balance >= interval || d.last_idle_balance == at) {
+      d.last_idle_balance = at;
+      if (attempt(idle)) {
+        migrate_queued(t, idle, at);
+        stats_.balance_pulls++;
+        give_core(t, idle, at + cfg_.costs.os_idle_exit_latency);
+        return;
+      }
+    }
+  } else {
+    const uint32_t nr_src = cs_[static_cast<size_t>(src)].ready + 1;
+    for (size_t c = 0; c < cs_.size(); c++) {
+      CoreState& d = cs_[c];
+      if (static_cast<int>(c) == src || d.ready + 1 + 2 > nr_src) continue;
+      if (at - d.last_busy_balance < interval * k.busy_factor && d.last_busy_balance != at) continue;
+      d.last_busy_balance = at;
+      if (attempt(static_cast<int>(c))) {
+        migrate_queued(t, static_cast<int>(c), at);
+        stats_.balance_pulls++;
+        rq_add_ready(t, static_cast<int>(c));
+        return;
+      }
+      break;
+    }
+  }
+  enqueue(t, next_tick(at));
+}
+
+// The running thread's slice is over (or a woken thread preempts it, or it calls sched_yield):
+// its vruntime is brought up to date, its deadline renewed if passed (sched_yield: pushed a slice
+// further), and the EEVDF pick chooses among it and the queue. Kept, it runs on with a new slice.
+void TimedDriver::yield_core_linux(bool sched_yield) {
+  TimedThread& self = cur();
+  const int core = self.core;
+  const int64_t at = self.t;
+  self.vrt = cur_vrt(self, at);
+  self.run_start = at;
+  if (sched_yield) {
+    self.deadline += slice_;
+  } else if (self.vrt >= self.deadline) {
+    self.deadline = self.vrt + slice_;
+  }
+  TimedThread* n = pick_eevdf(core, &self);
+  if (n == &self || n == nullptr) {
+    self.slice_end = tick_ceil(at + std::max<int64_t>(self.deadline - self.vrt, 1));
+    if (self.slice_end <= at) self.slice_end = next_tick(at);
+    return;
+  }
+  stats_.os_preemptions++;
+  rq_remove(*n);
+  set_core(core, -1, at);
+  self.core = -1;
+  self.exec_end = at;
+  self.state = State::Ready;
+  rq_add_ready(self, core);
+  give_core(*n, core, at);
+  reschedule();
+}
 
 }  // namespace gmp::engine

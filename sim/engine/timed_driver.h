@@ -124,15 +124,43 @@ class TimedDriver final : public DriverBase {
   void reschedule();                     // the current thread stops; run the earliest one
   TimedThread* next_running();
   void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
-  // A blocked thread becomes ready at `at`. True if affine placement put it on a free core (the
-  // waker pays os_wake_ipi for that).
-  bool wake(TimedThread& t, int64_t at);
-  bool make_ready(TimedThread& t, int64_t at);  // true: as wake's
-  bool place_affine(TimedThread& t);
+  // A blocked thread becomes ready at `at`, woken by a thread running on core `waker` (-1: by a
+  // timer). True if affine placement put it on a free core (the waker pays os_wake_ipi for that).
+  bool wake(TimedThread& t, int64_t at, int waker = -1);
+  bool make_ready(TimedThread& t, int64_t at, int waker = -1);  // true: as wake's
   int fastest_free_core() const;         // -1 if none
   void wait_for_core(TimedThread& t, int core, bool front);  // t joins core's queue (spread: the one queue)
-  void balance(TimedThread& t, int64_t at);  // t's balance timer: an idle core pulls it, or it waits on
   void give_core(TimedThread& t, int core, int64_t at);
+  void set_core(int core, int32_t tid, int64_t at);  // core_thread_[core] := tid, with its counts
+  bool others_ready(int core) const;     // a ready thread waits for this core (spread: for any)
+  void idle_wait_update(int64_t at);     // the idle-wait metric after a change of cores or queues
+
+  // Linux placement (affine; docs/placement.md, which names the kernel function of each rule).
+  bool place_linux(TimedThread& t, int waker);          // select_task_rq_fair and the enqueue
+  int wake_affine(TimedThread& t, int this_core, int prev, int64_t at);
+  int select_idle_sibling(TimedThread& t, int prev, int target, int64_t at);
+  int idle_scan_depth(int target, int64_t at);          // SIS_UTIL's nr_idle_scan
+  bool core_idle(int core) const;                        // nothing running or queued
+  bool same_llc(int a, int b) const;
+  double core_util(int core, int64_t at) const;          // PELT utilisation, 0..1
+  double thread_load(const TimedThread& t, int64_t at) const;  // PELT runnable average, 0..1
+  double cpu_load(int core, int64_t at) const;           // the threads' loads homed on core
+  void set_runnable(TimedThread& t, bool runnable, int64_t at);
+  int64_t cur_vrt(const TimedThread& t, int64_t at) const;  // a running thread's vruntime now
+  __int128 vsum(int core, int64_t at, int64_t& n) const;     // sum and count of core's vruntimes
+  void place_entity(TimedThread& t, int core, int64_t at, bool initial);
+  void dequeue_sleep(TimedThread& t, int64_t at);        // blocking: delayed, or off the queue with its lag
+  TimedThread* pick_eevdf(int core, TimedThread* curr);  // drops delayed picks
+  void wakeup_preempt(int core, TimedThread& w, int64_t at);
+  void rq_add_ready(TimedThread& t, int core);
+  void rq_remove(TimedThread& t);
+  void migrate_queued(TimedThread& t, int dst, int64_t at);  // off its queue, placed on dst
+  bool task_hot(const TimedThread& t, int64_t at) const;
+  bool newidle_balance(int core, int64_t at);            // a core going idle pulls a queued thread
+  void balance(TimedThread& t, int64_t at);              // t's tick while queued: periodic balancing
+  void yield_core_linux(bool sched_yield);
+  int64_t tick_ceil(int64_t at) const { return (at + tick_ - 1) / tick_ * tick_; }
+  int64_t next_tick(int64_t at) const { return (at / tick_ + 1) * tick_; }
   void release_core(TimedThread& t, int64_t at);
   bool serve_queue(int core, int64_t at);  // a free core takes its queue's head; false if none
   void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
@@ -177,6 +205,22 @@ class TimedDriver final : public DriverBase {
   std::deque<uint32_t>& runq_of(int core) { return runq_[cfg_.costs.affine ? static_cast<size_t>(core) : 0]; }
   uint32_t waiting_ = 0;
   std::vector<int32_t> core_thread_;  // thread on each core, -1 if free
+  uint32_t free_cores_ = 0;           // cores whose core_thread_ is -1
+  int64_t idle_wait_last_ = 0;        // the idle-wait metric's latest time
+  // Linux placement's per-core state (affine only).
+  struct CoreState {
+    double util = 0;             // PELT utilisation as of util_at
+    int64_t util_at = 0;
+    int64_t vbase = 0;           // the queue's average vruntime when it last emptied
+    int64_t avg_idle = 0;        // rq->avg_idle
+    int64_t idle_stamp = -1;     // when it went idle, -1 if busy or since woken
+    int32_t balance_failed = 0;  // sd->nr_balance_failed, as this core's balancing
+    int64_t failed_at = -1;      // the tick of the last failure counted
+    int64_t last_idle_balance = INT64_MIN / 2, last_busy_balance = INT64_MIN / 2;
+    uint32_t ready = 0;          // ready (not delayed) threads on its queue
+  };
+  std::vector<CoreState> cs_;
+  int64_t tick_ = 1, slice_ = 1;      // the tick, and the base slice scaled for the core count
   double slowest_speed_ = 1e300;      // the slowest core's speed
   bool line_distance_ = false;        // cfg_.costs.cacheline_by_distance
   // The hot path's summaries, so that an operation costs few comparisons. next_limits_: the event

@@ -63,8 +63,20 @@ Costs costs_from_profile(const cost::Profile& prof) {
   c.signal_send = ns(prof, Param::SignalSend);
   c.signal_delivery_latency = ns(prof, Param::SignalDeliveryLatency);
   c.affine = prof.machine.os_placement == "affine";
-  c.os_wake_in_place = ns(prof, Param::OsWakeInPlace);
-  c.os_balance_delay = ns(prof, Param::OsBalanceDelay);
+  if (const cost::LinuxScheduler& l = prof.machine.linux_scheduler; l.has) {
+    auto whole = [](const cost::Sourced& s) { return static_cast<int64_t>(std::llround(s.value)); };
+    c.kernel.tick = whole(l.tick_period);
+    c.kernel.base_slice = whole(l.base_slice);
+    c.kernel.slice_scaling_max_cpus = static_cast<int32_t>(whole(l.slice_scaling_max_cpus));
+    c.kernel.migration_cost = whole(l.migration_cost);
+    c.kernel.imbalance_pct = static_cast<int32_t>(whole(l.imbalance_pct));
+    c.kernel.busy_factor = static_cast<int32_t>(whole(l.busy_factor));
+    c.kernel.balance_interval_per_cpu = whole(l.balance_interval_per_cpu);
+    c.kernel.cache_nice_tries = static_cast<int32_t>(whole(l.cache_nice_tries));
+    c.kernel.pelt_halflife = whole(l.pelt_halflife);
+    c.kernel.newidle_balance_cost = whole(l.newidle_balance_cost);
+    c.kernel.delay_dequeue = l.delay_dequeue.value != 0;
+  }
   c.os_idle_exit_latency = ns(prof, Param::OsIdleExitLatency);
   c.os_wake_ipi = ns(prof, Param::OsWakeIpi);
   return c;

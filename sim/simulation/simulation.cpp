@@ -84,10 +84,19 @@ class Sim final {
     res.seed = cfg_.seed;
     res.os_preemptions = engine_.stats().os_preemptions;
     res.line_transfers = engine_.stats().line_transfers;
-    res.placed_on_prev = engine_.stats().placed_on_prev;
-    res.woken_in_place = engine_.stats().woken_in_place;
-    res.placed_on_other = engine_.stats().placed_on_other;
-    res.balance_pulls = engine_.stats().balance_pulls;
+    const engine::EngineStats& st = engine_.stats();
+    res.placed_on_prev = st.placed_on_prev;
+    res.woken_delayed = st.woken_delayed;
+    res.queued_busy = st.queued_busy;
+    res.wake_preemptions = st.wake_preemptions;
+    res.placed_on_other = st.placed_on_other;
+    res.balance_pulls = st.balance_pulls;
+    res.newidle_pulls = st.newidle_pulls;
+    res.wakeups = st.wakeups;
+    res.wake_on_prev = st.wake_on_prev;
+    res.migrations = st.migrations;
+    // A stretch of idle waiting still open at the end lasts until the end.
+    res.idle_wait_ns = st.idle_wait_ns + (st.idle_wait_since >= 0 ? std::max<int64_t>(0, er.end_time - st.idle_wait_since) : 0);
     res.affine = engine_.config().costs.affine;
     res.events = engine_.stats().events;
     first.finish(er, res);
