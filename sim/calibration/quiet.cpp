@@ -62,7 +62,7 @@ Quietness quietness(const CpuTimes& before, const CpuTimes& after, double own_cp
   const double busy_s = static_cast<double>(after.busy - before.busy) / ticks_per_s;
   q.others_cores = std::max(0.0, busy_s - own_cpu_s) / q.wall_s;
   q.steal = static_cast<double>(after.steal - before.steal) / total;
-  q.known = true;
+  q.known = q.wall_s >= kQuietMinSeconds;
   return q;
 }
 

@@ -18,6 +18,9 @@ namespace gmp::calibration {
 inline constexpr double kQuietOthersCores = 0.10;  // other processes' CPU, in cores (10% of one)
 inline constexpr double kQuietSteal = 0.02;        // steal, a share of all CPUs' time
 inline constexpr double kQuietLoad = 0.5;          // the 1-minute load average before measuring
+// Shorter runs say nothing: /proc/stat counts in ticks (10 ms at 100 per second), so one tick of
+// error over a 10-ms run would read as a whole core.
+inline constexpr double kQuietMinSeconds = 0.5;
 
 // The aggregate "cpu" line of /proc/stat, in clock ticks, and the number of "cpuN" lines.
 struct CpuTimes {
@@ -33,7 +36,7 @@ struct Quietness {
   double wall_s = 0;        // the interval, from the ticks of all CPUs over their count
   double others_cores = 0;  // busy CPU time not the run's nor calibrate's own, over wall_s
   double steal = 0;         // steal ticks over all ticks
-  bool known = false;       // false: the interval had no ticks (too short to say)
+  bool known = false;       // false: the interval was under kQuietMinSeconds (too short to say)
   bool quiet() const { return !known || (others_cores <= kQuietOthersCores && steal <= kQuietSteal); }
 };
 // `own_cpu_s`: the CPU time of the run and of calibrate itself over the interval; `ticks_per_s`:

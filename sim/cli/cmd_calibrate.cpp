@@ -237,7 +237,8 @@ std::string run_once(const GoWork& w, const Set& s, const std::string& cpu, int 
   if (before && after) qu = calibration::quietness(*before, *after, own, static_cast<double>(sysconf(_SC_CLK_TCK)));
   if (!qu.known) {
     ++q.unknown;
-    return out + "# quiet: " + where + ": no /proc/stat reading\n";
+    return out + "# quiet: " + where + ": not known (no /proc/stat, or under " +
+           std::to_string(calibration::kQuietMinSeconds).substr(0, 3) + " s)\n";
   }
   q.worst_others = std::max(q.worst_others, qu.others_cores);
   q.worst_steal = std::max(q.worst_steal, qu.steal);
@@ -648,8 +649,9 @@ void print_set(const Set& s, const std::vector<double>& before, const std::vecto
   std::printf("%s: %d of %zu points within their runs' spread; median spread %.1f%%\n", s.label.c_str(), e.within,
               s.points.size(), 100 * e.median_spread);
   if (s.quiet.runs > 0) {
-    std::printf("%s measured: %d of %d runs not quiet (worst: other processes %.3f cores, steal %.1f%%)%s\n",
-                s.label.c_str(), s.quiet.noisy, s.quiet.runs, s.quiet.worst_others, 100 * s.quiet.worst_steal,
+    std::printf("%s measured: %d of %d runs not quiet, %d too short to tell (worst: other processes %.3f cores, "
+                "steal %.1f%%)%s\n", s.label.c_str(), s.quiet.noisy, s.quiet.runs, s.quiet.unknown,
+                s.quiet.worst_others, 100 * s.quiet.worst_steal,
                 s.quiet.noisy > 0 ? "; the figures carry that load" : "");
   }
 }

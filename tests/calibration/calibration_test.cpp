@@ -184,8 +184,9 @@ TEST_CASE("calibrate: quietness from /proc/stat readings and the run's own CPU t
   const calibration::Quietness calm = calibration::quietness(*before, *after, 1.45, 100);
   CHECK(calm.others_cores == Approx(0.025));
   CHECK(calm.quiet());
-  // A reading that did not advance says nothing.
+  // A reading that did not advance, or by less than half a second, says nothing.
   CHECK_FALSE(calibration::quietness(*before, *before, 0, 100).known);
+  CHECK_FALSE(calibration::quietness(*before, *after, 1.2, 1000).known);  // 0.2 s at 1000 ticks/s
   CHECK_FALSE(calibration::parse_proc_stat("intr 1 2 3\n"));
   CHECK_FALSE(calibration::parse_proc_stat("cpu  1 x 3 4\n"));
   CHECK(calibration::parse_loadavg("0.42 0.30 0.25 1/234 5678\n") == 0.42);
