@@ -3,12 +3,14 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -877,6 +879,109 @@ TEST_CASE("gmpsim calibrate measures the speed from BenchmarkCPU and takes --pla
   CHECK(o.status == 2);
   CHECK(o.text.find("linux_scheduler") != std::string::npos);
   std::remove(prof.c_str());
+  std::remove(m.c_str());
+  std::filesystem::remove_all(suite);
+}
+
+// gmpsim calibrate measuring with a fake `go` (a script: `go test -c -o BIN` writes BIN, a script
+// that prints canned go test -bench output for its -test.cpu and logs the order it was run in):
+// the suite's Go files are built in a temporary folder that is gone afterwards, the source folder
+// is left exactly as it was, the runs are interleaved (1 2 1 2, not 1 1 2 2), the measurement file
+// carries the quietness comments and reads back with --measured.
+TEST_CASE("gmpsim calibrate builds in a temporary folder, interleaves its runs and leaves the sources alone",
+          "[cli][calibrate]") {
+  namespace fs = std::filesystem;
+  const std::string suite = tmp("fake-suite"), go = tmp("fake-go"), log = tmp("fake-go.log"),
+                    order = tmp("fake-go.order"), prof = tmp("fake.textproto");
+  fs::remove_all(suite);
+  fs::create_directories(suite);
+  const std::string src = std::string(GMP_SOURCE_DIR) + "/sim/calibration/suite/";
+  for (const char* f : {"BenchmarkChanSendRecv.textproto", "BenchmarkMutexUncontended.textproto", "calib_test.go",
+                        "go.mod"}) {
+    fs::copy_file(src + f, suite + "/" + f);
+  }
+  for (const std::string& f : {log, order, prof, prof + ".suite.txt"}) std::remove(f.c_str());
+  write(go,
+        "#!/bin/sh\n"
+        "pwd >> '" + log + "'\n"
+        "[ \"$1\" = test ] && [ \"$2\" = -c ] && [ \"$3\" = -o ] || exit 3\n"
+        "touch go.sum left-by-build.txt\n"  // what a real build may leave in the package folder
+        "cat > \"$4\" <<'EOS'\n"
+        "#!/bin/sh\n"
+        "for a; do [ \"$prev\" = -test.cpu ] && cpu=$a; prev=$a; done\n"
+        "echo $cpu >> '" + order + "'\n"
+        "n=$(wc -l < '" + order + "')\n"
+        "echo 'goos: linux'\n"
+        "if [ $cpu = 1 ]; then s=''; t=5$n; else s=-$cpu; t=7$n; fi\n"
+        "printf 'BenchmarkChanSendRecv%s\\t1000\\t%s ns/op\\n' \"$s\" $t\n"
+        "printf 'BenchmarkMutexUncontended%s\\t1000\\t%s.5 ns/op\\n' \"$s\" $t\n"
+        "echo PASS\n"
+        "EOS\n"
+        "chmod +x \"$4\"\n");
+  fs::permissions(go, fs::perms::owner_all);
+  const auto listing = [](const std::string& dir) {
+    std::string out;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) {
+      std::ifstream in(dir + "/" + n, std::ios::binary);
+      out += n + "\n" + std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    return out;
+  };
+  const std::string before = listing(suite);
+  Out o = gmpsim("calibrate --go " + go + " --suite " + suite + " --heldout none --cpus 1,2 --count 3 --benchtime 20x "
+                 "--params chan_op --max-evaluations 2 --cv-evaluations 2 --jobs 2 -o " + prof);
+  INFO(o.text);
+  REQUIRE(o.status == 0);
+  CHECK(listing(suite) == before);
+  std::ifstream lin(log);
+  std::string built_in;
+  std::getline(lin, built_in);
+  CHECK(fs::path(built_in).parent_path().filename().string().rfind("gmpsim-calibrate-", 0) == 0);
+  CHECK_FALSE(fs::exists(built_in));  // removed
+  std::ifstream oin(order);
+  CHECK(std::string((std::istreambuf_iterator<char>(oin)), std::istreambuf_iterator<char>()) == "1\n2\n1\n2\n1\n2\n");
+  CHECK_THAT(o.text, Catch::Contains("CI95"));
+  CHECK_THAT(o.text, Catch::Contains("cross-validation (each fit-suite benchmark predicted by a fit without it)"));
+  CHECK_THAT(o.text, Catch::Contains("2 in the measured direction (BenchmarkChanSendRecv 1->2 up, "
+                                     "BenchmarkMutexUncontended 1->2 up)"));
+  std::ifstream min(prof + ".suite.txt");
+  const std::string measured((std::istreambuf_iterator<char>(min)), std::istreambuf_iterator<char>());
+  CHECK_THAT(measured, Catch::Contains("# quiet: repetition 3 of 3, -cpu 2: "));
+  CHECK_THAT(measured, Catch::Contains("# quiet: load average "));
+  const Out again = gmpsim("calibrate --measured " + prof + ".suite.txt --suite " + suite +
+                           " --heldout none --params chan_op --max-evaluations 2 --no-cross-validate");
+  CHECK(again.status == 0);
+  CHECK_THAT(again.text, Catch::Contains("BenchmarkMutexUncontended        2   3 "));
+  CHECK(again.text.find("cross-validation (") == std::string::npos);
+  fs::remove_all(suite);
+  for (const std::string& f : {go, log, order, prof, prof + ".suite.txt"}) std::remove(f.c_str());
+}
+
+// A change between GOMAXPROCS values counts when the medians' confidence intervals are apart,
+// whatever the runs' spread: nine runs at 1 P with one outlier each way (spread 160%) have the
+// interval 50-50 (x(2)-x(8)), nine at 2 Ps 60-60, so the 20% step is in the measured direction,
+// not inside the noise. A step between overlapping intervals is.
+TEST_CASE("gmpsim calibrate counts a GOMAXPROCS step only when the confidence intervals are apart",
+          "[cli][calibrate]") {
+  const std::string suite = tmp("ci-suite"), m = tmp("ci-bench.txt");
+  std::filesystem::remove_all(suite);
+  std::filesystem::create_directories(suite);
+  std::filesystem::copy_file(std::string(GMP_SOURCE_DIR) + "/sim/calibration/suite/BenchmarkChanSendRecv.textproto",
+                             suite + "/BenchmarkChanSendRecv.textproto");
+  std::string text;
+  for (const double v : {10, 50, 50, 50, 50, 50, 50, 50, 90}) text += "BenchmarkChanSendRecv\t1000\t" + std::to_string(v) + " ns/op\n";
+  for (int i = 0; i < 9; ++i) text += "BenchmarkChanSendRecv-2\t1000\t60 ns/op\n";
+  for (const double v : {55, 58, 59, 60, 61, 62, 63, 64, 65}) text += "BenchmarkChanSendRecv-4\t1000\t" + std::to_string(v) + " ns/op\n";
+  write(m, text);
+  const Out o = gmpsim("calibrate --measured " + m + " --suite " + suite + " --cpus 1,2,4 --heldout none --params chan_op "
+                       "--max-evaluations 1 --no-cross-validate");
+  INFO(o.text);
+  REQUIRE(o.status == 0);
+  CHECK_THAT(o.text, Catch::Contains("1 in the measured direction (BenchmarkChanSendRecv 1->2 up)"));
+  CHECK_THAT(o.text, Catch::Contains("1 inside the noise"));
   std::remove(m.c_str());
   std::filesystem::remove_all(suite);
 }

@@ -90,6 +90,25 @@ Summary summarize(std::vector<double> samples) {
   s.min = samples.front();
   s.max = samples.back();
   s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
+  // P(Binomial(n, 1/2) <= m), summed in logs so that large n does not underflow 2^-n.
+  const auto cdf = [n](size_t m) {
+    double sum = 0;
+    for (size_t i = 0; i <= m; ++i) {
+      sum += std::exp(std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+                      std::lgamma(static_cast<double>(n - i) + 1) - static_cast<double>(n) * std::log(2.0));
+    }
+    return sum;
+  };
+  size_t k = 1;  // 1-based rank of the lower end
+  s.ci_level = std::max(0.0, 1 - 2 * cdf(0));
+  for (size_t j = 2; 2 * j <= n; ++j) {
+    const double level = 1 - 2 * cdf(j - 1);
+    if (level < 0.95) break;
+    k = j;
+    s.ci_level = level;
+  }
+  s.ci_lo = samples[k - 1];
+  s.ci_hi = samples[n - k];
   return s;
 }
 

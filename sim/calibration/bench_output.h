@@ -8,7 +8,9 @@
 // iteration count of at least 1, and a finite ns/op of at most 1e12; otherwise BenchOutputError
 // says "origin:line: what". Lines that start with "Benchmark" without a tab are go test's
 // progress lines (the name printed before the result, under -v) and are skipped, as are the
-// "0 NaN ns/op" lines of a benchmark that skipped itself (b.Skip).
+// "0 NaN ns/op" lines of a benchmark that skipped itself (b.Skip). Comment lines ("# ...", which
+// calibrate writes into its measurement files: the command run, the machine's quietness) are
+// skipped like go test's own header lines.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,12 @@ struct Summary {
   // (max - min) / median: how far apart repeated runs came, the noise a difference must exceed.
   double spread = 0;
   size_t n = 0;
+  // A distribution-free confidence interval of the median: [x(k), x(n+1-k)] of the sorted samples,
+  // with the largest k whose coverage, 1 - 2 P(Binomial(n, 1/2) <= k - 1), is at least 95%. Under 6
+  // samples no k reaches 95%: the interval is [min, max] and ci_level says what it covers (5
+  // samples: 93.75%; 1 sample: 0).
+  double ci_lo = 0, ci_hi = 0;
+  double ci_level = 0;
 };
 Summary summarize(std::vector<double> samples);
 

@@ -37,13 +37,36 @@ double get(const cost::Profile& p, const FitParam& f) {
   return f.speed ? p.machine.speed_ns_per_iteration.value : p[f.param];
 }
 
+Range fit_range(const FitParam& f) {
+  Range r = f.speed ? Range{cost::kMinNsPerIteration, cost::kMaxNsPerIteration} : Range{0.0, cost::kMaxCost};
+  if (const auto b = cost::physical_bound(f.name())) {
+    r.lo = std::max(r.lo, b->lo);
+    r.hi = std::min(r.hi, b->hi);
+  }
+  return r;
+}
+
+double regularization(const cost::Profile& p, const cost::Profile& anchor, const std::vector<FitParam>& params) {
+  if (params.empty()) return 0;
+  double sum = 0;
+  for (const FitParam& f : params) {
+    const double a = get(anchor, f), v = get(p, f);
+    if (!(a > 0)) continue;  // nothing to pull toward
+    // A value moved to 0 counts as the range's floor, or 1 ns: the term stays finite.
+    const double floor = std::max(fit_range(f).lo, 1e-3);
+    const double l = std::log(std::max(v, floor) / a);
+    sum += l * l;
+  }
+  return sum / static_cast<double>(params.size());
+}
+
 void set(cost::Profile& p, const FitParam& f, double v) {
   if (f.speed) {
     p.machine.speed_ns_per_iteration.value = std::clamp(v, cost::kMinNsPerIteration, cost::kMaxNsPerIteration);
     return;
   }
   const auto i = static_cast<size_t>(f.param);
-  p.ns[i] = p.params[i].value = std::clamp(v, 0.0, cost::kMaxCost);
+  p.ns[i] = p.params[i].value = std::clamp(v, 0.0, cost::kMaxCost);  // the fit keeps to fit_range() itself
 }
 
 std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs) {
@@ -79,29 +102,39 @@ double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim) 
 FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start, const FitOptions& opt) {
   FitResult r;
   r.profile = start;
-  double best = fit_error(pts, simulate_points(pts, r.profile, opt.jobs));
-  r.error_before = best;
+  const cost::Profile& anchor = opt.anchor != nullptr ? *opt.anchor : start;
+  const auto penalty = [&](const cost::Profile& p) {
+    return opt.regularize > 0 ? opt.regularize * regularization(p, anchor, opt.params) : 0.0;
+  };
+  double err = fit_error(pts, simulate_points(pts, r.profile, opt.jobs));
+  double best = err + penalty(r.profile);
+  r.error_before = err;
   r.evaluations = 1;
-  for (double factor = 2.0; factor > 1.01 && r.evaluations < opt.max_evaluations;) {
+  for (double factor = std::max(opt.first_factor, 1.0); factor > 1.01 && r.evaluations < opt.max_evaluations;) {
     bool moved = false;
     for (const FitParam& f : opt.params) {
       const double v = get(r.profile, f);
+      const Range range = fit_range(f);
       // A zero cost is moved from a nanosecond, or a speed from its floor: a product never leaves 0.
       const double base = v > 0 ? v : (f.speed ? cost::kMinNsPerIteration : 1.0);
-      for (const double trial : {base * factor, v > 0 ? base / factor : 0.0}) {
+      for (const double raw : {base * factor, v > 0 ? base / factor : 0.0}) {
+        const double trial = std::clamp(raw, range.lo, range.hi);
         if (r.evaluations >= opt.max_evaluations || trial == v) continue;
         cost::Profile p = r.profile;
         set(p, f, trial);
         const double e = fit_error(pts, simulate_points(pts, p, opt.jobs));
+        const double o = e + penalty(p);
         ++r.evaluations;
-        if (e < best * (1 - 1e-9)) {
-          best = e;
+        if (o < best * (1 - 1e-9)) {
+          best = o;
+          err = e;
           r.profile = std::move(p);
           moved = true;
           if (opt.progress) {
-            char line[200];
-            std::snprintf(line, sizeof line, "fit: %s %.4g -> %.4g ns, mean |log error| %.4f (%d runs of the suite)",
-                          f.name().c_str(), v, get(r.profile, f), best, r.evaluations);
+            char line[240];
+            std::snprintf(line, sizeof line,
+                          "fit: %s %.4g -> %.4g ns, mean |log error| %.4f, objective %.4f (%d runs of the suite)",
+                          f.name().c_str(), v, get(r.profile, f), e, o, r.evaluations);
             opt.progress(line);
           }
           break;
@@ -110,8 +143,62 @@ FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start,
     }
     if (!moved) factor = std::sqrt(factor);
   }
-  r.error_after = best;
+  r.error_after = err;
+  r.penalty_after = penalty(r.profile);
+  for (const FitParam& f : opt.params) {
+    const double v = get(r.profile, f);
+    const Range range = fit_range(f);
+    char line[160];
+    if (range.lo > 0 && v <= range.lo * (1 + 1e-9)) {
+      std::snprintf(line, sizeof line, "%s at its lower bound %.6g", f.name().c_str(), range.lo);
+    } else if (v >= range.hi * (1 - 1e-9)) {
+      std::snprintf(line, sizeof line, "%s at its upper bound %.6g", f.name().c_str(), range.hi);
+    } else {
+      continue;
+    }
+    r.at_bound.push_back(line);
+  }
   return r;
+}
+
+std::vector<double> cross_validate(const std::vector<Point>& pts, const cost::Profile& full, const FitOptions& opt,
+                                   const std::function<void(const std::string&)>& progress) {
+  std::vector<std::string> benches;
+  for (const Point& p : pts) {
+    if (std::find(benches.begin(), benches.end(), p.bench) == benches.end()) benches.push_back(p.bench);
+  }
+  if (benches.size() < 2) return {};
+  std::vector<double> out(pts.size(), std::numeric_limits<double>::quiet_NaN());
+  for (size_t b = 0; b < benches.size(); ++b) {
+    std::vector<Point> rest, left;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (pts[i].bench == benches[b]) {
+        left.push_back(pts[i]);
+        where.push_back(i);
+      } else {
+        rest.push_back(pts[i]);
+      }
+    }
+    FitOptions o = opt;
+    o.progress = nullptr;
+    const FitResult r = fit_profile(rest, full, o);
+    const std::vector<double> sim = simulate_points(left, r.profile, opt.jobs);
+    std::string errors;
+    for (size_t k = 0; k < left.size(); ++k) {
+      out[where[k]] = sim[k];
+      char e[64];
+      std::snprintf(e, sizeof e, " %d P %+.1f%%", left[k].procs, 100 * (sim[k] - left[k].measured) / left[k].measured);
+      errors += e;
+    }
+    if (progress) {
+      char line[200];
+      std::snprintf(line, sizeof line, "cross-validation [%zu/%zu] without %s: %d runs, error on it:", b + 1,
+                    benches.size(), benches[b].c_str(), r.evaluations);
+      progress(line + errors);
+    }
+  }
+  return out;
 }
 
 }  // namespace gmp::calibration

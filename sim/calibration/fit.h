@@ -9,8 +9,19 @@
 // parameters, by coordinate
 // descent in log space: each parameter in turn is multiplied and divided by a factor, the better
 // value kept; after a pass that changes nothing the factor is square-rooted, from 2 down to
-// 1.01. Every value stays inside its profile range. Deterministic: the same points and start
-// give the same profile (the simulations run in parallel but each is seeded and independent).
+// 1.01. Every value stays inside its physical range (sim/cost/physical_bounds.h) and its profile
+// range. Deterministic: the same points and start give the same profile (the simulations run in
+// parallel but each is seeded and independent).
+//
+// Regularisation: with `regularize` = lambda > 0 the objective adds lambda * the mean over the
+// fitted parameters of ln(v / v_anchor)^2, v_anchor being the anchor profile's value (the base
+// profile: measured or documented). With few points the fit can trade one parameter against
+// others; the penalty makes a value far from its anchor pay for itself in error. A parameter whose
+// anchor is 0 (a feature that is off, or nothing known) has no term: there is nothing to pull it
+// toward.
+//
+// Cross-validation: cross_validate fits once per benchmark with that benchmark's points left out,
+// warm-started from a full fit, and predicts the points it left out.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cost/physical_bounds.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 
@@ -29,6 +41,8 @@ struct Point {
   double measured = 0;  // ns/op, the median
   double spread = 0;    // (max - min) / median of the measured samples
   const scenario::Scenario* scenario = nullptr;
+  double ci_lo = 0, ci_hi = 0, ci_level = 0;  // the median's confidence interval (bench_output.h)
+  size_t samples = 0;
 };
 
 // A parameter the fit moves: a cost, or the machine's speed_ns_per_iteration.
@@ -52,19 +66,42 @@ std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::P
 // The objective above; points with NaN count as an error of 10x. (0.1: about 10% at every point.)
 double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim);
 
+// The range the fit keeps `f` in under `p`: its physical range intersected with the loader's (and,
+// for affine placement's os_balance_delay, the loader's floor).
+struct Range {
+  double lo = 0, hi = 0;
+};
+Range fit_range(const FitParam& f);
+
+// The penalty term above (without lambda) of `p` against `anchor` over `params`.
+double regularization(const cost::Profile& p, const cost::Profile& anchor, const std::vector<FitParam>& params);
+
 struct FitOptions {
   std::vector<FitParam> params;
   size_t jobs = 1;
   int max_evaluations = 400;
+  double first_factor = 2.0;               // the first step's multiplier (more than 1.01)
+  double regularize = 0;                   // lambda
+  const cost::Profile* anchor = nullptr;   // what the penalty pulls toward; null: the start
   std::function<void(const std::string&)> progress;  // one line per accepted step
 };
 
 struct FitResult {
   cost::Profile profile;
-  double error_before = 0, error_after = 0;
+  double error_before = 0, error_after = 0;  // fit_error: the points alone
+  double penalty_after = 0;                  // regularization(), times lambda
   int evaluations = 0;
+  std::vector<std::string> at_bound;         // "futex_wake at its upper bound 50000 ns" per such parameter
 };
 
 FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start, const FitOptions& opt);
+
+// Leave-one-benchmark-out: for each benchmark (in the order of first appearance in `pts`), a fit
+// without its points started from `full` with `opt` (its own budget and first factor), then that
+// benchmark's points simulated with the result. Returns the prediction per point of `pts` (NaN
+// where a run failed), or nothing when `pts` has fewer than two benchmarks (nothing to fit to
+// without the one left out). `progress` gets one line per benchmark left out.
+std::vector<double> cross_validate(const std::vector<Point>& pts, const cost::Profile& full, const FitOptions& opt,
+                                   const std::function<void(const std::string&)>& progress);
 
 }  // namespace gmp::calibration

@@ -1,13 +1,23 @@
 // gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE]
 //                  [-o PROFILE] [--suite DIR] [--heldout DIR|none] [--measured FILE]
 //                  [--measured-heldout FILE] [--params LIST] [--placement spread|affine] [--jobs N]
-//                  [--max-evaluations N]
+//                  [--max-evaluations N] [--regularize L] [--no-cross-validate] [--cv-evaluations N]
 // Fits the cost profile to this machine: runs the Go benchmarks of the fit suite (sim/calibration/
 // suite) with the user's Go, sets their ns/op against those of the scenarios in the same folder
-// whose `benchmark` has the same name (sim/calibration/fit.h), fits, and reports the error on the
-// held-out set (sim/calibration/heldout), which the fit never sees. Prints a table per set (benchmark x GOMAXPROCS: measured with its noise, simulated
-// before and after, error) and writes the fitted profile with its measurement files beside it.
+// whose `benchmark` has the same name (sim/calibration/fit.h), fits, cross-validates the fit by
+// leaving out one benchmark at a time, and reports the error on the held-out set
+// (sim/calibration/heldout), which the fit never sees. Prints a table per set (benchmark x
+// GOMAXPROCS: measured with its confidence interval and spread, simulated before and after, error)
+// and writes the fitted profile with its measurements beside it.
+//
+// Stages, one function each: flags (parse_calibrate_flags); measuring (build_go_test: a copy of a
+// set's Go files in a temporary folder, built once with go test -c; measure_set: the binary run
+// once per repetition and GOMAXPROCS, interleaved, with the machine's quietness); pairing
+// (make_points); the speed (measure_speed); the fit and its cross-validation (run_calibration,
+// cross_validate_fit); the report (print_calibration); the profile (write_calibration).
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -23,6 +34,7 @@
 
 #include "sim/calibration/bench_output.h"
 #include "sim/calibration/fit.h"
+#include "sim/calibration/quiet.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/scenario/error.h"
@@ -36,12 +48,20 @@ using calibration::Point;
 
 namespace {
 
+// How quiet the machine was over a set's runs.
+struct QuietSummary {
+  int runs = 0, noisy = 0, unknown = 0;
+  double worst_others = 0, worst_steal = 0;
+  std::optional<double> load_before;
+};
+
 struct Set {
   std::string label, dir;
   std::map<std::string, scenario::Scenario> scenarios;  // by the name of their benchmark
   std::string output;                                   // go test -bench's output
   std::vector<Point> points;
   std::vector<std::string> unpaired;                    // measured, with no scenario
+  QuietSummary quiet;                                   // when measured here
 };
 
 std::string sh_quote(const std::string& s) {
@@ -91,31 +111,109 @@ void load_scenarios(Set& s) {
   }
 }
 
-// Builds the set's Go test binary and runs its benchmarks, echoing each result as progress.
-std::string run_go(const Set& s, const std::string& go, const std::string& cpus, int count, const std::string& bt,
-                   size_t expected) {
-  const std::string work = (fs::temp_directory_path() / ("gmpsim-calibrate-" + std::to_string(getpid()))).string();
-  fs::create_directories(work);
-  const std::string bin = work + "/" + s.label + ".test";
-  const std::string env = "GOTOOLCHAIN=local GOFLAGS=-mod=mod ";
-  std::fprintf(stderr, "calibrate: building %s's Go benchmarks with %s\n", s.label.c_str(), go.c_str());
-  const std::string build = "cd " + sh_quote(s.dir) + " && " + env + sh_quote(go) + " test -c -o " + sh_quote(bin);
-  if (std::system(build.c_str()) != 0) {
-    fs::remove_all(work);
+// The temporary folders calibrate made, removed at exit whatever the path out (std::exit runs
+// atexit handlers; an interrupt leaves them, under the system's temporary folder).
+std::vector<std::string>& temp_dirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+
+void remove_temp_dirs() {
+  for (const std::string& d : temp_dirs()) {
+    std::error_code ec;
+    fs::remove_all(d, ec);
+  }
+  temp_dirs().clear();
+}
+
+// A set's Go package copied to a fresh temporary folder and its test binary built there once, so
+// that neither go's build nor the benchmarks' runs write into the source tree (go.sum under
+// -mod=mod, files a benchmark might leave).
+struct GoWork {
+  std::string dir;  // the copy
+  std::string bin;  // the test binary, built with go test -c
+};
+
+GoWork build_go_test(const Set& s, const std::string& go) {
+  static bool registered = false;
+  if (!registered) {
+    std::atexit(remove_temp_dirs);
+    registered = true;
+  }
+  std::string tmpl = (fs::temp_directory_path() / "gmpsim-calibrate-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    std::fprintf(stderr, "gmpsim: calibrate: cannot make a temporary folder under %s\n",
+                 fs::temp_directory_path().c_str());
+    std::exit(1);
+  }
+  temp_dirs().push_back(tmpl);
+  GoWork w{tmpl + "/src", tmpl + "/bench.test"};
+  fs::create_directories(w.dir);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(s.dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && (e.path().extension() == ".go" || name == "go.mod" || name == "go.sum")) {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) fs::copy_file(f, w.dir + "/" + f.filename().string());
+  std::fprintf(stderr, "calibrate: building %s's Go benchmarks with %s (in %s)\n", s.label.c_str(), go.c_str(),
+               w.dir.c_str());
+  const std::string build = "cd " + sh_quote(w.dir) + " && GOTOOLCHAIN=local GOFLAGS=-mod=mod " + sh_quote(go) +
+                            " test -c -o " + sh_quote(w.bin);
+  if (std::system(build.c_str()) != 0 || access(w.bin.c_str(), X_OK) != 0) {
     std::fprintf(stderr, "gmpsim: calibrate: building the %s benchmarks failed: %s\n", s.label.c_str(), build.c_str());
     std::exit(1);
   }
-  const std::string run = "cd " + sh_quote(s.dir) + " && " + sh_quote(bin) + " -test.run '^$' -test.bench . -test.cpu " +
-                          cpus + " -test.count " + std::to_string(count) + " -test.benchtime " + sh_quote(bt);
+  return w;
+}
+
+std::optional<calibration::CpuTimes> read_proc_stat() {
+  const textproto::FileText f = textproto::read_file("/proc/stat");
+  return f.error.empty() ? calibration::parse_proc_stat(f.text) : std::nullopt;
+}
+
+double cpu_seconds(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// The 1-minute load average before measuring, printed (and written as a comment) with a warning
+// above kQuietLoad.
+std::string check_load(const Set& s, QuietSummary& q) {
+  const textproto::FileText f = textproto::read_file("/proc/loadavg");
+  if (f.error.empty()) q.load_before = calibration::parse_loadavg(f.text);
+  if (!q.load_before) return "# quiet: no /proc/loadavg\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "load average %.2f before measuring the %s", *q.load_before, s.label.c_str());
+  if (*q.load_before > calibration::kQuietLoad) {
+    std::fprintf(stderr, "calibrate: WARNING: the machine is not quiet: %s (limit %.2f); the figures carry that load\n",
+                 line, calibration::kQuietLoad);
+  } else {
+    std::fprintf(stderr, "calibrate: %s\n", line);
+  }
+  return std::string("# quiet: ") + line + "\n";
+}
+
+// One run of the test binary at one GOMAXPROCS: its output, with a "# quiet:" comment line after
+// it giving the other processes' CPU and the steal over the run; a warning when not quiet.
+std::string run_once(const GoWork& w, const Set& s, const std::string& cpu, int rep, int count, const std::string& bt,
+                     size_t& done, size_t expected, QuietSummary& q) {
+  const std::string run = "cd " + sh_quote(w.dir) + " && exec " + sh_quote(w.bin) +
+                          " -test.run '^$' -test.bench . -test.cpu " + cpu + " -test.count 1 -test.benchtime " +
+                          sh_quote(bt);
+  const std::optional<calibration::CpuTimes> before = read_proc_stat();
+  const double own_before = cpu_seconds(RUSAGE_CHILDREN) + cpu_seconds(RUSAGE_SELF);
   FILE* p = popen(run.c_str(), "r");
   if (p == nullptr) {
-    fs::remove_all(work);
     std::fprintf(stderr, "gmpsim: calibrate: cannot run %s\n", run.c_str());
     std::exit(1);
   }
-  std::string out = "# " + run + "\n";
+  std::string out;
   char line[4096];
-  size_t done = 0;
   while (std::fgets(line, sizeof line, p) != nullptr) {
     out += line;
     if (std::strncmp(line, "Benchmark", 9) == 0 && std::strchr(line, '\t') != nullptr) {
@@ -125,12 +223,60 @@ std::string run_go(const Set& s, const std::string& go, const std::string& cpus,
     }
   }
   const int st = pclose(p);
-  fs::remove_all(work);
+  const double own = cpu_seconds(RUSAGE_CHILDREN) + cpu_seconds(RUSAGE_SELF) - own_before;
+  const std::optional<calibration::CpuTimes> after = read_proc_stat();
   if (st != 0) {
-    std::fprintf(stderr, "gmpsim: calibrate: the %s benchmarks failed (status %d):\n%s", s.label.c_str(), st,
-                 out.c_str());
+    std::fprintf(stderr, "gmpsim: calibrate: the %s benchmarks failed (status %d): %s\n%s", s.label.c_str(), st,
+                 run.c_str(), out.c_str());
     std::exit(1);
   }
+  char where[80];
+  std::snprintf(where, sizeof where, "repetition %d of %d, -cpu %s", rep, count, cpu.c_str());
+  ++q.runs;
+  calibration::Quietness qu;
+  if (before && after) qu = calibration::quietness(*before, *after, own, static_cast<double>(sysconf(_SC_CLK_TCK)));
+  if (!qu.known) {
+    ++q.unknown;
+    return out + "# quiet: " + where + ": not known (no /proc/stat, or under " +
+           std::to_string(calibration::kQuietMinSeconds).substr(0, 3) + " s)\n";
+  }
+  q.worst_others = std::max(q.worst_others, qu.others_cores);
+  q.worst_steal = std::max(q.worst_steal, qu.steal);
+  char figures[200];
+  std::snprintf(figures, sizeof figures, "other processes %.3f cores, steal %.1f%%, over %.2f s", qu.others_cores,
+                100 * qu.steal, qu.wall_s);
+  if (!qu.quiet()) {
+    ++q.noisy;
+    std::fprintf(stderr, "calibrate: WARNING: the machine was not quiet during %s: %s (limits %.2f cores, %.0f%%)\n",
+                 where, figures, calibration::kQuietOthersCores, 100 * calibration::kQuietSteal);
+  }
+  return out + "# quiet: " + where + ": " + figures + "\n";
+}
+
+// Measures a set: its test binary run once per (repetition, GOMAXPROCS), the GOMAXPROCS values in
+// turn within each repetition (1 2 4 1 2 4 ...), so that a drift of the machine's speed over the
+// minutes of measuring falls on every GOMAXPROCS alike rather than on the last one. The output is
+// the runs' go test output one after the other (valid go test -bench output) with "# " comments.
+std::string measure_set(const Set& s, const std::string& go, const std::string& cpus, int count, const std::string& bt,
+                        QuietSummary& q) {
+  const GoWork w = build_go_test(s, go);
+  std::vector<std::string> each;
+  std::stringstream ss(cpus);
+  for (std::string c; std::getline(ss, c, ',');) each.push_back(c);
+  std::string out = "# gmpsim calibrate: go test -c of " + s.dir + ", run with -test.run '^$' -test.bench . " +
+                    "-test.count 1 -test.benchtime " + bt + " once per repetition (" + std::to_string(count) +
+                    ") and -test.cpu value (" + cpus + "), interleaved\n";
+  out += check_load(s, q);
+  const size_t expected = s.scenarios.size() * each.size() * static_cast<size_t>(count);
+  size_t done = 0;
+  for (int rep = 1; rep <= count; ++rep) {
+    for (const std::string& c : each) out += run_once(w, s, c, rep, count, bt, done, expected, q);
+  }
+  if (q.noisy > 0) {
+    std::fprintf(stderr, "calibrate: WARNING: %d of %d runs of the %s were not quiet (worst: other processes %.3f cores, "
+                 "steal %.1f%%)\n", q.noisy, q.runs, s.label.c_str(), q.worst_others, 100 * q.worst_steal);
+  }
+  remove_temp_dirs();
   return out;
 }
 
@@ -153,14 +299,15 @@ void make_points(Set& s, const std::string& origin) {
       std::fprintf(stderr, "calibrate: %s at %d Ps measured 0 ns/op; left out\n", key.name.c_str(), key.procs);
       continue;
     }
-    s.points.push_back(Point{key.name, key.procs, sum.median, sum.spread, &it->second});
+    s.points.push_back(Point{key.name, key.procs, sum.median, sum.spread, &it->second, sum.ci_lo, sum.ci_hi,
+                             sum.ci_level, sum.n});
   }
 }
 
 struct Errors {
   double median_abs = 0, worst_abs = 0;
   int right = 0, wrong = 0, noise = 0;  // changes between GOMAXPROCS values
-  std::string wrong_list;
+  std::string wrong_list, right_list;
   int within = 0;            // points whose |error| is at most their runs' spread
   double median_spread = 0;
 };
@@ -182,18 +329,20 @@ Errors errors_of(const Set& s, const std::vector<double>& after) {
     abs_err.push_back(std::isfinite(ea) ? std::abs(ea) : 1e9);
     spreads.push_back(p.spread);
     if (std::abs(ea) <= p.spread) ++e.within;
-    // The change from the previous GOMAXPROCS of the same benchmark: inside the runs' noise, or
-    // in the measured direction or not.
+    // The change from the previous GOMAXPROCS of the same benchmark: inside the noise when the
+    // two medians' confidence intervals overlap, else in the measured direction or not.
     if (i > 0 && s.points[i - 1].bench == p.bench) {
       const Point& q = s.points[i - 1];
       const double m = p.measured / q.measured - 1, sim = after[i] / after[i - 1] - 1;
-      if (std::abs(m) <= std::max(p.spread, q.spread)) {
+      if (p.ci_lo <= q.ci_hi && q.ci_lo <= p.ci_hi) {
         ++e.noise;
       } else if ((m > 0) == (sim > 0)) {
         ++e.right;
+        e.right_list += ", " + p.bench + " " + std::to_string(q.procs) + "->" + std::to_string(p.procs) +
+                        (m > 0 ? " up" : " down");
       } else {
         ++e.wrong;
-        e.wrong_list += " " + p.bench + " " + std::to_string(q.procs) + "->" + std::to_string(p.procs);
+        e.wrong_list += ", " + p.bench + " " + std::to_string(q.procs) + "->" + std::to_string(p.procs);
       }
     }
   }
@@ -223,6 +372,9 @@ struct CalibrateOptions {
   bool params_given = false;  // --params named them
   size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   int max_evals = 300;
+  double regularize = 0.05;  // lambda (fit.h)
+  bool cross_validate = true;
+  int cv_evals = 60;         // each leave-one-out fit's budget
 };
 
 CalibrateOptions parse_calibrate_flags(int argc, char** argv) {
@@ -265,6 +417,17 @@ CalibrateOptions parse_calibrate_flags(int argc, char** argv) {
       o.jobs = static_cast<size_t>(parse_uint("--jobs", a.value(), 1, 256));
     } else if (f == "--max-evaluations") {
       o.max_evals = static_cast<int>(parse_uint("--max-evaluations", a.value(), 1, 100000));
+    } else if (f == "--regularize") {
+      const std::string v = a.value();
+      char* end = nullptr;
+      o.regularize = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(o.regularize >= 0) || o.regularize > 1000) {
+        usage_error("calibrate: --regularize: expected a number from 0 to 1000, got '" + v + "'");
+      }
+    } else if (f == "--no-cross-validate") {
+      o.cross_validate = false;
+    } else if (f == "--cv-evaluations") {
+      o.cv_evals = static_cast<int>(parse_uint("--cv-evaluations", a.value(), 1, 100000));
     } else if (f == "--placement") {
       o.placement = a.value();
       if (o.placement != "spread" && o.placement != "affine") {
@@ -299,6 +462,9 @@ struct Calibration {
   calibration::FitResult fit;
   std::vector<std::vector<double>> before, after;  // per set, per point: simulated ns/op
   std::vector<Errors> errors;                      // per set, after the fit
+  std::vector<double> cv;  // per fit-suite point: predicted by the fit without its benchmark; empty: none
+  Errors cv_errors;
+  std::string cv_worst;    // the point of the worst cross-validation error
 };
 
 // The base profile with --placement; affine placement adds its own costs to those fitted.
@@ -350,6 +516,38 @@ void measure_speed(const CalibrateOptions& o, const Set& suite, Calibration& c) 
   }
 }
 
+// Leave-one-benchmark-out cross-validation of the fit: each leave-one-out fit starts from the full
+// fit's profile with a first factor of kCvFirstFactor and o.cv_evals runs, its penalty still
+// pulling toward the base (c.start), as the full fit's did.
+constexpr double kCvFirstFactor = 1.25;
+
+void cross_validate_fit(const CalibrateOptions& o, calibration::FitOptions fo, Calibration& c) {
+  fo.first_factor = kCvFirstFactor;
+  fo.max_evaluations = o.cv_evals;
+  fo.anchor = &c.start;
+  std::fprintf(stderr, "calibrate: cross-validating: one fit per benchmark left out, at most %d runs each\n",
+               o.cv_evals);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  c.cv = calibration::cross_validate(c.sets[0].points, c.fit.profile, fo, [tty](const std::string& l) {
+    std::fprintf(stderr, "calibrate: %s\n", l.c_str());
+    if (tty) std::fflush(stderr);
+  });
+  if (c.cv.empty()) {
+    std::fprintf(stderr, "calibrate: cross-validation needs two benchmarks or more in the fit suite; none done\n");
+    return;
+  }
+  c.cv_errors = errors_of(c.sets[0], c.cv);
+  double worst = -1;
+  for (size_t i = 0; i < c.cv.size(); ++i) {
+    const Point& p = c.sets[0].points[i];
+    const double e = std::isfinite(c.cv[i]) ? std::abs(relative_error(c.cv[i], p.measured)) : 1e9;
+    if (e > worst) {
+      worst = e;
+      c.cv_worst = p.bench + " at " + std::to_string(p.procs) + " P";
+    }
+  }
+}
+
 // Measures (or reads) each set, fits the suite and simulates both sets with the fitted profile.
 // Progress goes to stderr; 1 when there is nothing to fit or the output cannot be written.
 int run_calibration(const CalibrateOptions& o, Calibration& c) {
@@ -363,10 +561,9 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
   }
   c.params = o.params;
   c.start = starting_profile(o, c.params);
-  const size_t ncpus = parse_list("--cpus", o.cpus, 1, 1024).size();
 
-  c.sets.push_back(Set{"fit suite", find_dir(o.suite_dir), {}, {}, {}, {}});
-  if (o.heldout_dir != "none") c.sets.push_back(Set{"held-out", find_dir(o.heldout_dir), {}, {}, {}, {}});
+  c.sets.push_back(Set{"fit suite", find_dir(o.suite_dir), {}, {}, {}, {}, {}});
+  if (o.heldout_dir != "none") c.sets.push_back(Set{"held-out", find_dir(o.heldout_dir), {}, {}, {}, {}, {}});
   for (size_t i = 0; i < c.sets.size(); ++i) {
     Set& s = c.sets[i];
     load_scenarios(s);
@@ -375,8 +572,7 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
       s.output = read_measurements(file);
       make_points(s, file);
     } else {
-      s.output = run_go(s, o.go, o.cpus, o.count, o.benchtime,
-                        s.scenarios.size() * ncpus * static_cast<size_t>(o.count));
+      s.output = measure_set(s, o.go, o.cpus, o.count, o.benchtime, s.quiet);
       make_points(s, s.label + " benchmarks");
     }
     if (s.points.empty()) {
@@ -391,8 +587,10 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
   fo.params = c.params;
   fo.jobs = o.jobs;
   fo.max_evaluations = o.max_evals;
+  fo.regularize = o.regularize;
   fo.progress = [](const std::string& l) { std::fprintf(stderr, "calibrate: %s\n", l.c_str()); };
   c.fit = calibration::fit_profile(c.sets[0].points, c.start, fo);
+  if (o.cross_validate) cross_validate_fit(o, fo, c);
   for (const Set& s : c.sets) {
     c.before.push_back(calibration::simulate_points(s.points, c.start, o.jobs));
     c.after.push_back(calibration::simulate_points(s.points, c.fit.profile, o.jobs));
@@ -401,41 +599,87 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
   return 0;
 }
 
-// The table of one set (benchmark x GOMAXPROCS: measured, simulated before and after, errors) and
-// its error figures.
-void print_set(const Set& s, const std::vector<double>& before, const std::vector<double>& after, const Errors& e) {
-  std::printf("\n%s (%s): ns/op, measured (median, spread of the runs) against simulated\n", s.label.c_str(),
-              s.dir.c_str());
-  std::printf("%-28s %5s %12s %7s %12s %8s %12s %8s\n", "benchmark", "procs", "measured", "spread", "before",
-              "error", "after", "error");
+// "lo-hi" of a point's confidence interval, marked * when it covers less than 95%.
+std::string ci_text(const Point& p) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f-%.1f%s", p.ci_lo, p.ci_hi, p.ci_level < 0.95 ? "*" : "");
+  return b;
+}
+
+// The table of one set (benchmark x GOMAXPROCS: measured with its confidence interval and spread,
+// simulated before and after, errors; for the fit suite, the cross-validation's prediction when
+// `cv` is not empty) and its error figures.
+void print_set(const Set& s, const std::vector<double>& before, const std::vector<double>& after, const Errors& e,
+               const std::vector<double>& cv) {
+  std::printf("\n%s (%s): ns/op, measured (median of n runs, its 95%% confidence interval, spread of the runs) "
+              "against simulated\n", s.label.c_str(), s.dir.c_str());
+  std::printf("%-28s %5s %3s %12s %23s %7s %12s %8s %12s %8s", "benchmark", "procs", "n", "measured", "CI95",
+              "spread", "before", "error", "after", "error");
+  std::printf(cv.empty() ? "\n" : " %12s %8s\n", "left out", "error");
+  double least_level = 1;
+  size_t least_n = 0;
   for (size_t i = 0; i < s.points.size(); ++i) {
     const Point& p = s.points[i];
-    std::printf("%-28s %5d %12.1f %6.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%%\n", p.bench.c_str(), p.procs, p.measured,
-                100 * p.spread, before[i], 100 * relative_error(before[i], p.measured), after[i],
-                100 * relative_error(after[i], p.measured));
+    if (p.ci_level < least_level) {
+      least_level = p.ci_level;
+      least_n = p.samples;
+    }
+    std::printf("%-28s %5d %3zu %12.1f %23s %6.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%%", p.bench.c_str(), p.procs,
+                p.samples, p.measured, ci_text(p).c_str(), 100 * p.spread, before[i],
+                100 * relative_error(before[i], p.measured), after[i], 100 * relative_error(after[i], p.measured));
+    if (cv.empty()) {
+      std::printf("\n");
+    } else {
+      std::printf(" %12.1f %+7.1f%%\n", cv[i], 100 * relative_error(cv[i], p.measured));
+    }
+  }
+  if (least_level < 0.95) {
+    std::printf("* fewer than 6 runs: the interval is their min-max, which holds the median with probability %.1f%% "
+                "(%zu run%s); more runs (--count) give 95%%\n", 100 * least_level, least_n, least_n == 1 ? "" : "s");
   }
   for (const std::string& n : s.unpaired) std::printf("%-28s (measured; no scenario to pair it with)\n", n.c_str());
   std::printf("%s after the fit: median |error| %.1f%%, worst %.1f%%; changes between GOMAXPROCS values: %d in the "
-              "measured direction, %d against it%s, %d inside the runs' noise\n",
-              s.label.c_str(), 100 * e.median_abs, 100 * e.worst_abs, e.right, e.wrong,
-              e.wrong == 0 ? "" : (" (" + e.wrong_list.substr(1) + ")").c_str(), e.noise);
+              "measured direction%s, %d against it%s, %d inside the noise (confidence intervals overlap)\n",
+              s.label.c_str(), 100 * e.median_abs, 100 * e.worst_abs, e.right,
+              e.right == 0 ? "" : (" (" + e.right_list.substr(2) + ")").c_str(), e.wrong,
+              e.wrong == 0 ? "" : (" (" + e.wrong_list.substr(2) + ")").c_str(), e.noise);
   // The machine's own noise, for scale: an error inside a point's spread is one that another set of
   // runs on the same machine could have shown.
   std::printf("%s: %d of %zu points within their runs' spread; median spread %.1f%%\n", s.label.c_str(), e.within,
               s.points.size(), 100 * e.median_spread);
+  if (s.quiet.runs > 0) {
+    std::printf("%s measured: %d of %d runs not quiet, %d too short to tell (worst: other processes %.3f cores, "
+                "steal %.1f%%)%s\n", s.label.c_str(), s.quiet.noisy, s.quiet.runs, s.quiet.unknown,
+                s.quiet.worst_others, 100 * s.quiet.worst_steal,
+                s.quiet.noisy > 0 ? "; the figures carry that load" : "");
+  }
 }
 
-// The fitted parameters, then a table per set.
+// The fitted parameters (and those that ended at a physical bound), then a table per set.
 void print_calibration(const Calibration& c) {
-  std::printf("calibrate: profile %s fitted to %s; mean |log error| %.4f before, %.4f after (%d runs of the suite)\n",
+  std::printf("calibrate: profile %s fitted to %s; mean |log error| %.4f before, %.4f after, regularisation "
+              "penalty %.4f (%d runs of the suite)\n",
               c.start.origin.c_str(), c.sets[0].dir.c_str(), c.fit.error_before, c.fit.error_after,
-              c.fit.evaluations);
-  std::printf("%-24s %12s %12s\n", "parameter", "before", "after");
+              c.fit.penalty_after, c.fit.evaluations);
+  std::printf("%-26s %12s %12s %21s\n", "parameter", "before", "after", "physical range");
   for (const calibration::FitParam& f : c.params) {
-    std::printf("%-24s %12.4g %12.4g\n", f.name().c_str(), calibration::get(c.start, f),
-                calibration::get(c.fit.profile, f));
+    const calibration::Range r = calibration::fit_range(f);
+    char range[48];
+    std::snprintf(range, sizeof range, "%.4g-%.4g", r.lo, r.hi);
+    std::printf("%-26s %12.4g %12.4g %21s\n", f.name().c_str(), calibration::get(c.start, f),
+                calibration::get(c.fit.profile, f), range);
   }
-  for (size_t i = 0; i < c.sets.size(); ++i) print_set(c.sets[i], c.before[i], c.after[i], c.errors[i]);
+  for (const std::string& b : c.fit.at_bound) {
+    std::printf("calibrate: %s: the fit wanted to go further; the model may be missing what this stands for\n",
+                b.c_str());
+  }
+  for (size_t i = 0; i < c.sets.size(); ++i) {
+    print_set(c.sets[i], c.before[i], c.after[i], c.errors[i], i == 0 ? c.cv : std::vector<double>{});
+  }
+  if (!c.cv.empty()) {
+    std::printf("cross-validation (each fit-suite benchmark predicted by a fit without it): median |error| %.1f%%, "
+                "worst %.1f%% (%s)\n", 100 * c.cv_errors.median_abs, 100 * c.cv_errors.worst_abs, c.cv_worst.c_str());
+  }
 }
 
 // The fitted profile at o.out and, beside it, the measurements it was fitted to (those read with
@@ -453,7 +697,7 @@ int write_calibration(const CalibrateOptions& o, const Calibration& c) {
     cost::Sourced& s = f.speed ? prof.machine.speed_ns_per_iteration : prof.params[static_cast<size_t>(f.param)];
     const std::string how = o.measured.empty()
                                 ? " (go test -bench of sim/calibration/suite, -cpu " + o.cpus + ", -count " +
-                                      std::to_string(o.count) + ", -benchtime " + o.benchtime + ")"
+                                      std::to_string(o.count) + " interleaved, -benchtime " + o.benchtime + ")"
                                 : " (saved go test -bench output of sim/calibration/suite)";
     char from[64];
     std::snprintf(from, sizeof from, "%.6g", calibration::get(c.start, f));
@@ -462,6 +706,18 @@ int write_calibration(const CalibrateOptions& o, const Calibration& c) {
   }
   std::string comment = "Fitted by gmpsim calibrate from " + c.start.origin + " to the Go benchmarks of " +
                         c.sets[0].dir + ";\nmeasurements: " + suite_file + ".\n" + quality + ".";
+  char reg[120];
+  std::snprintf(reg, sizeof reg, "Regularisation toward the base's values: --regularize %g (penalty %.4f).",
+                o.regularize, c.fit.penalty_after);
+  comment += std::string("\n") + reg;
+  for (const std::string& b : c.fit.at_bound) comment += "\nEnded at a physical bound: " + b + ".";
+  if (!c.cv.empty()) {
+    char cv[200];
+    std::snprintf(cv, sizeof cv,
+                  "Leave-one-benchmark-out cross-validation (%d runs per fit): median |error| %.1f%%, worst %.1f%% (",
+                  o.cv_evals, 100 * c.cv_errors.median_abs, 100 * c.cv_errors.worst_abs);
+    comment += std::string("\n") + cv + c.cv_worst + ").";
+  }
   if (c.sets.size() > 1) {
     char h[160];
     std::snprintf(h, sizeof h, "Held out (%s): median |error| %.1f%%, worst %.1f%%;\nmeasurements: ",

@@ -1,5 +1,6 @@
 // gmpsim calibrate's parts: reading go test -bench output, summarising repeated runs, writing a
-// profile back as text, and the fit, on a problem whose answer is known.
+// profile back as text, the fit on a problem whose answer is known (with regularisation, physical
+// ranges and cross-validation), the median's confidence interval and the quietness figures.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,6 +9,8 @@
 
 #include "sim/calibration/bench_output.h"
 #include "sim/calibration/fit.h"
+#include "sim/calibration/quiet.h"
+#include "sim/cost/physical_bounds.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 #include "tests/pingpong_text.h"
@@ -113,4 +116,201 @@ benchmark { name: "BenchmarkGo" loop: "n" }
   const calibration::FitResult again = calibration::fit_profile(pts, cost::default_profile(), opt);
   CHECK(calibration::get(again.profile, chan) == calibration::get(r.profile, chan));
   CHECK(again.evaluations == r.evaluations);
+}
+
+// calibrate writes comment lines into its measurement files (the command, the machine's
+// quietness); the reader skips them, even one that names a benchmark after a tab.
+TEST_CASE("calibrate: comment lines of a measurement file are skipped") {
+  const std::string out =
+      "# gmpsim calibrate: go test -c of suite, run with -test.cpu 1,2 interleaved\n"
+      "# quiet: load average 0.12 before measuring the fit suite\n"
+      "goos: linux\n"
+      "BenchmarkPingPong     \t 4251726\t       282.1 ns/op\n"
+      "PASS\n"
+      "# quiet: repetition 1 of 2, -cpu 1: other processes 0.010 cores, steal 0.0%, over 1.20 s\n"
+      "#\tBenchmarkPingPong\t1\tabc ns/op\n"
+      "goos: linux\n"
+      "BenchmarkPingPong     \t 4000000\t       290.5 ns/op\n";
+  const calibration::BenchSamples s = calibration::parse_bench_output(out, "m.txt");
+  REQUIRE(s.size() == 1);
+  CHECK(s.at(BenchKey{"BenchmarkPingPong", 1}) == std::vector<double>{282.1, 290.5});
+}
+
+// The median's interval from order statistics: 10 runs give [x(2), x(9)], which covers it with
+// probability 97.9% (x(3)-x(8) would cover 89.1%); 5 runs [min, max] at 93.75%; one run a point
+// that covers nothing; 100 runs [x(40), x(61)] at 96.5% (x(41)-x(60): 94.3%).
+TEST_CASE("calibrate: a median's confidence interval comes from order statistics") {
+  const calibration::Summary ten = calibration::summarize({10, 1, 9, 2, 8, 3, 7, 4, 6, 5});
+  CHECK(ten.ci_lo == 2);
+  CHECK(ten.ci_hi == 9);
+  CHECK(ten.ci_level == Approx(1 - 2 * 11.0 / 1024));  // 1 - 2 P(Bin(10, 1/2) <= 1)
+  const calibration::Summary five = calibration::summarize({5, 1, 4, 2, 3});
+  CHECK(five.ci_lo == 1);
+  CHECK(five.ci_hi == 5);
+  CHECK(five.ci_level == Approx(0.9375));
+  const calibration::Summary one = calibration::summarize({7});
+  CHECK(one.ci_lo == 7);
+  CHECK(one.ci_hi == 7);
+  CHECK(one.ci_level == 0);
+  std::vector<double> many;
+  for (int i = 1; i <= 100; ++i) many.push_back(i);
+  const calibration::Summary hundred = calibration::summarize(many);
+  CHECK(hundred.ci_lo == 40);
+  CHECK(hundred.ci_hi == 61);
+  CHECK(hundred.ci_level == Approx(0.9648).epsilon(1e-3));
+}
+
+// /proc/stat and /proc/loadavg as text: what the quietness figures are made of. Between the two
+// readings 2 CPUs ran 200 ticks each (1 s at 100 ticks/s): 150 busy ticks, of which the run and
+// calibrate took 1.2 s, leave 0.3 s of others over 1 s: 0.3 cores; 6 steal ticks of 400: 1.5%.
+TEST_CASE("calibrate: quietness from /proc/stat readings and the run's own CPU time") {
+  const auto stat = [](int user, int sys, int idle, int steal) {
+    return "cpu  " + std::to_string(user) + " 0 " + std::to_string(sys) + " " + std::to_string(idle) + " 0 0 0 " +
+           std::to_string(steal) + " 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu1 1 2 3 4 5 6 7 8 0 0\nintr 12345\n";
+  };
+  const auto before = calibration::parse_proc_stat(stat(1000, 500, 8000, 10));
+  const auto after = calibration::parse_proc_stat(stat(1120, 530, 8244, 16));
+  REQUIRE(before);
+  REQUIRE(after);
+  CHECK(before->cpus == 2);
+  CHECK(before->busy == 1500);
+  CHECK(before->total == 9510);
+  const calibration::Quietness q = calibration::quietness(*before, *after, 1.2, 100);
+  REQUIRE(q.known);
+  CHECK(q.wall_s == Approx(2.0));
+  CHECK(q.others_cores == Approx(0.15));  // (1.5 s busy - 1.2 s own) over 2 s
+  CHECK(q.steal == Approx(6.0 / 400));
+  CHECK_FALSE(q.quiet());  // 0.15 cores > 0.10
+  const calibration::Quietness calm = calibration::quietness(*before, *after, 1.45, 100);
+  CHECK(calm.others_cores == Approx(0.025));
+  CHECK(calm.quiet());
+  // A reading that did not advance, or by less than half a second, says nothing.
+  CHECK_FALSE(calibration::quietness(*before, *before, 0, 100).known);
+  CHECK_FALSE(calibration::quietness(*before, *after, 1.2, 1000).known);  // 0.2 s at 1000 ticks/s
+  CHECK_FALSE(calibration::parse_proc_stat("intr 1 2 3\n"));
+  CHECK_FALSE(calibration::parse_proc_stat("cpu  1 x 3 4\n"));
+  CHECK(calibration::parse_loadavg("0.42 0.30 0.25 1/234 5678\n") == 0.42);
+  CHECK_FALSE(calibration::parse_loadavg("high\n"));
+  CHECK_FALSE(calibration::parse_loadavg(""));
+}
+
+// Every cost has a physical range, and the shipped profiles lie inside them: the fit can start
+// from any of them without leaving its ranges at once.
+TEST_CASE("calibrate: every profile value has a physical range that the shipped profiles respect") {
+  for (size_t i = 0; i < cost::kNumParams; ++i) {
+    const auto name = cost::param_name(static_cast<cost::Param>(i));
+    INFO(name);
+    const auto b = cost::physical_bound(name);
+    REQUIRE(b);
+    CHECK(b->lo <= b->hi);
+    CHECK(!b->reason.empty());
+  }
+  REQUIRE(cost::physical_bound("speed_ns_per_iteration"));
+  CHECK_FALSE(cost::physical_bound("no_such_cost"));
+  for (const std::string& name : cost::builtin_profile_names()) {
+    const cost::Profile p = *cost::builtin_profile(name);
+    for (const cost::PhysicalBound& b : cost::physical_bounds()) {
+      INFO(name << " " << b.name);
+      const calibration::FitParam f = calibration::fit_param_by_name(std::string(b.name));
+      CHECK(calibration::get(p, f) >= b.lo);
+      CHECK(calibration::get(p, f) <= b.hi);
+    }
+  }
+}
+
+namespace {
+
+// The recovery problem above: ping-pong (chan_op) and goroutine creation (newproc), "measured"
+// by the simulator under `truth`.
+std::vector<calibration::Point> measured_under(const cost::Profile& truth) {
+  static const scenario::Scenario pingpong = scenario::parse_scenario(kPingPong, "pingpong");
+  static const scenario::Scenario spawn = scenario::parse_scenario(R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { loop { name: "n" count: 2000 op { add { wg: "wg" n: 1 } } op { go { func: "w" } } op { wait { wg: "wg" } } } }
+}
+func { name: "w" op { done { wg: "wg" } } }
+benchmark { name: "BenchmarkGo" loop: "n" }
+)",
+                                                                   "spawn");
+  std::vector<calibration::Point> pts = {{"BenchmarkPingPong", 1, 0, 0, &pingpong},
+                                         {"BenchmarkPingPong", 2, 0, 0, &pingpong},
+                                         {"BenchmarkGo", 1, 0, 0, &spawn}};
+  const std::vector<double> m = calibration::simulate_points(pts, truth, 2);
+  for (size_t i = 0; i < pts.size(); ++i) pts[i].measured = m[i];
+  return pts;
+}
+
+}  // namespace
+
+// The penalty pulls toward the anchor: with a large lambda the fit leaves chan_op where it was
+// although the points want 1.6 times it; with none it goes there. A zero anchor has no term.
+TEST_CASE("calibrate: regularisation holds a parameter near its starting value") {
+  const calibration::FitParam chan = calibration::fit_param_by_name("chan_op");
+  cost::Profile truth = cost::default_profile();
+  const double start = calibration::get(truth, chan);
+  calibration::set(truth, chan, 1.6 * start);
+  const std::vector<calibration::Point> pts = measured_under(truth);
+  calibration::FitOptions opt;
+  opt.params = {chan};
+  opt.jobs = 2;
+  opt.max_evaluations = 40;
+  const calibration::FitResult free = calibration::fit_profile(pts, cost::default_profile(), opt);
+  CHECK(calibration::get(free.profile, chan) == Approx(1.6 * start).epsilon(0.05));
+  opt.regularize = 100;
+  const calibration::FitResult held = calibration::fit_profile(pts, cost::default_profile(), opt);
+  CHECK(calibration::get(held.profile, chan) == start);
+  CHECK(held.error_after > free.error_after);
+  // The term itself: (ln 2)^2 over one parameter; none for a zero anchor.
+  cost::Profile doubled = cost::default_profile();
+  calibration::set(doubled, chan, 2 * start);
+  CHECK(calibration::regularization(doubled, cost::default_profile(), {chan}) == Approx(std::log(2) * std::log(2)));
+  const calibration::FitParam inplace = calibration::fit_param_by_name("os_wake_in_place");
+  REQUIRE(calibration::get(cost::default_profile(), inplace) == 0);
+  calibration::set(doubled, inplace, 5000);
+  CHECK(calibration::regularization(doubled, cost::default_profile(), {inplace}) == 0);
+}
+
+// Measurements that want chan_op at 5 us, outside its physical range (2-1000 ns): the fit stops at
+// 1000 ns and says so.
+TEST_CASE("calibrate: the fit keeps to the physical ranges and reports a parameter at a bound") {
+  const calibration::FitParam chan = calibration::fit_param_by_name("chan_op");
+  cost::Profile truth = cost::default_profile();
+  calibration::set(truth, chan, 5000);
+  calibration::FitOptions opt;
+  opt.params = {chan};
+  opt.jobs = 2;
+  opt.max_evaluations = 30;
+  const calibration::FitResult r = calibration::fit_profile(measured_under(truth), cost::default_profile(), opt);
+  CHECK(calibration::get(r.profile, chan) == 1000);
+  REQUIRE(r.at_bound.size() == 1);
+  CHECK(r.at_bound[0] == "chan_op at its upper bound 1000");
+  CHECK(calibration::fit_range(chan).lo == 2);
+}
+
+// Leave-one-benchmark-out: one prediction per point, one progress line per benchmark, and, for
+// measurements the model can match, predictions close to them; nothing with one benchmark.
+TEST_CASE("calibrate: cross-validation predicts each benchmark from a fit without it") {
+  const calibration::FitParam chan = calibration::fit_param_by_name("chan_op");
+  const calibration::FitParam newproc = calibration::fit_param_by_name("newproc");
+  cost::Profile truth = cost::default_profile();
+  calibration::set(truth, chan, 1.6 * calibration::get(truth, chan));
+  calibration::set(truth, newproc, 0.5 * calibration::get(truth, newproc));
+  const std::vector<calibration::Point> pts = measured_under(truth);
+  calibration::FitOptions opt;
+  opt.params = {chan, newproc};
+  opt.jobs = 2;
+  const calibration::FitResult full = calibration::fit_profile(pts, cost::default_profile(), opt);
+  opt.first_factor = 1.25;
+  opt.max_evaluations = 10;
+  std::vector<std::string> lines;
+  const std::vector<double> cv =
+      calibration::cross_validate(pts, full.profile, opt, [&](const std::string& l) { lines.push_back(l); });
+  REQUIRE(cv.size() == pts.size());
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].find("[1/2] without BenchmarkPingPong") != std::string::npos);
+  CHECK(lines[1].find("[2/2] without BenchmarkGo") != std::string::npos);
+  for (size_t i = 0; i < pts.size(); ++i) CHECK(cv[i] == Approx(pts[i].measured).epsilon(0.05));
+  const std::vector<calibration::Point> one(pts.begin(), pts.begin() + 2);
+  CHECK(calibration::cross_validate(one, full.profile, opt, nullptr).empty());
 }
