@@ -43,6 +43,9 @@ struct Costs {
   int64_t os_balance_delay = 0;        // affine: how long a queued thread waits for an idle core
   int64_t os_idle_exit_latency = 0;    // affine: a thread placed on an idle core starts this much later
   int64_t os_wake_ipi = 0;             // affine: the waker's cost of waking a thread onto an idle core
+  // A compute's memory share takes this fraction longer per other busy core on the machine
+  // (profile.proto, Machine.memory_slowdown); 0: no slowdown.
+  double memory_slowdown = 0;
 };
 
 }  // namespace gmp::engine

@@ -18,6 +18,9 @@ inline constexpr int64_t kNanotimeEpoch = 1'000'000'000;
 struct Core {
   double speed = 1.0;  // relative to the reference core of the cost profile
   int32_t cluster = 0; // the cores sharing a cache have one id (Costs::cacheline_by_distance)
+  // The speed curve: busy_speed[k] multiplies speed while k + 1 cores of the cluster are busy;
+  // counts past the end take the last entry. Empty: 1.0 at every count.
+  std::vector<double> busy_speed = {};
 };
 
 struct EngineConfig {
@@ -52,6 +55,7 @@ struct EngineStats {
   uint64_t woken_in_place = 0;    // a short sleeper on its busy previous core, preempting
   uint64_t placed_on_other = 0;   // on a free core other than its previous one (spread: any free core)
   uint64_t balance_pulls = 0;     // a queued thread pulled by an idle core
+  uint64_t replans = 0;           // computes in flight re-planned as a core's speed changed
 };
 
 }  // namespace gmp::engine
