@@ -780,3 +780,74 @@ TEST_CASE("each driver refuses the other's config", "[engine][drivers]") {
   cfg.chooser = &chooser;
   CHECK_THROWS_AS(TimedDriver(cfg), std::invalid_argument);
 }
+
+namespace {
+
+// Threads that each compute `work[i]` (with memory share `share`) as soon as they start, and the
+// time each finished; under both placements.
+std::vector<int64_t> computes(const EngineConfig& cfg, const std::vector<int64_t>& work, double share = 0) {
+  Engine e(cfg);
+  std::vector<int64_t> done(work.size(), 0);
+  Fns f;
+  for (size_t i = 0; i < work.size(); i++) {
+    f.fns.emplace_back([&e, &done, &work, share, i] {
+      for (int64_t left = work[i]; left > 0;) left = e.compute(left, share);
+      done[i] = e.now();
+    });
+  }
+  f.spawn(e);
+  REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  return done;
+}
+
+EngineConfig curve_config(bool affine, std::vector<double> curve) {
+  EngineConfig cfg = affine ? affine_config(4) : config(4);
+  for (Core& c : cfg.cores) c.busy_speed = curve;
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("a speed curve slows computes by its factor at the cluster's busy count", "[engine][speed]") {
+  for (const bool affine : {false, true}) {
+    INFO((affine ? "affine" : "spread"));
+    // Four threads take the four cores at 0 and start at 10 (a context switch) with all four busy.
+    CHECK(computes(curve_config(affine, {1.0, 0.9, 0.8, 0.5}), {10000, 10000, 10000, 10000}) ==
+          std::vector<int64_t>(4, 10 + 20000));
+    // A group without a curve is unchanged.
+    CHECK(computes(curve_config(affine, {}), {10000, 10000, 10000, 10000}) == std::vector<int64_t>(4, 10 + 10000));
+    // Counts past the curve's end take its last factor; one busy core takes the first.
+    CHECK(computes(curve_config(affine, {1.0, 0.5}), {10000, 10000, 10000}) == std::vector<int64_t>(3, 10 + 20000));
+    CHECK(computes(curve_config(affine, {0.5}), {10000}) == std::vector<int64_t>{10 + 20000});
+  }
+}
+
+TEST_CASE("a compute in flight is re-planned exactly when its cluster's busy count changes", "[engine][speed]") {
+  for (const bool affine : {false, true}) {
+    INFO((affine ? "affine" : "spread"));
+    // Both start at 10 at half speed (2 busy). The short one is done at 10 + 4000 and its thread
+    // exits, freeing its core: the long one has done 2000 of its 10000 and does the other 8000 at
+    // full speed, to 4010 + 8000. Fixed at its start it would end at 20010.
+    EngineConfig cfg = curve_config(affine, {1.0, 0.5});
+    CHECK(computes(cfg, {10000, 2000}) == std::vector<int64_t>{12010, 4010});
+    // Cores of another cluster do not count.
+    cfg.cores[1].cluster = 1;
+    CHECK(computes(cfg, {10000, 2000}) == std::vector<int64_t>{10010, 2010});
+  }
+}
+
+TEST_CASE("memory-bound computes slow down with the other busy cores only", "[engine][speed]") {
+  for (const bool affine : {false, true}) {
+    INFO((affine ? "affine" : "spread"));
+    EngineConfig cfg = curve_config(affine, {});
+    cfg.costs.memory_slowdown = 0.5;
+    // Alone, a compute that is all memory traffic runs at full speed.
+    CHECK(computes(cfg, {10000}, 1.0) == std::vector<int64_t>{10010});
+    // With two other busy cores its time is 1 + 1 x 0.5 x 2 = 2 times as long.
+    CHECK(computes(cfg, {10000, 10000, 10000}, 1.0) == std::vector<int64_t>(3, 20010));
+    // Half memory: 1 + 0.5 x 0.5 x 2 = 1.5.
+    CHECK(computes(cfg, {10000, 10000, 10000}, 0.5) == std::vector<int64_t>(3, 15010));
+    // No memory share: unchanged by the others.
+    CHECK(computes(cfg, {10000, 10000, 10000}, 0.0) == std::vector<int64_t>(3, 10010));
+  }
+}

@@ -30,7 +30,7 @@ class Recorder final : public plat::Driver {
   uint64_t gettid() override { return 7; }
   void tgkill(uint64_t, int) override {}
   void charge(plat::Cost) override {}
-  int64_t compute(int64_t) override { return 0; }
+  int64_t compute(int64_t, double) override { return 0; }
   void block_for(int64_t) override {}
   void switchto(plat::Context&) override {}
   void crash(const char*) override {}

@@ -377,16 +377,17 @@ SimResult run_profile(const char* text, int32_t procs, const cost::Profile& prof
 }  // namespace
 
 // Figure A's shape: on 8 performance + 2 efficiency cores, 8 Ps scale almost linearly and the
-// last two Ps, on slower cores, add less than two cores' worth.
+// last two Ps, on slower cores, add less than two cores' worth. With the performance cluster's
+// speed curve (the all-core clock, m1pro.textproto), the speed-ups are the published 7.52 and
+// 8.60 within 2%.
 TEST_CASE("CPU throughput scales sub-linearly onto efficiency cores", "[sim][figures]") {
   const auto prof = cost::builtin_profile("m1pro");
   REQUIRE(prof.has_value());
   const double t1 = run_profile(kCpu, 1, *prof).ns_per_op;
   const double t8 = run_profile(kCpu, 8, *prof).ns_per_op;
   const double t10 = run_profile(kCpu, 10, *prof).ns_per_op;
-  CHECK(t1 / t8 > 7.5);
-  CHECK(t1 / t10 > t1 / t8);
-  CHECK(t1 / t10 < 9.5);  // two efficiency cores are worth less than two performance cores
+  CHECK(t1 / t8 == Approx(7.52).epsilon(0.02));
+  CHECK(t1 / t10 == Approx(8.60).epsilon(0.02));
 }
 
 // testing.PB.Next: b.RunParallel's goroutines take iterations from the shared count in grains of

@@ -66,8 +66,8 @@ std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::P
 // The objective above; points with NaN count as an error of 10x. (0.1: about 10% at every point.)
 double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim);
 
-// The range the fit keeps `f` in under `p`: its physical range intersected with the loader's (and,
-// for affine placement's os_balance_delay, the loader's floor).
+// The range the fit keeps `f` in: its physical range (sim/cost/physical_bounds.h) intersected with
+// the loader's.
 struct Range {
   double lo = 0, hi = 0;
 };

@@ -35,6 +35,7 @@
 #include "sim/calibration/bench_output.h"
 #include "sim/calibration/fit.h"
 #include "sim/calibration/quiet.h"
+#include "sim/calibration/speed_curve.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/scenario/error.h"
@@ -582,6 +583,9 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
     }
   }
   measure_speed(o, c.sets[0], c);
+  const std::string curve = calibration::measure_speed_curve(
+      c.sets[0].points, c.start, o.jobs, o.measured.empty() ? "go test -bench of sim/calibration/suite" : o.measured);
+  if (!curve.empty()) std::fprintf(stderr, "calibrate: %s (not fitted)\n", curve.c_str());
   std::fprintf(stderr, "calibrate: fitting %zu parameters to %zu points\n", c.params.size(), c.sets[0].points.size());
   calibration::FitOptions fo;
   fo.params = c.params;

@@ -2,6 +2,7 @@
 // schema.
 #include "sim/cost/profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -150,6 +151,37 @@ void check_linux(Problems& problems, const pb::LinuxScheduler& l, const Tree* tr
   }
 }
 
+// A core group's speed curve: busy counts strictly increasing inside 1..the cluster's size,
+// factors inside kMinBusyFactor..kMaxBusyFactor, a source for each.
+void check_busy_speed(Problems& problems, const pb::CoreGroup& g, const Tree* tree, Location at,
+                      const std::string& path, CoreGroup& out) {
+  const uint32_t cluster = g.cluster_size() != 0 ? g.cluster_size() : g.count();
+  uint32_t last = 0;
+  for (int i = 0; i < g.busy_speed_size(); ++i) {
+    const pb::BusySpeed& b = g.busy_speed(i);
+    const Location b_at = where(tree, g, "busy_speed", at, i);
+    const Tree* sub = nested(tree, g, "busy_speed", i);
+    const std::string full = path + ".busy_speed[" + std::to_string(i) + "]";
+    if (b.busy() < 1 || b.busy() > cluster) {
+      problems.add(where(sub, b, "busy", b_at), full + ": busy " + std::to_string(b.busy()) +
+                                                    " is out of range: between 1 and the cluster's " +
+                                                    std::to_string(cluster) + " cores");
+    } else if (b.busy() <= last) {
+      problems.add(where(sub, b, "busy", b_at), full + ": busy " + std::to_string(b.busy()) +
+                                                    " does not follow the previous entry's " + std::to_string(last) +
+                                                    ": busy counts must increase");
+    }
+    last = std::max(last, b.busy());
+    if (!std::isfinite(b.factor()) || b.factor() < kMinBusyFactor || b.factor() > kMaxBusyFactor) {
+      problems.add(where(sub, b, "factor", b_at), full + ": factor " + number(b.factor()) +
+                                                      " is out of range: between " + number(kMinBusyFactor) +
+                                                      " and " + number(kMaxBusyFactor));
+    }
+    if (blank(b.source())) problems.add(where(sub, b, "source", b_at), full + ": source is empty");
+    out.busy_speed.push_back(BusySpeed{b.busy(), b.factor(), b.source()});
+  }
+}
+
 void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, Location at, Machine& out) {
   out.name = m.name();
   if (blank(m.name())) problems.add(where(tree, m, "name", at), "machine: name is empty");
@@ -180,7 +212,9 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
                                                             " is larger than the group's count " +
                                                             std::to_string(g.count()));
     }
-    out.core_groups.push_back(CoreGroup{g.count(), g.speed(), g.kind(), g.source(), g.cluster_size()});
+    CoreGroup group{g.count(), g.speed(), g.kind(), g.source(), g.cluster_size(), {}};
+    check_busy_speed(problems, g, sub, g_at, path, group);
+    out.core_groups.push_back(std::move(group));
   }
   if (total > kMaxCores && m.core_groups_size() > 1) {
     problems.add(where(tree, m, "core_groups", at, 0), "machine: " + std::to_string(total) +
@@ -192,6 +226,11 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
   check_sourced(problems, m, tree, at, "machine", "speed_ns_per_iteration", "ns/iteration", true,
                 {kMinNsPerIteration, kMaxNsPerIteration, "between 0.001 and 1000 ns/iteration"},
                 out.speed_ns_per_iteration);
+  if (m.has_memory_slowdown()) {
+    out.memory_slowdown.emplace();
+    check_sourced(problems, m, tree, at, "machine", "memory_slowdown", "1/core", false,
+                  {0, kMaxMemorySlowdown, "between 0 and 1 (a fraction per other busy core)"}, *out.memory_slowdown);
+  }
   out.os_placement = m.os_placement().empty() ? "spread" : m.os_placement();
   if (out.os_placement != "spread" && out.os_placement != "affine") {
     problems.add(where(tree, m, "os_placement", at),
@@ -214,6 +253,15 @@ std::optional<Param> param_by_name(std::string_view name) {
     if (kNames[i] == name) return static_cast<Param>(i);
   }
   return std::nullopt;
+}
+
+double CoreGroup::busy_factor(uint32_t busy) const {
+  double f = 1.0;
+  for (const BusySpeed& b : busy_speed) {
+    if (b.busy > busy) break;
+    f = b.factor;
+  }
+  return f;
 }
 
 uint32_t Machine::cores() const {

@@ -8,7 +8,8 @@
 //     8, as protoc counts). Problems: syntax errors, unknown fields, a parameter or machine field
 //     missing (named, at the location of the enclosing message), a negative or non-finite value,
 //     a value out of its range (kMaxCost and the others below), a wrong unit, an empty source, no
-//     cores or more than kMaxCores, a core group's cluster_size above its count.
+//     cores or more than kMaxCores, a core group's cluster_size above its count, a speed curve
+//     whose busy counts do not increase or leave 1..cluster size, or whose factor leaves 0.1..1.
 //   - A Profile is plain data: costs are indexed by Param in an array (ns), so the engine's
 //     lookup is one load. Names map to Params with param_by_name().
 //   - default_profile() is the text of sim/cost/profiles/default.textproto embedded at build
@@ -83,6 +84,9 @@ inline constexpr double kMinNsPerIteration = 1e-3;   // speed_ns_per_iteration: 
 inline constexpr double kMaxNsPerIteration = 1e3;    // ... to 1000 ns
 inline constexpr double kMinSpeed = 1e-3;            // a core group's speed: 0.001 ...
 inline constexpr double kMaxSpeed = 1e3;             // ... to 1000 times the reference core
+inline constexpr double kMinBusyFactor = 0.1;        // a speed curve's factor: 0.1 ...
+inline constexpr double kMaxBusyFactor = 1.0;        // ... to 1 (a busier cluster is never faster)
+inline constexpr double kMaxMemorySlowdown = 1.0;    // memory_slowdown: 0 to 1 per other busy core
 // Cores in all: the --cores flag's bound. The engine keeps a record per core and scans the cores
 // when a thread needs one, and GOMAXPROCS is at most 1024, so a bigger machine only costs memory
 // and time (2^31 cores overflowed the int32 core count; 10^8 took gigabytes).
@@ -99,12 +103,23 @@ struct Sourced {
   std::string source;
 };
 
+// One point of a core group's speed curve: `factor` times the group's speed while `busy` cores of
+// the cluster have a thread.
+struct BusySpeed {
+  uint32_t busy = 1;
+  double factor = 1.0;
+  std::string source;
+};
+
 struct CoreGroup {
   uint32_t count = 0;
   double speed = 1.0;
   std::string kind;
   std::string source;
   uint32_t cluster_size = 0;  // cores per cluster sharing a cache; 0: the whole group is one
+  std::vector<BusySpeed> busy_speed;  // strictly increasing busy; empty: 1.0 at every count
+  // The factor while `busy` cores of the cluster are busy: the last entry at or below it, else 1.
+  double busy_factor(uint32_t busy) const;
 };
 
 // machine.linux_scheduler (profile.proto): Linux's fair-scheduler constants, each with its source.
@@ -122,6 +137,7 @@ struct Machine {
   Sourced speed_ns_per_iteration;  // ns/iteration on a reference core
   std::string os_placement;        // "spread" or "affine" (profile.proto)
   LinuxScheduler linux_scheduler;  // "affine" only
+  std::optional<Sourced> memory_slowdown;  // "1/core"; absent: 0
   uint32_t cores() const;          // sum of the groups' counts
 };
 

@@ -30,6 +30,12 @@ std::string profile_text(const Profile& p, const std::string& comment) {
     out->set_kind(g.kind);
     out->set_source(g.source);
     if (g.cluster_size != 0) out->set_cluster_size(g.cluster_size);
+    for (const BusySpeed& b : g.busy_speed) {
+      pb::BusySpeed* point = out->add_busy_speed();
+      point->set_busy(b.busy);
+      point->set_factor(b.factor);
+      point->set_source(b.source);
+    }
   }
   put(m->mutable_os_time_slice(), p.machine.os_time_slice);
   put(m->mutable_speed_ns_per_iteration(), p.machine.speed_ns_per_iteration);
@@ -48,6 +54,7 @@ std::string profile_text(const Profile& p, const std::string& comment) {
     put(o->mutable_newidle_balance_cost(), l.newidle_balance_cost);
     put(o->mutable_delay_dequeue(), l.delay_dequeue);
   }
+  if (p.machine.memory_slowdown) put(m->mutable_memory_slowdown(), *p.machine.memory_slowdown);
   pb::Costs* costs = msg.mutable_costs();
   const gpb::Reflection* r = costs->GetReflection();
   for (size_t i = 0; i < kNumParams; ++i) {

@@ -299,7 +299,7 @@ std::vector<uint32_t> ChoiceDriver::waiting_on(const void* on, Wait w) const {
   return out;
 }
 
-int64_t ChoiceDriver::compute(int64_t work) {
+int64_t ChoiceDriver::compute(int64_t work, double /*memory_share*/) {
   if (work <= 0) return 0;
   const int64_t start = wait_start();
   ChoiceThread& self = cur();

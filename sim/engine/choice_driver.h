@@ -39,7 +39,7 @@ class ChoiceDriver final : public DriverBase {
   void spend(int64_t ns) override;  // nothing: costs are no part of choice mode
 
   // Each of these is a step, or a timed wait whose end is one (chooser.h).
-  int64_t compute(int64_t work) override;
+  int64_t compute(int64_t work, double memory_share) override;  // memory_share: no costs here
   void block_for(int64_t ns) override;
   void kernel_work(int64_t ns) override;
   void timer_sleep(int64_t ns) override;

@@ -57,6 +57,9 @@ struct Costs {
     int64_t newidle_balance_cost = 0;
     bool delay_dequeue = false;
   } kernel;
+  // A compute's memory share takes this fraction longer per other busy core on the machine
+  // (profile.proto, Machine.memory_slowdown); 0: no slowdown.
+  double memory_slowdown = 0;
 };
 
 }  // namespace gmp::engine

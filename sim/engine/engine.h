@@ -60,7 +60,7 @@ class Engine final {
     __builtin_unreachable();  // a call through the vtable loses the attribute
   }
   // CPU work on the calling thread (plat::Driver::compute).
-  int64_t compute(int64_t work) { return driver_->compute(work); }
+  int64_t compute(int64_t work, double memory_share = 0) { return driver_->compute(work, memory_share); }
   // The calling thread blocks in the kernel for ns (plat::Driver::block_for).
   void block_for(int64_t ns) { driver_->block_for(ns); }
   // Charges ns of the calling thread's time as one event (nothing in choice mode).

@@ -18,6 +18,9 @@ inline constexpr int64_t kNanotimeEpoch = 1'000'000'000;
 struct Core {
   double speed = 1.0;  // relative to the reference core of the cost profile
   int32_t cluster = 0; // the cores sharing a cache have one id (Costs::cacheline_by_distance)
+  // The speed curve: busy_speed[k] multiplies speed while k + 1 cores of the cluster are busy;
+  // counts past the end take the last entry. Empty: 1.0 at every count.
+  std::vector<double> busy_speed = {};
 };
 
 struct EngineConfig {
@@ -62,6 +65,7 @@ struct EngineStats {
   // core was idle, and idle_wait_since the start of such a stretch still open (-1: none).
   uint64_t wakeups = 0, wake_on_prev = 0, migrations = 0;
   int64_t idle_wait_ns = 0, idle_wait_since = -1;
+  uint64_t replans = 0;           // computes in flight re-planned as a core's speed changed
 };
 
 }  // namespace gmp::engine

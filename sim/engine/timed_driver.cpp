@@ -30,6 +30,12 @@ struct TimedDriver::TimedThread final : DriverBase::Thread {
   int queued_on = -1;         // the core whose run queue holds it (spread: 0), -1 if none
   int64_t slice_end = 0;
   int64_t compute_start = 0;
+  // The compute's current stretch at one speed (re-planned when its core's speed changes): its
+  // speed, from when, and when its work would be done at that speed.
+  double rate = 1.0;
+  int64_t rate_from = 0;
+  int64_t planned_end = 0;
+  double memory_share = 0;  // of the compute in progress
 
   bool lock_sleeping = false;  // waiting for a runtime lock asleep in the kernel, not spinning
   bool woken = false;          // became ready from a sleep and has not run since (the metrics)
@@ -67,6 +73,13 @@ TimedDriver::TimedDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), rng_(cf
     for (CoreState& c : cs_) c.avg_idle = 2 * k.migration_cost;
   }
   for (const Core& c : cfg_.cores) slowest_speed_ = std::min(slowest_speed_, c.speed);
+  speed_varies_ = cfg_.costs.memory_slowdown > 0;
+  int32_t clusters = 0;
+  for (const Core& c : cfg_.cores) {
+    if (!c.busy_speed.empty()) speed_varies_ = true;
+    clusters = std::max(clusters, c.cluster + 1);
+  }
+  cluster_busy_.assign(static_cast<size_t>(clusters), 0);
   // With both transfer costs 0 distance changes nothing: keep line_cost's early return.
   line_distance_ = cfg_.costs.cacheline_by_distance &&
                    (cfg_.costs.cacheline_transfer != 0 || cfg_.costs.cacheline_transfer_cluster != 0);
@@ -404,6 +417,7 @@ void TimedDriver::give_core(TimedThread& t, int core, int64_t at) {
   }
   push(t);
   idle_wait_update(at);
+  if (speed_varies_) replan(at);
 }
 
 void TimedDriver::release_core(TimedThread& t, int64_t at) {
@@ -412,13 +426,14 @@ void TimedDriver::release_core(TimedThread& t, int64_t at) {
   set_core(core, -1, at);
   t.core = -1;
   t.exec_end = at;
-  if (serve_queue(core, at)) return;
+  if (serve_queue(core, at)) return;  // give_core re-plans
   if (cfg_.costs.affine) {
     cs_[static_cast<size_t>(core)].idle_stamp = at;
-    if (newidle_balance(core, at)) return;
+    if (newidle_balance(core, at)) return;  // give_core re-plans
   }
   move_to_faster_core(core, at);
   idle_wait_update(at);
+  if (speed_varies_) replan(at);
 }
 
 // A free core takes the head of its run queue, if any (affine: the EEVDF pick).
@@ -509,21 +524,22 @@ void TimedDriver::interrupt(TimedThread& t, int64_t at) {
   push(t);
 }
 
-int64_t TimedDriver::compute(int64_t work) {
+int64_t TimedDriver::compute(int64_t work, double memory_share) {
   if (work <= 0) return 0;
   // Affine: a runner preempted while it kept its core blocked (a spinning lock waiter) may come
   // back with its slice already over; it yields before computing, not after.
   if (cfg_.costs.affine && waiting_ != 0) preempt_if_slice_over();
   TimedThread& self = cur();
-  const double speed = cfg_.cores[static_cast<size_t>(self.core)].speed;
-  // Compared as a double: a quotient beyond int64 must not be converted.
-  const double exact = std::ceil(static_cast<double>(work) / speed);
-  const int64_t ns = exact < static_cast<double>(kEndOfTime) ? static_cast<int64_t>(exact) : kEndOfTime;
-  const int64_t planned_end = self.t + ns;
+  self.memory_share = memory_share;
+  const double speed = speed_varies_ ? speed_now(self) : cfg_.cores[static_cast<size_t>(self.core)].speed;
+  const int64_t planned_end = self.t + time_for(static_cast<double>(work), speed);
   self.computing = true;
   computing_++;
   self.compute_start = self.t;
   self.compute_end = planned_end;
+  self.rate = speed;
+  self.rate_from = self.t;
+  self.planned_end = planned_end;
   // Cut at the slice's end if someone is already waiting for a core; at the first pending
   // signal's delivery time.
   if (waiting_ != 0 && others_ready(self.core) && self.slice_end > self.t && self.slice_end < self.compute_end) {
@@ -539,12 +555,71 @@ int64_t TimedDriver::compute(int64_t work) {
   TimedThread& me = cur();
   me.computing = false;
   computing_--;
-  const int64_t left_ns = planned_end - me.t;
+  // What is left at the speed of the compute's last stretch (its first, unless re-planned).
+  const int64_t left_ns = me.planned_end - me.t;
+  const double rate = me.rate;
   enforce_limits();
   if (me.pending != 0) deliver_signals();
   preempt_if_slice_over();
   if (left_ns <= 0) return 0;
-  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(left_ns) * speed));
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(left_ns) * rate));
+}
+
+// ns of virtual time for `work` at `speed`, rounded up; compared as a double, since a quotient
+// beyond int64 must not be converted.
+int64_t TimedDriver::time_for(double work, double speed) {
+  const double exact = std::ceil(work / speed);
+  return exact < static_cast<double>(kEndOfTime) ? static_cast<int64_t>(exact) : kEndOfTime;
+}
+
+// The speed of t's core now: the group's speed, times its curve's factor at the number of busy
+// cores of its cluster, divided by the memory term (1 + share x memory_slowdown x other busy cores).
+double TimedDriver::speed_now(const TimedThread& t) const {
+  const Core& c = cfg_.cores[static_cast<size_t>(t.core)];
+  double speed = c.speed;
+  if (!c.busy_speed.empty()) {
+    const uint32_t busy = cluster_busy_[static_cast<size_t>(c.cluster)];
+    speed *= c.busy_speed[std::min<size_t>(std::max<uint32_t>(busy, 1), c.busy_speed.size()) - 1];
+  }
+  if (t.memory_share > 0 && busy_total_ > 1) {
+    speed /= 1 + t.memory_share * cfg_.costs.memory_slowdown * static_cast<double>(busy_total_ - 1);
+  }
+  return speed;
+}
+
+// A core has taken a thread (+1) or lost one (-1): the busy counts the speed curves read.
+void TimedDriver::count_busy(int core, int delta) {
+  const auto cl = static_cast<size_t>(cfg_.cores[static_cast<size_t>(core)].cluster);
+  cluster_busy_[cl] = static_cast<uint32_t>(static_cast<int64_t>(cluster_busy_[cl]) + delta);
+  busy_total_ = static_cast<uint32_t>(static_cast<int64_t>(busy_total_) + delta);
+}
+
+// The busy counts changed at `at`: every compute in flight whose core's speed is now different
+// goes on from `at` at the new speed. The work done so far is what its stretch's planned end
+// leaves out, in ns at the old speed, so a compute never re-planned ends exactly as planned. A
+// compute cut short (a slice end, a signal) keeps its cut unless its work now ends sooner. Cores
+// are visited in index order, and each re-planned thread is queued again with a tie from the seed:
+// the same run re-plans the same way. Only machines with a curve or a memory_slowdown get here.
+void TimedDriver::replan(int64_t at) {
+  if (computing_ == 0) return;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    const int32_t id = core_thread_[c];
+    if (id < 0) continue;
+    TimedThread& r = thread(static_cast<size_t>(id));
+    if (!r.computing || r.state != State::Running || at >= r.compute_end) continue;
+    const double speed = speed_now(r);
+    if (speed == r.rate) continue;
+    const int64_t from = std::max(at, r.rate_from);  // a stretch never starts before the last one
+    const double left = static_cast<double>(r.planned_end - from) * r.rate;
+    const bool cut = r.compute_end < r.planned_end;
+    r.rate = speed;
+    r.rate_from = from;
+    r.planned_end = from + time_for(left, speed);
+    r.compute_end = cut ? std::min(r.compute_end, r.planned_end) : r.planned_end;
+    r.t = r.compute_end;
+    stats_.replans++;
+    push(r);
+  }
 }
 
 // Coherence: an access to a cell that another thread wrote since this thread last saw it pays a
@@ -798,8 +873,14 @@ void TimedDriver::set_core(int core, int32_t tid, int64_t at) {
     c.util = core_util(core, at);
     c.util_at = std::max(c.util_at, at);
   }
-  if (slot == -1 && tid != -1) free_cores_--;
-  if (slot != -1 && tid == -1) free_cores_++;
+  if (slot == -1 && tid != -1) {
+    free_cores_--;
+    if (speed_varies_) count_busy(core, +1);
+  }
+  if (slot != -1 && tid == -1) {
+    free_cores_++;
+    if (speed_varies_) count_busy(core, -1);
+  }
   slot = tid;
 }
 

@@ -32,7 +32,14 @@
 // contended lock) gives its core to the head of that core's queue. While threads wait for a
 // core, the thread running there whose time slice (Costs::os_quantum) has expired is moved to
 // the queue's tail at its next operation; a long compute is cut at the slice's end when someone
-// is waiting. Compute is scaled by the speed of the core it runs on. A core that frees up while
+// is waiting. Compute is scaled by the speed of the core it runs on: its group's speed times the
+// group's speed curve at the number of busy cores of its cluster, over the memory term
+// 1 + share x memory_slowdown x (busy cores on the machine - 1) (Core::busy_speed,
+// Costs::memory_slowdown). A compute in flight is re-planned whenever those counts change (a core
+// takes or loses a thread, in give_core, release_core, yield_core, move_to_faster_core): the work
+// left, measured at the old speed, runs on at the new one from that moment (replan). Without a
+// curve or a memory_slowdown the counts are not kept and a compute's end is fixed at its start;
+// advance() never looks at any of it. A core that frees up while
 // nobody waits for it takes over the computation on the slowest core slower than it (misfit
 // migration).
 //
@@ -88,7 +95,7 @@ class TimedDriver final : public DriverBase {
 
   // CPU work on the calling thread: `work` ns on a reference core. Returns the work left undone
   // when the compute was cut short (by a signal or the end of a time slice), 0 when completed.
-  int64_t compute(int64_t work) override;
+  int64_t compute(int64_t work, double memory_share) override;
   // The calling thread blocks in the kernel for ns (a blocking system call), off its core.
   void block_for(int64_t ns) override;
   // Kernel work: the thread keeps its core for ns, as a spinning lock waiter does (no switch, no
@@ -164,6 +171,10 @@ class TimedDriver final : public DriverBase {
   void release_core(TimedThread& t, int64_t at);
   bool serve_queue(int core, int64_t at);  // a free core takes its queue's head; false if none
   void move_to_faster_core(int core, int64_t at);  // a freed core takes over a slower core's compute
+  static int64_t time_for(double work, double speed);  // ns for work at speed, rounded up
+  double speed_now(const TimedThread& t) const;  // t's core's speed under the busy counts now
+  void count_busy(int core, int delta);  // core took (+1) or lost (-1) its thread
+  void replan(int64_t at);               // computes in flight go on at their cores' new speeds
   void push(TimedThread& t);             // (re)queue a running thread at its clock
   void enqueue(TimedThread& t, int64_t at);  // t's queue entry (new or replacing its old one), due at `at`
   void unqueue(TimedThread& t);          // t has no queue entry any more
@@ -222,6 +233,11 @@ class TimedDriver final : public DriverBase {
   std::vector<CoreState> cs_;
   int64_t tick_ = 1, slice_ = 1;      // the tick, and the base slice scaled for the core count
   double slowest_speed_ = 1e300;      // the slowest core's speed
+  // Speeds that move with the load: some core has a speed curve or the machine a memory_slowdown.
+  // Only then are the busy counts kept: per cluster (Core::cluster) and for the machine.
+  bool speed_varies_ = false;
+  std::vector<uint32_t> cluster_busy_;
+  uint32_t busy_total_ = 0;
   bool line_distance_ = false;        // cfg_.costs.cacheline_by_distance
   // The hot path's summaries, so that an operation costs few comparisons. next_limits_: the event
   // count at which enforce_limits must run (the event limit or the next progress report).

@@ -106,8 +106,9 @@ class Driver {
   virtual void tgkill(uint64_t tid, int sig) = 0;     // send sig to thread tid
   virtual void charge(Cost c) = 0;
   // CPU work of `work` ns on a reference core; returns the work left if it was cut short (by a
-  // signal or the end of a time slice), 0 when done.
-  virtual int64_t compute(int64_t work) = 0;
+  // signal or the end of a time slice), 0 when done. memory_share (0 to 1): the fraction of it that
+  // is memory traffic, which a driver may slow down as other cores get busy.
+  virtual int64_t compute(int64_t work, double memory_share) = 0;
   // The calling thread blocks in the kernel for ns (a blocking system call).
   virtual void block_for(int64_t ns) = 0;
   // The calling thread works in the kernel for ns on its core (a system call that computes rather

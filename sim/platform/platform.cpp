@@ -168,10 +168,12 @@ SignalHandler signal_handler(int sig) {
   return handlers[sig].load(std::memory_order_acquire);
 }
 
-int64_t compute(int64_t work, plat::Site site) {
+int64_t compute(int64_t work, plat::Site site) { return compute(work, 0.0, site); }
+
+int64_t compute(int64_t work, double memory_share, plat::Site site) {
   if (Driver* d = current_driver()) {
     detail::tls_site = site;
-    return d->compute(work);
+    return d->compute(work, memory_share);
   }
   // Real hardware: burn the CPU for that long.
   const int64_t end = nanotime() + work;

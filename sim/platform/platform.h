@@ -53,6 +53,7 @@ SignalHandler signal_handler(int sig);
 void charge(Cost c, plat::Site site = plat::Site::current());
 // User computation and blocking system calls, for the workload (see Driver).
 int64_t compute(int64_t work, plat::Site site = plat::Site::current());
+int64_t compute(int64_t work, double memory_share, plat::Site site = plat::Site::current());
 void block_for(int64_t ns, plat::Site site = plat::Site::current());
 void kernel_work(int64_t ns, plat::Site site = plat::Site::current());
 void timer_sleep(int64_t ns, plat::Site site = plat::Site::current());

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -581,6 +582,12 @@ class Compiler {
       case Op::kCompute: {
         Instr in{.op = Opcode::Compute, .cgo = o.compute().cgo()};
         amount(o.compute(), n, in);
+        in.memory_share = o.compute().memory_share();
+        if (!(in.memory_share >= 0 && in.memory_share <= 1)) {  // NaN fails both
+          std::ostringstream v;
+          v << in.memory_share;
+          error(n.at("memory_share"), "memory_share " + v.str() + " is out of range: between 0 and 1");
+        }
         emit(in, n.self());
         return;
       }

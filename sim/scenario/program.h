@@ -92,6 +92,7 @@ struct Instr {
   int32_t spawn = -1;        // Go, AfterFunc: spawns[spawn], when the statement has a name; else -1
   int64_t ns = 0;            // Compute, Sleep, AfterFunc, Syscall, BusyPoll (per poll)
   int64_t iterations = 0;    // Compute, BusyPoll (per poll)
+  double memory_share = 0;   // Compute: the share of its time that is memory traffic (0 to 1)
   int64_t count = 0;         // LoopStart, WgAdd, Parallel; BusyPoll: max polls or -1
   // exprs[expr] computes at run time what the literal would give: ns (Compute, Sleep, Syscall),
   // iterations (Compute, when expr_iterations), count (LoopStart, WgAdd, Parallel); -1 when none.

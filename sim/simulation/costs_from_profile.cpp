@@ -79,6 +79,7 @@ Costs costs_from_profile(const cost::Profile& prof) {
   }
   c.os_idle_exit_latency = ns(prof, Param::OsIdleExitLatency);
   c.os_wake_ipi = ns(prof, Param::OsWakeIpi);
+  c.memory_slowdown = prof.machine.memory_slowdown ? prof.machine.memory_slowdown->value : 0.0;
   return c;
 }
 

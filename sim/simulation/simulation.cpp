@@ -13,6 +13,19 @@
 
 namespace gmp::engine {
 
+namespace {
+
+// A group's speed curve as the engine reads it: the factor at each busy count from 1 to the last
+// entry's.
+std::vector<double> dense_curve(const cost::CoreGroup& grp) {
+  std::vector<double> out;
+  if (grp.busy_speed.empty()) return out;
+  for (uint32_t busy = 1; busy <= grp.busy_speed.back().busy; busy++) out.push_back(grp.busy_factor(busy));
+  return out;
+}
+
+}  // namespace
+
 std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores) {
   std::vector<Core> out;
   const int32_t want = cores > 0 ? cores : static_cast<int32_t>(prof.machine.cores());
@@ -22,17 +35,19 @@ std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores) {
   int32_t first = 0, next = 0;  // the current group's first cluster id; the next group's
   uint32_t size = 1, i = 0;     // the current group's cluster size; a core's index in the group
   double last = 1.0;
+  std::vector<double> last_curve;
   for (const auto& grp : prof.machine.core_groups) {
     first = next;
     size = grp.cluster_size != 0 ? grp.cluster_size : UINT32_MAX;
+    last_curve = dense_curve(grp);
     for (i = 0; i < grp.count && static_cast<int32_t>(out.size()) < want; i++) {
-      out.push_back(Core{grp.speed, first + static_cast<int32_t>(i / size)});
+      out.push_back(Core{grp.speed, first + static_cast<int32_t>(i / size), last_curve});
     }
     next = first + static_cast<int32_t>(grp.cluster_size != 0 ? (grp.count + size - 1) / size : 1);
     last = grp.speed;
   }
   for (; static_cast<int32_t>(out.size()) < want; i++) {
-    out.push_back(Core{last, first + static_cast<int32_t>(i / size)});
+    out.push_back(Core{last, first + static_cast<int32_t>(i / size), last_curve});
   }
   return out;
 }

@@ -224,14 +224,14 @@ void Interpreter::compute(rt::g* gp, const Instr& in) {
     rt::m* mp = plat::getg()->m;
     mp->incgo = true;
     mp->ncgocall++;
-    while (left > 0) left = plat::compute(left);
+    while (left > 0) left = plat::compute(left, in.memory_share);
     mp->incgo = false;
     r_.exitsyscall();
     return;
   }
   while (left > 0) {
     gp->stack->async_safe = true;
-    left = plat::compute(left);
+    left = plat::compute(left, in.memory_share);
     gp->stack->async_safe = false;
     if (gp->asyncPreemptInjected) {
       // The signal handler pushed a call to asyncPreempt: make it.

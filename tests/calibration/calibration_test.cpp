@@ -11,6 +11,7 @@
 #include "sim/calibration/fit.h"
 #include "sim/calibration/quiet.h"
 #include "sim/cost/physical_bounds.h"
+#include "sim/calibration/speed_curve.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 #include "tests/pingpong_text.h"
@@ -265,7 +266,7 @@ TEST_CASE("calibrate: regularisation holds a parameter near its starting value")
   cost::Profile doubled = cost::default_profile();
   calibration::set(doubled, chan, 2 * start);
   CHECK(calibration::regularization(doubled, cost::default_profile(), {chan}) == Approx(std::log(2) * std::log(2)));
-  const calibration::FitParam inplace = calibration::fit_param_by_name("os_wake_in_place");
+  const calibration::FitParam inplace = calibration::fit_param_by_name("os_wake_ipi");
   REQUIRE(calibration::get(cost::default_profile(), inplace) == 0);
   calibration::set(doubled, inplace, 5000);
   CHECK(calibration::regularization(doubled, cost::default_profile(), {inplace}) == 0);
@@ -313,4 +314,41 @@ TEST_CASE("calibrate: cross-validation predicts each benchmark from a fit withou
   for (size_t i = 0; i < pts.size(); ++i) CHECK(cv[i] == Approx(pts[i].measured).epsilon(0.05));
   const std::vector<calibration::Point> one(pts.begin(), pts.begin() + 2);
   CHECK(calibration::cross_validate(one, full.profile, opt, nullptr).empty());
+}
+// The speed curve from BenchmarkCPU at several GOMAXPROCS: each core's efficiency t1 / (n tn),
+// over what the model loses by itself; which points set which busy count (speed_curve.h).
+TEST_CASE("calibrate: the speed curve is derived from BenchmarkCPU's points", "[speed]") {
+  cost::CoreGroup group{8, 1.0, "performance", "s", 4, {{3, 0.95, "kept"}}};
+  SECTION("t1 / (n tn) per core, over the simulated efficiency") {
+    const std::vector<calibration::CpuPoint> pts{{1, 1000, 1000}, {2, 520, 510}, {4, 280, 250}};
+    const auto curve = calibration::busy_speed_from_points(pts, group, "m.txt");
+    REQUIRE(curve.size() == 4);
+    CHECK(curve[0].busy == 1);
+    CHECK(curve[0].factor == 1.0);
+    CHECK(curve[1].busy == 2);
+    CHECK(curve[1].factor == Approx((1000.0 / (2 * 520)) / (1000.0 / (2 * 510))));
+    CHECK(curve[2].busy == 3);  // no point measures 3 busy cores: the group's entry stays
+    CHECK(curve[2].factor == 0.95);
+    CHECK(curve[2].source == "kept");
+    CHECK(curve[3].busy == 4);
+    CHECK(curve[3].factor == Approx(1000.0 / (4 * 280)));  // simulated at 4 Ps: perfect scaling
+    CHECK_THAT(curve[1].source, Catch::Matchers::StartsWith("measured: BenchmarkCPU at -cpu 1 and -cpu 2, 1000 and 520"));
+    CHECK_THAT(curve[1].source, Catch::Matchers::EndsWith("(m.txt)"));
+  }
+  SECTION("full clusters stand for busy = cluster size only without a point there") {
+    const std::vector<calibration::CpuPoint> with4{{1, 1000, 0}, {4, 270, 0}, {8, 150, 0}};
+    CHECK(calibration::busy_speed_from_points(with4, group, "m").back().factor == Approx(1000.0 / (4 * 270)));
+    const std::vector<calibration::CpuPoint> only8{{1, 1000, 0}, {8, 150, 0}};
+    const auto curve = calibration::busy_speed_from_points(only8, group, "m");
+    CHECK(curve.back().busy == 4);
+    CHECK(curve.back().factor == Approx(1000.0 / (8 * 150)));
+    CHECK_THAT(curve.back().source, Catch::Matchers::Contains("every busy cluster full"));
+  }
+  SECTION("part-full clusters, slower groups, and noise") {
+    // 6 Ps: one cluster full, one half; 10 Ps: beyond the group. Neither says anything alone.
+    CHECK(calibration::busy_speed_from_points({{1, 1000, 0}, {6, 170, 0}, {10, 100, 0}}, group, "m").empty());
+    CHECK(calibration::busy_speed_from_points({{2, 500, 0}}, group, "m").empty());  // no 1-P point
+    const auto fast = calibration::busy_speed_from_points({{1, 1000, 0}, {2, 480, 0}}, group, "m");
+    CHECK(fast[1].factor == 1.0);  // a speed-up above n is noise: clamped
+  }
 }
