@@ -628,34 +628,38 @@ TEST_CASE("affine placement: a delayed-dequeued sleeper woken soon wakes in plac
   }
 }
 
-// T0 and T2 share core 0 (2,000-ns slices), so T2 has run recently when T1 exits on core 1 and
-// core 1 goes idle: newidle balancing pulls T2 if it is cache cold (migration cost 0), not if it
-// is hot (a migration cost longer than the run; newidle balancing counts no failures).
+// T0 and T2 share core 0 (2,000-ns slices, a 2,000-ns tick: without HRTICK a slice ends at a
+// tick), so T2 has run recently when T1 exits on core 1 and core 1 goes idle: newidle balancing
+// pulls T2 if it is cache cold (migration cost 0), not if it is hot (a migration cost longer than
+// the run; newidle balancing counts no failures). Tick balancing would move the hot thread after
+// cache_nice_tries failures; that many are not reached here.
 TEST_CASE("affine placement: a core going idle pulls a cache-cold queued thread, not a hot one",
           "[engine][placement]") {
   for (const int64_t migration_cost : {int64_t{0}, int64_t{1'000'000'000}}) {
     EngineConfig cfg = affine_config(2);
     cfg.costs.kernel.migration_cost = migration_cost;
-    cfg.costs.kernel.tick = 1'000'000;  // no tick balancing within the test's window
+    cfg.costs.kernel.tick = 2000;
+    cfg.costs.kernel.cache_nice_tries = 1000;
     Engine e(cfg);
-    int t2_core_after = -1;
+    int t2_core_before = -1, t2_core_after = -1;
     Fns f;
     f.fns.emplace_back([&] {
       for (int64_t left = 200000; left > 0;) left = e.compute(left);
     });
     f.fns.emplace_back([&] { e.compute(9000); });
     f.fns.emplace_back([&] {
+      t2_core_before = e.current_core();
       for (int64_t left = 20000; left > 0;) left = e.compute(left);
       t2_core_after = e.current_core();
     });
     f.spawn(e);
     REQUIRE(e.run().stop == Engine::Stop::AllExited);
     INFO("migration_cost " << migration_cost);
-    // TODO(placement): the hot case still pulls in this set-up (issue 23, see the branch report).
-    if (migration_cost == 0) {
-      CHECK(e.stats().newidle_pulls == 1);
-      CHECK(t2_core_after == 1);
-    }
+    const bool cold = migration_cost == 0;
+    CHECK(t2_core_before == 0);
+    CHECK(e.stats().newidle_pulls == (cold ? 1u : 0u));
+    CHECK(e.stats().balance_pulls == 0);
+    CHECK(t2_core_after == (cold ? 1 : 0));
   }
 }
 
@@ -697,36 +701,45 @@ TEST_CASE("affine placement: a wake-up onto an idle core costs the waker os_wake
 
 // A fast core that frees up takes over the slow core's computation; the slow core then serves its
 // own queue at once instead of sitting idle until the balancer looks. T1 computes on the slow core
-// 1, where T2, the thread it creates, queues; T0 leaves the fast core 0 for a long sleep.
+// 1, where T2, the thread it creates, queues (core 0 is busy at that moment); T0 leaves the fast
+// core 0 for a long sleep. With newidle balancing, core 0 going idle first pulls T2 (it never ran,
+// so it is not cache hot): T2 starts on core 0, and T1 moves there once T2 has exited. With
+// newidle balancing off (its cost above the core's average idle period, as sched_balance_newidle
+// checks), core 0 takes over T1's computation instead and core 1 starts T2 at once.
 TEST_CASE("affine placement: a core left by a thread moving to a faster one serves its own queue",
           "[engine][placement]") {
-  EngineConfig cfg = affine_config(2);
-  cfg.cores[0].speed = 2.0;
-  cfg.costs.os_quantum = 1'000'000'000;
-  cfg.costs.kernel.tick = 1'000'000;
-  Engine e(cfg);
-  int64_t t2_start = -1;
-  int t2_core = -1, t1_core = -1;
-  std::function<void()> t2 = [&] {
-    t2_start = e.now();
-    t2_core = e.current_core();
-  };
-  Fns f;
-  f.fns.emplace_back([&] {
-    e.compute(1000);  // 500 ns on the fast core
-    plat::usleep(1000);
-  });
-  f.fns.emplace_back([&] {
-    e.newosproc("T2", &Fns::entry, &t2, nullptr);
-    for (int64_t left = 100000; left > 0;) left = e.compute(left);
-    t1_core = e.current_core();
-  });
-  f.spawn(e);
-  REQUIRE(e.run().stop == Engine::Stop::AllExited);
-  CHECK(t1_core == 0);   // it finished on the fast core
-  CHECK(t2_core >= 0);   // TODO(placement): Linux placement now starts T2 on core 0 (branch report)
-  CHECK(t2_start > 0);
-  CHECK(t2_start < 10000);  // not the balancer's 1 ms
+  for (const bool newidle : {true, false}) {
+    EngineConfig cfg = affine_config(2);
+    cfg.cores[0].speed = 2.0;
+    cfg.costs.os_quantum = 1'000'000'000;
+    cfg.costs.kernel.tick = 1'000'000;
+    if (!newidle) cfg.costs.kernel.newidle_balance_cost = 1'000'000'000;
+    Engine e(cfg);
+    int64_t t2_start = -1;
+    int t2_core = -1, t1_core = -1;
+    std::function<void()> t2 = [&] {
+      t2_start = e.now();
+      t2_core = e.current_core();
+    };
+    Fns f;
+    f.fns.emplace_back([&] {
+      e.compute(1000);  // 500 ns on the fast core
+      plat::usleep(1000);
+    });
+    f.fns.emplace_back([&] {
+      e.newosproc("T2", &Fns::entry, &t2, nullptr);
+      for (int64_t left = 100000; left > 0;) left = e.compute(left);
+      t1_core = e.current_core();
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    INFO("newidle " << newidle);
+    CHECK(t1_core == 0);  // it finished on the fast core
+    CHECK(t2_core == (newidle ? 0 : 1));
+    CHECK(e.stats().newidle_pulls == (newidle ? 1u : 0u));
+    CHECK(t2_start > 0);
+    CHECK(t2_start < 10000);  // not the balancer's 1 ms
+  }
 }
 
 namespace {
