@@ -12,8 +12,11 @@ from the raw sched events the OS-placement figures that `gmpsim run --events` pr
   migrations_per_s    times a thread of the process starts running (sched_switch to it) on another
                       CPU than the one it last ran on, its first run left out, per second of the span.
   idle_wait_ms_per_s  time during which at least one thread of the process is runnable but not
-                      running (woken, new or preempted, until it is switched in) while at least
-                      one CPU runs the idle task (pid 0), in ms per second of the span.
+                      running (woken, new or preempted, until it is switched in) in the queue of
+                      a busy CPU (the woken one's target_cpu, the preempted one's own, a
+                      migration's dest_cpu) while at least one CPU runs the idle task (pid 0), in
+                      ms per second of the span. A thread woken onto an idle CPU is not waiting
+                      behind anyone: its time to run is that CPU's wake-up, not counted.
 
 The span runs from the process's first event under the test binary's name (after the exec) to its
 last event (its exit). A CPU's state is known from its first event on; a CPU of the machine with
@@ -162,6 +165,7 @@ def analyse(source, tgid, comm=None):
     seen_cpus = set()
     state, last_cpu, asleep_since, ready_since, preempted_at, woken = {}, {}, {}, {}, {}, {}
     waiting = set()
+    queued_on = {}  # a waiting tid -> the CPU whose queue holds it (unknown: taken as busy)
     clock = None
 
     def in_span(t):
@@ -186,8 +190,12 @@ def analyse(source, tgid, comm=None):
         if not m:
             continue
         cur_tid, cpu, t, name, rest = int(m.group(3)), int(m.group(4)), float(m.group(5)) * 1e3, m.group(6), m.group(7)
-        # The time since the last event counts as idle waiting if one of ours waited and a CPU idled.
-        if clock is not None and waiting and any(p == 0 for p in running.values()):
+        # The time since the last event counts as idle waiting if one of ours waited in the queue of
+        # a busy CPU while a CPU idled. A thread woken onto an idle CPU is not waiting there behind
+        # anyone: the time until it runs is that CPU's wake-up (an IPI and the exit from idle, on a
+        # VM an exit to the host), which the simulator counts in os_idle_exit_latency, not here.
+        if clock is not None and waiting and any(p == 0 for p in running.values()) and \
+                any(running.get(queued_on.get(w), 1) != 0 for w in waiting):
             lo, hi = max(clock, start), min(t, end)
             if hi > lo:
                 a.idle_wait_ms += hi - lo
@@ -210,6 +218,7 @@ def analyse(source, tgid, comm=None):
                 if pstate.startswith("R"):
                     state[prev] = "ready"
                     waiting.add(prev)
+                    queued_on[prev] = cpu
                     ready_since[prev] = t
                     preempted_at[prev] = t
                 elif pstate[0] in "XZ":
@@ -245,15 +254,18 @@ def analyse(source, tgid, comm=None):
             pid = _int_field("pid", rest)
             if pid not in ours:
                 continue
+            target = _int_field("target_cpu", rest)
             if name == "sched_wakeup_new":
                 state[pid] = "ready"
                 waiting.add(pid)
+                queued_on[pid] = target
                 ready_since[pid] = t
                 continue
             if state.get(pid) != "sleep":
                 continue  # still on its CPU (woken on its way to sleep), or already runnable
             state[pid] = "ready"
             waiting.add(pid)
+            queued_on[pid] = target
             ready_since[pid] = t
             prev_cpu = last_cpu.get(pid)
             counted = in_span(t)
@@ -269,7 +281,10 @@ def analyse(source, tgid, comm=None):
             if pid in ours and in_span(t):
                 a.cpu_ms[pid] += _int_field("runtime", rest) / 1e6
         elif name == "sched_migrate_task":
-            if _int_field("pid", rest) in ours and in_span(t):
+            pid = _int_field("pid", rest)
+            if pid in ours and pid in waiting:
+                queued_on[pid] = _int_field("dest_cpu", rest)
+            if pid in ours and in_span(t):
                 a.migrate_task_events += 1
     for cpu, since in idle_since.items():
         if since is not None and running.get(cpu) == 0:
