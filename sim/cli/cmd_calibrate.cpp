@@ -182,14 +182,25 @@ double cpu_seconds(int who) {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-// The 1-minute load average before measuring, printed (and written as a comment) with a warning
-// above kQuietLoad.
-std::string check_load(const Set& s, QuietSummary& q) {
+// The 1-minute load average before a set's build (a Go build or a benchmark lifts it for a minute
+// after), printed and written as a comment with a warning above
+// kQuietLoad. For the sets measured after the first, the average would mostly show calibrate's own
+// runs: it is written down but not judged (each run's own figures are, in run_once).
+std::optional<double> read_load() {
   const textproto::FileText f = textproto::read_file("/proc/loadavg");
-  if (f.error.empty()) q.load_before = calibration::parse_loadavg(f.text);
+  return f.error.empty() ? calibration::parse_loadavg(f.text) : std::nullopt;
+}
+
+std::string check_load(const Set& s, QuietSummary& q, bool first) {
+  q.load_before = read_load();
   if (!q.load_before) return "# quiet: no /proc/loadavg\n";
   char line[200];
-  std::snprintf(line, sizeof line, "load average %.2f before measuring the %s", *q.load_before, s.label.c_str());
+  if (!first) {
+    std::snprintf(line, sizeof line, "load average %.2f before measuring the %s (not judged: it includes this "
+                  "calibrate's own runs)", *q.load_before, s.label.c_str());
+    return std::string("# quiet: ") + line + "\n";
+  }
+  std::snprintf(line, sizeof line, "load average %.2f before measuring", *q.load_before);
   if (*q.load_before > calibration::kQuietLoad) {
     std::fprintf(stderr, "calibrate: WARNING: the machine is not quiet: %s (limit %.2f); the figures carry that load\n",
                  line, calibration::kQuietLoad);
@@ -259,7 +270,8 @@ std::string run_once(const GoWork& w, const Set& s, const std::string& cpu, int 
 // minutes of measuring falls on every GOMAXPROCS alike rather than on the last one. The output is
 // the runs' go test output one after the other (valid go test -bench output) with "# " comments.
 std::string measure_set(const Set& s, const std::string& go, const std::string& cpus, int count, const std::string& bt,
-                        QuietSummary& q) {
+                        QuietSummary& q, bool first) {
+  std::string load = check_load(s, q, first);  // before the build, which lifts the load average
   const GoWork w = build_go_test(s, go);
   std::vector<std::string> each;
   std::stringstream ss(cpus);
@@ -267,7 +279,7 @@ std::string measure_set(const Set& s, const std::string& go, const std::string& 
   std::string out = "# gmpsim calibrate: go test -c of " + s.dir + ", run with -test.run '^$' -test.bench . " +
                     "-test.count 1 -test.benchtime " + bt + " once per repetition (" + std::to_string(count) +
                     ") and -test.cpu value (" + cpus + "), interleaved\n";
-  out += check_load(s, q);
+  out += load;
   const size_t expected = s.scenarios.size() * each.size() * static_cast<size_t>(count);
   size_t done = 0;
   for (int rep = 1; rep <= count; ++rep) {
@@ -573,7 +585,7 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
       s.output = read_measurements(file);
       make_points(s, file);
     } else {
-      s.output = measure_set(s, o.go, o.cpus, o.count, o.benchtime, s.quiet);
+      s.output = measure_set(s, o.go, o.cpus, o.count, o.benchtime, s.quiet, i == 0);
       make_points(s, s.label + " benchmarks");
     }
     if (s.points.empty()) {
