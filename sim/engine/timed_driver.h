@@ -17,26 +17,26 @@
 // placement (Costs::affine):
 //   - spread: it takes a free core (the fastest free one, lowest index among equals) or waits in
 //     one FIFO run queue for the machine.
-//   - affine: each core has a FIFO run queue, and a thread has a previous core (the last it ran
-//     on). A thread that slept less than os_wake_in_place wakes on its previous core whatever
-//     that core is doing: it runs there at once if the core is free, else it goes to the head of
-//     the core's queue and preempts the thread running there (Linux's EEVDF keeps a short
-//     sleeper on its core's run queue, where it is woken in place and, having lag left, preempts).
-//     Any other ready thread takes its previous core if free, else the fastest free core, else
-//     waits at the tail of its previous core's queue (a new thread: its creator's core's), and
-//     an idle core pulls it once it has waited os_balance_delay (checked again each period, as
-//     the load balancer runs every few ticks).
-//     A thread placed on a free core starts os_idle_exit_latency later, and a waker whose wake-up
-//     lands on a free core pays os_wake_ipi (spread folds both into the futex costs).
-// A thread that blocks (note sleep, usleep, a
-// contended lock) gives its core to the head of that core's queue. While threads wait for a
-// core, the thread running there whose time slice (Costs::os_quantum) has expired is moved to
-// the queue's tail at its next operation; a long compute is cut at the slice's end when someone
+//   - affine: Linux's fair scheduler (docs/placement.md gives each rule with its fair.c source).
+//     Each core has an EEVDF queue (vruntime, lag, virtual deadline; the pick takes the eligible
+//     thread with the earliest deadline, and a slice ends at the first tick past the deadline). A
+//     woken thread still queued on its core as a delayed sleeper goes back there; any other one
+//     is placed by wake_affine and select_idle_sibling (idle target, idle previous core, its
+//     recent core, then an idle-core scan that SIS_UTIL cuts short on a busy LLC), preempting the
+//     thread on a busy core if the pick now prefers it. Idle cores pull waiting threads that are
+//     not cache hot when they go idle (newidle) and at their ticks (periodic balancing). The
+//     constants are Costs::kernel's (the profile's machine.linux_scheduler). A thread placed on
+//     a free core starts os_idle_exit_latency later, and a waker whose wake-up lands on a free
+//     core pays os_wake_ipi (spread folds both into the futex costs).
+// A thread that blocks (note sleep, usleep, a contended lock) gives its core to the next one
+// of that core's queue. Under spread placement, while threads wait for a core, the thread
+// running there whose time slice (Costs::os_quantum) has expired is moved to the queue's tail at
+// its next operation; a long compute is cut at the slice's end when someone
 // is waiting. Compute is scaled by the speed of the core it runs on: its group's speed times the
 // group's speed curve at the number of busy cores of its cluster, over the memory term
 // 1 + share x memory_slowdown x (busy cores on the machine - 1) (Core::busy_speed,
 // Costs::memory_slowdown). A compute in flight is re-planned whenever those counts change (a core
-// takes or loses a thread, in give_core, release_core, yield_core, move_to_faster_core): the work
+// takes or loses a thread: set_core counts it, give_core and release_core re-plan): the work
 // left, measured at the old speed, runs on at the new one from that moment (replan). Without a
 // curve or a memory_slowdown the counts are not kept and a compute's end is fixed at its start;
 // advance() never looks at any of it. A core that frees up while
