@@ -546,14 +546,15 @@ EngineConfig affine_config(int cores) {
 }
 
 // T0 computes on core 0, creates T2 (queued there) and sleeps 1 us; T2 computes meanwhile; T1
-// computes on core 1 until shortly before T0 wakes, then exits. At the wake-up T0's previous core
-// is busy and core 1 idle: select_idle_sibling's scan finds core 1 when the LLC is lightly used,
-// and SIS_UTIL cuts the scan when it is busy (a short PELT half-life makes 20 us of work count).
+// computes on core 1 until shortly before T0 wakes, then exits (or sleeps 1 ms: t1_sleeps). At
+// the wake-up T0's previous core is busy and core 1 idle: select_idle_sibling's scan finds core 1
+// when the LLC is lightly used, and SIS_UTIL cuts the scan when it is busy (a short PELT
+// half-life makes 20 us of work count; T1 must sleep, not exit, for its share to stay on core 1).
 struct SisRun {
   int after = -1;
   EngineStats st;
 };
-SisRun sis_run(int64_t halflife) {
+SisRun sis_run(int64_t halflife, bool t1_sleeps = false) {
   EngineConfig cfg = affine_config(2);
   cfg.costs.kernel.pelt_halflife = halflife;
   cfg.costs.kernel.migration_cost = 1'000'000'000;  // hot: no balancer moves T0 either
@@ -570,7 +571,10 @@ SisRun sis_run(int64_t halflife) {
     plat::usleep(1);
     r.after = e.current_core();
   });
-  f.fns.emplace_back([&] { e.compute(20800); });
+  f.fns.emplace_back([&] {
+    e.compute(20800);
+    if (t1_sleeps) plat::usleep(1000);  // its utilisation stays on core 1 while it sleeps
+  });
   f.spawn(e);
   REQUIRE(e.run().stop == Engine::Stop::AllExited);
   r.st = e.stats();
@@ -584,19 +588,34 @@ TEST_CASE("affine placement: the idle search finds an idle core unless SIS_UTIL 
   const SisRun idle_llc = sis_run(1'000'000'000);
   CHECK(idle_llc.after == 1);
   CHECK(idle_llc.st.placed_on_other == 3);  // T0's and T1's first placements, then T0's wake-up
-  const SisRun busy_llc = sis_run(1000);
+  const SisRun busy_llc = sis_run(1000, /*t1_sleeps=*/true);
   CHECK(busy_llc.after == 0);  // queued on its busy previous core, run there after T2's slice
   CHECK(busy_llc.st.placed_on_other == 2);
-  // The metrics: T0's wake-up is the only one (T1 and T2 start, they do not wake). It ran on its
-  // previous core only when the scan was cut, and only then did it wait while core 1 idled.
+  // The metrics: T0's wake-up is the only one of the first run (T1 and T2 start, they do not
+  // wake); the second adds T1's, on its idle previous core. T0 ran on its previous core only when
+  // the scan was cut, and only then did it wait while core 1 idled.
   CHECK(idle_llc.st.wakeups == 1);
-  CHECK(busy_llc.st.wakeups == 1);
+  CHECK(busy_llc.st.wakeups == 2);
   CHECK(idle_llc.st.wake_on_prev == 0);
-  CHECK(busy_llc.st.wake_on_prev == 1);
+  CHECK(busy_llc.st.wake_on_prev == 2);
   CHECK(idle_llc.st.migrations == 1);
   CHECK(busy_llc.st.migrations == 0);
   CHECK(idle_llc.st.idle_wait_ns == 0);
   CHECK(busy_llc.st.idle_wait_ns > 0);
+}
+
+// PELT as the kernel keeps it, with a half-life so long that nothing decays: each new thread
+// starts with half its core's spare capacity (post_init_entity_util_avg: T0 and T1 0.5 each on
+// their empty cores, T2 0.25 behind T0), and a sleeper's share stays on its core's cfs_rq. With T1
+// asleep on core 1 at T0's wake-up the LLC's mean is (0.75 + 0.5) / 2, above SIS_UTIL's cut on two
+// cores (about 0.6): T0 queues on its busy core. With T1 gone its share leaves too and the scan
+// finds core 1 (the first test above).
+TEST_CASE("affine placement: a new thread's initial utilisation and a sleeper's stay on their core",
+          "[engine][placement]") {
+  const SisRun gone = sis_run(1'000'000'000);
+  CHECK(gone.after == 1);
+  const SisRun asleep = sis_run(1'000'000'000, /*t1_sleeps=*/true);
+  CHECK(asleep.after == 0);
 }
 
 // T0 runs on core 0 with T2 queued behind it, then sleeps 1 us; T1 keeps core 1 busy. T0 has run

@@ -50,6 +50,12 @@ struct TimedDriver::TimedThread final : DriverBase::Thread {
   double load = 1;             // runnable average (PELT), as of load_at
   int64_t load_at = 0;
   bool runnable = true;
+  // Utilisation (PELT's util_avg: the running average, as of util_at) and UTIL_EST's estimate
+  // (its value at the last sleeps, kept as a falling-slowly average); see core_util.
+  double util = 0;
+  int64_t util_at = 0;
+  bool on_cpu = false;
+  double util_est = 0;
 };
 
 inline TimedDriver::TimedThread& TimedDriver::cur() { return *static_cast<TimedThread*>(curp_); }
@@ -868,10 +874,9 @@ void TimedDriver::charge(plat::Cost c) { advance(cfg_.costs.path[static_cast<siz
 
 void TimedDriver::set_core(int core, int32_t tid, int64_t at) {
   auto& slot = core_thread_[static_cast<size_t>(core)];
-  if (cfg_.costs.affine) {  // PELT utilisation: the busy fraction decays toward the new state
-    CoreState& c = cs_[static_cast<size_t>(core)];
-    c.util = core_util(core, at);
-    c.util_at = std::max(c.util_at, at);
+  if (cfg_.costs.affine && slot != tid) {  // PELT utilisation: the threads leaving and taking the core
+    if (slot >= 0) set_on_cpu(thread(static_cast<size_t>(slot)), false, at);
+    if (tid >= 0) set_on_cpu(thread(static_cast<size_t>(tid)), true, at);
   }
   if (slot == -1 && tid != -1) {
     free_cores_--;
@@ -912,10 +917,59 @@ double pelt_decay(int64_t dt, int64_t halflife) {
 }
 }  // namespace
 
+double TimedDriver::thread_util(const TimedThread& t, int64_t at) const {
+  const double d = pelt_decay(at - t.util_at, cfg_.costs.kernel.pelt_halflife);
+  return t.util * d + (t.on_cpu ? 1 - d : 0);
+}
+
+void TimedDriver::set_on_cpu(TimedThread& t, bool on, int64_t at) {
+  t.util = thread_util(t, at);
+  t.util_at = std::max(t.util_at, at);
+  t.on_cpu = on;
+}
+
+// The home of a live thread's PELT sums: the core it runs on, is queued on, or last ran on (a
+// sleeper's blocked share stays on its core's cfs_rq, decaying, and leaves with it when it wakes
+// elsewhere: attach/detach_entity_load_avg, remove_entity_load_avg). -1: none yet.
+int TimedDriver::home_core(const TimedThread& t) {
+  return t.core >= 0 ? t.core : t.queued_on >= 0 ? t.queued_on : t.last_core;
+}
+
+// cpu_util (cpu_util_cfs): the core's cfs_rq util_avg, the sum of its attached threads'
+// utilisation, or with UTIL_EST the sum of the estimates of the threads enqueued there (running
+// or ready; sleepers and delayed threads are out of it) when larger; at most the capacity.
 double TimedDriver::core_util(int core, int64_t at) const {
-  const CoreState& c = cs_[static_cast<size_t>(core)];
-  const double d = pelt_decay(at - c.util_at, cfg_.costs.kernel.pelt_halflife);
-  return c.util * d + (core_thread_[static_cast<size_t>(core)] != -1 ? 1 - d : 0);
+  double avg = 0, est = 0;
+  for (const auto& p : threads_) {
+    const auto& t = static_cast<const TimedThread&>(*p);
+    if (t.state == State::Exited || home_core(t) != core) continue;
+    avg += thread_util(t, at);
+    if (t.core >= 0 || (t.queued_on >= 0 && !t.delayed)) est += t.util_est;
+  }
+  return std::min(1.0, std::max(avg, est));
+}
+
+// util_est_update at a sleep: the estimate rises at once to the utilisation the thread leaves
+// with, and falls toward it by a quarter of the difference (UTIL_EST_WEIGHT_SHIFT).
+void TimedDriver::util_est_sleep(TimedThread& t, int64_t at) {
+  const double u = thread_util(t, at);
+  t.util_est = u >= t.util_est ? u : t.util_est + (u - t.util_est) / 4;
+}
+
+// post_init_entity_util_avg: a new thread starts with its core's utilisation shared by load (the
+// core's util_avg x its weight / the cfs_rq's load), at most half the spare capacity.
+void TimedDriver::post_init_util(TimedThread& t, int core, int64_t at) {
+  double cu = 0, load = 0;
+  for (const auto& p : threads_) {
+    const auto& o = static_cast<const TimedThread&>(*p);
+    if (&o == &t || o.state == State::Exited || home_core(o) != core) continue;
+    cu += thread_util(o, at);
+    load += thread_load(o, at);
+  }
+  cu = std::min(cu, 1.0);
+  const double cap = (1 - cu) / 2;
+  t.util = cu > 0 ? std::min(cap, cu / (load + 1.0 / 1024)) : cap;
+  t.util_at = at;
 }
 
 double TimedDriver::thread_load(const TimedThread& t, int64_t at) const {
@@ -936,8 +990,7 @@ double TimedDriver::cpu_load(int core, int64_t at) const {
   for (const auto& p : threads_) {
     const auto& t = static_cast<const TimedThread&>(*p);
     if (t.state == State::Exited) continue;
-    const int home = t.core >= 0 ? t.core : t.queued_on >= 0 ? t.queued_on : t.last_core;
-    if (home == core) sum += thread_load(t, at);
+    if (home_core(t) == core) sum += thread_load(t, at);
   }
   return sum;
 }
@@ -994,6 +1047,7 @@ void TimedDriver::dequeue_sleep(TimedThread& t, int64_t at) {
   t.vrt = cur_vrt(t, at);
   t.run_start = at;
   set_runnable(t, false, at);
+  util_est_sleep(t, at);
   int64_t n = 0;
   const __int128 sum = vsum(core, at, n);
   const bool alone = n <= 1;
@@ -1125,6 +1179,7 @@ bool TimedDriver::place_linux(TimedThread& t, int waker) {
     core = select_idle_sibling(t, prev, target, at);
   }
   place_entity(t, core, at, prev < 0);
+  if (prev < 0) post_init_util(t, core, at);
   if (core_idle(core)) {
     CoreState& c = cs_[static_cast<size_t>(core)];
     if (c.idle_stamp >= 0) {  // rq->avg_idle: a running average of idle periods, capped
@@ -1159,22 +1214,42 @@ int TimedDriver::wake_affine(TimedThread& t, int this_core, int prev, int64_t at
   return this_eff < prev_eff ? this_core : prev;
 }
 
-// SIS_UTIL (update_idle_cpu_scan): how many cores of the target's LLC the idle search may look at,
-// from the LLC's average utilisation x: llc_size x (1 - min(1, (x x imbalance_pct/100)^2)), in the
-// kernel's fixed point (capacity 1024).
-int TimedDriver::idle_scan_depth(int target, int64_t at) {
+// SIS_UTIL (update_idle_cpu_scan): how many cores of the LLC the idle search may look at, from
+// the LLC's average utilisation x (core_util): llc_size x (1 - min(1, (x x imbalance_pct/100)^2)),
+// in the kernel's fixed point (capacity 1024). The kernel computes it only in periodic load
+// balancing of the LLC domain (update_sd_lb_stats, not newly idle) and the wake-ups read the last
+// value: refresh_idle_scan is called where balance() balances, and idle_scan_depth refreshes it
+// when it is older than a busy core's balance interval (the busy core's own periodic balancing,
+// whose ticks the driver does not simulate) or was never computed.
+void TimedDriver::refresh_idle_scan(int core, int64_t at) {
   constexpr int64_t kCapacity = 1024;  // SCHED_CAPACITY_SCALE
   double sum = 0;
   int64_t w = 0;
   for (size_t c = 0; c < cfg_.cores.size(); c++) {
-    if (!same_llc(static_cast<int>(c), target)) continue;
+    if (!same_llc(static_cast<int>(c), core)) continue;
     sum += core_util(static_cast<int>(c), at);
     w++;
   }
   const auto x = static_cast<int64_t>(sum * kCapacity) / w;
   const int64_t pct = cfg_.costs.kernel.imbalance_pct;
   const int64_t tmp = std::min(x * x * pct * pct / (10000 * kCapacity), kCapacity);
-  return static_cast<int>((kCapacity - tmp) * w / kCapacity);
+  const int depth = static_cast<int>((kCapacity - tmp) * w / kCapacity);
+  for (size_t c = 0; c < cfg_.cores.size(); c++) {
+    if (!same_llc(static_cast<int>(c), core)) continue;
+    cs_[c].idle_scan = depth;
+    cs_[c].idle_scan_at = at;
+  }
+}
+
+int TimedDriver::idle_scan_depth(int target, int64_t at) {
+  const CoreState& t = cs_[static_cast<size_t>(target)];
+  const Costs::Kernel& k = cfg_.costs.kernel;
+  const int64_t busy_interval =
+      std::max(tick_, k.balance_interval_per_cpu * static_cast<int64_t>(cfg_.cores.size())) * k.busy_factor;
+  bool busy = false;
+  for (size_t c = 0; c < cfg_.cores.size(); c++) busy |= same_llc(static_cast<int>(c), target) && core_thread_[c] >= 0;
+  if (t.idle_scan_at < 0 || (busy && at - t.idle_scan_at >= busy_interval)) refresh_idle_scan(target, at);
+  return cs_[static_cast<size_t>(target)].idle_scan;
 }
 
 // select_idle_sibling: the target if idle; the previous core if idle (same LLC); the thread's
@@ -1275,6 +1350,7 @@ void TimedDriver::balance(TimedThread& t, int64_t at) {
     CoreState& d = cs_[static_cast<size_t>(idle)];
     if (at - d.last_idle_balance >= interval || d.last_idle_balance == at) {
       d.last_idle_balance = at;
+      refresh_idle_scan(idle, at);
       if (attempt(idle)) {
         migrate_queued(t, idle, at);
         stats_.balance_pulls++;
@@ -1289,6 +1365,7 @@ void TimedDriver::balance(TimedThread& t, int64_t at) {
       if (static_cast<int>(c) == src || d.ready + 1 + 2 > nr_src) continue;
       if (at - d.last_busy_balance < interval * k.busy_factor && d.last_busy_balance != at) continue;
       d.last_busy_balance = at;
+      refresh_idle_scan(static_cast<int>(c), at);
       if (attempt(static_cast<int>(c))) {
         migrate_queued(t, static_cast<int>(c), at);
         stats_.balance_pulls++;

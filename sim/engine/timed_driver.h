@@ -146,10 +146,16 @@ class TimedDriver final : public DriverBase {
   bool place_linux(TimedThread& t, int waker);          // select_task_rq_fair and the enqueue
   int wake_affine(TimedThread& t, int this_core, int prev, int64_t at);
   int select_idle_sibling(TimedThread& t, int prev, int target, int64_t at);
-  int idle_scan_depth(int target, int64_t at);          // SIS_UTIL's nr_idle_scan
+  int idle_scan_depth(int target, int64_t at);          // SIS_UTIL's nr_idle_scan, as last balanced
+  void refresh_idle_scan(int core, int64_t at);         // update_idle_cpu_scan for core's LLC
   bool core_idle(int core) const;                        // nothing running or queued
   bool same_llc(int a, int b) const;
-  double core_util(int core, int64_t at) const;          // PELT utilisation, 0..1
+  double core_util(int core, int64_t at) const;          // cpu_util: PELT and UTIL_EST, 0..1
+  double thread_util(const TimedThread& t, int64_t at) const;  // PELT util_avg, 0..1
+  void set_on_cpu(TimedThread& t, bool on, int64_t at);
+  static int home_core(const TimedThread& t);           // the core whose cfs_rq holds t's averages
+  void util_est_sleep(TimedThread& t, int64_t at);
+  void post_init_util(TimedThread& t, int core, int64_t at);
   double thread_load(const TimedThread& t, int64_t at) const;  // PELT runnable average, 0..1
   double cpu_load(int core, int64_t at) const;           // the threads' loads homed on core
   void set_runnable(TimedThread& t, bool runnable, int64_t at);
@@ -220,8 +226,8 @@ class TimedDriver final : public DriverBase {
   int64_t idle_wait_last_ = 0;        // the idle-wait metric's latest time
   // Linux placement's per-core state (affine only).
   struct CoreState {
-    double util = 0;             // PELT utilisation as of util_at
-    int64_t util_at = 0;
+    int idle_scan = 0;           // sd_llc_shared->nr_idle_scan of its LLC, as of idle_scan_at
+    int64_t idle_scan_at = -1;   // -1: not yet computed
     int64_t vbase = 0;           // the queue's average vruntime when it last emptied
     int64_t avg_idle = 0;        // rq->avg_idle
     int64_t idle_stamp = -1;     // when it went idle, -1 if busy or since woken
