@@ -618,6 +618,83 @@ TEST_CASE("affine placement: a new thread's initial utilisation and a sleeper's 
   CHECK(asleep.after == 0);
 }
 
+// SIS_UTIL's depth is the one the last balance computed. T0's first wake-up finds both cores busy
+// (T2 on core 0, T1 on core 1) and utilisation near 1 (1-us half-life): the depth computed then
+// is 0. T1 then sleeps for long and T0 sleeps `second_sleep` us while T2 keeps core 0, nobody
+// queued, so nothing balances. At T0's second wake-up core 0 is busy and core 1 idle with its
+// utilisation decayed: a depth recomputed now would let the scan find core 1. Within a busy
+// core's balance interval (x busy_factor: 80 us here) the old depth holds and T0 queues on core
+// 0; later, the busy core's periodic balance has refreshed it and T0 goes to core 1.
+int stale_scan_run(uint32_t second_sleep) {
+  EngineConfig cfg = affine_config(2);
+  cfg.costs.kernel.pelt_halflife = 1000;
+  cfg.costs.kernel.migration_cost = 1'000'000'000;  // hot: no balancer moves anyone
+  cfg.costs.kernel.cache_nice_tries = 16;
+  Engine e(cfg);
+  Fns f;
+  int after = -1;
+  std::function<void()> t2 = [&] {
+    for (int64_t left = 400000; left > 0;) left = e.compute(left);
+  };
+  f.fns.emplace_back([&] {
+    for (int64_t left = 20000; left > 0;) left = e.compute(left);
+    e.newosproc("T2", &Fns::entry, &t2, nullptr);  // core 1 is busy: T2 queues on core 0
+    plat::usleep(1);
+    REQUIRE(e.current_core() == 0);  // the first wake-up: cut on a busy LLC
+    plat::usleep(second_sleep);
+    after = e.current_core();
+  });
+  f.fns.emplace_back([&] {
+    for (int64_t left = 30000; left > 0;) left = e.compute(left);
+    plat::usleep(2000);
+  });
+  f.spawn(e);
+  REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  return after;
+}
+
+TEST_CASE("affine placement: SIS_UTIL's scan depth is the last periodic balance's, not the wake-up's",
+          "[engine][placement]") {
+  CHECK(stale_scan_run(20) == 0);
+  CHECK(stale_scan_run(150) == 1);
+}
+
+// UTIL_EST on three cores (10-us half-life). T1 runs 40 us on core 1 (utilisation 0.94), sleeps
+// 30 us (its util_avg decays to about 0.12, its estimate stays 0.94) and runs again there. T3
+// keeps core 0 busy while T0 sleeps; T2 has left core 2 idle. When T0 wakes, just after T1, the
+// LLC's mean is about (1 + 0.94) / 3 with the estimate and (1 + 0.2) / 3 without: the scan depth
+// is 1 (it looks at core 1 only, busy: T0 queues on core 0) against 2 (it finds core 2).
+int util_est_run() {
+  EngineConfig cfg = affine_config(3);
+  cfg.costs.kernel.pelt_halflife = 10000;
+  cfg.costs.kernel.migration_cost = 1'000'000'000;
+  cfg.costs.kernel.cache_nice_tries = 16;
+  Engine e(cfg);
+  Fns f;
+  int after = -1;
+  f.fns.emplace_back([&] {
+    plat::usleep(72);
+    after = e.current_core();
+  });
+  f.fns.emplace_back([&] {
+    for (int64_t left = 40000; left > 0;) left = e.compute(left);
+    plat::usleep(30);
+    REQUIRE(e.current_core() == 1);
+    for (int64_t left = 100000; left > 0;) left = e.compute(left);
+  });
+  f.fns.emplace_back([&] { e.compute(10000); });
+  f.fns.emplace_back([&] {
+    for (int64_t left = 200000; left > 0;) left = e.compute(left);
+  });
+  f.spawn(e);
+  REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  return after;
+}
+
+TEST_CASE("affine placement: UTIL_EST counts a woken thread's estimate on its core", "[engine][placement]") {
+  CHECK(util_est_run() == 0);
+}
+
 // T0 runs on core 0 with T2 queued behind it, then sleeps 1 us; T1 keeps core 1 busy. T0 has run
 // more than its share, so with DELAY_DEQUEUE it stays on core 0's queue, delayed, and its wake-up
 // puts it back there without a placement; without, it is dequeued and placed as any sleeper.
