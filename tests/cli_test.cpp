@@ -837,6 +837,11 @@ TEST_CASE("gmpsim calibrate fits a profile to saved measurements and refuses bad
   CHECK(o.text == "gmpsim: calibrate: cannot read " + std::string(GMP_BINARY_DIR) + "\n");
   CHECK(gmpsim("calibrate --params no_such_cost --measured " + m).status == 2);
   CHECK(gmpsim("calibrate --count 0").status == 2);
+  // A profile that could not be written at the end is refused before any measuring or fitting.
+  o = gmpsim("calibrate --measured " + m + " --heldout none -o " + tmp("no-such-folder") + "/p.textproto");
+  CHECK(o.status == 1);
+  CHECK(o.text.find("is not a folder this user may write into") != std::string::npos);
+  CHECK(o.text.find("fit suite") == std::string::npos);
   std::remove(prof.c_str());
   std::remove(bad.c_str());
   std::filesystem::remove_all(suite);

@@ -571,6 +571,14 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
       std::fprintf(stderr, "gmpsim: cannot write %s\n", e.what());
       return 1;
     }
+    // The profile is written after minutes of measuring and fitting: a folder that is missing or
+    // read-only is said now, not then.
+    const fs::path dir = fs::path(o.out).has_parent_path() ? fs::path(o.out).parent_path() : fs::path(".");
+    if (!fs::is_directory(dir) || ::access(dir.c_str(), W_OK) != 0) {
+      std::fprintf(stderr, "gmpsim: cannot write %s: %s is not a folder this user may write into\n", o.out.c_str(),
+                   dir.c_str());
+      return 1;
+    }
   }
   c.params = o.params;
   c.start = starting_profile(o, c.params);
