@@ -20,6 +20,24 @@ namespace {
 constexpr uint64_t kProgressMask = (uint64_t{1} << 22) - 1;  // a progress report every 2^22 events
 }  // namespace
 
+// One PELT signal of a thread: an average of whether something (running, runnable) held, which
+// decays toward 1 while it holds and toward 0 while it does not, with the kernel's half-life. It
+// is stored as of `at` and worked out forward when read.
+struct Pelt {
+  double value;
+  int64_t at;
+  bool on;
+  double now(int64_t t, int64_t halflife) const {
+    const double d = t <= at ? 1.0 : std::exp2(-static_cast<double>(t - at) / static_cast<double>(std::max<int64_t>(halflife, 1)));
+    return value * d + (on ? 1 - d : 0);
+  }
+  void set(bool to, int64_t t, int64_t halflife) {
+    value = now(t, halflife);
+    at = std::max(at, t);
+    on = to;
+  }
+};
+
 // A thread's state under virtual time, beside what both drivers keep.
 struct TimedDriver::TimedThread final : DriverBase::Thread {
   uint64_t tie = 0;           // tie-break of its newest queue entry
@@ -47,14 +65,10 @@ struct TimedDriver::TimedThread final : DriverBase::Thread {
   int64_t exec_end = -1;       // when it last stopped running (task_hot), -1 never ran
   bool delayed = false;
   int recent_core = -1;        // p->recent_used_cpu
-  double load = 1;             // runnable average (PELT), as of load_at
-  int64_t load_at = 0;
-  bool runnable = true;
-  // Utilisation (PELT's util_avg: the running average, as of util_at) and UTIL_EST's estimate
-  // (its value at the last sleeps, kept as a falling-slowly average); see core_util.
-  double util = 0;
-  int64_t util_at = 0;
-  bool on_cpu = false;
+  Pelt load{1, 0, true};       // runnable average (PELT's load_avg, equal weights): on while runnable
+  // Utilisation (PELT's util_avg: on while running) and UTIL_EST's estimate (its value at the
+  // last sleeps, kept as a falling-slowly average); see core_util.
+  Pelt util{0, 0, false};
   double util_est = 0;
 };
 
@@ -910,23 +924,11 @@ void TimedDriver::idle_wait_update(int64_t at) {
 
 // ---- Linux placement (affine): docs/placement.md ----
 
-namespace {
-// PELT's decay over dt ns: the weight the past keeps.
-double pelt_decay(int64_t dt, int64_t halflife) {
-  return dt <= 0 ? 1.0 : std::exp2(-static_cast<double>(dt) / static_cast<double>(std::max<int64_t>(halflife, 1)));
-}
-}  // namespace
-
 double TimedDriver::thread_util(const TimedThread& t, int64_t at) const {
-  const double d = pelt_decay(at - t.util_at, cfg_.costs.kernel.pelt_halflife);
-  return t.util * d + (t.on_cpu ? 1 - d : 0);
+  return t.util.now(at, cfg_.costs.kernel.pelt_halflife);
 }
 
-void TimedDriver::set_on_cpu(TimedThread& t, bool on, int64_t at) {
-  t.util = thread_util(t, at);
-  t.util_at = std::max(t.util_at, at);
-  t.on_cpu = on;
-}
+void TimedDriver::set_on_cpu(TimedThread& t, bool on, int64_t at) { t.util.set(on, at, cfg_.costs.kernel.pelt_halflife); }
 
 // The home of a live thread's PELT sums: the core it runs on, is queued on, or last ran on (a
 // sleeper's blocked share stays on its core's cfs_rq, decaying, and leaves with it when it wakes
@@ -968,19 +970,16 @@ void TimedDriver::post_init_util(TimedThread& t, int core, int64_t at) {
   }
   cu = std::min(cu, 1.0);
   const double cap = (1 - cu) / 2;
-  t.util = cu > 0 ? std::min(cap, cu / (load + 1.0 / 1024)) : cap;
-  t.util_at = at;
+  t.util.value = cu > 0 ? std::min(cap, cu / (load + 1.0 / 1024)) : cap;
+  t.util.at = at;
 }
 
 double TimedDriver::thread_load(const TimedThread& t, int64_t at) const {
-  const double d = pelt_decay(at - t.load_at, cfg_.costs.kernel.pelt_halflife);
-  return t.load * d + (t.runnable ? 1 - d : 0);
+  return t.load.now(at, cfg_.costs.kernel.pelt_halflife);
 }
 
 void TimedDriver::set_runnable(TimedThread& t, bool runnable, int64_t at) {
-  t.load = thread_load(t, at);
-  t.load_at = std::max(t.load_at, at);
-  t.runnable = runnable;
+  t.load.set(runnable, at, cfg_.costs.kernel.pelt_halflife);
 }
 
 // cpu_load: each live thread's load counts on the core it is on, queued on, or last ran on (a
