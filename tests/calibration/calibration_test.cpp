@@ -19,6 +19,19 @@
 using namespace gmp;
 using calibration::BenchKey;
 
+namespace {
+// A second benchmark beside the ping-pong for the fit tests: 2,000 goroutines started and joined
+// one at a time (newproc, goexit and a WaitGroup wake-up per op).
+constexpr char kSpawn[] = R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { loop { name: "n" count: 2000 op { add { wg: "wg" n: 1 } } op { go { func: "w" } } op { wait { wg: "wg" } } } }
+}
+func { name: "w" op { done { wg: "wg" } } }
+benchmark { name: "BenchmarkGo" loop: "n" }
+)";
+}  // namespace
+
 TEST_CASE("calibrate: go test -bench output is read per benchmark and GOMAXPROCS") {
   const std::string out =
       "goos: linux\ngoarch: amd64\npkg: gmpcalib\ncpu: AMD EPYC 9R14\n"
@@ -88,15 +101,7 @@ TEST_CASE("calibrate: a profile written as text reads back the same") {
 // started from the default profile and moving those two, must find them again.
 TEST_CASE("calibrate: the fit recovers costs that produced the measurements") {
   const scenario::Scenario pingpong = scenario::parse_scenario(kPingPong, "pingpong");
-  const scenario::Scenario spawn = scenario::parse_scenario(R"(
-waitgroup { name: "wg" }
-func { name: "main"
-  op { loop { name: "n" count: 2000 op { add { wg: "wg" n: 1 } } op { go { func: "w" } } op { wait { wg: "wg" } } } }
-}
-func { name: "w" op { done { wg: "wg" } } }
-benchmark { name: "BenchmarkGo" loop: "n" }
-)",
-                                                            "spawn");
+  const scenario::Scenario spawn = scenario::parse_scenario(kSpawn, "spawn");
   cost::Profile truth = cost::default_profile();
   const calibration::FitParam chan = calibration::fit_param_by_name("chan_op");
   const calibration::FitParam newproc = calibration::fit_param_by_name("newproc");
@@ -225,15 +230,7 @@ namespace {
 // by the simulator under `truth`.
 std::vector<calibration::Point> measured_under(const cost::Profile& truth) {
   static const scenario::Scenario pingpong = scenario::parse_scenario(kPingPong, "pingpong");
-  static const scenario::Scenario spawn = scenario::parse_scenario(R"(
-waitgroup { name: "wg" }
-func { name: "main"
-  op { loop { name: "n" count: 2000 op { add { wg: "wg" n: 1 } } op { go { func: "w" } } op { wait { wg: "wg" } } } }
-}
-func { name: "w" op { done { wg: "wg" } } }
-benchmark { name: "BenchmarkGo" loop: "n" }
-)",
-                                                                   "spawn");
+  static const scenario::Scenario spawn = scenario::parse_scenario(kSpawn, "spawn");
   std::vector<calibration::Point> pts = {{"BenchmarkPingPong", 1, 0, 0, &pingpong},
                                          {"BenchmarkPingPong", 2, 0, 0, &pingpong},
                                          {"BenchmarkGo", 1, 0, 0, &spawn}};
