@@ -759,6 +759,33 @@ TEST_CASE("affine placement: a core going idle pulls a cache-cold queued thread,
   }
 }
 
+// Busy balancing on a machine with no idle core: five long computes on three cores. The two that
+// find every core taken queue; periodic balancing moves one to a core whose only thread started
+// its compute while nobody waited there. The mover must not wait out that compute (100 us of
+// work): as the kernel's attach_task ends in wakeup_preempt, the running compute is cut at its
+// slice's end, and every thread has started long before the first compute could end.
+TEST_CASE("affine placement: a thread moved by busy balancing does not wait out the compute it finds",
+          "[engine][placement]") {
+  EngineConfig cfg = affine_config(3);
+  Engine e(cfg);
+  std::vector<int64_t> started(5, -1);
+  Fns f;
+  for (size_t i = 0; i < 5; i++) {
+    f.fns.emplace_back([&e, &started, i] {
+      started[i] = e.now();
+      for (int64_t left = 100000; left > 0;) left = e.compute(left);
+    });
+  }
+  f.spawn(e);
+  REQUIRE(e.run().stop == Engine::Stop::AllExited);
+  INFO("balance pulls " << e.stats().balance_pulls);
+  CHECK(e.stats().balance_pulls >= 1);
+  for (size_t i = 0; i < 5; i++) {
+    INFO("T" << i << " started at " << started[i]);
+    CHECK(started[i] < 50000);
+  }
+}
+
 // The metrics on one core: a thread that sleeps twice wakes twice, on its previous core both times,
 // and never migrates; nothing waits while a core idles.
 TEST_CASE("placement metrics: wake-ups, previous core, migrations", "[engine][placement]") {

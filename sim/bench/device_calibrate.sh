@@ -31,10 +31,12 @@ build)
   dir=$(cd "$dir" && pwd)
   for set in suite heldout; do
     src=$(mktemp -d)
+    trap 'rm -rf "$src"' EXIT
     cp "$here"/sim/calibration/$set/*.go "$here"/sim/calibration/$set/go.mod "$src"/
     (cd "$src" && GOFLAGS=-mod=mod GOCACHE="$src/.cache" "$go" test -c -o "$dir/$set.test" .) ||
       die "go test -c failed for $set"
     rm -rf "$src"
+    trap - EXIT
   done
   echo "built $dir/suite.test $dir/heldout.test"
   ;;
@@ -60,11 +62,16 @@ run)
       for set in suite heldout; do
         n=$((n + 1))
         printf '[%d/%d] round %d, -cpu %s, %s\n' "$n" "$total" "$r" "$c" "$set" >&2
-        "$dir/$set.test" -test.run '^$' -test.bench . -test.cpu "$c" -test.count 1 \
-          -test.benchtime "$benchtime" | grep '^Benchmark' >> "$out/$set.txt" || true
+        if ! "$dir/$set.test" -test.run '^$' -test.bench . -test.cpu "$c" -test.count 1 \
+             -test.benchtime "$benchtime" > "$out/run.txt" 2>&1; then
+          echo "device_calibrate.sh: $set.test failed at -cpu $c (round $r); its output:" >&2
+          tail -5 "$out/run.txt" >&2
+        fi
+        grep '^Benchmark' "$out/run.txt" >> "$out/$set.txt" || true
       done
     done
   done
+  rm -f "$out/run.txt"
   for set in suite heldout; do echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/$set.txt"; done
   ;;
 fit)

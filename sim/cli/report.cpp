@@ -142,7 +142,7 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
     const double secs = r.end_time > 0 ? static_cast<double>(r.end_time) / 1e9 : 0;
     auto per_s = [&](double v) { return secs > 0 ? v / secs : 0.0; };
     s += "os placement: wakeups=" + std::to_string(r.wakeups) + " on_prev=" +
-         fmt("%.3f", r.wakeups > 0 ? static_cast<double>(r.wake_on_prev) / static_cast<double>(r.wakeups) : 0.0) +
+         fmt("%.3f", r.wakeups_ran > 0 ? static_cast<double>(r.wake_on_prev) / static_cast<double>(r.wakeups_ran) : 0.0) +
          " migrations_per_s=" + fmt("%.1f", per_s(static_cast<double>(r.migrations))) +
          " idle_wait_ms_per_s=" + fmt("%.2f", per_s(static_cast<double>(r.idle_wait_ns) / 1e6)) + "\n";
   }

@@ -7,8 +7,8 @@
 // Protocol: physical_bound(name) returns the row of a profile value by its field name (every cost
 // of profile.proto's Costs, and "speed_ns_per_iteration"), or nullopt when the table has none (the
 // fit then keeps to the loader's range). One row per parameter in physical_bounds.cpp: to add a
-// parameter, add its row there. A lower bound of 0 marks a value where 0 means "off" (the affine
-// placement's thresholds); the shipped profiles all lie inside the table (tests/cost).
+// parameter, add its row there. A lower bound of 0 marks a value where 0 means "off" (an idle core's
+// exit latency, the wake-up IPI); the shipped profiles all lie inside the table (tests/cost).
 #pragma once
 
 #include <optional>

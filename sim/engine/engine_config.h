@@ -63,7 +63,8 @@ struct EngineStats {
   // on; migrations: runs that started on another core than the thread's last (first runs
   // excluded); idle_wait_ns: virtual time during which a thread was ready but not running while a
   // core was idle, and idle_wait_since the start of such a stretch still open (-1: none).
-  uint64_t wakeups = 0, wake_on_prev = 0, migrations = 0;
+  // wakeups_ran: those that reached their next run before the end (on_prev's denominator).
+  uint64_t wakeups = 0, wakeups_ran = 0, wake_on_prev = 0, migrations = 0;
   int64_t idle_wait_ns = 0, idle_wait_since = -1;
   uint64_t replans = 0;           // computes in flight re-planned as a core's speed changed
 };

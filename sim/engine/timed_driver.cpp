@@ -418,6 +418,7 @@ void TimedDriver::wait_for_core(TimedThread& t, int core, bool front) {
 
 void TimedDriver::give_core(TimedThread& t, int core, int64_t at) {
   set_core(core, static_cast<int32_t>(t.id), at);
+  if (t.woken) stats_.wakeups_ran++;
   if (t.woken && core == t.last_core) stats_.wake_on_prev++;
   if (t.last_core >= 0 && core != t.last_core) stats_.migrations++;
   t.woken = false;
@@ -1182,7 +1183,7 @@ bool TimedDriver::place_linux(TimedThread& t, int waker) {
   if (core_idle(core)) {
     CoreState& c = cs_[static_cast<size_t>(core)];
     if (c.idle_stamp >= 0) {  // rq->avg_idle: a running average of idle periods, capped
-      c.avg_idle += (at - c.idle_stamp - c.avg_idle) / 8;
+      c.avg_idle += (std::max<int64_t>(0, at - c.idle_stamp) - c.avg_idle) / 8;
       c.avg_idle = std::min(c.avg_idle, 2 * cfg_.costs.kernel.migration_cost);
     }
     if (core == prev) {
@@ -1280,6 +1281,7 @@ bool TimedDriver::task_hot(const TimedThread& t, int64_t at) const {
 }
 
 void TimedDriver::migrate_queued(TimedThread& t, int dst, int64_t at) {
+  t.t = std::max(t.t, at);  // it is ready on dst from now: its next tick and any preemption count from here
   const int src = t.queued_on;
   int64_t n = 0;
   const __int128 sum = vsum(src, at, n);
@@ -1369,6 +1371,9 @@ void TimedDriver::balance(TimedThread& t, int64_t at) {
         migrate_queued(t, static_cast<int>(c), at);
         stats_.balance_pulls++;
         rq_add_ready(t, static_cast<int>(c));
+        // attach_task ends in wakeup_preempt: the mover may preempt, and the thread running there
+        // is cut at its slice's end now that someone waits.
+        wakeup_preempt(static_cast<int>(c), t, at);
         return;
       }
       break;

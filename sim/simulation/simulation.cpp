@@ -108,6 +108,7 @@ class Sim final {
     res.balance_pulls = st.balance_pulls;
     res.newidle_pulls = st.newidle_pulls;
     res.wakeups = st.wakeups;
+    res.wakeups_ran = st.wakeups_ran;
     res.wake_on_prev = st.wake_on_prev;
     res.migrations = st.migrations;
     // A stretch of idle waiting still open at the end lasts until the end.

@@ -69,7 +69,7 @@ struct SimResult {
   uint64_t placed_on_prev = 0, woken_delayed = 0, queued_busy = 0, wake_preemptions = 0, placed_on_other = 0,
            balance_pulls = 0, newidle_pulls = 0;
   // The OS placement metrics of both placements (EngineStats; docs/placement.md, "Metrics").
-  uint64_t wakeups = 0, wake_on_prev = 0, migrations = 0;
+  uint64_t wakeups = 0, wakeups_ran = 0, wake_on_prev = 0, migrations = 0;
   int64_t idle_wait_ns = 0;
   bool affine = false;             // the profile's placement is affine
   uint64_t events = 0;             // engine events (platform operations)
