@@ -938,7 +938,8 @@ std::vector<int64_t> computes(const EngineConfig& cfg, const std::vector<int64_t
 
 EngineConfig curve_config(bool affine, std::vector<double> curve) {
   EngineConfig cfg = affine ? affine_config(4) : config(4);
-  for (Core& c : cfg.cores) c.busy_speed = curve;
+  const auto shared = std::make_shared<const std::vector<double>>(curve);
+  for (Core& c : cfg.cores) c.busy_speed = shared;
   return cfg;
 }
 

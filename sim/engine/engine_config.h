@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "sim/engine/chooser.h"
@@ -18,9 +19,10 @@ inline constexpr int64_t kNanotimeEpoch = 1'000'000'000;
 struct Core {
   double speed = 1.0;  // relative to the reference core of the cost profile
   int32_t cluster = 0; // the cores sharing a cache have one id (Costs::cacheline_by_distance)
-  // The speed curve: busy_speed[k] multiplies speed while k + 1 cores of the cluster are busy;
-  // counts past the end take the last entry. Empty: 1.0 at every count.
-  std::vector<double> busy_speed = {};
+  // The speed curve: (*busy_speed)[k] multiplies speed while k + 1 cores of the cluster are busy;
+  // counts past the end take the last entry. Null or empty: 1.0 at every count. The cores of one
+  // group share one curve (a 4096-core group's curve is 4096 entries, not one copy per core).
+  std::shared_ptr<const std::vector<double>> busy_speed = nullptr;
 };
 
 struct EngineConfig {

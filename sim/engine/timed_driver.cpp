@@ -96,7 +96,7 @@ TimedDriver::TimedDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), rng_(cf
   speed_varies_ = cfg_.costs.memory_slowdown > 0;
   int32_t clusters = 0;
   for (const Core& c : cfg_.cores) {
-    if (!c.busy_speed.empty()) speed_varies_ = true;
+    if (c.busy_speed && !c.busy_speed->empty()) speed_varies_ = true;
     clusters = std::max(clusters, c.cluster + 1);
   }
   cluster_busy_.assign(static_cast<size_t>(clusters), 0);
@@ -598,9 +598,10 @@ int64_t TimedDriver::time_for(double work, double speed) {
 double TimedDriver::speed_now(const TimedThread& t) const {
   const Core& c = cfg_.cores[static_cast<size_t>(t.core)];
   double speed = c.speed;
-  if (!c.busy_speed.empty()) {
+  if (c.busy_speed && !c.busy_speed->empty()) {
+    const std::vector<double>& curve = *c.busy_speed;
     const uint32_t busy = cluster_busy_[static_cast<size_t>(c.cluster)];
-    speed *= c.busy_speed[std::min<size_t>(std::max<uint32_t>(busy, 1), c.busy_speed.size()) - 1];
+    speed *= curve[std::min<size_t>(std::max<uint32_t>(busy, 1), curve.size()) - 1];
   }
   if (t.memory_share > 0 && busy_total_ > 1) {
     speed /= 1 + t.memory_share * cfg_.costs.memory_slowdown * static_cast<double>(busy_total_ - 1);

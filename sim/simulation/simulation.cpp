@@ -35,11 +35,11 @@ std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores) {
   int32_t first = 0, next = 0;  // the current group's first cluster id; the next group's
   uint32_t size = 1, i = 0;     // the current group's cluster size; a core's index in the group
   double last = 1.0;
-  std::vector<double> last_curve;
+  std::shared_ptr<const std::vector<double>> last_curve;
   for (const auto& grp : prof.machine.core_groups) {
     first = next;
     size = grp.cluster_size != 0 ? grp.cluster_size : UINT32_MAX;
-    last_curve = dense_curve(grp);
+    last_curve = std::make_shared<const std::vector<double>>(dense_curve(grp));
     for (i = 0; i < grp.count && static_cast<int32_t>(out.size()) < want; i++) {
       out.push_back(Core{grp.speed, first + static_cast<int32_t>(i / size), last_curve});
     }
