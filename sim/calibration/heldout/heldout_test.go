@@ -168,8 +168,13 @@ func BenchmarkGoschedPair(b *testing.B) {
 
 // BenchmarkFanOutIn: main sends b.N jobs over one unbuffered channel to 8 workers, each doing
 // cpuWork(200) per job and sending a result over a second unbuffered channel to a collector.
-func BenchmarkFanOutIn(b *testing.B) {
-	jobs := make(chan struct{})
+func BenchmarkFanOutIn(b *testing.B) { fanOut(b, 0, 200) }
+
+// fanOut is the body of the fan-out benchmarks: main sends b.N jobs over a channel of the given
+// capacity to 8 workers, each doing cpuWork(work) per job and sending a result over an unbuffered
+// channel to one collector; main waits for the workers, then the collector.
+func fanOut(b *testing.B, capacity, work int) {
+	jobs := make(chan struct{}, capacity)
 	results := make(chan struct{})
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -177,7 +182,7 @@ func BenchmarkFanOutIn(b *testing.B) {
 	for w := 0; w < 8; w++ {
 		go func() {
 			for range jobs {
-				cpuWork(200)
+				cpuWork(work)
 				results <- struct{}{}
 			}
 			wg.Done()
@@ -370,31 +375,4 @@ func BenchmarkRequestWaitGroup(b *testing.B) {
 // unbuffered channel to one collector goroutine; main waits for the workers, then the collector.
 // At 2 Ps on 2 cores the work parallelises (the ratio 2P/1P measured 0.56 on the EPYC VM, issue
 // 23), so this pair shows whether the model's OS placement lets both cores run.
-func BenchmarkFanOutBuffered(b *testing.B) {
-	jobs := make(chan struct{}, 100)
-	results := make(chan struct{})
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(8)
-	for w := 0; w < 8; w++ {
-		go func() {
-			for range jobs {
-				cpuWork(2000)
-				results <- struct{}{}
-			}
-			wg.Done()
-		}()
-	}
-	go func() {
-		for range results {
-		}
-		close(done)
-	}()
-	for i := 0; i < b.N; i++ {
-		jobs <- struct{}{}
-	}
-	close(jobs)
-	wg.Wait()
-	close(results)
-	<-done
-}
+func BenchmarkFanOutBuffered(b *testing.B) { fanOut(b, 100, 2000) }
