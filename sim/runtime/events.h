@@ -2,6 +2,8 @@
 // shared-memory operation and never changes a schedule.
 #pragma once
 
+#include <cstdint>
+
 namespace gmp::rt {
 
 enum class Ev : int {
@@ -38,9 +40,24 @@ enum class Ev : int {
   WakepNoP,        // wakep found no idle P
   RunnextBackoff,  // runqgrab's usleep(3) before taking a running P's runnext
   RunnextCasFail,  // runqgrab lost the race for that runnext
+  // The garbage collector (mgc.go and friends). Listed in --events only when they happened, so the
+  // outputs of programs that never allocate stay as they were.
+  GCStart,          // gcStart: a cycle begins (sweep termination done); arg = cycle number
+  GCDone,           // gcMarkTermination: the cycle's mark phase is over; arg = cycle number
+  STWStart,         // stopTheWorldWithSema begins; arg = stwReason
+  STWDone,          // startTheWorldWithSema ends the pause; arg = stwReason
+  GCMarkAssistStart,  // gcAssistAlloc: gp starts assisting (or parks on the assist queue)
+  GCMarkAssistDone,   // gp's assist ends
+  GCSweepStart,     // a span-sweeping stretch begins (bgsweep or proportional sweep)
+  GCSweepDone,      // it ends; arg = bytes swept
+  HeapAlloc,        // heapLive changed; arg = bytes (sampled where Go's tracer emits HeapAlloc)
+  HeapGoal,         // the heap goal changed; arg = bytes
   Count_,
 };
 
 const char* evName(Ev e);
+
+// Whether an event kind belongs to the garbage collector (listed only when non-zero).
+inline bool isGCEvent(Ev e) { return static_cast<int>(e) >= static_cast<int>(Ev::GCStart); }
 
 }  // namespace gmp::rt

@@ -37,7 +37,8 @@ const char* evName(Ev e) {
       "GoSysExit", "PutRunnext", "PutLocal", "PutGlobal", "GetGlobal", "Steal", "ProcStart",
       "ProcStop", "ProcSteal", "Wakep", "StartM", "StopM", "HandoffP", "SpinStart", "SpinStop",
       "PreemptRequest", "PreemptSignal", "SigPreempt", "MCreate", "WakepSpinning", "WakepNoP",
-      "RunnextBackoff", "RunnextCasFail",
+      "RunnextBackoff", "RunnextCasFail", "GCStart", "GCDone", "STWStart", "STWDone",
+      "GCMarkAssistStart", "GCMarkAssistDone", "GCSweepStart", "GCSweepDone", "HeapAlloc", "HeapGoal",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::Count_));
   return names[static_cast<int>(e)];

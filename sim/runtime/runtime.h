@@ -15,6 +15,7 @@
 #include "sim/platform/site.h"
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
+#include "sim/runtime/mgc.h"
 #include "sim/runtime/netpoll.h"
 #include "sim/runtime/rand.h"
 #include "sim/platform/arena.h"
@@ -331,6 +332,32 @@ class Runtime {
   } gcController;
   void addScannableStack(p* pp, int64_t amount);  // gcControllerState.addScannableStack
   void allgadd(g* gp);
+
+  // The garbage collector (mgc.cpp and the files it names; the types are in mgc.h). The settings
+  // are set before boot; the statistics are read after the run.
+  GCSettings gcSettings;
+  GCStats gcstats;
+  // The program allocates count objects of size bytes each: mallocgc's part that the GC sees
+  // (assist credit, sweep credit, heapLive, the trigger test), once per batch. Retained objects
+  // stay reachable until releaseHeap drops that many bytes of them.
+  void mallocgc(uint64_t size, uint64_t count, bool retained);
+  void releaseHeap(uint64_t bytes);
+  void GC();            // runtime.GC
+  void ReadMemStats();  // runtime.ReadMemStats: here a stop-the-world and its restart
+
+  // Stop-the-world (stw.cpp, proc.go).
+  struct worldStop {
+    stwReason reason = stwReason::stwUnknown;
+    int64_t startedStopping = 0;
+    int64_t finishedStopping = 0;
+    int64_t stoppingCPUTime = 0;
+  };
+  worldStop stopTheWorld(stwReason reason);
+  void startTheWorld(worldStop w);
+  worldStop stopTheWorldGC(stwReason reason);
+  void startTheWorldGC(worldStop w);
+  worldStop stopTheWorldWithSema(stwReason reason);
+  int64_t startTheWorldWithSema(int64_t now, worldStop w);
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();

@@ -12,6 +12,7 @@
 #include "sim/platform/context.h"
 #include "sim/platform/platform.h"
 #include "sim/runtime/gqueue.h"
+#include "sim/runtime/mgc.h"
 
 namespace gmp::rt {
 
@@ -204,6 +205,9 @@ struct p {
   // Stack space held by this P's goroutines not yet added to gcController.maxStackScan.
   int64_t maxStackScanDelta = 0;
   uint64_t goroutinesCreated = 0;   // goroutines this P has made, all told
+  // The mode of the GC mark worker findRunnableGCWorker picked to run next on this P (mgc.go);
+  // read by the tracer's GoStart.
+  gcMarkWorkerMode gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerNotWorker;
 
   // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;

@@ -87,7 +87,9 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
   res.global_puts = metrics_.count(Ev::PutGlobal);
   res.schedtrace = runtime_.schedtraceLines;
   for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {
-    res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), metrics_.count(static_cast<Ev>(k)));
+    const uint64_t n = metrics_.count(static_cast<Ev>(k));
+    if (n == 0 && rt::isGCEvent(static_cast<Ev>(k))) continue;
+    res.event_counts.emplace_back(rt::evName(static_cast<Ev>(k)), n);
   }
   res.assertions = static_cast<int32_t>(sc_.assertions.size());
   res.violations = asserts_.violations();

@@ -141,6 +141,17 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     case Ev::WakepNoP:
     case Ev::RunnextBackoff:
     case Ev::RunnextCasFail:
+    // The garbage collector's events: not yet in traces.
+    case Ev::GCStart:
+    case Ev::GCDone:
+    case Ev::STWStart:
+    case Ev::STWDone:
+    case Ev::GCMarkAssistStart:
+    case Ev::GCMarkAssistDone:
+    case Ev::GCSweepStart:
+    case Ev::GCSweepDone:
+    case Ev::HeapAlloc:
+    case Ev::HeapGoal:
     case Ev::Count_:
       break;
   }
