@@ -25,6 +25,9 @@ uint64_t dump_text(const std::string& path, std::FILE* out) {
     if (e.has_peer_m()) line += " peer_m=" + std::to_string(e.peer_m());
     if (e.has_peer_p()) line += " peer_p=" + std::to_string(e.peer_p());
     if (e.has_count()) line += " count=" + std::to_string(e.count());
+    if (e.stw_reason() != STW_REASON_UNSPECIFIED) line += " " + StwReason_Name(e.stw_reason());
+    if (e.gc_worker_mode() != GC_WORKER_MODE_UNSPECIFIED) line += " " + GcWorkerMode_Name(e.gc_worker_mode());
+    if (e.has_value()) line += " value=" + std::to_string(e.value());
     if (!e.label().empty()) line += " \"" + e.label() + "\"";
     if (e.has_step()) line += " step=" + std::to_string(e.step());
     std::fprintf(out, "%s\n", line.c_str());

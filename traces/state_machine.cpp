@@ -53,6 +53,25 @@ std::string Issue::text() const {
     case Code::TakesButHolds: return mname(a) + " takes " + pname(b) + " but holds " + pname(c);
     case Code::TakesHeld: return mname(a) + " takes " + pname(b) + ", which " + mname(c) + " holds";
     case Code::HandedOffHeld: return pname(a) + " handed off while " + mname(b) + " holds it";
+    case Code::NoValue: return "no value";
+    case Code::NegativeValue: return "negative value " + std::to_string(a);
+    case Code::CycleOpen: return "GC cycle " + std::to_string(b) + " begins while cycle " + std::to_string(a) + " runs";
+    case Code::CycleBack:
+      return "GC cycle " + std::to_string(b) + " after cycle " + std::to_string(a) + ": numbers must increase";
+    case Code::NoCycle: return "no GC cycle is running";
+    case Code::CycleOther: return "ends GC cycle " + std::to_string(b) + ", but cycle " + std::to_string(a) + " runs";
+    case Code::StwNested:
+      return "the world is already stopped (" + StwReason_Name(static_cast<StwReason>(a)) + ")";
+    case Code::NotStopped: return "the world is not stopped";
+    case Code::StwReasonOther:
+      return "restarts the world stopped for " + StwReason_Name(static_cast<StwReason>(a)) + " with reason " +
+             StwReason_Name(static_cast<StwReason>(b));
+    case Code::StwElsewhere: return mname(b) + " restarts the world " + mname(a) + " stopped";
+    case Code::AssistAgain: return gname(a) + " is already in a mark assist";
+    case Code::NoAssist: return gname(a) + " is not in a mark assist";
+    case Code::ExitsInAssist: return gname(a) + " exits during its mark assist";
+    case Code::SweepAgain: return mname(a) + " is already sweeping";
+    case Code::NoSweep: return mname(a) + " is not sweeping";
   }
   return "?";
 }
@@ -77,7 +96,86 @@ const Transition& StateMachine::apply(const Event& e) {
   last_ts_ = std::max(last_ts_, e.ts());
   if (t_.rule.moves_g()) move_g(e, t_.rule);
   own_p(e, t_.rule);
+  if (t_.rule.span != GcSpan::None || t_.rule.counter != Counter::None) gc(e, t_.rule);
+  if (e.kind() == KIND_GO_EXIT && e.has_g()) {
+    if (auto it = assisting_.find(Key{process_, e.g()}); it != assisting_.end() && it->second) {
+      issue(Issue::Code::ExitsInAssist, e.g());
+      it->second = false;
+    }
+  }
   return t_;
+}
+
+void StateMachine::gc(const Event& e, const Rule& r) {
+  const bool opens = r.span_edge > 0;
+  if (r.counter != Counter::None || r.span == GcSpan::Cycle) {
+    if (!e.has_value()) {
+      issue(Issue::Code::NoValue);
+    } else if (e.value() < 0) {
+      issue(Issue::Code::NegativeValue, e.value());
+    }
+  }
+  if (e.kind() == KIND_GC_SWEEP_END && e.has_value() && e.value() < 0) issue(Issue::Code::NegativeValue, e.value());
+  Gc& gc = gc_[process_];
+  switch (r.span) {
+    case GcSpan::None: break;
+    case GcSpan::Cycle:
+      if (!e.has_value()) break;
+      if (opens) {
+        if (gc.cycle >= 0) issue(Issue::Code::CycleOpen, gc.cycle, e.value());
+        if (e.value() <= gc.last_cycle) issue(Issue::Code::CycleBack, gc.last_cycle, e.value());
+        gc.cycle = e.value();
+        gc.last_cycle = std::max(gc.last_cycle, e.value());
+      } else {
+        if (gc.cycle < 0) {
+          if (opt_.from_start) issue(Issue::Code::NoCycle);
+        } else if (gc.cycle != e.value()) {
+          issue(Issue::Code::CycleOther, gc.cycle, e.value());
+        }
+        gc.cycle = -1;
+        gc.last_cycle = std::max(gc.last_cycle, e.value());
+      }
+      break;
+    case GcSpan::Stw:
+      if (opens) {
+        if (gc.stopped) issue(Issue::Code::StwNested, gc.stw_reason);
+        gc.stopped = true;
+        gc.stw_reason = e.stw_reason();
+        gc.stw_m = e.has_m() ? e.m() : -1;
+      } else {
+        if (!gc.stopped) {
+          if (opt_.from_start) issue(Issue::Code::NotStopped);
+        } else {
+          if (gc.stw_reason != e.stw_reason()) issue(Issue::Code::StwReasonOther, gc.stw_reason, e.stw_reason());
+          if (gc.stw_m >= 0 && e.has_m() && e.m() != gc.stw_m) issue(Issue::Code::StwElsewhere, gc.stw_m, e.m());
+        }
+        gc.stopped = false;
+      }
+      break;
+    case GcSpan::Assist: {
+      G* g = g_of(e, GStatus::Running);
+      if (g == nullptr) break;
+      if (g->state != GStatus::Running) {
+        issue(Issue::Code::WrongState, e.g(), static_cast<int64_t>(g->state), static_cast<int64_t>(GStatus::Running));
+      }
+      bool& in = assisting_[Key{process_, e.g()}];
+      if (opens && in) issue(Issue::Code::AssistAgain, e.g());
+      if (!opens && !in && opt_.from_start) issue(Issue::Code::NoAssist, e.g());
+      in = opens;
+      break;
+    }
+    case GcSpan::Sweep: {
+      if (!e.has_m()) {
+        issue(Issue::Code::NoM);
+        break;
+      }
+      bool& in = sweeping_[Key{process_, e.m()}];
+      if (opens && in) issue(Issue::Code::SweepAgain, e.m());
+      if (!opens && !in && opt_.from_start) issue(Issue::Code::NoSweep, e.m());
+      in = opens;
+      break;
+    }
+  }
 }
 
 void StateMachine::move_g(const Event& e, const Rule& r) {

@@ -33,6 +33,20 @@
 //     passes on a P that no M holds; GO_SYSCALL_EXIT with a P (not EXITSYSCALL_NO_P) has its M take
 //     that P. A G that starts with a P runs on the P its M holds, and a P runs one G at a time.
 //   - Timestamps never decrease.
+//   - The garbage collector (Rule::span, Rule::counter), per process: GC cycles (GC_BEGIN ..
+//     GC_END) are numbered by `value`, increasing, at most one open at a time, and an END closes
+//     the cycle that is open, with its number. Stop-the-world pauses (STW_BEGIN .. STW_END) do not
+//     nest; the END has the BEGIN's stw_reason and comes from the M that stopped the world (Go
+//     starts the world again on the stopping M). A G's mark assist (GC_MARK_ASSIST_BEGIN .. END)
+//     begins and ends while it runs, does not nest, and is over before the G exits; it may park in
+//     between. Sweeping (GC_SWEEP_BEGIN .. END) is a span of its M, which does not nest. HEAP_ALLOC
+//     and HEAP_GOAL carry a non-negative value. An END whose BEGIN the trace does not show is
+//     reported only when the trace starts with the run (from_start).
+//     Not checked: that no G starts while the world is stopped. The STW span is wider than the
+//     stop: Gs on other Ps run (and may start) until each sees the stop request after STW_BEGIN,
+//     and the Ms that startTheWorldWithSema wakes take their Ps before STW_END (proc.go emits it
+//     last), so a start inside the span is not a violation. The stopping M itself runs no other G
+//     (MBusy catches that: its G runs throughout).
 // A trace may begin in the middle of a run (an imported one does): a G, M or P seen for the first
 // time is taken to be in whatever state its first event needs, unless the trace starts at the
 // beginning of the run (Options::from_start, which the simulator's traces do: every G they show
@@ -87,6 +101,12 @@ enum class Edge : uint8_t {
   Wakeup,  // m woke peer_m, or, with none named, whichever M next acquires the P passed (peer_p or p)
 };
 
+// The span of the garbage collector an event opens or closes (Rule::span_edge): a GC cycle and a
+// stop-the-world pause (one at a time, per process), a mark assist (its G's), sweeping (its M's).
+enum class GcSpan : uint8_t { None, Cycle, Stw, Assist, Sweep };
+// The counter an event sets to its value.
+enum class Counter : uint8_t { None, HeapAlloc, HeapGoal };
+
 // A point in time an event marks on its lanes.
 enum class Instant : uint8_t { None, PreemptRequest, SignalSend, SignalReceive, Handoff, Retake };
 
@@ -112,6 +132,10 @@ struct Rule {
   Instant instant = Instant::None;
   // The instant is on its P's lane, or with no P, on the lane of the M it targets (peer_m, else m).
   bool instant_on_target = false;
+  // The garbage collector: the span it opens (+1) or closes (-1), the counter it sets.
+  GcSpan span = GcSpan::None;
+  int8_t span_edge = 0;
+  Counter counter = Counter::None;
 
   constexpr bool moves_g() const { return to != GStatus::None; }
   constexpr bool creates_g() const { return to != GStatus::None && need == GStatus::None; }
@@ -216,6 +240,16 @@ constexpr Rule make_rule(int kind, int reason) {
       r.instant_on_target = true;
       break;
     case KIND_SIGNAL_RECEIVE: r.instant = Instant::SignalReceive; break;
+    case KIND_GC_BEGIN: r.span = GcSpan::Cycle, r.span_edge = 1; break;
+    case KIND_GC_END: r.span = GcSpan::Cycle, r.span_edge = -1; break;
+    case KIND_STW_BEGIN: r.span = GcSpan::Stw, r.span_edge = 1; break;
+    case KIND_STW_END: r.span = GcSpan::Stw, r.span_edge = -1; break;
+    case KIND_GC_MARK_ASSIST_BEGIN: r.span = GcSpan::Assist, r.span_edge = 1; break;
+    case KIND_GC_MARK_ASSIST_END: r.span = GcSpan::Assist, r.span_edge = -1; break;
+    case KIND_GC_SWEEP_BEGIN: r.span = GcSpan::Sweep, r.span_edge = 1; break;
+    case KIND_GC_SWEEP_END: r.span = GcSpan::Sweep, r.span_edge = -1; break;
+    case KIND_HEAP_ALLOC: r.counter = Counter::HeapAlloc; break;
+    case KIND_HEAP_GOAL: r.counter = Counter::HeapGoal; break;
     default: break;  // ANNOTATION, RUN_END and kinds of a later schema move nothing
   }
   return r;
@@ -267,6 +301,21 @@ struct Issue {
     TakesButHolds,     // a: the M, b: the P it takes, c: the P it holds
     TakesHeld,         // a: the M, b: the P it takes, c: the M that holds it
     HandedOffHeld,     // a: the P, b: its holder
+    NoValue,           // a GC cycle or a counter without Event.value
+    NegativeValue,     // a: the value
+    CycleOpen,         // a: the cycle still open, b: the one that begins
+    CycleBack,         // a: the last cycle's number, b: this one's
+    NoCycle,           // a GC_END while no cycle is open
+    CycleOther,        // a: the open cycle, b: the one the END names
+    StwNested,         // a: the StwReason of the pause in progress
+    NotStopped,        // an STW_END while the world runs
+    StwReasonOther,    // a: the BEGIN's StwReason, b: the END's
+    StwElsewhere,      // a: the M that stopped the world, b: the event's M
+    AssistAgain,       // a: the G
+    NoAssist,          // a: the G
+    ExitsInAssist,     // a: the G
+    SweepAgain,        // a: the M
+    NoSweep,           // a: the M
   };
   Code code = Code::TimeBack;
   int64_t a = 0, b = 0, c = 0, d = 0;
@@ -337,12 +386,24 @@ class StateMachine {
   void own_p(const Event& e, const Rule& r);
   void release_p(const Event& e, int64_t holder);
   void acquire_p(const Event& e);
+  void gc(const Event& e, const Rule& r);
 
   Options opt_;
   // Ordered maps: ids are sparse, and nothing here iterates in an order that depends on addresses.
   std::map<Key, G> gs_;
   std::map<Key, M> ms_;
   std::map<Key, P> ps_;
+  // The collector's state of a process.
+  struct Gc {
+    int64_t cycle = -1;       // the open cycle's number, -1: none
+    int64_t last_cycle = INT64_MIN;
+    bool stopped = false;     // between STW_BEGIN and STW_END
+    int32_t stw_reason = 0;
+    int64_t stw_m = -1;       // the M that stopped the world
+  };
+  std::map<uint32_t, Gc> gc_;
+  std::map<Key, bool> assisting_;  // by G: in a mark assist
+  std::map<Key, bool> sweeping_;   // by M: sweeping
   uint32_t process_ = 0;  // the event being applied's
   int64_t last_ts_ = INT64_MIN;
   Transition t_;

@@ -39,6 +39,57 @@ std::string json_latency(const LatencySummary& l) {
                 l.n, l.mean, l.p50, l.p90, l.p99, l.max);
 }
 
+// "gc_mark_term" for STW_REASON_GC_MARK_TERM.
+std::string stw_name(StwReason r) {
+  std::string n = StwReason_Name(r);
+  if (n.rfind("STW_REASON_", 0) == 0) n = n.substr(11);
+  for (char& c : n) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return n.empty() ? "?" : n;
+}
+
+std::string json_span(const SpanSummary& s) {
+  return strfmt("\"n\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"mean_ns\": %.1f, \"max_ns\": %" PRId64, s.n,
+                s.total, s.mean(), s.max);
+}
+
+std::string bytes_text(int64_t b) {
+  if (b >= (int64_t{1} << 20)) return strfmt("%.1f MiB", static_cast<double>(b) / (1 << 20));
+  if (b >= (int64_t{1} << 10)) return strfmt("%.1f KiB", static_cast<double>(b) / (1 << 10));
+  return strfmt("%" PRId64 " B", b);
+}
+
+GcSummary gc_summary(const Timeline& tl) {
+  GcSummary g;
+  g.any = !tl.gc_cycles.empty() || !tl.stw_pauses.empty() || !tl.assists.empty() || !tl.sweeps.empty() ||
+          !tl.heap_alloc.empty() || !tl.heap_goal.empty();
+  for (const GcSpanRecord& c : tl.gc_cycles) {
+    if (c.whole()) g.cycles.add(c.t1 - c.t0);
+  }
+  for (const GcSpanRecord& p : tl.stw_pauses) {
+    if (!p.whole()) continue;
+    g.stw.add(p.t1 - p.t0);
+    g.stw_by_reason[p.stw_reason].add(p.t1 - p.t0);
+  }
+  for (const GcSpanRecord& a : tl.assists) {
+    g.assists.add(a.t1 - a.t0);
+    g.assist_by_g[a.g] += a.t1 - a.t0;
+  }
+  for (const GcSpanRecord& w : tl.sweeps) {
+    g.sweeps.add(w.t1 - w.t0);
+    if (w.bytes > 0) g.swept_bytes += w.bytes;
+  }
+  for (const CounterSample& c : tl.heap_alloc) {
+    g.heap_samples++;
+    g.heap_max = std::max(g.heap_max, c.value);
+    g.heap_last = c.value;
+  }
+  for (const CounterSample& c : tl.heap_goal) {
+    g.goal_samples++;
+    g.goal_last = c.value;
+  }
+  return g;
+}
+
 }  // namespace
 
 TraceStats compute_stats(const Timeline& tl) {
@@ -102,6 +153,7 @@ TraceStats compute_stats(const Timeline& tl) {
   s.handoffs = tl.handoffs;
   s.retakes = tl.retakes;
   s.syscalls = tl.syscalls;
+  s.gc = gc_summary(tl);
   return s;
 }
 
@@ -131,6 +183,34 @@ std::string stats_text(const TraceStats& s, size_t top) {
       strfmt("counts: steals %" PRIu64 " (%" PRIu64 " Gs moved), M wake-ups %" PRIu64 ", preemption requests %" PRIu64
              ", preemptions %" PRIu64 ", system calls %" PRIu64 ", P handoffs %" PRIu64 ", retakes %" PRIu64 "\n",
              s.steals, s.stolen, s.wakeups, s.preempt_requests, s.preemptions, s.syscalls, s.handoffs, s.retakes);
+  if (s.gc.any) {
+    const GcSummary& g = s.gc;
+    out += strfmt("GC: %" PRIu64 " cycles, mean %s, max %s, total %s\n", g.cycles.n, human_ns(g.cycles.mean()).c_str(),
+                  human_ns(static_cast<double>(g.cycles.max)).c_str(),
+                  human_ns(static_cast<double>(g.cycles.total)).c_str());
+    out += strfmt("stop-the-world: %" PRIu64 " pauses, total %s, max %s", g.stw.n,
+                  human_ns(static_cast<double>(g.stw.total)).c_str(), human_ns(static_cast<double>(g.stw.max)).c_str());
+    for (const auto& [reason, r] : g.stw_by_reason) {
+      out += strfmt("; %s %" PRIu64 " (total %s, max %s)", stw_name(reason).c_str(), r.n,
+                    human_ns(static_cast<double>(r.total)).c_str(), human_ns(static_cast<double>(r.max)).c_str());
+    }
+    out += "\n";
+    out += strfmt("mark assists: %" PRIu64 ", total %s", g.assists.n, human_ns(static_cast<double>(g.assists.total)).c_str());
+    std::vector<std::pair<int64_t, int64_t>> by_g(g.assist_by_g.begin(), g.assist_by_g.end());
+    std::sort(by_g.begin(), by_g.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    if (by_g.size() > top) by_g.resize(top);
+    for (size_t i = 0; i < by_g.size(); i++) {
+      out += strfmt("%s G%" PRId64 " %s", i == 0 ? "; longest:" : ",", by_g[i].first,
+                    human_ns(static_cast<double>(by_g[i].second)).c_str());
+    }
+    out += "\n";
+    out += strfmt("sweeping: %" PRIu64 " stretches, total %s, %s swept\n", g.sweeps.n,
+                  human_ns(static_cast<double>(g.sweeps.total)).c_str(), bytes_text(g.swept_bytes).c_str());
+    out += strfmt("heap: %" PRIu64 " samples, max %s, last %s; goal: %" PRIu64 " samples, last %s\n", g.heap_samples,
+                  bytes_text(g.heap_max).c_str(), bytes_text(g.heap_last).c_str(), g.goal_samples,
+                  bytes_text(g.goal_last).c_str());
+  }
   std::vector<const GStats*> order;
   for (const GStats& g : s.per_g) {
     if (g.latency.n != 0) order.push_back(&g);
@@ -166,8 +246,28 @@ std::string stats_json(const TraceStats& s) {
   for (size_t i = 0; i < s.utilisation.size(); i++) out += strfmt("%s%.6f", i == 0 ? "" : ", ", s.utilisation[i]);
   out += strfmt("],\n \"counts\": {\"steals\": %" PRIu64 ", \"stolen\": %" PRIu64 ", \"wakeups\": %" PRIu64
                 ", \"preempt_requests\": %" PRIu64 ", \"preemptions\": %" PRIu64 ", \"syscalls\": %" PRIu64
-                ", \"handoffs\": %" PRIu64 ", \"retakes\": %" PRIu64 "},\n \"goroutines_detail\": [",
+                ", \"handoffs\": %" PRIu64 ", \"retakes\": %" PRIu64 "},\n",
                 s.steals, s.stolen, s.wakeups, s.preempt_requests, s.preemptions, s.syscalls, s.handoffs, s.retakes);
+  {
+    const GcSummary& g = s.gc;
+    out += " \"gc_cycles\": {" + json_span(g.cycles) + "},\n \"stw_pauses\": {" + json_span(g.stw) +
+           ", \"by_reason\": {";
+    bool first = true;
+    for (const auto& [reason, r] : g.stw_by_reason) {
+      out += strfmt("%s\"%s\": {%s}", first ? "" : ", ", stw_name(reason).c_str(), json_span(r).c_str());
+      first = false;
+    }
+    out += "}},\n \"mark_assists\": {" + json_span(g.assists) + ", \"by_g\": {";
+    first = true;
+    for (const auto& [gid, ns] : g.assist_by_g) {
+      out += strfmt("%s\"%" PRId64 "\": %" PRId64, first ? "" : ", ", gid, ns);
+      first = false;
+    }
+    out += "}},\n \"sweeps\": {" + json_span(g.sweeps) + strfmt(", \"bytes\": %" PRId64 "},\n", g.swept_bytes);
+    out += strfmt(" \"heap\": {\"samples\": %" PRIu64 ", \"max_bytes\": %" PRId64 ", \"last_bytes\": %" PRId64
+                  ", \"goal_samples\": %" PRIu64 ", \"last_goal_bytes\": %" PRId64 "},\n \"goroutines_detail\": [",
+                  g.heap_samples, g.heap_max, g.heap_last, g.goal_samples, g.goal_last);
+  }
   for (size_t i = 0; i < s.per_g.size(); i++) {
     const GStats& g = s.per_g[i];
     out += strfmt("%s\n  {\"g\": %" PRId64 ", \"latency\": %s, \"running_ns\": %" PRId64 ", \"runnable_ns\": %" PRId64
@@ -203,6 +303,15 @@ std::string stats_diff(const TraceStats& a, const TraceStats& b, const std::stri
   row("system calls", static_cast<double>(a.syscalls), static_cast<double>(b.syscalls), false);
   row("P handoffs", static_cast<double>(a.handoffs), static_cast<double>(b.handoffs), false);
   row("retakes", static_cast<double>(a.retakes), static_cast<double>(b.retakes), false);
+  if (a.gc.any || b.gc.any) {
+    row("GC cycles", static_cast<double>(a.gc.cycles.n), static_cast<double>(b.gc.cycles.n), false);
+    row("GC cycle mean", a.gc.cycles.mean(), b.gc.cycles.mean(), true);
+    row("STW pauses", static_cast<double>(a.gc.stw.n), static_cast<double>(b.gc.stw.n), false);
+    row("STW total", static_cast<double>(a.gc.stw.total), static_cast<double>(b.gc.stw.total), true);
+    row("STW max", static_cast<double>(a.gc.stw.max), static_cast<double>(b.gc.stw.max), true);
+    row("mark assist total", static_cast<double>(a.gc.assists.total), static_cast<double>(b.gc.assists.total), true);
+    row("sweep total", static_cast<double>(a.gc.sweeps.total), static_cast<double>(b.gc.sweeps.total), true);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,35 @@ struct GStats {
   int64_t running = 0, runnable = 0, blocked = 0, syscall = 0;  // ns in each state
 };
 
+// Spans of one sort: how many, their total and longest, in ns.
+struct SpanSummary {
+  uint64_t n = 0;
+  int64_t total = 0, max = 0;
+  void add(int64_t d) {
+    n++;
+    total += d;
+    if (d > max) max = d;
+  }
+  double mean() const { return n != 0 ? static_cast<double>(total) / static_cast<double>(n) : 0; }
+};
+
+// The garbage collector's figures (Timeline's GC spans and counters). Cycles and pauses count
+// those seen whole (their BEGIN and END in the trace); assist and sweep times add up the parts
+// inside the trace.
+struct GcSummary {
+  SpanSummary cycles;
+  SpanSummary stw;
+  std::map<StwReason, SpanSummary> stw_by_reason;
+  SpanSummary assists;
+  std::map<int64_t, int64_t> assist_by_g;  // ns per goid
+  SpanSummary sweeps;
+  int64_t swept_bytes = 0;
+  uint64_t heap_samples = 0, goal_samples = 0;
+  int64_t heap_max = 0, heap_last = 0, goal_last = 0;  // bytes
+  // Whether the trace had any GC event: the text shows the GC only then.
+  bool any = false;
+};
+
 struct TraceStats {
   std::string producer;
   int64_t span = 0;  // ns from the first event to the last
@@ -36,13 +66,16 @@ struct TraceStats {
   uint64_t steals = 0, stolen = 0, wakeups = 0, preempt_requests = 0, preemptions = 0, handoffs = 0, retakes = 0,
            syscalls = 0;
   std::vector<GStats> per_g;  // by goid
+  GcSummary gc;
 };
 
 TraceStats compute_stats(const Timeline& tl);
 
-// Text for a terminal: the summary, then the `top` Gs that waited longest.
+// Text for a terminal: the summary, the GC's figures (only for a trace with GC events), then the
+// `top` Gs that waited longest.
 std::string stats_text(const TraceStats& s, size_t top = 10);
-// The same as one JSON object (every G included).
+// The same as one JSON object (every G included); the GC's keys (gc_cycles, stw_pauses,
+// mark_assists, sweeps, heap) are always there, zero for a trace without GC events.
 std::string stats_json(const TraceStats& s);
 // Two traces side by side (`gmpsim trace diff`), with the ratio b/a.
 std::string stats_diff(const TraceStats& a, const TraceStats& b, const std::string& name_a, const std::string& name_b);

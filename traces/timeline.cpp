@@ -41,8 +41,12 @@ class Builder {
     tl_.t_end = std::max(tl_.t_end, e.ts());
     tl_.kinds[e.kind()]++;
     count(e);
-    if (!e.has_g()) return;
     const Rule r = rule(e.kind(), e.reason());
+    if (r.span != GcSpan::None) span(e, r);
+    if (r.counter != Counter::None && e.has_value()) {
+      (r.counter == Counter::HeapAlloc ? tl_.heap_alloc : tl_.heap_goal).push_back({e.ts(), e.value(), e.process()});
+    }
+    if (!e.has_g()) return;
     if (!r.moves_g()) return;
     const int64_t t = e.ts();
     if (r.creates_g()) {
@@ -64,6 +68,12 @@ class Builder {
   }
 
   void finish() {
+    // Spans still open end with the trace; their records are already in the lists.
+    for (auto& [key, at] : open_) {
+      GcSpanRecord& rec = list(key.span)[at];
+      rec.t1 = tl_.t_end;
+      rec.open_end = true;
+    }
     for (auto& [id, g] : tl_.gs) {
       if (g.exited || g.intervals.empty()) continue;
       Interval& last = g.intervals.back();
@@ -158,7 +168,73 @@ class Builder {
     }
   }
 
+  // The open span of a kind: per process, and per G (assists) or M (sweeps).
+  struct SpanKey {
+    GcSpan span;
+    uint32_t process;
+    int64_t id;
+    bool operator<(const SpanKey& o) const {
+      if (span != o.span) return span < o.span;
+      return process != o.process ? process < o.process : id < o.id;
+    }
+  };
+
+  std::vector<GcSpanRecord>& list(GcSpan s) {
+    switch (s) {
+      case GcSpan::Cycle: return tl_.gc_cycles;
+      case GcSpan::Stw: return tl_.stw_pauses;
+      case GcSpan::Assist: return tl_.assists;
+      default: return tl_.sweeps;
+    }
+  }
+
+  void span(const Event& e, const Rule& r) {
+    const int64_t id = r.span == GcSpan::Assist ? (e.has_g() ? e.g() : -1)
+                       : r.span == GcSpan::Sweep ? (e.has_m() ? e.m() : -1)
+                                                 : 0;
+    const SpanKey key{r.span, e.process(), id};
+    std::vector<GcSpanRecord>& out = list(r.span);
+    auto it = open_.find(key);
+    if (r.span_edge > 0) {
+      if (it != open_.end()) {  // a BEGIN inside an open one (the validator reports it): that one ends here
+        out[it->second].t1 = e.ts();
+        open_.erase(it);
+      }
+      GcSpanRecord rec;
+      rec.t0 = rec.t1 = e.ts();
+      rec.process = e.process();
+      if (e.has_g()) rec.g = e.g();
+      if (e.has_m()) rec.m = e.m();
+      if (e.has_p()) rec.p = e.p();
+      if (r.span == GcSpan::Cycle && e.has_value()) rec.n = e.value();
+      rec.stw_reason = e.stw_reason();
+      open_[key] = out.size();
+      out.push_back(rec);
+      return;
+    }
+    GcSpanRecord* rec = nullptr;
+    if (it != open_.end()) {
+      rec = &out[it->second];
+      open_.erase(it);
+    } else {  // it began before the trace did
+      GcSpanRecord fresh;
+      fresh.t0 = tl_.t_begin;
+      fresh.open_begin = true;
+      fresh.process = e.process();
+      if (e.has_g()) fresh.g = e.g();
+      if (e.has_m()) fresh.m = e.m();
+      if (e.has_p()) fresh.p = e.p();
+      fresh.stw_reason = e.stw_reason();
+      if (r.span == GcSpan::Cycle && e.has_value()) fresh.n = e.value();
+      out.push_back(fresh);
+      rec = &out.back();
+    }
+    rec->t1 = e.ts();
+    if (r.span == GcSpan::Sweep && e.has_value()) rec->bytes = e.value();
+  }
+
   Timeline& tl_;
+  std::map<SpanKey, size_t> open_;  // the open spans: their index in their list
 };
 
 }  // namespace

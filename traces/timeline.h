@@ -7,7 +7,9 @@
 // Blocked here), GO_EXIT ends the G; GO_CREATE and GO_UNPARK also make the edges (Edge::Create,
 // Edge::Ready). An interval still open when the trace ends is closed at its end. A G seen first
 // in the middle of its life (an imported trace starts mid-run) begins in the state its first event
-// needs (Rule::need), at the start of the trace.
+// needs (Rule::need), at the start of the trace. The garbage collector's spans and counters
+// (Rule::span, Rule::counter) are paired BEGIN to END: cycles and pauses per process, assists per
+// G, sweeps per M.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +51,27 @@ struct GLife {
   int64_t parent = -1;  // -1: not created in the trace (or by nobody)
 };
 
+// A span of the garbage collector (state_machine.h's GcSpan): a cycle, a stop-the-world pause, a
+// G's mark assist, an M's sweeping. One whose BEGIN came before the trace began starts at t_begin
+// (open_begin); one still open when it ended stops at t_end (open_end).
+struct GcSpanRecord {
+  int64_t t0 = 0, t1 = 0;
+  uint32_t process = 0;
+  int64_t g = -1, m = -1, p = -1;  // the BEGIN's (assists: the G; sweeps: the M)
+  int64_t n = -1;                  // cycles: the number
+  StwReason stw_reason = STW_REASON_UNSPECIFIED;  // pauses
+  int64_t bytes = -1;              // sweeps: bytes swept (the END's value), -1 unknown
+  bool open_begin = false, open_end = false;
+  bool whole() const { return !open_begin && !open_end; }
+};
+
+// A counter's value from time t on (HEAP_ALLOC, HEAP_GOAL).
+struct CounterSample {
+  int64_t t = 0;
+  int64_t value = 0;
+  uint32_t process = 0;
+};
+
 struct Timeline {
   Header header;
   int64_t t_begin = 0, t_end = 0;  // the first and last event's time
@@ -59,6 +82,9 @@ struct Timeline {
   std::map<int64_t, int64_t> p_busy;  // ns each P ran a G (from the running intervals)
   uint64_t steals = 0, stolen = 0, wakeups = 0, preempt_requests = 0, preemptions = 0, handoffs = 0, retakes = 0,
            syscalls = 0;
+  // The garbage collector, each list in the order its spans began (or, for open_begin, ended).
+  std::vector<GcSpanRecord> gc_cycles, stw_pauses, assists, sweeps;
+  std::vector<CounterSample> heap_alloc, heap_goal;
 };
 
 // Reads the trace at `path`; throws TraceFormatError on unreadable input.

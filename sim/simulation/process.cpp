@@ -118,7 +118,8 @@ void Process::event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) {
   const int64_t now = engine_.now();  // measuring costs the simulated program nothing
   metrics_.on_event(e, gp, pp, arg, now);
   if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
-  if (trace_ != nullptr && e < Ev::WakepSpinning) {  // the rest are counts
+  // WakepSpinning .. RunnextCasFail are counts only; the GC's kinds after them are traced.
+  if (trace_ != nullptr && (e < Ev::WakepSpinning || rt::isGCEvent(e))) {
     trace::Event te = to_trace(e, gp, pp, arg, now);
     te.set_process(cfg_.id);  // 0 is not written: a one-process trace has no process ids
     if (e == Ev::GoCreate && gp != nullptr) te.set_label(start_function(gp->startpc));

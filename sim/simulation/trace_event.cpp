@@ -7,6 +7,18 @@ namespace gmp::engine {
 
 using rt::Ev;
 
+namespace {
+
+// The schema's StwReason of Go's stwReason: Go's order shifted by one; the stwForTest* reasons and
+// anything past them are OTHER.
+static_assert(static_cast<int>(rt::stwReason::stwStopTrace) + 1 == trace::STW_REASON_STOP_TRACE);
+trace::StwReason stw_reason(int64_t arg) {
+  if (arg < 0 || arg > static_cast<int64_t>(rt::stwReason::stwStopTrace)) return trace::STW_REASON_OTHER;
+  return static_cast<trace::StwReason>(arg + 1);
+}
+
+}  // namespace
+
 trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
   trace::Event ev;
   ev.set_ts(now);
@@ -22,6 +34,14 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     case Ev::GoStart:
       ev.set_kind(trace::KIND_GO_START);
       ev.set_reason(arg != 0 ? trace::REASON_INHERIT_TIME : trace::REASON_SCHEDULE);
+      if (pp != nullptr) {  // a mark worker runs in the mode findRunnableGCWorker gave its P
+        switch (pp->gcMarkWorkerMode_) {
+          case rt::gcMarkWorkerMode::gcMarkWorkerNotWorker: break;
+          case rt::gcMarkWorkerMode::gcMarkWorkerDedicatedMode: ev.set_gc_worker_mode(trace::GC_WORKER_MODE_DEDICATED); break;
+          case rt::gcMarkWorkerMode::gcMarkWorkerFractionalMode: ev.set_gc_worker_mode(trace::GC_WORKER_MODE_FRACTIONAL); break;
+          case rt::gcMarkWorkerMode::gcMarkWorkerIdleMode: ev.set_gc_worker_mode(trace::GC_WORKER_MODE_IDLE); break;
+        }
+      }
       break;
     case Ev::GoEnd:
       ev.set_kind(trace::KIND_GO_EXIT);
@@ -141,17 +161,44 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     case Ev::WakepNoP:
     case Ev::RunnextBackoff:
     case Ev::RunnextCasFail:
-    // The garbage collector's events: not yet in traces.
+      break;
     case Ev::GCStart:
+      ev.set_kind(trace::KIND_GC_BEGIN);
+      ev.set_value(arg);
+      break;
     case Ev::GCDone:
+      ev.set_kind(trace::KIND_GC_END);
+      ev.set_value(arg);
+      break;
     case Ev::STWStart:
+      ev.set_kind(trace::KIND_STW_BEGIN);
+      ev.set_stw_reason(stw_reason(arg));
+      break;
     case Ev::STWDone:
+      ev.set_kind(trace::KIND_STW_END);
+      ev.set_stw_reason(stw_reason(arg));
+      break;
     case Ev::GCMarkAssistStart:
+      ev.set_kind(trace::KIND_GC_MARK_ASSIST_BEGIN);
+      break;
     case Ev::GCMarkAssistDone:
+      ev.set_kind(trace::KIND_GC_MARK_ASSIST_END);
+      break;
     case Ev::GCSweepStart:
+      ev.set_kind(trace::KIND_GC_SWEEP_BEGIN);
+      break;
     case Ev::GCSweepDone:
+      ev.set_kind(trace::KIND_GC_SWEEP_END);
+      ev.set_value(arg);
+      break;
     case Ev::HeapAlloc:
+      ev.set_kind(trace::KIND_HEAP_ALLOC);
+      ev.set_value(arg);
+      break;
     case Ev::HeapGoal:
+      ev.set_kind(trace::KIND_HEAP_GOAL);
+      ev.set_value(arg);
+      break;
     case Ev::Count_:
       break;
   }

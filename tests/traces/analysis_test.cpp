@@ -24,6 +24,8 @@ struct Ev {
   int64_t peer_g = -1;
   Reason reason = REASON_UNSPECIFIED;
   const char* label = "";
+  int64_t value = -1;  // Event.value, -1: absent
+  StwReason stw = STW_REASON_UNSPECIFIED;
 };
 
 // Writes the events as a simulated trace with `ps` Ps and reads it back as a Timeline.
@@ -45,6 +47,8 @@ Timeline timeline_of(std::initializer_list<Ev> evs, int32_t ps = 2) {
       if (x.peer_g >= 0) e.set_peer_g(x.peer_g);
       e.set_reason(x.reason);
       e.set_label(x.label);
+      if (x.value >= 0) e.set_value(x.value);
+      e.set_stw_reason(x.stw);
       w.write(e);
     }
     w.close();
@@ -94,6 +98,70 @@ TEST_CASE("stats: latency, utilisation and time in each state, worked by hand") 
   const std::string json = stats_json(s);
   CHECK(json.find("\"p50_ns\": 10") != std::string::npos);
   CHECK(json.find("\"span_ns\": 120") != std::string::npos);
+}
+
+TEST_CASE("stats: GC cycles, pauses by reason, assists, sweeping and the heap, worked by hand") {
+  constexpr Reason R0 = REASON_UNSPECIFIED;
+  const Timeline tl = timeline_of({
+      {0, KIND_GO_CREATE, 1, 0, 0},
+      {0, KIND_GO_START, 1, 0, 0},
+      {100, KIND_STW_BEGIN, 1, 0, 0, -1, R0, "", -1, STW_REASON_GC_SWEEP_TERM},
+      {110, KIND_GC_BEGIN, 1, 0, 0, -1, R0, "", 1},
+      {130, KIND_STW_END, 1, 0, 0, -1, R0, "", -1, STW_REASON_GC_SWEEP_TERM},  // a 30 ns pause
+      {135, KIND_HEAP_GOAL, -1, 0, 0, -1, R0, "", 4 << 20},
+      {140, KIND_HEAP_ALLOC, -1, 0, 0, -1, R0, "", 1 << 20},
+      {200, KIND_GC_MARK_ASSIST_BEGIN, 1, 0, 0},
+      {260, KIND_GC_MARK_ASSIST_END, 1, 0, 0},  // 60 ns of assist
+      {300, KIND_GC_SWEEP_BEGIN, -1, 0, 0},
+      {340, KIND_GC_SWEEP_END, -1, 0, 0, -1, R0, "", 8192},  // 40 ns of sweeping
+      {400, KIND_STW_BEGIN, 1, 0, 0, -1, R0, "", -1, STW_REASON_GC_MARK_TERM},
+      {410, KIND_GC_END, 1, 0, 0, -1, R0, "", 1},  // the cycle: 110 to 410
+      {450, KIND_STW_END, 1, 0, 0, -1, R0, "", -1, STW_REASON_GC_MARK_TERM},  // 50 ns
+      {460, KIND_HEAP_ALLOC, -1, 0, 0, -1, R0, "", 3 << 20},
+      {500, KIND_STW_BEGIN, 1, 0, 0, -1, R0, "", -1, STW_REASON_READ_MEM_STATS},
+      {520, KIND_STW_END, 1, 0, 0, -1, R0, "", -1, STW_REASON_READ_MEM_STATS},  // 20 ns
+      {600, KIND_GC_MARK_ASSIST_BEGIN, 1, 0, 0},  // open when the trace ends at 700: 100 ns
+      {610, KIND_GC_BEGIN, 1, 0, 0, -1, R0, "", 2},  // open too: not a whole cycle
+      {700, KIND_HEAP_ALLOC, -1, 0, 0, -1, R0, "", 2 << 20},
+  });
+  REQUIRE(tl.gc_cycles.size() == 2);
+  CHECK((tl.gc_cycles[0].n == 1 && tl.gc_cycles[0].t0 == 110 && tl.gc_cycles[0].t1 == 410));
+  CHECK((tl.gc_cycles[1].open_end && tl.gc_cycles[1].t1 == 700));
+  const TraceStats s = compute_stats(tl);
+  const GcSummary& g = s.gc;
+  CHECK(g.any);
+  CHECK((g.cycles.n == 1 && g.cycles.total == 300 && g.cycles.max == 300));
+  CHECK((g.stw.n == 3 && g.stw.total == 100 && g.stw.max == 50));
+  REQUIRE(g.stw_by_reason.size() == 3);
+  CHECK(g.stw_by_reason.at(STW_REASON_GC_SWEEP_TERM).total == 30);
+  CHECK(g.stw_by_reason.at(STW_REASON_GC_MARK_TERM).total == 50);
+  CHECK(g.stw_by_reason.at(STW_REASON_READ_MEM_STATS).total == 20);
+  CHECK((g.assists.n == 2 && g.assists.total == 160 && g.assist_by_g.at(1) == 160));
+  CHECK((g.sweeps.n == 1 && g.sweeps.total == 40 && g.swept_bytes == 8192));
+  CHECK((g.heap_samples == 3 && g.heap_max == 3 << 20 && g.heap_last == 2 << 20));
+  CHECK((g.goal_samples == 1 && g.goal_last == 4 << 20));
+  const std::string text = stats_text(s);
+  CHECK(text.find("GC: 1 cycles, mean 300ns") != std::string::npos);
+  CHECK(text.find("stop-the-world: 3 pauses, total 100ns, max 50ns; gc_mark_term 1 (total 50ns, max 50ns)") !=
+        std::string::npos);
+  CHECK(text.find("mark assists: 2, total 160ns; longest: G1 160ns") != std::string::npos);
+  CHECK(text.find("sweeping: 1 stretches, total 40ns, 8.0 KiB swept") != std::string::npos);
+  const std::string json = stats_json(s);
+  CHECK(json.find("\"gc_cycles\": {\"n\": 1, \"total_ns\": 300,") != std::string::npos);
+  CHECK(json.find("\"stw_pauses\": {\"n\": 3, \"total_ns\": 100,") != std::string::npos);
+  CHECK(json.find("\"read_mem_stats\": {\"n\": 1, \"total_ns\": 20,") != std::string::npos);
+  CHECK(json.find("\"by_g\": {\"1\": 160}") != std::string::npos);
+}
+
+TEST_CASE("stats: a trace without GC events prints no GC lines, and its JSON has the GC's keys at zero") {
+  const TraceStats s = compute_stats(handoff());
+  CHECK_FALSE(s.gc.any);
+  CHECK(stats_text(s).find("GC") == std::string::npos);
+  CHECK(stats_text(s).find("stop-the-world") == std::string::npos);
+  const std::string json = stats_json(s);
+  CHECK(json.find("\"gc_cycles\": {\"n\": 0, \"total_ns\": 0, \"mean_ns\": 0.0, \"max_ns\": 0}") !=
+        std::string::npos);
+  CHECK(json.find("\"stw_pauses\": {\"n\": 0,") != std::string::npos);
 }
 
 TEST_CASE("critical path: through the waker, not the blocked time") {

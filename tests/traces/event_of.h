@@ -1,6 +1,6 @@
 // A small event for the trace tests that feed a validator or state machine directly: its kind and
-// ids, written in the order a test reads them ({KIND, g, m, p, reason, peer_m, ts, process}; -1 for
-// an absent id), and make() turning it into the schema's Event.
+// ids, written in the order a test reads them ({KIND, g, m, p, reason, peer_m, ts, process, value,
+// stw_reason}; -1 for an absent id or value), and make() turning it into the schema's Event.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,8 @@ struct Ev {
   int64_t peer_m = -1;
   int64_t ts = 0;
   uint32_t process = 0;
+  int64_t value = -1;  // Event.value, -1: absent
+  StwReason stw = STW_REASON_UNSPECIFIED;
 };
 
 inline Event make(const Ev& x) {
@@ -28,6 +30,8 @@ inline Event make(const Ev& x) {
   if (x.peer_m >= 0) e.set_peer_m(x.peer_m);
   e.set_reason(x.reason);
   e.set_process(x.process);
+  if (x.value >= 0) e.set_value(x.value);
+  e.set_stw_reason(x.stw);
   return e;
 }
 

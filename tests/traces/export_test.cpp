@@ -18,6 +18,7 @@
 #include <boost/property_tree/ptree.hpp>
 
 #include "tests/temp_dir.h"
+#include "tests/view/gc_trace.h"
 #include "tests/view/small_trace.h"
 #include "traces/export/export.h"
 #include "traces/export/perfetto_trace.pb.h"
@@ -277,6 +278,37 @@ TEST_CASE("export: the small trace's slices, counters, markers and arrows, worke
       CHECK(n.slices == 17);
       CHECK(n.flows == 4);
       CHECK(n.instants == 1);
+      // A trace without GC events has no GC group: its output is as it was before the GC.
+      for (const auto& [track, group] : d.group_of) CHECK(group.rfind("GC", 0) != 0);
+    }
+  }
+}
+
+TEST_CASE("export: a GC trace's cycles, pauses, assists, sweeps and heap counters, worked by hand") {
+  TempDir dir("gmp_export");
+  gmp::view::testing::write_gc_trace(dir.file("gc.trace"));
+  const gmp::lanes::Model m = gmp::lanes::load_trace(dir.file("gc.trace"));
+  for (const Format& f : kFormats) {
+    SECTION(f.name) {
+      f.write(m, dir.file("out"));
+      const Decoded d = f.read(dir.file("out"));
+      check_structure(d);
+      // gc_trace.h's header comment.
+      CHECK(d.slices.at("GC cycles") == std::vector<Slice>{{"GC 1", 220, 510}});
+      CHECK(d.slices.at("stop-the-world") ==
+            std::vector<Slice>{{"STW gc_sweep_term", 200, 230}, {"STW gc_mark_term", 500, 520}});
+      CHECK(d.slices.at("G2 mark assist") == std::vector<Slice>{{"mark assist", 300, 400}});
+      CHECK(d.slices.at("M0 sweeping") == std::vector<Slice>{{"sweep", 600, 650}});
+      constexpr int64_t MiB = 1 << 20;
+      CHECK(d.counters.at("heap") ==
+            std::vector<std::pair<int64_t, int64_t>>{{150, 4 * MiB}, {350, 5 * MiB}, {660, 2 * MiB}});
+      CHECK(d.counters.at("heap goal") == std::vector<std::pair<int64_t, int64_t>>{{150, 4 * MiB}, {520, 8 * MiB}});
+      for (const char* t : {"GC cycles", "stop-the-world", "G2 mark assist", "M0 sweeping", "heap", "heap goal"}) {
+        INFO(t);
+        CHECK(d.group_of.at(t).rfind("GC (", 0) == 0);
+      }
+      // The scheduler's tracks are still there: G2 runs on P1 around its stop.
+      CHECK(d.slices.at("P1") == std::vector<Slice>{{"G2", 110, 210}, {"G2", 240, 700}});
     }
   }
 }

@@ -7,6 +7,7 @@
 
 #include "traces/export/export.h"
 #include "traces/export/walk.h"
+#include "traces/state_machine.h"
 #include "traces/output_stream.h"
 
 namespace gmp::exporter {
@@ -86,7 +87,9 @@ ExportCounts export_chrome_json(const lanes::Model& m, const std::string& path) 
   JsonWriter w(out);
   ExportCounts n;
   const std::string title = m.producer.empty() ? std::string("trace") : m.producer;
-  for (int g = 0; g < static_cast<int>(Group::Count_); ++g) {
+  // The GC group only for a trace that has GC events: a GC-free trace's output is as it was.
+  const int groups = static_cast<int>(m.has_gc() ? Group::Count_ : Group::GC);
+  for (int g = 0; g < groups; ++g) {
     std::string& b = w.begin();
     b += "\"ph\":\"M\",\"name\":\"process_name\",";
     append_place(b, kGroupPid + g, 0);
@@ -124,11 +127,16 @@ ExportCounts export_chrome_json(const lanes::Model& m, const std::string& path) 
     std::string& b = w.begin();
     switch (it.type) {
       case Item::SliceBegin:
-        b += "\"ph\":\"X\",\"cat\":\"sched\",\"name\":";
-        append_json_string(b, slice_name(it.g, it.state));
+        b += it.gc != nullptr ? "\"ph\":\"X\",\"cat\":\"gc\",\"name\":" : "\"ph\":\"X\",\"cat\":\"sched\",\"name\":";
+        append_json_string(b, slice_name(tr, it));
         b += ",\"dur\":";
         append_us(b, it.end - it.ts);
-        if (it.g != lanes::kNoG) b += ",\"args\":{\"goid\":" + std::to_string(it.g) + "}";
+        if (it.gc != nullptr && it.gc->value >= 0) {
+          b += static_cast<trace::GcSpan>(tr.gc_span) == trace::GcSpan::Sweep ? ",\"args\":{\"bytes\":" : ",\"args\":{\"cycle\":";
+          b += std::to_string(it.gc->value) + (it.g != lanes::kNoG ? ",\"goid\":" + std::to_string(it.g) : "") + "}";
+        } else if (it.g != lanes::kNoG) {
+          b += ",\"args\":{\"goid\":" + std::to_string(it.g) + "}";
+        }
         ++n.slices;
         break;
       case Item::Counter:

@@ -5,6 +5,7 @@
 #include "traces/export/export.h"
 #include "traces/export/perfetto_trace.pb.h"
 #include "traces/export/walk.h"
+#include "traces/state_machine.h"
 #include "traces/output_stream.h"
 
 namespace gmp::exporter {
@@ -53,7 +54,9 @@ ExportCounts export_perfetto(const lanes::Model& m, const std::string& path) {
   const int64_t shift = m.t_begin < 0 ? -m.t_begin : 0;
   std::string title = m.producer.empty() ? std::string("trace") : m.producer;
   if (shift != 0) title += ", times moved " + std::to_string(shift) + " ns later";
-  for (int g = 0; g < static_cast<int>(Group::Count_); ++g) {
+  // The GC group only for a trace that has GC events: a GC-free trace's output is as it was.
+  const int groups = static_cast<int>(m.has_gc() ? Group::Count_ : Group::GC);
+  for (int g = 0; g < groups; ++g) {
     p.Clear();
     pf::TrackDescriptor* d = p.mutable_track_descriptor();
     d->set_uuid(kGroupUuid + static_cast<uint64_t>(g));
@@ -82,8 +85,13 @@ ExportCounts export_perfetto(const lanes::Model& m, const std::string& path) {
     switch (it.type) {
       case Item::SliceBegin:
         e->set_type(pf::TrackEvent::TYPE_SLICE_BEGIN);
-        e->add_categories("sched");
-        e->set_name(slice_name(it.g, it.state));
+        e->add_categories(it.gc != nullptr ? "gc" : "sched");
+        e->set_name(slice_name(tracks[it.track], it));
+        if (it.gc != nullptr && it.gc->value >= 0) {
+          pf::DebugAnnotation* a = e->add_debug_annotations();
+          a->set_name(static_cast<trace::GcSpan>(tracks[it.track].gc_span) == trace::GcSpan::Sweep ? "bytes" : "cycle");
+          a->set_int_value(it.gc->value);
+        }
         if (it.g != lanes::kNoG) {
           pf::DebugAnnotation* a = e->add_debug_annotations();
           a->set_name("goid");

@@ -2,6 +2,9 @@
 #include "traces/export/walk.h"
 
 #include <algorithm>
+#include <map>
+
+#include "traces/state_machine.h"
 
 namespace gmp::exporter {
 
@@ -14,6 +17,7 @@ const char* group_name(Group g) {
     case Group::Ps: return "Ps";
     case Group::Ms: return "Ms";
     case Group::Scheduler: return "scheduler";
+    case Group::GC: return "GC";
     case Group::Count_: break;
   }
   return "?";
@@ -25,6 +29,25 @@ std::string slice_name(int32_t g, State s) {
     case State::Syscall: return "G" + std::to_string(g) + " syscall";
     default: return lanes::state_name(s);
   }
+}
+
+std::string stw_reason_name(int reason) {
+  std::string n = trace::StwReason_IsValid(reason) ? trace::StwReason_Name(static_cast<trace::StwReason>(reason)) : "";
+  if (n.rfind("STW_REASON_", 0) == 0) n = n.substr(11);
+  for (char& c : n) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return n.empty() ? "unknown" : n;
+}
+
+std::string slice_name(const Track& t, const Item& it) {
+  if (t.spans == nullptr || it.gc == nullptr) return slice_name(it.g, it.state);
+  switch (static_cast<trace::GcSpan>(t.gc_span)) {
+    case trace::GcSpan::Cycle: return it.gc->value >= 0 ? "GC " + std::to_string(it.gc->value) : "GC";
+    case trace::GcSpan::Stw: return "STW " + stw_reason_name(it.gc->stw_reason);
+    case trace::GcSpan::Assist: return "mark assist";
+    case trace::GcSpan::Sweep: return "sweep";
+    case trace::GcSpan::None: break;
+  }
+  return "?";
 }
 
 const char* arrow_name(lanes::ArrowKind k) {
@@ -45,12 +68,57 @@ Walk::Walk(const lanes::Model& m) : m_(m) {
   for (const lanes::Counter* c : {&m.global_queue, &m.spinning_ms, &m.idle_ps}) {
     tracks_.push_back(Track{Group::Scheduler, c->name, true, nullptr, c});
   }
+  const auto counters_end = static_cast<uint32_t>(tracks_.size());
+  if (m.has_gc()) {
+    // Assists by G and sweeps by M, each a list of its own (ordered maps: ids in order).
+    std::map<int32_t, std::vector<lanes::GcInterval>> by_g;
+    std::map<uint16_t, std::vector<lanes::GcInterval>> by_m;
+    for (const lanes::GcInterval& iv : m.assists) by_g[iv.g].push_back(iv);
+    for (const lanes::GcInterval& iv : m.sweeps) by_m[iv.m].push_back(iv);
+    gc_split_.reserve(by_g.size() + by_m.size());  // the tracks point into it
+    auto add = [&](const std::string& name, const std::vector<lanes::GcInterval>* v, trace::GcSpan k) {
+      Track t{Group::GC, name, false, nullptr, nullptr};
+      t.spans = v;
+      t.gc_span = static_cast<uint8_t>(k);
+      tracks_.push_back(t);
+    };
+    if (!m.gc_cycles.empty()) add("GC cycles", &m.gc_cycles, trace::GcSpan::Cycle);
+    if (!m.stw_pauses.empty()) add("stop-the-world", &m.stw_pauses, trace::GcSpan::Stw);
+    // A track's slices must not overlap (only a malformed trace's could): each starts where the
+    // one before it ended, at the earliest.
+    auto clip = [](std::vector<lanes::GcInterval>& v) {
+      for (size_t i = 1; i < v.size(); ++i) {
+        v[i].start = std::max(v[i].start, v[i - 1].end);
+        v[i].end = std::max(v[i].end, v[i].start);
+      }
+    };
+    for (auto& [g, v] : by_g) {
+      clip(v);
+      gc_split_.push_back(std::move(v));
+      add((g == lanes::kNoG ? std::string("no G") : "G" + std::to_string(g)) + " mark assist", &gc_split_.back(),
+          trace::GcSpan::Assist);
+    }
+    for (auto& [id, v] : by_m) {
+      clip(v);
+      gc_split_.push_back(std::move(v));
+      add((id == lanes::kNoId ? std::string("no M") : "M" + std::to_string(id)) + " sweeping", &gc_split_.back(),
+          trace::GcSpan::Sweep);
+    }
+    for (const lanes::Counter64* c : {&m.heap_alloc, &m.heap_goal}) {
+      if (c->ts.empty()) continue;
+      Track t{Group::GC, c->name, true, nullptr, nullptr};
+      t.values64 = c;
+      tracks_.push_back(t);
+    }
+  }
   for (uint32_t t = 0; t < tracks_.size(); ++t) {
     if (t < lanes_end) {
       cursors_.push_back(Cursor{Src::Segments, t});
       cursors_.push_back(Cursor{Src::Markers, t});
-    } else {
+    } else if (t < counters_end) {
       cursors_.push_back(Cursor{Src::Samples, t});
+    } else {
+      cursors_.push_back(Cursor{tracks_[t].counter ? Src::Samples64 : Src::GcSpans, t});
     }
   }
   cursors_.push_back(Cursor{Src::ArrowsOut, 0});
@@ -121,6 +189,24 @@ bool Walk::peek(const Cursor& c, Item& out) const {
       out.value = k.v[c.i];
       return true;
     }
+    case Src::GcSpans: {
+      const std::vector<lanes::GcInterval>& v = *tracks_[c.track].spans;
+      if (c.i >= v.size()) return false;
+      out.type = c.in_slice ? Item::SliceEnd : Item::SliceBegin;
+      out.ts = c.in_slice ? v[c.i].end : v[c.i].start;
+      out.end = v[c.i].end;
+      out.g = v[c.i].g;
+      out.gc = &v[c.i];
+      return true;
+    }
+    case Src::Samples64: {
+      const lanes::Counter64& k = *tracks_[c.track].values64;
+      if (c.i >= k.ts.size()) return false;
+      out.type = Item::Counter;
+      out.ts = k.ts[c.i];
+      out.value = k.v[c.i];
+      return true;
+    }
     case Src::ArrowsOut:
     case Src::ArrowsIn: {
       const bool in = c.src == Src::ArrowsIn;
@@ -149,6 +235,15 @@ void Walk::advance(Cursor& c) {
       c.in_slice = true;
     } else {
       c.i = c.last + 1;
+      c.in_slice = false;
+    }
+    return;
+  }
+  if (c.src == Src::GcSpans) {
+    if (!c.in_slice) {
+      c.in_slice = true;
+    } else {
+      ++c.i;
       c.in_slice = false;
     }
     return;

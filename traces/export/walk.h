@@ -5,7 +5,13 @@
 //   - three groups: "Ps", "Ms" and "scheduler" (a process in Perfetto and in Chrome's format);
 //   - one slice track per P lane ("P3", group Ps) and per M lane ("M5", group Ms);
 //   - counter tracks: each P's local queue length (group Ps), then the global queue length,
-//     spinning Ms and idle Ps (group scheduler).
+//     spinning Ms and idle Ps (group scheduler);
+//   - only for a trace with GC events (lanes::Model::has_gc), a fourth group "GC" (after the
+//     others, so a GC-free trace's output is as before) with, each only when it has something:
+//     "GC cycles" (a slice per cycle, "GC 3"), "stop-the-world" (a slice per pause, "STW
+//     gc_mark_term"), one "G7 mark assist" track per assisting G (its assists may span its parks,
+//     so they are not nested in its running slices), one "M3 sweeping" track per sweeping M, and
+//     the counters "heap" and "heap goal" (bytes).
 // Items (Walk::next), ordered by time, then by type in the order of Item::Type, then by track:
 //   - SliceBegin and SliceEnd for each lane segment: a G running or in a system call (its goid), a
 //     spinning M or P, a parked M. Consecutive segments of one G and state (the model splits runs
@@ -30,7 +36,7 @@
 
 namespace gmp::exporter {
 
-enum class Group : uint8_t { Ps, Ms, Scheduler, Count_ };
+enum class Group : uint8_t { Ps, Ms, Scheduler, GC, Count_ };
 const char* group_name(Group g);
 
 struct Track {
@@ -39,6 +45,10 @@ struct Track {
   bool counter = false;
   const lanes::Lane* lane = nullptr;        // slice tracks
   const lanes::Counter* values = nullptr;  // counter tracks
+  // GC tracks: the spans (trace::GcSpan `gc_span`) or the 64-bit counter.
+  const std::vector<lanes::GcInterval>* spans = nullptr;
+  uint8_t gc_span = 0;
+  const lanes::Counter64* values64 = nullptr;
 };
 
 struct Item {
@@ -50,7 +60,8 @@ struct Item {
   int32_t g = lanes::kNoG;
   lanes::State state = lanes::State::Running;
   int64_t end = 0;
-  int32_t value = 0;                                         // Counter
+  int64_t value = 0;                                         // Counter
+  const lanes::GcInterval* gc = nullptr;                     // SliceBegin of a GC span
   lanes::MarkerKind marker = lanes::MarkerKind::Count_;    // Instant
   lanes::ArrowKind arrow = lanes::ArrowKind::Count_;       // FlowOut, FlowIn
   uint64_t flow = 0;                                         // FlowOut, FlowIn: 1 + the arrow's index
@@ -59,6 +70,11 @@ struct Item {
 
 // The name of a slice: "G17", "G17 syscall", "spinning", "parked".
 std::string slice_name(int32_t g, lanes::State s);
+// The name of a SliceBegin on its track: slice_name's, or for a GC span "GC 3", "STW gc_mark_term",
+// "mark assist", "sweep".
+std::string slice_name(const Track& t, const Item& it);
+// "gc_mark_term" for trace::STW_REASON_GC_MARK_TERM.
+std::string stw_reason_name(int reason);
 const char* arrow_name(lanes::ArrowKind k);
 
 class Walk {
@@ -69,7 +85,7 @@ class Walk {
   bool next(Item& out);
 
  private:
-  enum class Src : uint8_t { Segments, Markers, Samples, ArrowsOut, ArrowsIn };
+  enum class Src : uint8_t { Segments, Markers, Samples, ArrowsOut, ArrowsIn, GcSpans, Samples64 };
   struct Cursor {
     Src src;
     uint32_t track;  // the track it feeds (arrow cursors: unused)
@@ -84,6 +100,8 @@ class Walk {
 
   const lanes::Model& m_;
   std::vector<Track> tracks_;
+  // The per-G assists and per-M sweeps, split from the model's lists (built once).
+  std::vector<std::vector<lanes::GcInterval>> gc_split_;
   std::vector<Cursor> cursors_;
   std::vector<uint32_t> arrows_by_t1_;
   std::vector<Item> heads_;     // per cursor: its next item

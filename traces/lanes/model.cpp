@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -53,6 +54,11 @@ const char* kind_name(int kind) {
 }
 
 // ---- Counter ----------------------------------------------------------------------------------
+
+int64_t Counter64::value_at(int64_t t) const {
+  const auto it = std::upper_bound(ts.begin(), ts.end(), t);
+  return it == ts.begin() ? 0 : v[static_cast<size_t>(it - ts.begin() - 1)];
+}
 
 int32_t Counter::value_at(int64_t t) const {
   const auto it = std::upper_bound(ts.begin(), ts.end(), t);
@@ -257,6 +263,8 @@ size_t Model::memory_bytes() const {
   };
   n += counter(global_queue) + counter(spinning_ms) + counter(idle_ps) + cap_bytes(local_queues);
   for (const Counter& c : local_queues) n += counter(c);
+  n += cap_bytes(gc_cycles) + cap_bytes(stw_pauses) + cap_bytes(assists) + cap_bytes(sweeps) +
+       cap_bytes(heap_alloc.ts) + cap_bytes(heap_alloc.v) + cap_bytes(heap_goal.ts) + cap_bytes(heap_goal.v);
   return n;
 }
 
@@ -398,9 +406,8 @@ class Builder {
     e.reason = static_cast<uint8_t>(std::clamp(w.reason, 0, 255));
     e.queue = static_cast<uint8_t>(std::clamp(w.queue, 0, 255));
     e.wait_reason = static_cast<uint8_t>(std::clamp(w.wait_reason, 0, 255));
-    if ((w.has & (kHasSignal | kHasObject | kHasPeerM | kHasPeerP | kHasCount | kHasStep)) || w.user_op != 0 ||
-        w.phase != 0 ||
-        !w.label.empty()) {
+    if ((w.has & (kHasSignal | kHasObject | kHasPeerM | kHasPeerP | kHasCount | kHasStep | kHasValue)) ||
+        w.user_op != 0 || w.phase != 0 || w.stw_reason != 0 || w.gc_worker_mode != 0 || !w.label.empty()) {
       EvExtra x{};
       x.ev = idx;
       x.count = e.count;
@@ -414,6 +421,9 @@ class Builder {
       x.user_op = static_cast<uint8_t>(std::clamp(w.user_op, 0, 255));
       x.phase = static_cast<uint8_t>(std::clamp(w.phase, 0, 255));
       x.label = w.label.empty() ? kNoEv : intern(w.label);
+      x.value = (w.has & kHasValue) ? std::max<int64_t>(w.value, 0) : -1;
+      x.stw_reason = static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255));
+      x.gc_worker_mode = static_cast<uint8_t>(std::clamp(w.gc_worker_mode, 0, 255));
       m_.extras.push_back(x);
     }
     if (idx == 0) {
@@ -422,11 +432,74 @@ class Builder {
     }
     m_.events.push_back(Ev{e.ts, e.g, e.peer_g, e.m, e.p, e.kind, e.reason, e.queue, e.wait_reason});
     apply(e, idx);
+    const trace::Rule& r = trace::rule(e.kind, e.reason);
+    if (r.span != trace::GcSpan::None || r.counter != trace::Counter::None) gc(e, r, w, idx);
+  }
+
+  // The collector's spans, paired BEGIN to END (cycles and pauses: one at a time; assists per G;
+  // sweeps per M), and its counters.
+  void gc(const Full& e, const trace::Rule& r, const WireEvent& w, uint32_t idx) {
+    using trace::GcSpan;
+    const int64_t value = (w.has & kHasValue) ? w.value : -1;
+    if (r.counter != trace::Counter::None) {
+      if (value < 0) return;
+      Counter64& c = r.counter == trace::Counter::HeapAlloc ? m_.heap_alloc : m_.heap_goal;
+      c.ts.push_back(e.ts);
+      c.v.push_back(value);
+      c.max_value = std::max(c.max_value, value);
+      return;
+    }
+    std::vector<GcInterval>& out = r.span == GcSpan::Cycle    ? m_.gc_cycles
+                                   : r.span == GcSpan::Stw    ? m_.stw_pauses
+                                   : r.span == GcSpan::Assist ? m_.assists
+                                                              : m_.sweeps;
+    const int64_t id = r.span == GcSpan::Assist ? e.g : r.span == GcSpan::Sweep ? e.m : 0;
+    const uint64_t key = static_cast<uint64_t>(r.span) << 40 | static_cast<uint64_t>(id & 0xffffffffff);
+    auto it = gc_open_.find(key);
+    if (r.span_edge > 0) {
+      if (it != gc_open_.end()) out[it->second].end = e.ts;  // an unclosed one ends at the next BEGIN
+      gc_open_[key] = out.size();
+      out.push_back(GcInterval{e.ts, e.ts, idx, kNoEv, r.span == GcSpan::Cycle ? value : -1, e.g, e.m, e.p,
+                               static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255))});
+      return;
+    }
+    if (it != gc_open_.end()) {
+      GcInterval& iv = out[it->second];
+      iv.end = e.ts;
+      iv.end_ev = idx;
+      if (r.span == GcSpan::Sweep) iv.value = value;
+      gc_open_.erase(it);
+    } else {  // it began before the trace did
+      out.push_back(GcInterval{m_.t_begin, e.ts, kNoEv, idx, value, e.g, e.m, e.p,
+                               static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255))});
+    }
   }
 
   void finish() {
     const int64_t end = m_.events.empty() ? 0 : m_.events.back().ts;
     m_.t_end = end;
+    for (const auto& [key, at] : gc_open_) {
+      const auto span = static_cast<trace::GcSpan>(key >> 40);
+      std::vector<GcInterval>& out = span == trace::GcSpan::Cycle    ? m_.gc_cycles
+                                     : span == trace::GcSpan::Stw    ? m_.stw_pauses
+                                     : span == trace::GcSpan::Assist ? m_.assists
+                                                                     : m_.sweeps;
+      out[at].end = end;
+    }
+    for (auto* v : {&m_.gc_cycles, &m_.stw_pauses, &m_.assists, &m_.sweeps}) {
+      std::stable_sort(v->begin(), v->end(), [](const GcInterval& a, const GcInterval& b) { return a.start < b.start; });
+      v->shrink_to_fit();
+    }
+    // Cycles and pauses are one at a time: a malformed trace's that overlap are clipped, so each
+    // list is a sequence of disjoint intervals (the exporters' slices must not overlap).
+    for (auto* v : {&m_.gc_cycles, &m_.stw_pauses}) {
+      for (size_t i = 1; i < v->size(); ++i) {
+        (*v)[i].start = std::max((*v)[i].start, (*v)[i - 1].end);
+        (*v)[i].end = std::max((*v)[i].end, (*v)[i].start);
+      }
+    }
+    m_.heap_alloc.name = "heap";
+    m_.heap_goal.name = "heap goal";
     for (size_t i = 0; i < m_.p_lanes.size(); ++i) close_track(m_.p_lanes[i], p_track_[i], end);
     for (size_t i = 0; i < m_.m_lanes.size(); ++i) close_track(m_.m_lanes[i], m_track_[i], end);
     // Lanes sorted by id; arrows and local queues follow.
@@ -819,6 +892,7 @@ class Builder {
   int32_t idle_ = 0;
   GTable gtab_;
   std::unordered_map<std::string, uint32_t> label_ids_;
+  std::map<uint64_t, size_t> gc_open_;  // the open GC spans by (span, G or M): index in their list
 
  public:
   void set_idle(int32_t n) { idle_ = n; }
@@ -1025,6 +1099,19 @@ void describe_event(const Model& m, uint32_t ev, std::string& out) {
     if (x->step >= 0) append_int(out, "checker step", x->step);
     if (x->phase != 0) append_int(out, "phase", x->phase);
     if (x->label != kNoEv) append(out, "label", m.labels[x->label].c_str());
+    if (x->stw_reason != 0) {
+      append(out, "stw_reason",
+             trace::StwReason_IsValid(x->stw_reason)
+                 ? trace::StwReason_Name(static_cast<trace::StwReason>(x->stw_reason)).c_str()
+                 : "?");
+    }
+    if (x->gc_worker_mode != 0) {
+      append(out, "gc_worker_mode",
+             trace::GcWorkerMode_IsValid(x->gc_worker_mode)
+                 ? trace::GcWorkerMode_Name(static_cast<trace::GcWorkerMode>(x->gc_worker_mode)).c_str()
+                 : "?");
+    }
+    if (x->value >= 0) append_int(out, "value", x->value);
   }
   if (!out.empty() && out.back() == '\n') out.pop_back();
 }

@@ -20,6 +20,9 @@
 //     GO_UNPARK from the readying P to the P where the G next starts.
 //   - Scheduling latencies: for each GO_START, the time since its G last became runnable.
 //   - Per G: id, creation event and first start, sorted by id.
+//   - The garbage collector (trace::Rule::span, ::counter): GC cycles and stop-the-world pauses
+//     (with their reason), each G's mark assists, each M's sweeping, as intervals; the heap and its
+//     goal as 64-bit counters.
 // Limits: at most 2^28 events, M and P ids below 65535, goids below 2^28 - 1, timestamps within
 // +-2^61 ns (where the simulator's time ends) and at most 2^50 ns (13 days) after the first
 // event. A trace beyond them is refused with a TraceFormatError at the offending event.
@@ -61,6 +64,8 @@ struct EvExtra {
   uint32_t label;  // index into Model::labels, or kNoEv
   uint8_t user_op, phase, has_signal, has_object;
   int64_t step;  // the checker's step (Event.step), -1: absent
+  int64_t value;  // Event.value (GC cycle number, bytes), -1: absent
+  uint8_t stw_reason, gc_worker_mode;
 };
 
 enum class State : uint8_t { Running, Syscall, Spinning, Parked, Runnable, Blocked, Count_ };
@@ -155,6 +160,27 @@ struct Counter {
   void build_levels();
 };
 
+// A span of the garbage collector (trace::GcSpan): a cycle, a stop-the-world pause, a G's mark
+// assist, an M's sweeping. One whose BEGIN the trace does not show starts at Model::t_begin
+// (begin_ev kNoEv), one never closed ends at Model::t_end (end_ev kNoEv).
+struct GcInterval {
+  int64_t start, end;
+  uint32_t begin_ev, end_ev;
+  int64_t value;       // cycles: the number; sweeps: bytes swept; -1: unknown
+  int32_t g;           // assists: the G
+  uint16_t m, p;       // the BEGIN's (sweeps: the M)
+  uint8_t stw_reason;  // pauses: trace::StwReason
+};
+
+// A counter of 64-bit values (the heap's bytes), a (ts, value) column.
+struct Counter64 {
+  std::string name;
+  std::vector<int64_t> ts, v;
+  int64_t max_value = 0;
+  // Value at time t (0 before the first sample).
+  int64_t value_at(int64_t t) const;
+};
+
 struct LatencySample {
   uint32_t ev;       // the GO_START (its time: Model::events[ev].ts)
   uint32_t latency;  // ns runnable before it, at most kMaxLatency
@@ -192,6 +218,13 @@ class Model {
   std::vector<LatencySample> latencies;  // sorted by ev, so by time
   std::vector<GInfo> gs;                 // sorted by goid
   int64_t t_begin = 0, t_end = 0;
+  // The garbage collector, each sorted by start: cycles, pauses, assists (any G), sweeps (any M).
+  std::vector<GcInterval> gc_cycles, stw_pauses, assists, sweeps;
+  Counter64 heap_alloc, heap_goal;
+  bool has_gc() const {
+    return !gc_cycles.empty() || !stw_pauses.empty() || !assists.empty() || !sweeps.empty() || !heap_alloc.ts.empty() ||
+           !heap_goal.ts.empty();
+  }
 
   // The producer is the model checker: its events are the counterexample's steps.
   bool is_counterexample() const { return producer == "gmpsim check"; }

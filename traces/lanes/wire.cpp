@@ -32,7 +32,10 @@ bool reads(uint32_t field) {
     case Event::kObjectFieldNumber:
     case Event::kPhaseFieldNumber:
     case Event::kLabelFieldNumber:
-    case Event::kStepFieldNumber: return true;
+    case Event::kStepFieldNumber:
+    case Event::kStwReasonFieldNumber:
+    case Event::kGcWorkerModeFieldNumber:
+    case Event::kValueFieldNumber: return true;
     default: return false;
   }
 }
@@ -129,6 +132,12 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
       case Event::kStepFieldNumber:
         out.step = v;
         out.has |= kHasStep;
+        break;
+      case Event::kStwReasonFieldNumber: out.stw_reason = i32; break;
+      case Event::kGcWorkerModeFieldNumber: out.gc_worker_mode = i32; break;
+      case Event::kValueFieldNumber:
+        out.value = i64;
+        out.has |= kHasValue;
         break;
       default: break;  // a field the viewer does not read, or of a later schema
     }

@@ -24,13 +24,16 @@ struct WireEvent {
   uint64_t object = 0;
   int32_t signal = 0;
   uint64_t step = 0;  // the checker's step (kHasStep)
+  int32_t stw_reason = 0, gc_worker_mode = 0;
+  int64_t value = 0;  // kHasValue
   std::string_view label;
   // Presence of the optional fields, one bit each (kHas*).
   uint32_t has = 0;
 };
 
 inline constexpr uint32_t kHasG = 1, kHasM = 2, kHasP = 4, kHasPeerG = 8, kHasPeerM = 16, kHasPeerP = 32,
-                          kHasCount = 64, kHasSignal = 128, kHasObject = 256, kHasStep = 512;
+                          kHasCount = 64, kHasSignal = 128, kHasObject = 256, kHasStep = 512,
+                          kHasValue = 1024;
 
 bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out);
 
