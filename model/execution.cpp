@@ -320,6 +320,7 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   engine::SimConfig cfg;
   cfg.procs = setup.procs;
   cfg.seed = setup.seed;
+  cfg.gc = setup.gc;
   cfg.event_limit = setup.max_steps;
   cfg.chooser = &rec;
   cfg.daemon_rounds = setup.daemon_rounds;

@@ -12,6 +12,7 @@
 #include "model/policy.h"
 #include "sim/cost/profile.h"
 #include "sim/engine/chooser.h"
+#include "sim/runtime/mgc.h"
 #include "sim/scenario/program.h"
 
 namespace gmp::model {
@@ -37,6 +38,7 @@ struct CheckSetup {
   const cost::Profile* profile = nullptr;
   int32_t procs = 1;
   uint64_t seed = 1;  // the runtime's own randomness (cheaprand, steal order)
+  rt::GCSettings gc;  // GOGC and GOMEMLIMIT (--gogc, --memlimit)
   uint64_t max_steps = 200'000;
   uint32_t daemon_rounds = 2;  // sysmon's waits per execution that may end by choice (free time)
   // Strict time (engine::EngineConfig::strict_time): waits end in deadline order, sysmon runs

@@ -990,3 +990,118 @@ TEST_CASE("gmpsim calibrate counts a GOMAXPROCS step only when the confidence in
   std::remove(m.c_str());
   std::filesystem::remove_all(suite);
 }
+
+// ---- The garbage collector's surface: the GC line, --gctrace, --gogc and --memlimit.
+
+TEST_CASE("gmpsim run prints a GC line for a program that allocates, and none for one that does not", "[cli][gc]") {
+  Out o = gmpsim("run " + kScenarios + "gc.textproto --procs 2");
+  CHECK(o.status == 0);
+  CHECK_THAT(o.text, Catch::Contains("\nGC: "));
+  CHECK_THAT(o.text, Catch::Contains(" cycles"));
+  CHECK_THAT(o.text, Catch::Contains("of GOMAXPROCS x run time; stop-the-world "));
+  // 8 MiB of cache (1024 objects), and per request 40 x 512 bytes and a 4 KiB entry, 4 x 2000
+  // requests: 204,996,608 bytes, 195.5 MB of 2^20.
+  CHECK_THAT(o.text, Catch::Contains("; allocated 195.5 MB in " + std::to_string(1024 + 4 * 2000 * 41) + " objects\n"));
+  o = gmpsim("run " + kScenarios + "pingpong.textproto --procs 2 --gctrace --gogc 50 --memlimit 1GiB");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("GC") == std::string::npos);
+  CHECK(o.text.find("gc ") == std::string::npos);
+}
+
+TEST_CASE("--gogc and --memlimit take Go's GOGC and GOMEMLIMIT values and refuse others", "[cli][gc][errors]") {
+  for (const char* good : {"--gogc off", "--gogc 0", "--gogc 1000000", "--gogc +50", "--gogc -1", "--memlimit off",
+                           "--memlimit 0", "--memlimit 64MiB", "--memlimit 1073741824", "--memlimit 512B",
+                           "--memlimit 8TiB", "--memlimit=2GiB"}) {
+    INFO(good);
+    const Out o = gmpsim("run " + kScenarios + "pingpong.textproto " + good);
+    CHECK(o.status == 0);
+  }
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"--gogc 1000001", "--gogc: expected off or a percentage in [0, 1000000] (GOGC), got '1000001'"},
+      {"--gogc OFF", "--gogc: expected off or a percentage"},
+      {"--gogc ''", "--gogc: expected off or a percentage"},
+      {"--gogc 1e3", "got '1e3'"},
+      {"--gogc 2147483648", "got '2147483648'"},
+      {"--gogc 50,100", "run: --gogc takes one value (a list is for gmpsim sweep)"},
+      {"--memlimit 64MB", "--memlimit: expected off or a size in bytes with an optional B, KiB, MiB, GiB or TiB suffix"},
+      {"--memlimit -1", "got '-1'"},
+      {"--memlimit 1.5GiB", "got '1.5GiB'"},
+      {"--memlimit 8388608TiB", "got '8388608TiB'"},  // 2^63 bytes: past int64
+      {"--memlimit 9223372036854775808", "got '9223372036854775808'"},
+      {"--memlimit KiB", "got 'KiB'"},
+      {"--memlimit 1GiB,2GiB", "run: --memlimit takes one value"},
+      {"--gogc", "--gogc: missing value"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const Out o = gmpsim("run " + kPingPong + " " + c.args);
+    CHECK(o.status == 2);
+    CHECK_THAT(o.text, Catch::Contains(c.says));
+  }
+  Out o = gmpsim("sweep " + kPingPong + " --procs 1 --gogc 50,x");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("--gogc: expected off or a percentage in [0, 1000000] (GOGC), got 'x'"));
+  o = gmpsim("check " + kPingPong + " --procs 1 --gogc 50,100");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("check: --gogc takes one value"));
+}
+
+TEST_CASE("gmpsim sweep varies GOGC and GOMEMLIMIT as dimensions, with columns only when given", "[cli][gc][sweep]") {
+  const std::string svg = tmp("gc-sweep.svg");
+  Out o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2 --gogc 50,off --svg " + svg);
+  CHECK(o.status == 0);
+  // Each table: a GOGC column, then GOMAXPROCS, in the order given, each GOGC with every GOMAXPROCS.
+  CHECK_THAT(o.text, Catch::Contains("\n          GOGC    GOMAXPROCS "));
+  CHECK_THAT(o.text, Catch::Contains("\n            50             1"));
+  CHECK_THAT(o.text, Catch::Contains("\n            50             2"));
+  CHECK_THAT(o.text, Catch::Contains("\n           off             1"));
+  CHECK_THAT(o.text, Catch::Contains("\n           off             2"));
+  CHECK(o.text.find("            50             2") < o.text.find("           off             1"));
+  CHECK(o.text.find("GOMEMLIMIT") == std::string::npos);
+  // The bench lines: a configuration line per GOGC block, for benchstat.
+  const size_t g50 = o.text.find("gogc: 50\n"), goff = o.text.find("gogc: off\n");
+  REQUIRE(g50 != std::string::npos);
+  REQUIRE(goff != std::string::npos);
+  CHECK(g50 < goff);
+  CHECK(o.text.find("BenchmarkCPU-2\t", goff) != std::string::npos);
+  std::ifstream in(svg);
+  const std::string chart((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(chart, Catch::Contains("cores GOGC=50<"));
+  CHECK_THAT(chart, Catch::Contains("cores GOGC=off<"));
+  std::remove(svg.c_str());
+  o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1 --memlimit 64MiB,off");
+  CHECK(o.status == 0);
+  CHECK_THAT(o.text, Catch::Contains("    GOMEMLIMIT    GOMAXPROCS"));
+  CHECK_THAT(o.text, Catch::Contains("memlimit: 64MiB\n"));
+  CHECK(o.text.find("GOGC") == std::string::npos);
+  // Neither given: no trace of either.
+  o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("GOGC") == std::string::npos);
+  CHECK(o.text.find("gogc") == std::string::npos);
+  CHECK(o.text.find("GOMEMLIMIT") == std::string::npos);
+  CHECK_THAT(o.text, Catch::Contains("\n    GOMAXPROCS "));
+}
+
+TEST_CASE("gmpsim run: an alloc whose expression is out of range panics at its field", "[cli][gc][lang]") {
+  const std::string path = tmp("alloc-oob.textproto");
+  write(path, "func { name: \"main\"\n"
+              "  op { loop { var: \"i\" count: 2 op { alloc { bytes_expr: \"i\" } } } }\n}\n");
+  Out o = gmpsim("run " + path);
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("panic: bytes_expr is 0: out of range, from 1 to 1073741824\n\tat " + path +
+                                     ":2:46: bytes_expr \"i\""));
+  write(path, "func { name: \"main\"\n"
+              "  op { alloc { bytes: 1073741824 count_expr: \"1025\" } }\n}\n");
+  o = gmpsim("run " + path);
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("panic: 1025 objects of 1073741824 bytes: more than 1099511627776 bytes in one alloc"));
+  write(path, "func { name: \"main\"\n  op { alloc { bytes: 0 } }\n}\n");
+  o = gmpsim("run " + path);
+  CHECK(o.status == 1);
+  CHECK_THAT(o.text, Catch::Contains(path + ":2:16: bytes 0 is out of range: from 1 to 1073741824"));
+  std::remove(path.c_str());
+}

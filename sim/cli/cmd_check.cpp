@@ -130,6 +130,8 @@ CheckOptions parse_check_args(int argc, char** argv) {
   if (o.sim.asyncpreemptoff) usage_error("check: --asyncpreemptoff is for gmpsim run");
   c.setup.procs = static_cast<int32_t>(o.procs.front());
   c.setup.seed = o.seed;
+  single_gc_settings("check", o);
+  c.setup.gc = sim_config(o, 1, 0, o.seed).gc;
   c.search_seed = o.seed;
   return co;
 }
@@ -141,6 +143,8 @@ std::string replay_command(const CheckOptions& co, const std::string& sched) {
   if (!co.mutant.empty()) cmd += " --mutant " + co.mutant;
   if (!o.profile.empty()) cmd += " --profile " + o.profile;
   if (o.seed != 1) cmd += " --seed " + std::to_string(o.seed);
+  if (!o.gogc.empty()) cmd += " --gogc " + gogc_text(c.setup.gc.gcPercent);
+  if (!o.memlimit.empty()) cmd += " --memlimit " + memlimit_text(c.setup.gc.memoryLimit);
   if (c.setup.max_steps != model::CheckSetup{}.max_steps) cmd += " --max-steps " + std::to_string(c.setup.max_steps);
   if (c.setup.daemon_rounds != model::CheckSetup{}.daemon_rounds)
     cmd += " --sysmon-rounds " + std::to_string(c.setup.daemon_rounds);
@@ -327,7 +331,8 @@ std::string check_usage() {
       "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
       "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
       "                        [--property LIST] [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE]\n"
-      "                        [--profile F] [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
+      "                        [--profile F] [--gogc N|off] [--memlimit SIZE|off]\n"
+      "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
       "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
       "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
       "      property is violated (the schedule, its interleaving and --trace show it).\n";

@@ -1,6 +1,7 @@
 // gmpsim run SCENARIO [--procs N] [--cores N] [--profile F] [--seed S] [--trace OUT]
 //                     [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]
-//                     [--check-determinism] [--events]
+//                     [--check-determinism] [--events] [--gogc N|off] [--memlimit SIZE|off]
+//                     [--gctrace]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -31,8 +32,10 @@ int cmd_run(int argc, char** argv) {
   RunOptions o;
   bool check = false;
   bool all_events = false;
+  bool gctrace = false;
   parse_sim_args("run", argc, argv, o, [&](Args& a) {
     if (a.flag() == "--events") return all_events = true;
+    if (a.flag() == "--gctrace") return gctrace = true;
     if (a.flag() == "--check-determinism") return check = true;
     return false;
   });
@@ -40,6 +43,7 @@ int cmd_run(int argc, char** argv) {
   if (o.procs.size() > 1) usage_error("run: --procs takes one value (a list is for gmpsim sweep)");
   if (o.cores.size() > 1) usage_error("run: --cores takes one value (a list is for gmpsim sweep)");
   if (o.seeds != 1) usage_error("run: --seeds is for gmpsim sweep (run takes one --seed)");
+  single_gc_settings("run", o);
   if (check && !o.sim.trace_path.empty()) {
     // The check writes a second trace next to the first and compares the two files.
     try {
@@ -57,14 +61,14 @@ int cmd_run(int argc, char** argv) {
   cfg.progress = terminal_progress("run");
   const engine::SimResult r = simulate(in, cfg);
   end_progress();
-  const std::string text = format_run(r, all_events);
+  const std::string text = format_run(r, all_events, gctrace);
   if (check) {
     engine::SimConfig again = cfg;
     again.progress = terminal_progress("check");
     if (!again.trace_path.empty()) again.trace_path += ".check";
     const engine::SimResult r2 = simulate(in, again);
     end_progress();
-    const std::string text2 = format_run(r2, all_events);
+    const std::string text2 = format_run(r2, all_events, gctrace);
     bool same = text == text2;
     std::string why = same ? "" : "the reports differ";
     // Every run writes its trace, a failed one too (up to where it stopped); a failure is reported

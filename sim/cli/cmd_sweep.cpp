@@ -1,7 +1,7 @@
 // gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F]
-//                       [--svg OUT] [--seed S] [--jobs N]
-// Runs the scenario at every (procs, cores) point under K seeds; prints a table per metric, then
-// `go test -bench` lines for benchstat, and with --svg writes an SVG chart there.
+//                       [--gogc 50,100,off] [--memlimit 64MiB,off] [--svg OUT] [--seed S] [--jobs N]
+// Runs the scenario at every (procs, cores, GOGC, GOMEMLIMIT) point under K seeds; prints a table
+// per metric, then `go test -bench` lines for benchstat, and with --svg writes an SVG chart there.
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,9 +44,18 @@ int cmd_sweep(int argc, char** argv) {
   }
   const Loaded in = load_inputs(o);
 
+  // GOGC and GOMEMLIMIT are dimensions only when given (the output is unchanged otherwise).
+  const SweepDims dims{!o.gogc.empty(), !o.memlimit.empty()};
+  const rt::GCSettings go_default;
+  const std::vector<int64_t> limits = dims.memlimit ? o.memlimit : std::vector<int64_t>{go_default.memoryLimit};
+  const std::vector<int32_t> gogcs = dims.gogc ? o.gogc : std::vector<int32_t>{go_default.gcPercent};
   std::vector<SweepPoint> pts;
   for (int64_t c : o.cores) {
-    for (int64_t p : o.procs) pts.push_back(SweepPoint{p, c, {}});
+    for (int64_t limit : limits) {
+      for (int32_t gogc : gogcs) {
+        for (int64_t p : o.procs) pts.push_back(SweepPoint{p, c, {}, rt::GCSettings{gogc, limit}});
+      }
+    }
   }
   // Every (point, seed) run is independent and deterministic on its own, so they run on worker
   // threads, one simulation per thread at a time; results land in fixed slots, so the output does
@@ -65,7 +74,9 @@ int cmd_sweep(int argc, char** argv) {
       SweepPoint& pt = pts[j / o.seeds];
       const uint64_t k = j % o.seeds;
       try {
-        pt.runs[k] = engine::simulate(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed + k));
+        engine::SimConfig cfg = sim_config(o, pt.procs, pt.cores, o.seed + k);
+        cfg.gc = pt.gc;
+        pt.runs[k] = engine::simulate(in.scenario, in.profile, cfg);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         if (!failure) failure = std::current_exception();
@@ -103,26 +114,27 @@ int cmd_sweep(int argc, char** argv) {
       if (st == kAssertionsViolated) {
         if (status == 0) status = st;
         const auto& v = r.violations.front();
-        std::fprintf(stderr, "gmpsim: GOMAXPROCS=%lld seed=%llu: assertion violated: %s: %s%s\n",
-                     static_cast<long long>(pt.procs), static_cast<unsigned long long>(r.seed), v.assertion.c_str(),
+        std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%lld seed=%llu: assertion violated: %s: %s%s\n",
+                     gc_point_label(pt, dims).c_str(), static_cast<long long>(pt.procs), static_cast<unsigned long long>(r.seed), v.assertion.c_str(),
                      v.detail.c_str(), r.violations.size() > 1 ? " (and more: gmpsim run shows them all)" : "");
         continue;
       }
       status = 2;
-      std::fprintf(stderr, "gmpsim: GOMAXPROCS=%lld seed=%llu: %s\n", static_cast<long long>(pt.procs),
+      std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%lld seed=%llu: %s\n", gc_point_label(pt, dims).c_str(),
+                   static_cast<long long>(pt.procs),
                    static_cast<unsigned long long>(r.seed), r.message.c_str());
     }
   }
 
   std::printf("sweep of %s (profile %s)\n", in.scenario.source.c_str(), in.profile.origin.c_str());
-  std::fputs(format_sweep_tables(pts).c_str(), stdout);
-  const std::string bench = format_bench_lines(pts);
+  std::fputs(format_sweep_tables(pts, dims).c_str(), stdout);
+  const std::string bench = format_bench_lines(pts, dims);
   if (!bench.empty()) std::printf("\n%s", bench.c_str());
 
   if (svg_path.empty()) return status;
   try {
     trace::write_output_file(svg_path, sweep_svg(pts, in.scenario.benchmark ? in.scenario.benchmark->name
-                                                                           : in.scenario.source));
+                                                                           : in.scenario.source, dims));
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: %s\n", e.what());
     return 1;

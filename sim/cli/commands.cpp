@@ -44,6 +44,12 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   } else if (f == "--max-time") {
     // 0 used to mean no limit, silently; a run always has one (see the engine's end of time).
     o.sim.time_limit = parse_duration(f, a.value(), 1, kMaxFlagTime, "that is positive, at most 1e18ns");
+  } else if (f == "--gogc") {
+    o.gogc.clear();
+    for (const std::string& v : split_list(a.value())) o.gogc.push_back(parse_gogc(f, v));
+  } else if (f == "--memlimit") {
+    o.memlimit.clear();
+    for (const std::string& v : split_list(a.value())) o.memlimit.push_back(parse_memlimit(f, v));
   } else if (f == "--max-events") {
     o.sim.event_limit = parse_uint(f, a.value(), 1, UINT64_MAX);
   } else {
@@ -80,7 +86,14 @@ engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, 
   c.procs = static_cast<int32_t>(procs);
   c.cores = static_cast<int32_t>(cores);
   c.seed = seed;
+  if (!o.gogc.empty()) c.gc.gcPercent = o.gogc.front();
+  if (!o.memlimit.empty()) c.gc.memoryLimit = o.memlimit.front();
   return c;
+}
+
+void single_gc_settings(const std::string& cmd, const RunOptions& o) {
+  if (o.gogc.size() > 1) usage_error(cmd + ": --gogc takes one value (a list is for gmpsim sweep)");
+  if (o.memlimit.size() > 1) usage_error(cmd + ": --memlimit takes one value (a list is for gmpsim sweep)");
 }
 
 int exit_status(const engine::SimResult& r) {

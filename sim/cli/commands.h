@@ -31,13 +31,18 @@ struct RunOptions {
   std::vector<int64_t> cores{0};  // 0: the profile machine's
   uint64_t seed = 1;
   uint64_t seeds = 1;           // sweep: seeds per point
+  // --gogc and --memlimit: empty when not given (Go's defaults, GOGC=100 and no limit); a list
+  // only makes sense to sweep, in the order given.
+  std::vector<int32_t> gogc;
+  std::vector<int64_t> memlimit;
   // The flags that go straight to each simulation (limits, schedtrace, jitter, trace); procs,
   // cores and seed are set per run by sim_config.
   engine::SimConfig sim;
 };
 
-// Handles a flag every simulating command takes; false if `a` holds another one. --procs and
-// --cores take a single value or a comma-separated list (a list only makes sense to sweep).
+// Handles a flag every simulating command takes; false if `a` holds another one. --procs, --cores,
+// --gogc and --memlimit take a single value or a comma-separated list (a list only makes sense to
+// sweep).
 bool parse_common_flag(Args& a, RunOptions& o);
 
 // Walks a simulating command's arguments: the one SCENARIO, the common flags, and the command's
@@ -68,7 +73,10 @@ Loaded load_inputs(const RunOptions& o);
 // The profile alone, the same way.
 cost::Profile load_profile_option(const RunOptions& o);
 
+// The GC settings are the first --gogc and --memlimit given (sweep sets each point's own).
 engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed);
+// run and check take one --gogc and one --memlimit: a list is refused, naming the command.
+void single_gc_settings(const std::string& cmd, const RunOptions& o);
 
 // 0 for a program that ended normally; 2 for a fatal error or a limit, as Go exits 2 on a throw;
 // 4 for a program that ended normally but violated one of its scenario's assertions.

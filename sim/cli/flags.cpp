@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "sim/scenario/duration.h"
 
@@ -51,6 +52,106 @@ std::vector<int64_t> parse_list(const std::string& flag, const std::string& text
     start = comma + 1;
   }
   return out;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+namespace {
+// strconv.ParseInt(s, 10, bits): an optional sign, then one or more decimal digits, within the
+// bits' signed range.
+std::optional<int64_t> parse_int(const std::string& s, int bits) {
+  size_t i = 0;
+  const bool neg = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) i = 1;
+  if (i == s.size()) return std::nullopt;
+  const uint64_t cutoff = uint64_t{1} << (bits - 1);  // |min|; max is one less
+  uint64_t n = 0;
+  for (; i < s.size(); i++) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    const auto d = static_cast<uint64_t>(s[i] - '0');
+    if (n > (cutoff - d) / 10) return std::nullopt;  // n*10 + d > cutoff
+    n = n * 10 + d;
+  }
+  if (!neg && n >= cutoff) return std::nullopt;
+  return neg ? static_cast<int64_t>(0 - n) : static_cast<int64_t>(n);
+}
+}  // namespace
+
+std::optional<int64_t> parse_byte_count(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  const char last = s.back();
+  if (last >= '0' && last <= '9') {
+    const auto n = parse_int(s, 64);
+    if (!n || *n < 0) return std::nullopt;
+    return n;
+  }
+  // Otherwise it ends in B, after a digit (plain bytes) or after a binary prefix's "i".
+  if (last != 'B' || s.size() < 2) return std::nullopt;
+  const char c = s[s.size() - 2];
+  if (c >= '0' && c <= '9') {
+    const auto n = parse_int(s.substr(0, s.size() - 1), 64);
+    if (!n || *n < 0) return std::nullopt;
+    return n;
+  }
+  if (c != 'i' || s.size() < 4) return std::nullopt;
+  int power = 0;
+  switch (s[s.size() - 3]) {
+    case 'K': power = 1; break;
+    case 'M': power = 2; break;
+    case 'G': power = 3; break;
+    case 'T': power = 4; break;
+    default: return std::nullopt;
+  }
+  uint64_t m = 1;
+  for (int i = 0; i < power; i++) m *= 1024;
+  const auto n = parse_int(s.substr(0, s.size() - 3), 64);
+  if (!n || *n < 0) return std::nullopt;
+  const auto un = static_cast<uint64_t>(*n);
+  if (un > std::numeric_limits<uint64_t>::max() / m) return std::nullopt;
+  if (un * m > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+  return static_cast<int64_t>(un * m);
+}
+
+int32_t parse_gogc(const std::string& flag, const std::string& text) {
+  if (text == "off") return -1;
+  const auto n = parse_int(text, 32);
+  if (!n || *n > kMaxGOGC) {
+    usage_error(flag + ": expected off or a percentage in [0, " + std::to_string(kMaxGOGC) + "] (GOGC), got '" +
+                text + "'");
+  }
+  return *n < 0 ? -1 : static_cast<int32_t>(*n);  // setGCPercent: any negative is off
+}
+
+int64_t parse_memlimit(const std::string& flag, const std::string& text) {
+  if (text == "off") return std::numeric_limits<int64_t>::max();
+  const auto n = parse_byte_count(text);
+  if (!n) {
+    usage_error(flag + ": expected off or a size in bytes with an optional B, KiB, MiB, GiB or TiB suffix, such as "
+                       "512MiB (GOMEMLIMIT), at most 2^63-1 bytes, got '" + text + "'");
+  }
+  return *n;
+}
+
+std::string gogc_text(int32_t gogc) { return gogc < 0 ? "off" : std::to_string(gogc); }
+
+std::string memlimit_text(int64_t limit) {
+  if (limit == std::numeric_limits<int64_t>::max()) return "off";
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && limit != 0 && limit % 1024 == 0) {
+    limit /= 1024;
+    u++;
+  }
+  return std::to_string(limit) + units[u];
 }
 
 const std::string& Args::next() {

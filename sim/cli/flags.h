@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,24 @@ int64_t parse_duration(const std::string& flag, const std::string& text, int64_t
                        const std::string& range);
 // A comma-separated list of integers in [lo, hi]: "1,2,4,8".
 std::vector<int64_t> parse_list(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+
+// The items of a comma-separated list, each as written ("50,100,off").
+std::vector<std::string> split_list(const std::string& text);
+
+// The largest --gogc: the heap may grow to 10,001 times the live heap before a cycle (Go takes any
+// int32; beyond this the pacer's goal is far past any memory limit anyway).
+inline constexpr int32_t kMaxGOGC = 1'000'000;
+// GOGC as Go reads it (readGOGC, setGCPercent): "off", or a decimal integer with an optional sign,
+// a negative one meaning off as in Go; -1 for off, else 0 .. kMaxGOGC (0: collect continuously).
+int32_t parse_gogc(const std::string& flag, const std::string& text);
+// GOMEMLIMIT as Go reads it (readGOMEMLIMIT): "off" (no limit, INT64_MAX) or a byte count.
+int64_t parse_memlimit(const std::string& flag, const std::string& text);
+// parseByteCount (runtime/string.go): a non-negative decimal integer, optionally followed by B,
+// KiB, MiB, GiB or TiB, that fits an int64; nothing when s is not one.
+std::optional<int64_t> parse_byte_count(const std::string& s);
+// How the report names a setting: "100" or "off"; "64MiB", "1000B" or "off".
+std::string gogc_text(int32_t gogc);
+std::string memlimit_text(int64_t limit);
 
 // Walks argv: positional arguments and --flag value pairs (also --flag=value).
 class Args {

@@ -20,9 +20,11 @@ namespace {
 const char kRunUsage[] =
     "  gmpsim run SCENARIO [--procs N] [--cores N] [--profile F] [--seed S] [--trace OUT]\n"
     "                      [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]\n"
-    "                      [--check-determinism] [--events] [--jitter DUR]\n";
+    "                      [--check-determinism] [--events] [--jitter DUR]\n"
+    "                      [--gogc N|off] [--memlimit SIZE|off] [--gctrace]\n";
 const char kSweepUsage[] =
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
+    "                        [--gogc 50,100,off] [--memlimit 64MiB,off]\n"
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
     "      prints a table per metric and `go test -bench` lines; --svg also writes a chart there\n";
 const char kReplayUsage[] =
@@ -62,6 +64,10 @@ const char kNotes[] =
     "2000000000) with exit status 2.\n"
     "--jitter (at most 1s) adds up to DUR to every operation's cost, drawn from the seed, to stress\n"
     "the port under varied interleavings. run takes one --procs and --cores value, sweep a list.\n"
+    "--gogc (GOGC: off or 0 to 1000000, default 100) and --memlimit (GOMEMLIMIT: off or bytes with an\n"
+    "optional B, KiB, MiB, GiB or TiB suffix, default off) are read as Go reads its environment; run\n"
+    "and check take one value each, sweep a list of each (columns of its tables). run --gctrace\n"
+    "prints a GODEBUG=gctrace=1 line per GC cycle.\n"
     "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"
     "link to one, and write straight into a character device or FIFO (/dev/null, /dev/stdout). A run\n"
     "that fails (deadlock, fatal error, a limit) still writes its trace, up to where it stopped.\n"

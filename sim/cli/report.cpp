@@ -4,7 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
+
+#include "sim/cli/flags.h"
+#include "sim/runtime/gctrace.h"
 
 namespace gmp::cli {
 
@@ -55,6 +60,13 @@ std::string xml_escape(const std::string& in) {
   return out;
 }
 
+// Bytes in gctrace's unit, 2^20 bytes ("MB"), or KB and B below one.
+std::string bytes(uint64_t b) {
+  if (b < 1024) return std::to_string(b) + " B";
+  if (b < (uint64_t{1} << 20)) return fmt("%.1f KB", static_cast<double>(b) / 1024);
+  return fmt("%.1f MB", static_cast<double>(b) / static_cast<double>(uint64_t{1} << 20));
+}
+
 const char* stop_name(engine::Engine::Stop s) {
   switch (s) {
     case engine::Engine::Stop::AllExited: return "all threads exited";
@@ -98,7 +110,25 @@ std::string format_assertions(const engine::SimResult& r) {
   return s;
 }
 
-std::string format_run(const engine::SimResult& r, bool all_events) {
+std::string format_gc_summary(const engine::SimResult& r) {
+  const rt::GCStats& g = r.gc;
+  if (g.allocBytes == 0) return "";
+  size_t forced = 0;
+  for (const rt::GCCycleRecord& c : g.cycles) forced += c.forced ? 1 : 0;
+  // Go's gc_cpu_fraction (gctrace's "#%", MemStats.GCCPUFraction): the GC's CPU without idle
+  // marking, over GOMAXPROCS times the time since the start.
+  const double capacity = static_cast<double>(r.procs) * static_cast<double>(r.end_time);
+  const double share = capacity > 0 ? 100 * static_cast<double>(g.gcCpu) / capacity : 0;
+  std::string s = "GC: " + std::to_string(g.cycles.size()) + " cycles";
+  if (forced > 0) s += " (" + std::to_string(forced) + " forced)";
+  s += ", GC CPU " + fmt("%.1f%%", share) + " of GOMAXPROCS x run time; stop-the-world " +
+       std::to_string(g.stwCount) + " pauses, " + dur(g.stwTotal) + " total, " + dur(g.stwMax) + " max; assists " +
+       dur(g.assistTime) + "; heap goal " + bytes(g.lastHeapGoal) + ", peak heap " + bytes(g.peakHeap) +
+       "; allocated " + bytes(g.allocBytes) + " in " + std::to_string(g.allocObjects) + " objects\n";
+  return s;
+}
+
+std::string format_run(const engine::SimResult& r, bool all_events, bool gctrace) {
   std::string s;
   s += "GOMAXPROCS=" + std::to_string(r.procs) + " cores=" + std::to_string(r.cores) + " seed=" + std::to_string(r.seed) + "\n";
   s += "ended: " + std::string(stop_name(r.stop));
@@ -137,6 +167,7 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
        " found one spinning, " + std::to_string(r.wakep_no_p) + " found no idle P; runnext of a running P: " +
        std::to_string(r.runnext_backoffs) + " usleep(3) back-offs, " + std::to_string(r.runnext_cas_fails) +
        " lost the CAS after\n";
+  s += format_gc_summary(r);
   if (all_events) {
     // The OS placement metrics (docs/placement.md, "Metrics"), per second of virtual time.
     const double secs = r.end_time > 0 ? static_cast<double>(r.end_time) / 1e9 : 0;
@@ -157,6 +188,9 @@ std::string format_run(const engine::SimResult& r, bool all_events) {
   }
   s += format_assertions(r);
   for (const auto& line : r.schedtrace) s += line + "\n";
+  if (gctrace) {
+    for (const auto& line : rt::gctraceLines(r.gc)) s += line + "\n";
+  }
   return s;
 }
 
@@ -206,14 +240,35 @@ double mean(const std::vector<engine::SimResult>& runs, double (*get)(const engi
 
 }  // namespace
 
-std::string format_sweep_tables(const std::vector<SweepPoint>& pts) {
+std::string gc_point_label(const SweepPoint& p, SweepDims dims) {
+  std::string s;
+  if (dims.gogc) s += "GOGC=" + gogc_text(p.gc.gcPercent) + " ";
+  if (dims.memlimit) s += "GOMEMLIMIT=" + memlimit_text(p.gc.memoryLimit) + " ";
+  return s;
+}
+
+namespace {
+using GCKey = std::pair<int32_t, int64_t>;  // (gcPercent, memoryLimit)
+GCKey gc_key(const SweepPoint& p) { return {p.gc.gcPercent, p.gc.memoryLimit}; }
+// The points' distinct GC settings, in the order the points first have them.
+std::vector<GCKey> gc_keys(const std::vector<SweepPoint>& pts) {
+  std::vector<GCKey> keys;
+  for (const auto& p : pts) {
+    if (std::find(keys.begin(), keys.end(), gc_key(p)) == keys.end()) keys.push_back(gc_key(p));
+  }
+  return keys;
+}
+}  // namespace
+
+std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims dims) {
   std::set<int64_t> procs, cores;
-  std::map<std::pair<int64_t, int64_t>, const SweepPoint*> at;
+  std::map<std::tuple<GCKey, int64_t, int64_t>, const SweepPoint*> at;
   for (const auto& p : pts) {
     procs.insert(p.procs);
     cores.insert(p.cores);
-    at[{p.procs, p.cores}] = &p;
+    at[{gc_key(p), p.procs, p.cores}] = &p;
   }
+  const std::vector<GCKey> gcs = gc_keys(pts);
   const size_t seeds = pts.empty() ? 0 : pts.front().runs.size();
   auto cell = [](const std::string& text) {
     char buf[64];
@@ -228,31 +283,46 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts) {
       if (!any) continue;
     }
     s += "\n" + std::string(m.name) + (seeds > 1 ? " (mean of " + std::to_string(seeds) + " seeds)" : "") + "\n";
+    if (dims.gogc) s += cell("GOGC");
+    if (dims.memlimit) s += cell("GOMEMLIMIT");
     s += cell("GOMAXPROCS");
     for (int64_t c : cores) s += cell(std::to_string(c) + " cores");
     s += "\n";
-    for (int64_t p : procs) {
-      s += cell(std::to_string(p));
-      for (int64_t c : cores) {
-        auto it = at.find({p, c});
-        const double v = it == at.end() ? NAN : mean(it->second->runs, m.get);
-        s += cell(std::isnan(v) ? "-" : fmt(m.fmt, v));
+    for (const GCKey& g : gcs) {
+      for (int64_t p : procs) {
+        if (dims.gogc) s += cell(gogc_text(g.first));
+        if (dims.memlimit) s += cell(memlimit_text(g.second));
+        s += cell(std::to_string(p));
+        for (int64_t c : cores) {
+          auto it = at.find({g, p, c});
+          const double v = it == at.end() ? NAN : mean(it->second->runs, m.get);
+          s += cell(std::isnan(v) ? "-" : fmt(m.fmt, v));
+        }
+        s += "\n";
       }
-      s += "\n";
     }
   }
   return s;
 }
 
-std::string format_bench_lines(const std::vector<SweepPoint>& pts) {
+std::string format_bench_lines(const std::vector<SweepPoint>& pts, SweepDims dims) {
   // Configuration lines ("key: value", Go's benchmark data format) tell benchstat which machine
-  // each block of results ran on.
+  // (and GC settings) each block of results ran on.
   std::string s;
   int64_t cores = -1;
+  std::optional<GCKey> gc;
   for (const auto& p : pts) {
-    if (p.cores != cores) {
+    const bool new_cores = p.cores != cores;
+    if (new_cores) {
       cores = p.cores;
       s += "cores: " + std::to_string(cores) + "\n";
+    }
+    if (new_cores || gc != gc_key(p)) {
+      if (dims.gogc && (new_cores || !gc || gc->first != p.gc.gcPercent)) s += "gogc: " + gogc_text(p.gc.gcPercent) + "\n";
+      if (dims.memlimit && (new_cores || !gc || gc->second != p.gc.memoryLimit)) {
+        s += "memlimit: " + memlimit_text(p.gc.memoryLimit) + "\n";
+      }
+      gc = gc_key(p);
     }
     for (const auto& r : p.runs) {
       if (!r.measured) continue;
@@ -262,7 +332,7 @@ std::string format_bench_lines(const std::vector<SweepPoint>& pts) {
   return s;
 }
 
-std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title) {
+std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title, SweepDims dims) {
   const bool bench = !pts.empty() && !pts.front().runs.empty() && pts.front().runs.front().measured;
   // A server without a benchmark: its requests' p99 latency (kMetrics[3]); else the run's length.
   const bool server = !bench && !pts.empty() && !pts.front().runs.empty() && pts.front().runs.front().answered > 0;
@@ -315,11 +385,16 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
        std::string(bench ? "ns/op" : server ? "request latency p99 (us)" : "virtual time (ms)") + "</text>\n";
   static const char* const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
   size_t ci = 0;
-  for (int64_t c : cores) {
+  const std::vector<GCKey> gcs = gc_keys(pts);
+  for (int64_t c : cores) for (const GCKey& g : gcs) {
     const char* col = colors[ci % 6];
-    std::string path;
+    std::string path, label = std::to_string(c) + " cores";
     for (const auto& p : pts) {
-      if (p.cores != c) continue;
+      if (p.cores != c || gc_key(p) != g) continue;
+      if (dims.gogc || dims.memlimit) {
+        label = std::to_string(c) + " cores " + gc_point_label(p, dims);
+        label.pop_back();  // the label's trailing space
+      }
       const double v = value(p);
       if (std::isnan(v)) continue;
       path += (path.empty() ? "M" : " L") + fmt("%.1f", xpos(p.procs)) + "," + fmt("%.1f", ypos(v));
@@ -329,7 +404,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
     const double ly = T + 20 + 18 * static_cast<double>(ci);
     s += "<line x1=\"" + fmt("%.0f", L + pw + 15) + "\" y1=\"" + fmt("%.0f", ly) + "\" x2=\"" + fmt("%.0f", L + pw + 35) +
          "\" y2=\"" + fmt("%.0f", ly) + "\" stroke=\"" + col + "\" stroke-width=\"2\"/>\n";
-    s += "<text x=\"" + fmt("%.0f", L + pw + 40) + "\" y=\"" + fmt("%.0f", ly + 4) + "\">" + std::to_string(c) + " cores</text>\n";
+    s += "<text x=\"" + fmt("%.0f", L + pw + 40) + "\" y=\"" + fmt("%.0f", ly + 4) + "\">" + xml_escape(label) + "</text>\n";
     ci++;
   }
   s += "</svg>\n";

@@ -8,23 +8,39 @@
 
 namespace gmp::cli {
 
-std::string format_run(const engine::SimResult& r, bool all_events = false);
+// gctrace: the GODEBUG=gctrace=1 line of each GC cycle too (sim/runtime/gctrace.h).
+std::string format_run(const engine::SimResult& r, bool all_events = false, bool gctrace = false);
+// The line `GC: N cycles, ...` for a program that allocated; "" for one that did not.
+std::string format_gc_summary(const engine::SimResult& r);
 // The lines about the scenario's assertions (part of format_run): none when it has none; else how
 // many held, then each violation, with its assertion's position and text and what happened.
 std::string format_assertions(const engine::SimResult& r);
 
-// One point of a sweep: a (procs, cores) pair run under several seeds.
+// One point of a sweep: a (procs, cores) pair, and GC settings, run under several seeds.
 struct SweepPoint {
   int64_t procs = 0;
   int64_t cores = 0;
   std::vector<engine::SimResult> runs;
+  rt::GCSettings gc;
 };
 
-std::string format_sweep_tables(const std::vector<SweepPoint>& pts);
+// The sweep's dimensions beyond GOMAXPROCS and cores that were given (--gogc, --memlimit): each one
+// given is a column of the tables, a configuration line of the bench lines and part of a chart
+// line's name; none given, the output is what it was before they existed.
+struct SweepDims {
+  bool gogc = false;
+  bool memlimit = false;
+};
+
+std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims dims = {});
 // `go test -bench` lines: BenchmarkName-N  iterations  ns/op, one per run, for benchstat, with a
-// "cores: N" configuration line before each machine's block.
-std::string format_bench_lines(const std::vector<SweepPoint>& pts);
-// A line chart of ns/op (or the run's virtual time without a benchmark) against GOMAXPROCS.
-std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title);
+// "cores: N" configuration line before each machine's block (and "gogc: N", "memlimit: SIZE").
+std::string format_bench_lines(const std::vector<SweepPoint>& pts, SweepDims dims = {});
+// A line chart of ns/op (or the run's virtual time without a benchmark) against GOMAXPROCS, a line
+// per cores (and GC settings).
+std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title, SweepDims dims = {});
+// How a sweep's messages name a point's GC settings: "GOGC=50 " and "GOMEMLIMIT=64MiB " for the
+// dimensions given.
+std::string gc_point_label(const SweepPoint& p, SweepDims dims);
 
 }  // namespace gmp::cli

@@ -699,6 +699,16 @@ class Compiler {
       case Op::kSubmit:
         emit({.op = Opcode::Submit, .device = device(o.submit().device(), n)}, n.self());
         return;
+      case Op::kAlloc: alloc(o.alloc(), n); return;
+      case Op::kRelease: {
+        Instr in{.op = Opcode::Release};
+        const ReleaseOp& r = o.release();
+        in.bytes_expr = literal_or_expr(r.has_bytes(), r.bytes(), r.bytes_expr(), n, "bytes", true, 0, kMaxAllocBytes,
+                                        " (1 TiB)", in.bytes);
+        emit(in, n.self());
+        return;
+      }
+      case Op::kGc: emit({.op = Opcode::GC}, n.self()); return;
       case Op::kResetTimer:
         if (!bench_func_) {
           error(n.self(), "reset_timer is b.ResetTimer: it needs a benchmark func (benchmark { func: ... })");
@@ -707,6 +717,47 @@ class Compiler {
         return;
       case Op::KIND_NOT_SET: return;
     }
+  }
+
+  // A value given as a literal (field `field`, present or not) or as an expression (field
+  // `field`_expr): the literal, checked to lie in [lo, hi] (`unit` says hi in words), goes to
+  // `value`; the expression's id is returned (-1 for a literal). Neither given: an error when the
+  // value is required, else `value` keeps its default.
+  int32_t literal_or_expr(bool present, int64_t literal, const std::string& text, const Node& n,
+                          const std::string& field, bool required, int64_t lo, int64_t hi, const char* unit,
+                          int64_t& value) {
+    const std::string expr_field = field + "_expr";
+    if (!text.empty()) {
+      if (present) error(n.at(expr_field), n.name() + " takes " + field + " or " + expr_field + ", not both");
+      return expr(text, n, expr_field);
+    }
+    if (!present) {
+      if (required) error(n.self(), n.name() + " needs " + field + " (or " + expr_field + ")");
+      return -1;
+    }
+    if (literal < lo || literal > hi) {
+      error(n.at(field), field + " " + std::to_string(literal) + " is out of range: from " + std::to_string(lo) +
+                             " to " + std::to_string(hi) + unit);
+    }
+    value = std::clamp(literal, lo, hi);
+    return -1;
+  }
+
+  // count objects of bytes each: bytes is required, count defaults to 1, and when both are
+  // literals their product is bounded here (with expressions, when the alloc runs).
+  void alloc(const AllocOp& a, const Node& n) {
+    Instr in{.op = Opcode::Alloc, .retain = a.retain(), .count = 1};
+    in.bytes_expr = literal_or_expr(a.has_bytes(), a.bytes(), a.bytes_expr(), n, "bytes", true, 1, kMaxObjectBytes,
+                                    " (1 GiB) bytes per object", in.bytes);
+    in.expr = literal_or_expr(a.has_count(), a.count(), a.count_expr(), n, "count", false, 0, kMaxAllocCount,
+                              " (2^40) objects", in.count);
+    const bool literals_in_range = in.bytes_expr < 0 && in.expr < 0 && a.has_bytes() && a.has_count() &&
+                                   a.bytes() == in.bytes && a.count() == in.count;  // not clamped
+    if (literals_in_range && in.count > kMaxAllocBytes / in.bytes) {
+      error(n.at("count"), "count " + std::to_string(in.count) + " objects of " + std::to_string(in.bytes) +
+                               " bytes is more than " + std::to_string(kMaxAllocBytes) + " bytes (1 TiB) in one alloc");
+    }
+    emit(in, n.self());
   }
 
   int32_t mutex(const std::string& name, const Node& n) {

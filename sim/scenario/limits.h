@@ -56,6 +56,15 @@ inline constexpr int kMaxParams = 64;
 // run starts).
 inline constexpr int64_t kMaxChanArray = 1'000'000;
 
+// An alloc (scenario.proto's AllocOp): objects of 1 byte to 1 GiB each (far above any single
+// object a server makes; Go gives each large object a span of its own), 0 to 2^40 of them, and at
+// most 1 TiB in all per alloc, so that bytes times count never overflows and a heap built from
+// allocs stays far from int64's end for any run that finishes in real time. A release names at
+// most 1 TiB too.
+inline constexpr int64_t kMaxObjectBytes = int64_t{1} << 30;
+inline constexpr int64_t kMaxAllocCount = int64_t{1} << 40;
+inline constexpr int64_t kMaxAllocBytes = int64_t{1} << 40;
+
 // A benchmark func's b.N: from 1 to 10^12 (go test's own b.N tops out at 10^9; a simulated
 // operation takes at least the ns of one instruction).
 inline constexpr int64_t kMaxBenchN = 1'000'000'000'000;

@@ -38,6 +38,9 @@ const char* opcode_name(Opcode op) {
     case Opcode::Write: return "Write";
     case Opcode::Accept: return "Accept";
     case Opcode::CloseConn: return "CloseConn";
+    case Opcode::Alloc: return "Alloc";
+    case Opcode::Release: return "Release";
+    case Opcode::GC: return "GC";
   }
   return "?";
 }

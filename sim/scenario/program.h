@@ -71,6 +71,9 @@ enum class Opcode : uint8_t {
                    // (both: exprs[index] picks an array's element; failing, pc = target if >= 0)
   Accept,          // listeners[obj].Accept: vars[var] = the accepted connection's index
   CloseConn,       // conns[obj].Close (exprs[index] picks an array's element)
+  Alloc,           // count objects of bytes each (mallocgc); retain: they stay reachable
+  Release,         // bytes of the retained objects become garbage
+  GC,              // runtime.GC
 };
 
 const char* opcode_name(Opcode op);
@@ -82,6 +85,7 @@ struct Instr {
   bool has_default = false;  // Select
   bool on_cpu = false;       // Syscall: kernel work on the thread's core, not a sleep
   bool nanosleep = false;    // Syscall: a timed sleep, woken as late as the OS wakes sleepers
+  bool retain = false;       // Alloc: the objects stay reachable until released
   int32_t obj = -1;          // the id the opcode's comment names; -1 when none
   int32_t device = -1;       // Submit, BusyPoll: devices[device]; -1 when none
   int32_t loop = -1;         // LoopStart, LoopNext, Parallel, ParallelNext: loops[loop]
@@ -103,6 +107,10 @@ struct Instr {
   // Go, AfterFunc: the callee's arguments are exprs[Function::args[first_arg + k]], k < num_args.
   int32_t first_arg = 0;
   int32_t num_args = 0;
+  // Alloc: bytes per object (count: objects); Release: bytes released. bytes_expr: exprs[bytes_expr]
+  // computes bytes at run time (count's expression, for Alloc, is expr); -1 when none.
+  int32_t bytes_expr = -1;
+  int64_t bytes = 0;
 };
 
 struct SelectCase {

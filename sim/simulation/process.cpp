@@ -22,6 +22,7 @@ Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const c
   runtime_.useStackPool();  // the engine drives the whole machine on one OS thread
   runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
   runtime_.schedtracePeriod = cfg.schedtrace_ns;
+  runtime_.gcSettings = cfg.gc;
   runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
 }
 
@@ -94,6 +95,7 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
   res.assertions = static_cast<int32_t>(sc_.assertions.size());
   res.violations = asserts_.violations();
   res.assertions_unchecked = asserts_.unchecked();
+  res.gc = runtime_.gcstats;
 }
 
 void Process::newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) {

@@ -460,6 +460,34 @@ inline void Interpreter::op_close_conn(const Instr& in, const Task& t) {
   }
 }
 
+int64_t Interpreter::bounded(int32_t id, const Task& t, int64_t lo, int64_t hi) {
+  const int64_t v = value(id, t);
+  if (v < lo || v > hi) {
+    const scenario::Expr& e = sc_.exprs[static_cast<size_t>(id)];
+    panic(e, e.field + " is " + std::to_string(v) + ": out of range, from " + std::to_string(lo) + " to " +
+                 std::to_string(hi));
+  }
+  return v;
+}
+
+// count objects of bytes each, for the GC to see (the bounds are the literal's, limits.h; both
+// literals' product was checked when the scenario was loaded).
+inline void Interpreter::op_alloc(const Instr& in, const Task& t) {
+  const int64_t bytes = in.bytes_expr >= 0 ? bounded(in.bytes_expr, t, 1, scenario::kMaxObjectBytes) : in.bytes;
+  const int64_t count = in.expr >= 0 ? bounded(in.expr, t, 0, scenario::kMaxAllocCount) : in.count;
+  if (count > scenario::kMaxAllocBytes / bytes) {
+    panic(sc_.exprs[static_cast<size_t>(in.expr >= 0 ? in.expr : in.bytes_expr)],
+          std::to_string(count) + " objects of " + std::to_string(bytes) + " bytes: more than " +
+              std::to_string(scenario::kMaxAllocBytes) + " bytes in one alloc");
+  }
+  r_.mallocgc(static_cast<uint64_t>(bytes), static_cast<uint64_t>(count), in.retain);
+}
+
+inline void Interpreter::op_release(const Instr& in, const Task& t) {
+  const int64_t bytes = in.bytes_expr >= 0 ? bounded(in.bytes_expr, t, 0, scenario::kMaxAllocBytes) : in.bytes;
+  r_.releaseHeap(static_cast<uint64_t>(bytes));
+}
+
 // One instruction of t, which runs fn; t.pc is already past it. Inlined into run, so that the
 // dispatch costs what the switch inside run's loop did.
 [[gnu::always_inline]] inline void Interpreter::step(rt::g* gp, Task& t, const scenario::Function& fn, const Instr& in,
@@ -503,6 +531,9 @@ inline void Interpreter::op_close_conn(const Instr& in, const Task& t) {
     case Opcode::Write: op_write(in, t); break;
     case Opcode::Accept: op_accept(in, t); break;
     case Opcode::CloseConn: op_close_conn(in, t); break;
+    case Opcode::Alloc: op_alloc(in, t); break;
+    case Opcode::Release: op_release(in, t); break;
+    case Opcode::GC: r_.GC(); break;
   }
 }
 

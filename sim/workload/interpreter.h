@@ -125,6 +125,10 @@ class Interpreter {
   void op_write(const scenario::Instr& in, Task& t);
   void op_accept(const scenario::Instr& in, Task& t);
   void op_close_conn(const scenario::Instr& in, const Task& t);
+  // The value of exprs[id] for t, which must lie in [lo, hi] (outside: a Go panic naming them).
+  int64_t bounded(int32_t id, const Task& t, int64_t lo, int64_t hi);
+  void op_alloc(const scenario::Instr& in, const Task& t);
+  void op_release(const scenario::Instr& in, const Task& t);
   // The measured loop starts with `ops` iterations to go, or ends; both read the clock.
   void begin_measure(int64_t ops) {
     meas_.started = true;

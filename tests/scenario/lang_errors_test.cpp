@@ -2,7 +2,9 @@
 // benchmark funcs (docs/scenarios.md): each is reported at the line and column of its field.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/scenario/scenario.h"
 
@@ -226,4 +228,84 @@ TEST_CASE("lang: variables get slots, parameters first") {
   CHECK(body.name == "main.func1");
   CHECK(body.num_params == 1);
   CHECK(body.num_vars == 2);
+}
+
+// ---- alloc, release and gc (docs/scenarios.md, "Allocation").
+
+namespace {
+// The compiled instructions of main with the given ops and a worker(n) that allocates n bytes.
+std::vector<Instr> main_code(const std::string& ops) {
+  const Scenario s = parse_scenario("func {\n  name: \"main\"\n" + ops + "}\n", kName);
+  return s.funcs.at(static_cast<size_t>(s.entry)).code;
+}
+}  // namespace
+
+TEST_CASE("lang: alloc, release and gc compile to their opcodes with their values") {
+  const std::vector<Instr> code = main_code(
+      "  op { alloc { bytes: 64 count: 1000 } }\n"
+      "  op { alloc { bytes: 4096 retain: true } }\n"
+      "  op { alloc { bytes: 1073741824 count: 1024 } }\n"
+      "  op { loop { var: \"i\" count: 2 op { alloc { bytes_expr: \"i+1\" count_expr: \"i*3\" } } } }\n"
+      "  op { release { bytes: 4096 } }\n"
+      "  op { release { bytes: 0 } }\n"
+      "  op { gc {} }\n");
+  std::vector<Instr> alloc, release, gc;
+  for (const Instr& in : code) {
+    if (in.op == Opcode::Alloc) alloc.push_back(in);
+    if (in.op == Opcode::Release) release.push_back(in);
+    if (in.op == Opcode::GC) gc.push_back(in);
+  }
+  REQUIRE(alloc.size() == 4);
+  CHECK(alloc[0].bytes == 64);
+  CHECK(alloc[0].count == 1000);
+  CHECK_FALSE(alloc[0].retain);
+  CHECK(alloc[1].bytes == 4096);
+  CHECK(alloc[1].count == 1);  // count's default
+  CHECK(alloc[1].retain);
+  CHECK(alloc[2].count * alloc[2].bytes == int64_t{1} << 40);  // exactly the bound is allowed
+  CHECK(alloc[3].bytes_expr >= 0);
+  CHECK(alloc[3].expr >= 0);
+  CHECK(alloc[3].bytes_expr != alloc[3].expr);
+  REQUIRE(release.size() == 2);
+  CHECK(release[0].bytes == 4096);
+  CHECK(release[0].bytes_expr < 0);
+  CHECK(release[1].bytes == 0);
+  CHECK(gc.size() == 1);
+}
+
+TEST_CASE("lang: alloc needs bytes") {
+  expect(program("  op { alloc { count: 3 } }\n"), "alloc", "name: \"main\"", "alloc needs bytes (or bytes_expr)");
+}
+
+TEST_CASE("lang: an alloc's bytes is from 1 to 1 GiB per object") {
+  expect(program("  op { alloc { bytes: 0 } }\n"), "bytes", "alloc", "bytes 0 is out of range: from 1 to 1073741824");
+  expect(program("  op { alloc { bytes: 1073741825 } }\n"), "bytes", "alloc",
+         "bytes 1073741825 is out of range: from 1 to 1073741824 (1 GiB) bytes per object");
+  expect(program("  op { alloc { bytes: -8 } }\n"), "bytes", "alloc", "bytes -8 is out of range");
+}
+
+TEST_CASE("lang: an alloc's count is from 0 to 2^40, and bytes times count at most 1 TiB") {
+  expect(program("  op { alloc { bytes: 8 count: -1 } }\n"), "count", "alloc", "count -1 is out of range: from 0 to 1099511627776");
+  expect(program("  op { alloc { bytes: 1 count: 1099511627777 } }\n"), "count", "alloc", "count 1099511627777 is out of range");
+  expect(program("  op { alloc { bytes: 1024 count: 1073741825 } }\n"), "count", "alloc",
+         "count 1073741825 objects of 1024 bytes is more than 1099511627776 bytes (1 TiB) in one alloc");
+  // int64's largest on both: refused without overflowing.
+  expect(program("  op { alloc { bytes: 9223372036854775807 count: 9223372036854775807 } }\n"), "bytes", "alloc",
+         "out of range");
+}
+
+TEST_CASE("lang: alloc and release take a literal or an expression, not both") {
+  expect(program("  op { alloc { bytes: 8 bytes_expr: \"8\" } }\n"), "bytes_expr", "alloc",
+         "alloc takes bytes or bytes_expr, not both");
+  expect(program("  op { alloc { bytes: 8 count: 2 count_expr: \"2\" } }\n"), "count_expr", "alloc",
+         "alloc takes count or count_expr, not both");
+  expect(program("  op { release { bytes: 8 bytes_expr: \"8\" } }\n"), "bytes_expr", "release",
+         "release takes bytes or bytes_expr, not both");
+  expect(program("  op { alloc { bytes_expr: \"q\" } }\n"), "bytes_expr", "alloc", "unknown name \"q\"");
+}
+
+TEST_CASE("lang: release needs bytes, from 0 to 1 TiB") {
+  expect(program("  op { release { } }\n"), "release", "name: \"main\"", "release needs bytes (or bytes_expr)");
+  expect(program("  op { release { bytes: -1 } }\n"), "bytes", "release", "bytes -1 is out of range: from 0 to 1099511627776");
+  expect(program("  op { release { bytes: 1099511627777 } }\n"), "bytes", "release", "out of range");
 }
