@@ -36,6 +36,7 @@ trace::Process Process::trace_entry() const {
 void Process::boot() {
   rt::Runtime* const was = rt::Runtime::current();
   rt::Runtime::setCurrent(&runtime_);
+  runtime_.gcSettings = cfg_.gcSettings;
   runtime_.boot(cfg_.seed);
   rt::Runtime::setCurrent(was);
 }
@@ -94,6 +95,7 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
   res.assertions = static_cast<int32_t>(sc_.assertions.size());
   res.violations = asserts_.violations();
   res.assertions_unchecked = asserts_.unchecked();
+  res.gcstats = runtime_.gcstats;
 }
 
 void Process::newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) {

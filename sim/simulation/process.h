@@ -35,6 +35,7 @@ struct ProcessConfig {
   uint64_t seed = 1;              // its runtime's (cheaprand) and its network's (arrivals)
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
   int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
+  rt::GCSettings gcSettings;      // GOGC, GOMEMLIMIT
 };
 
 class Process final : public rt::Host {

@@ -17,6 +17,7 @@
 
 #include "sim/cost/profile.h"
 #include "sim/engine/engine.h"
+#include "sim/runtime/mgc.h"
 #include "sim/scenario/program.h"
 #include "sim/workload/assertions.h"
 
@@ -30,6 +31,7 @@ struct SimConfig {
   uint64_t event_limit = 2'000'000'000;
   int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
+  rt::GCSettings gcSettings;      // GOGC, GOMEMLIMIT (the runtime's gcSettings)
   int64_t jitter = 0;             // see EngineConfig::jitter
   std::string trace_path;         // write a trace here; empty: none
   std::vector<std::pair<std::string, std::string>> trace_metadata;  // more header metadata
@@ -82,6 +84,7 @@ struct SimResult {
   int32_t assertions = 0;
   std::vector<workload::AssertionViolation> violations;
   int32_t assertions_unchecked = 0;
+  rt::GCStats gcstats;            // the runtime's GC cycles and totals (the first process's)
 };
 
 // The machine for `cores` cores: the profile's core groups in order, the last group's speed (and
