@@ -230,9 +230,10 @@ func BenchmarkAllocSmall(b *testing.B) {
 // liveSink holds BenchmarkAllocLive's live heap between runs of its set-up.
 var liveSink *obj1k
 
-// BenchmarkAllocLive: a live heap of 16 MiB (16,384 linked 1-KiB objects with pointers) stays
-// reachable; each op allocates a 1-KiB object and drops it. A cycle comes every 16 MiB of
-// allocation at GOGC=100 (16,384 ops) and marks the 16 MiB: the marking cost
+// BenchmarkAllocLive: a live heap of 16,384 linked 1-KiB objects with pointers (each takes the
+// 1,152-byte size class with its malloc header: 18 MiB) stays reachable; each op allocates one
+// more and drops it. A cycle comes about every 18 MiB of allocation at GOGC=100 (16,384 ops)
+// and marks the live heap: the marking cost
 // (mark_ns_per_byte, mark_unit_bytes) dominates the GC CPU that gctrace reports.
 func BenchmarkAllocLive(b *testing.B) {
 	var head *obj1k
