@@ -4,6 +4,10 @@
 
 #include <string>
 
+#include <cmath>
+#include <vector>
+
+#include "sim/calibration/fit.h"
 #include "sim/calibration/gc_measurements.h"
 
 using namespace gmp;
@@ -91,4 +95,23 @@ TEST_CASE("gc measurements: a simulated run's cycles read as gctrace lines") {
   CHECK(f.cycles_per_op == Approx(0.01));
   CHECK(f.gc_cpu_share == Approx(10.0 / (100.0 * 2)));  // idle left out, the forced cycle too
   CHECK(f.pause_ms_mean == Approx(0.3));
+}
+
+TEST_CASE("gc measurements: the fit's GC error weighs cycles and GC CPU of the points with a target") {
+  std::vector<calibration::Point> pts(3);
+  pts[0].gc_cycles_per_op = 0.01;  // 1 cycle per 100 ops, 10% GC CPU
+  pts[0].gc_cpu_share = 0.10;
+  pts[1].gc_cycles_per_op = 0;  // no target: its simulation does not count
+  pts[2].gc_cycles_per_op = 0.002;
+  pts[2].gc_cpu_share = 0.04;
+  std::vector<calibration::SimPoint> sim(3);
+  sim[0].gc_cycles_per_op = 0.02;  // twice the cycles, the same CPU
+  sim[0].gc_cpu_share = 0.10;
+  sim[1].gc_cycles_per_op = 5;
+  sim[1].gc_cpu_share = 0.9;
+  sim[2].gc_cycles_per_op = 0;  // no cycle against a measured one: ln(10) for the cycles
+  sim[2].gc_cpu_share = 0.09;
+  const double want = ((std::log(2.0) + 0) / 2 + (std::log(10.0) + std::log(0.10 / 0.05)) / 2) / 2;
+  CHECK(calibration::gc_fit_error(pts, sim) == Approx(want));
+  CHECK(calibration::gc_fit_error({pts[1]}, {sim[1]}) == 0);
 }
