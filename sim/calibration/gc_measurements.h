@@ -28,9 +28,9 @@
 
 namespace gmp::calibration {
 
-class GCMeasurementError : public std::runtime_error {
+class GCMeasurementError : public BenchOutputError {
  public:
-  using std::runtime_error::runtime_error;
+  using BenchOutputError::BenchOutputError;
 };
 
 struct GCPointKey {

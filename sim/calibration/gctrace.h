@@ -33,9 +33,10 @@
 
 namespace gmp::calibration {
 
-class GCTraceError : public std::runtime_error {
+// A bad gctrace line is bad go test output: callers that catch BenchOutputError catch it too.
+class GCTraceError : public BenchOutputError {
  public:
-  using std::runtime_error::runtime_error;
+  using BenchOutputError::BenchOutputError;
 };
 
 struct GCTraceLine {
