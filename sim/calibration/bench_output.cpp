@@ -1,6 +1,8 @@
 // Parses go test -bench output: see bench_output.h.
 #include "sim/calibration/bench_output.h"
 
+#include "sim/calibration/gctrace.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -29,54 +31,51 @@ std::vector<std::string> fields(const std::string& line) {
 
 }  // namespace
 
+std::optional<BenchLine> parse_bench_line(const std::string& line, const std::string& origin, size_t line_no) {
+  if (line.rfind("Benchmark", 0) != 0 || line.find('\t') == std::string::npos) return std::nullopt;
+  const auto fail = [&](const std::string& what) {
+    throw BenchOutputError(origin + ":" + std::to_string(line_no) + ": " + what);
+  };
+  const std::vector<std::string> f = fields(line);
+  // name, iterations, value, "ns/op", then optional pairs of value and unit.
+  size_t unit = 0;
+  for (size_t i = 3; i < f.size(); ++i) {
+    if (f[i] == "ns/op") unit = i;
+  }
+  if (f.size() < 4 || unit == 0) fail("expected \"BenchmarkName[-N] <iterations> <value> ns/op\"");
+  std::string name = f[0];
+  int32_t procs = 1;
+  if (const size_t dash = name.rfind('-'); dash != std::string::npos && dash + 1 < name.size()) {
+    const std::string suffix = name.substr(dash + 1);
+    if (suffix.find_first_not_of("0123456789") == std::string::npos) {
+      if (suffix.size() > 4 || std::stol(suffix) < 1 || std::stol(suffix) > 1024) {
+        fail("GOMAXPROCS suffix -" + suffix + " is not 1 to 1024");
+      }
+      procs = static_cast<int32_t>(std::stol(suffix));
+      name.resize(dash);
+    }
+  }
+  if (name.size() <= 9 || name.size() > 200) fail("a benchmark name of 10 to 200 characters");
+  const std::string& iters = f[1];
+  // A benchmark that called b.Skip: go test prints "0  NaN ns/op" for it. Nothing was measured.
+  if (iters == "0" && f[unit - 1] == "NaN") return std::nullopt;
+  if (iters.empty() || iters.size() > 18 || iters.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoll(iters) < 1) {
+    fail("iteration count '" + iters + "' is not a positive integer");
+  }
+  const std::string& v = f[unit - 1];
+  char* end = nullptr;
+  errno = 0;
+  const double ns = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || errno != 0 || !std::isfinite(ns) || ns < 0 || ns > 1e12) {
+    fail("ns/op '" + v + "' is not a number from 0 to 1e12");
+  }
+  return BenchLine{BenchKey{name, procs}, std::stoll(iters), ns};
+}
+
 BenchSamples parse_bench_output(const std::string& text, const std::string& origin) {
   BenchSamples out;
-  size_t line_no = 0;
-  for (size_t at = 0; at < text.size();) {
-    const size_t nl = text.find('\n', at);
-    const std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
-    at = nl == std::string::npos ? text.size() : nl + 1;
-    ++line_no;
-    if (line.rfind("Benchmark", 0) != 0 || line.find('\t') == std::string::npos) continue;
-    const auto fail = [&](const std::string& what) {
-      throw BenchOutputError(origin + ":" + std::to_string(line_no) + ": " + what);
-    };
-    const std::vector<std::string> f = fields(line);
-    // name, iterations, value, "ns/op", then optional pairs of value and unit.
-    size_t unit = 0;
-    for (size_t i = 3; i < f.size(); ++i) {
-      if (f[i] == "ns/op") unit = i;
-    }
-    if (f.size() < 4 || unit == 0) fail("expected \"BenchmarkName[-N] <iterations> <value> ns/op\"");
-    std::string name = f[0];
-    int32_t procs = 1;
-    if (const size_t dash = name.rfind('-'); dash != std::string::npos && dash + 1 < name.size()) {
-      const std::string suffix = name.substr(dash + 1);
-      if (suffix.find_first_not_of("0123456789") == std::string::npos) {
-        if (suffix.size() > 4 || std::stol(suffix) < 1 || std::stol(suffix) > 1024) {
-          fail("GOMAXPROCS suffix -" + suffix + " is not 1 to 1024");
-        }
-        procs = static_cast<int32_t>(std::stol(suffix));
-        name.resize(dash);
-      }
-    }
-    if (name.size() <= 9 || name.size() > 200) fail("a benchmark name of 10 to 200 characters");
-    const std::string& iters = f[1];
-    // A benchmark that called b.Skip: go test prints "0  NaN ns/op" for it. Nothing was measured.
-    if (iters == "0" && f[unit - 1] == "NaN") continue;
-    if (iters.empty() || iters.size() > 18 || iters.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoll(iters) < 1) {
-      fail("iteration count '" + iters + "' is not a positive integer");
-    }
-    const std::string& v = f[unit - 1];
-    char* end = nullptr;
-    errno = 0;
-    const double ns = std::strtod(v.c_str(), &end);
-    if (end != v.c_str() + v.size() || errno != 0 || !std::isfinite(ns) || ns < 0 || ns > 1e12) {
-      fail("ns/op '" + v + "' is not a number from 0 to 1e12");
-    }
-    out[BenchKey{name, procs}].push_back(ns);
-  }
+  for (const BenchRun& r : split_go_output(text, origin).runs) out[r.key].push_back(r.ns_per_op);
   return out;
 }
 

@@ -10,11 +10,13 @@
 // progress lines (the name printed before the result, under -v) and are skipped, as are the
 // "0 NaN ns/op" lines of a benchmark that skipped itself (b.Skip). Comment lines ("# ...", which
 // calibrate writes into its measurement files: the command run, the machine's quietness) are
-// skipped like go test's own header lines.
+// skipped like go test's own header lines. GODEBUG=gctrace=1 lines, on their own line or inside
+// a result line (stderr joined to stdout: sim/calibration/gctrace.h), are taken out first.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -37,6 +39,15 @@ struct BenchKey {
 using BenchSamples = std::map<BenchKey, std::vector<double>>;  // ns/op samples
 
 BenchSamples parse_bench_output(const std::string& text, const std::string& origin);
+
+// One result line: nothing for a line that is not one (see above; a skipped benchmark's "0 NaN"
+// line is not one either); BenchOutputError "origin:line: what" for one that does not parse.
+struct BenchLine {
+  BenchKey key;
+  int64_t iterations = 0;
+  double ns_per_op = 0;
+};
+std::optional<BenchLine> parse_bench_line(const std::string& line, const std::string& origin, size_t line_no);
 
 // What a benchmark's samples say.
 struct Summary {

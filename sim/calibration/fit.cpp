@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sim/calibration/gc_measurements.h"
+#include "sim/calibration/gctrace.h"
 #include "sim/simulation/simulation.h"
 
 namespace gmp::calibration {
@@ -30,7 +32,16 @@ std::vector<FitParam> default_fit_params() {
                         "gogo", "mcall"}) {
     out.push_back(fit_param_by_name(n));
   }
+  for (const std::string& n : gc_fit_param_names()) {
+    if (cost::param_by_name(n)) out.push_back(fit_param_by_name(n));
+  }
   return out;
+}
+
+const std::vector<std::string>& gc_fit_param_names() {
+  static const std::vector<std::string> names = {"mark_ns_per_byte",  "stack_scan_ns_per_byte", "sweep_ns_per_page",
+                                                 "alloc_ns_per_object", "alloc_ns_per_byte",    "write_barrier_slowdown"};
+  return names;
 }
 
 double get(const cost::Profile& p, const FitParam& f) {
@@ -70,7 +81,13 @@ void set(cost::Profile& p, const FitParam& f, double v) {
 }
 
 std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs) {
-  std::vector<double> out(pts.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> out;
+  for (const SimPoint& s : simulate_points_gc(pts, prof, jobs)) out.push_back(s.ns_per_op);
+  return out;
+}
+
+std::vector<SimPoint> simulate_points_gc(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs) {
+  std::vector<SimPoint> out(pts.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < pts.size();) {
@@ -78,7 +95,12 @@ std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::P
       cfg.procs = pts[i].procs;
       cfg.seed = 1;
       const engine::SimResult r = engine::simulate(*pts[i].scenario, prof, cfg);
-      if (r.stop == engine::Engine::Stop::Exit && r.measured) out[i] = r.ns_per_op;
+      if (r.stop == engine::Engine::Stop::Exit && r.measured) {
+        out[i].ns_per_op = r.ns_per_op;
+        const GCFigures f = gc_figures(bench_run_of(r, pts[i].bench));
+        out[i].gc_cycles_per_op = f.cycles_per_op;
+        out[i].gc_cpu_share = f.gc_cpu_share;
+      }
     }
   };
   std::vector<std::thread> threads;
@@ -99,6 +121,29 @@ double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim) 
   return sum / static_cast<double>(pts.size());
 }
 
+double gc_fit_error(const std::vector<Point>& pts, const std::vector<SimPoint>& sim) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (!pts[i].has_gc_target()) continue;
+    ++n;
+    const SimPoint& s = sim[i];
+    const double cyc = s.gc_cycles_per_op > 0 ? std::abs(std::log(s.gc_cycles_per_op / pts[i].gc_cycles_per_op))
+                                              : std::log(10.0);
+    const double cpu = std::abs(std::log((s.gc_cpu_share + 0.01) / (pts[i].gc_cpu_share + 0.01)));
+    sum += (cyc + cpu) / 2;
+  }
+  return n == 0 ? 0 : sum / static_cast<double>(n);
+}
+
+namespace {
+std::vector<double> ns_of(const std::vector<SimPoint>& s) {
+  std::vector<double> out;
+  for (const SimPoint& p : s) out.push_back(p.ns_per_op);
+  return out;
+}
+}  // namespace
+
 FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start, const FitOptions& opt) {
   FitResult r;
   r.profile = start;
@@ -106,9 +151,15 @@ FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start,
   const auto penalty = [&](const cost::Profile& p) {
     return opt.regularize > 0 ? opt.regularize * regularization(p, anchor, opt.params) : 0.0;
   };
-  double err = fit_error(pts, simulate_points(pts, r.profile, opt.jobs));
-  double best = err + penalty(r.profile);
+  const auto gc_term = [&](const std::vector<SimPoint>& s) {
+    return opt.gc_weight > 0 ? gc_fit_error(pts, s) : 0.0;
+  };
+  const std::vector<SimPoint> first = simulate_points_gc(pts, r.profile, opt.jobs);
+  double err = fit_error(pts, ns_of(first));
+  double gc_err = gc_term(first);
+  double best = err + opt.gc_weight * gc_err + penalty(r.profile);
   r.error_before = err;
+  r.gc_error_before = gc_fit_error(pts, first);
   r.evaluations = 1;
   for (double factor = std::max(opt.first_factor, 1.0); factor > 1.01 && r.evaluations < opt.max_evaluations;) {
     bool moved = false;
@@ -122,12 +173,15 @@ FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start,
         if (r.evaluations >= opt.max_evaluations || trial == v) continue;
         cost::Profile p = r.profile;
         set(p, f, trial);
-        const double e = fit_error(pts, simulate_points(pts, p, opt.jobs));
-        const double o = e + penalty(p);
+        const std::vector<SimPoint> s = simulate_points_gc(pts, p, opt.jobs);
+        const double e = fit_error(pts, ns_of(s));
+        const double g = gc_term(s);
+        const double o = e + opt.gc_weight * g + penalty(p);
         ++r.evaluations;
         if (o < best * (1 - 1e-9)) {
           best = o;
           err = e;
+          gc_err = g;
           r.profile = std::move(p);
           moved = true;
           if (opt.progress) {
@@ -144,6 +198,8 @@ FitResult fit_profile(const std::vector<Point>& pts, const cost::Profile& start,
     if (!moved) factor = std::sqrt(factor);
   }
   r.error_after = err;
+  const bool any_gc = std::any_of(pts.begin(), pts.end(), [](const Point& p) { return p.has_gc_target(); });
+  r.gc_error_after = opt.gc_weight > 0 ? gc_err : any_gc ? gc_fit_error(pts, simulate_points_gc(pts, r.profile, opt.jobs)) : 0;
   r.penalty_after = penalty(r.profile);
   for (const FitParam& f : opt.params) {
     const double v = get(r.profile, f);

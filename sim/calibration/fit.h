@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ struct Point {
   const scenario::Scenario* scenario = nullptr;
   double ci_lo = 0, ci_hi = 0, ci_level = 0;  // the median's confidence interval (bench_output.h)
   size_t samples = 0;
+  // GC targets from GODEBUG=gctrace=1 (gctrace.h, gc_figures): the medians over the runs of the
+  // loop's GC cycles per op and GC CPU share (0 to 1). A point whose median cycles per op is 0
+  // (the loop collected nothing) has no GC target.
+  double gc_cycles_per_op = 0;
+  double gc_cpu_share = 0;
+  bool has_gc_target() const { return gc_cycles_per_op > 0; }
 };
 
 // A parameter the fit moves: a cost, or the machine's speed_ns_per_iteration.
@@ -53,8 +60,11 @@ struct FitParam {
 };
 // "chan_op" or "speed_ns_per_iteration"; throws std::invalid_argument for an unknown name.
 FitParam fit_param_by_name(const std::string& name);
-// The default set: the costs the suite isolates.
+// The default set: the costs the suite isolates, and those of gc_fit_param_names() that the
+// profile has as costs.
 std::vector<FitParam> default_fit_params();
+// The garbage collector's cost parameters (profile.proto's gc section): the GC targets move them.
+const std::vector<std::string>& gc_fit_param_names();
 
 double get(const cost::Profile& p, const FitParam& f);
 void set(cost::Profile& p, const FitParam& f, double v);
@@ -62,6 +72,21 @@ void set(cost::Profile& p, const FitParam& f, double v);
 // Simulated ns/op of each point under `prof`, `jobs` simulations at a time; NaN where the run
 // failed or measured nothing.
 std::vector<double> simulate_points(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs);
+
+// The same with the run's GC figures, computed as for the real run (gc_figures of the simulated
+// cycles after the last forced one).
+struct SimPoint {
+  double ns_per_op = std::numeric_limits<double>::quiet_NaN();
+  double gc_cycles_per_op = 0, gc_cpu_share = 0;
+};
+std::vector<SimPoint> simulate_points_gc(const std::vector<Point>& pts, const cost::Profile& prof, size_t jobs);
+
+// The GC targets' error: the mean over the points with a GC target of
+// (|ln(simulated / measured cycles per op)| + |ln((simulated + 0.01) / (measured + 0.01) GC CPU
+// share)|) / 2; the 0.01 (one point of CPU) keeps a GC CPU of 0.1% against 0.2% from weighing like
+// 10% against 20%. A simulated run with no cycle against a measured one counts ln(10) for its
+// cycles. 0 when no point has a target.
+double gc_fit_error(const std::vector<Point>& pts, const std::vector<SimPoint>& sim);
 
 // The objective above; points with NaN count as an error of 10x. (0.1: about 10% at every point.)
 double fit_error(const std::vector<Point>& pts, const std::vector<double>& sim);
@@ -82,6 +107,7 @@ struct FitOptions {
   int max_evaluations = 400;
   double first_factor = 2.0;               // the first step's multiplier (more than 1.01)
   double regularize = 0;                   // lambda
+  double gc_weight = 0;                    // the GC targets' weight: objective += gc_weight * gc_fit_error
   const cost::Profile* anchor = nullptr;   // what the penalty pulls toward; null: the start
   std::function<void(const std::string&)> progress;  // one line per accepted step
 };
@@ -89,6 +115,7 @@ struct FitOptions {
 struct FitResult {
   cost::Profile profile;
   double error_before = 0, error_after = 0;  // fit_error: the points alone
+  double gc_error_before = 0, gc_error_after = 0;  // gc_fit_error
   double penalty_after = 0;                  // regularization(), times lambda
   int evaluations = 0;
   std::vector<std::string> at_bound;         // "futex_wake at its upper bound 50000 ns" per such parameter

@@ -2,6 +2,7 @@
 //                  [-o PROFILE] [--suite DIR] [--heldout DIR|none] [--measured FILE]
 //                  [--measured-heldout FILE] [--params LIST] [--placement spread|affine] [--jobs N]
 //                  [--max-evaluations N] [--regularize L] [--no-cross-validate] [--cv-evaluations N]
+//                  [--gc-weight W]
 // Fits the cost profile to this machine: runs the Go benchmarks of the fit suite (sim/calibration/
 // suite) with the user's Go, sets their ns/op against those of the scenarios in the same folder
 // whose `benchmark` has the same name (sim/calibration/fit.h), fits, cross-validates the fit by
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +36,7 @@
 
 #include "sim/calibration/bench_output.h"
 #include "sim/calibration/fit.h"
+#include "sim/calibration/gctrace.h"
 #include "sim/calibration/quiet.h"
 #include "sim/calibration/speed_curve.h"
 #include "sim/cli/commands.h"
@@ -214,9 +217,13 @@ std::string check_load(const Set& s, QuietSummary& q, bool first) {
 // it giving the other processes' CPU and the steal over the run; a warning when not quiet.
 std::string run_once(const GoWork& w, const Set& s, const std::string& cpu, int rep, int count, const std::string& bt,
                      size_t& done, size_t expected, QuietSummary& q) {
-  const std::string run = "cd " + sh_quote(w.dir) + " && exec " + sh_quote(w.bin) +
+  // GODEBUG=gctrace=1: the runtime prints a line per GC cycle on stderr, joined here to stdout so
+  // that each cycle stays next to the benchmark it ran in (sim/calibration/gctrace.h splits them).
+  const char* const godebug = std::getenv("GODEBUG");
+  const std::string gd = godebug != nullptr && *godebug != '\0' ? std::string(godebug) + ",gctrace=1" : "gctrace=1";
+  const std::string run = "cd " + sh_quote(w.dir) + " && GODEBUG=" + sh_quote(gd) + " exec " + sh_quote(w.bin) +
                           " -test.run '^$' -test.bench . -test.cpu " + cpu + " -test.count 1 -test.benchtime " +
-                          sh_quote(bt);
+                          sh_quote(bt) + " 2>&1";
   const std::optional<calibration::CpuTimes> before = read_proc_stat();
   const double own_before = cpu_seconds(RUSAGE_CHILDREN) + cpu_seconds(RUSAGE_SELF);
   FILE* p = popen(run.c_str(), "r");
@@ -228,7 +235,8 @@ std::string run_once(const GoWork& w, const Set& s, const std::string& cpu, int 
   char line[4096];
   while (std::fgets(line, sizeof line, p) != nullptr) {
     out += line;
-    if (std::strncmp(line, "Benchmark", 9) == 0 && std::strchr(line, '\t') != nullptr) {
+    if (std::strncmp(line, "Benchmark", 9) == 0 && std::strchr(line, '\t') != nullptr &&
+        std::strstr(line, "gc ") == nullptr) {
       std::string l(line);
       while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
       std::fprintf(stderr, "calibrate: [%zu/%zu] %s\n", ++done, expected, l.c_str());
@@ -240,6 +248,13 @@ std::string run_once(const GoWork& w, const Set& s, const std::string& cpu, int 
   if (st != 0) {
     std::fprintf(stderr, "gmpsim: calibrate: the %s benchmarks failed (status %d): %s\n%s", s.label.c_str(), st,
                  run.c_str(), out.c_str());
+    std::exit(1);
+  }
+  // The saved output keeps each cycle as a "# gctrace: " comment before its benchmark's result.
+  try {
+    out = calibration::split_go_output(out, "the output of " + run).clean;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gmpsim: calibrate: %s\n", e.what());
     std::exit(1);
   }
   char where[80];
@@ -295,9 +310,16 @@ std::string measure_set(const Set& s, const std::string& go, const std::string& 
 
 void make_points(Set& s, const std::string& origin) {
   calibration::BenchSamples samples;
+  // GC figures per (benchmark, GOMAXPROCS), one per run, from the gctrace lines of the output.
+  std::map<calibration::BenchKey, std::pair<std::vector<double>, std::vector<double>>> gc;
   try {
-    samples = calibration::parse_bench_output(s.output, origin);
-  } catch (const calibration::BenchOutputError& e) {
+    for (const calibration::BenchRun& r : calibration::split_go_output(s.output, origin).runs) {
+      samples[r.key].push_back(r.ns_per_op);
+      const calibration::GCFigures f = calibration::gc_figures(r);
+      gc[r.key].first.push_back(f.cycles_per_op);
+      gc[r.key].second.push_back(f.gc_cpu_share);
+    }
+  } catch (const std::exception& e) {  // BenchOutputError, GCTraceError
     std::fprintf(stderr, "%s\n", e.what());
     std::exit(1);
   }
@@ -314,6 +336,8 @@ void make_points(Set& s, const std::string& origin) {
     }
     s.points.push_back(Point{key.name, key.procs, sum.median, sum.spread, &it->second, sum.ci_lo, sum.ci_hi,
                              sum.ci_level, sum.n});
+    s.points.back().gc_cycles_per_op = calibration::summarize(gc[key].first).median;
+    s.points.back().gc_cpu_share = calibration::summarize(gc[key].second).median;
   }
 }
 
@@ -386,6 +410,7 @@ struct CalibrateOptions {
   size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   int max_evals = 300;
   double regularize = 0.05;  // lambda (fit.h)
+  double gc_weight = 0.5;    // the GC targets' weight in the objective (fit.h, docs/calibration.md)
   bool cross_validate = true;
   int cv_evals = 60;         // each leave-one-out fit's budget
 };
@@ -436,6 +461,13 @@ CalibrateOptions parse_calibrate_flags(int argc, char** argv) {
       o.regularize = std::strtod(v.c_str(), &end);
       if (v.empty() || end != v.c_str() + v.size() || !(o.regularize >= 0) || o.regularize > 1000) {
         usage_error("calibrate: --regularize: expected a number from 0 to 1000, got '" + v + "'");
+      }
+    } else if (f == "--gc-weight") {
+      const std::string v = a.value();
+      char* end = nullptr;
+      o.gc_weight = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(o.gc_weight >= 0) || o.gc_weight > 100) {
+        usage_error("calibrate: --gc-weight: expected a number from 0 to 100, got '" + v + "'");
       }
     } else if (f == "--no-cross-validate") {
       o.cross_validate = false;
@@ -612,6 +644,7 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
   fo.jobs = o.jobs;
   fo.max_evaluations = o.max_evals;
   fo.regularize = o.regularize;
+  fo.gc_weight = o.gc_weight;
   fo.progress = [](const std::string& l) { std::fprintf(stderr, "calibrate: %s\n", l.c_str()); };
   c.fit = calibration::fit_profile(c.sets[0].points, c.start, fo);
   if (o.cross_validate) cross_validate_fit(o, fo, c);
@@ -679,6 +712,27 @@ void print_set(const Set& s, const std::vector<double>& before, const std::vecto
   }
 }
 
+// The GC targets of a set (points whose loop collected): cycles per op and GC CPU share, measured
+// from gctrace against simulated with the fitted profile.
+void print_gc_targets(const Set& s, const cost::Profile& fitted, size_t jobs) {
+  std::vector<Point> pts;
+  for (const Point& p : s.points) {
+    if (p.has_gc_target()) pts.push_back(p);
+  }
+  if (pts.empty()) return;
+  const std::vector<calibration::SimPoint> sim = calibration::simulate_points_gc(pts, fitted, jobs);
+  std::printf("\n%s: GC targets (GODEBUG=gctrace=1; the loop's cycles, after its last forced one)\n", s.label.c_str());
+  std::printf("%-28s %5s %14s %14s %8s %10s %10s %8s\n", "benchmark", "procs", "cycles/op", "simulated", "error",
+              "GC CPU", "simulated", "diff");
+  for (size_t i = 0; i < pts.size(); ++i) {
+    std::printf("%-28s %5d %14.4g %14.4g %+7.1f%% %9.1f%% %9.1f%% %+7.1f\n", pts[i].bench.c_str(), pts[i].procs,
+                pts[i].gc_cycles_per_op, sim[i].gc_cycles_per_op,
+                100 * relative_error(sim[i].gc_cycles_per_op, pts[i].gc_cycles_per_op), 100 * pts[i].gc_cpu_share,
+                100 * sim[i].gc_cpu_share, 100 * (sim[i].gc_cpu_share - pts[i].gc_cpu_share));
+  }
+  std::printf("%s: GC error (fit.h gc_fit_error) %.4f\n", s.label.c_str(), calibration::gc_fit_error(pts, sim));
+}
+
 // The fitted parameters (and those that ended at a physical bound), then a table per set.
 void print_calibration(const Calibration& c) {
   std::printf("calibrate: profile %s fitted to %s; mean |log error| %.4f before, %.4f after, regularisation "
@@ -699,6 +753,7 @@ void print_calibration(const Calibration& c) {
   }
   for (size_t i = 0; i < c.sets.size(); ++i) {
     print_set(c.sets[i], c.before[i], c.after[i], c.errors[i], i == 0 ? c.cv : std::vector<double>{});
+    print_gc_targets(c.sets[i], c.fit.profile, std::max(1u, std::thread::hardware_concurrency()));
   }
   if (!c.cv.empty()) {
     std::printf("cross-validation (each fit-suite benchmark predicted by a fit without it): median |error| %.1f%%, "

@@ -36,7 +36,7 @@ const char kCalibrateUsage[] =
     "  gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE] [-o PROFILE]\n"
     "                   [--suite DIR] [--heldout DIR|none] [--measured FILE] [--measured-heldout FILE]\n"
     "                   [--params LIST] [--placement spread|affine] [--jobs N] [--max-evaluations N]\n"
-    "                   [--regularize L] [--no-cross-validate] [--cv-evaluations N]\n"
+    "                   [--regularize L] [--no-cross-validate] [--cv-evaluations N] [--gc-weight W]\n"
     "      fits the cost profile to this machine: runs sim/calibration's Go benchmarks (built once with\n"
     "      go test -c in a temporary folder, run once per repetition and GOMAXPROCS, interleaved) with the\n"
     "      given Go, sets them against their paired scenarios, fits (pulled toward the base's values by\n"
@@ -44,7 +44,9 @@ const char kCalibrateUsage[] =
     "      --cv-evaluations runs, default 60), reports the held-out error,\n"
     "      and writes PROFILE with PROFILE.suite.txt and PROFILE.heldout.txt (the measurements; with\n"
     "      --measured FILE the fit reads saved go test -bench output instead, and PROFILE cites it);\n"
-    "      --placement sets the OS placement of the fitted machine (affine: its os_* costs are fitted too)\n";
+    "      --placement sets the OS placement of the fitted machine (affine: its os_* costs are fitted too);\n"
+    "      runs carry GODEBUG=gctrace=1, and the GC cycles per op and GC CPU share are targets too,\n"
+    "      weighted by --gc-weight (default 0.5; 0: ns/op alone)\n";
 const char kStealUsage[] =
     "  gmpsim steal [--procs N] [--producers N] [--gs N] [--seed S] [--schedules K] [--replay SCHEDULE]\n";
 const char kTraceUsage[] =

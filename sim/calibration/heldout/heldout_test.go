@@ -376,3 +376,78 @@ func BenchmarkRequestWaitGroup(b *testing.B) {
 // At 2 Ps on 2 cores the work parallelises (the ratio 2P/1P measured 0.56 on the EPYC VM, issue
 // 23), so this pair shows whether the model's OS placement lets both cores run.
 func BenchmarkFanOutBuffered(b *testing.B) { fanOut(b, 100, 2000) }
+
+// The allocating shapes (issue 24): programs whose ns/op the garbage collector shapes. Each one
+// calls runtime.GC() after its set-up and before b.ResetTimer, so that under GODEBUG=gctrace=1
+// the last "(forced)" cycle a run prints marks the start of its timed loop: the cycles after it
+// are the loop's (go test also forces one before every b.N round). The scenarios do the same with
+// `gc {}` before their measured loop.
+
+// node is a binary tree node: two pointers, 16 bytes, size class 16.
+type node struct{ left, right *node }
+
+// bottomUp builds a complete tree of the given depth: 2^(depth+1) - 1 nodes.
+func bottomUp(depth int) *node {
+	if depth <= 0 {
+		return &node{}
+	}
+	return &node{bottomUp(depth - 1), bottomUp(depth - 1)}
+}
+
+// check walks the tree and counts its nodes, so the tree is used.
+func (n *node) check() int {
+	if n.left == nil {
+		return 1
+	}
+	return 1 + n.left.check() + n.right.check()
+}
+
+var treeSink int
+
+// BenchmarkTreeBuild: binary-trees. A long-lived tree of depth 18 (524,287 nodes of 16 bytes, 8
+// MiB) stays reachable for the whole run; each op builds a tree of depth 12 (8,191 nodes, 128
+// KiB), walks it and drops it. The live heap sets the heap goal (16 MiB at GOGC=100), so a cycle
+// comes about every 64 ops and each marks the 8 MiB tree.
+func BenchmarkTreeBuild(b *testing.B) {
+	long := bottomUp(18)
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		treeSink += bottomUp(12).check()
+	}
+	b.StopTimer()
+	treeSink += long.check()
+}
+
+// smallObj is what BenchmarkSmallAllocParallel allocates: 64 bytes with a pointer in it, so the
+// collector scans it.
+type smallObj struct {
+	next *smallObj
+	pad  [7]uint64
+}
+
+// newSmall allocates one smallObj on the heap: a function the compiler may not inline returns a
+// pointer to it, so escape analysis cannot keep it on the stack.
+//
+//go:noinline
+func newSmall(prev *smallObj) *smallObj {
+	return &smallObj{next: prev}
+}
+
+// BenchmarkSmallAllocParallel: b.RunParallel, each op allocates one 64-byte object and does
+// cpuWork(50); each goroutine keeps its last 16 objects reachable in a ring of its own (so
+// the live heap is tiny and the heap goal is GOGC's minimum, 4 MiB x GOGC/100).
+func BenchmarkSmallAllocParallel(b *testing.B) {
+	runtime.GC()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var ring [16]*smallObj
+		i := 0
+		for pb.Next() {
+			ring[i&15] = newSmall(nil)
+			cpuWork(50)
+			i++
+		}
+		runtime.KeepAlive(&ring)
+	})
+}

@@ -187,3 +187,67 @@ func BenchmarkSleepBusyP(b *testing.B) {
 	close(done)
 	<-exited
 }
+
+// The allocating benchmarks (issue 24): the costs of the garbage collector's model. Each calls
+// runtime.GC() after its set-up, before b.ResetTimer, so that under GODEBUG=gctrace=1 the cycles
+// after the last "(forced)" line a run prints are its timed loop's; their scenarios do the same
+// with `gc {}`.
+
+// obj64 is 64 bytes with pointers (the collector scans it); obj1k is 1 KiB with pointers.
+type obj64 struct {
+	next *obj64
+	pad  [7]uint64
+}
+
+type obj1k struct {
+	next *obj1k
+	pad  [127]uint64
+}
+
+// newObj64 and newObj1k allocate on the heap: the compiler may not inline them, so the returned
+// pointer escapes.
+//
+//go:noinline
+func newObj64() *obj64 { return &obj64{} }
+
+//go:noinline
+func newObj1k(next *obj1k) *obj1k { return &obj1k{next: next} }
+
+// allocSink keeps the last object reachable so each allocation is used.
+var allocSink *obj64
+
+// BenchmarkAllocSmall: one 64-byte allocation per op, nothing else live. mallocgc's fast path
+// (alloc_ns_per_object, alloc_ns_per_byte) and sweeping (sweep_ns_per_page); a cycle every 4 MiB
+// (65,536 ops at GOGC=100) with almost nothing to mark.
+func BenchmarkAllocSmall(b *testing.B) {
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		allocSink = newObj64()
+	}
+}
+
+// liveSink holds BenchmarkAllocLive's live heap between runs of its set-up.
+var liveSink *obj1k
+
+// BenchmarkAllocLive: a live heap of 16,384 linked 1-KiB objects with pointers (each takes the
+// 1,152-byte size class with its malloc header: 18 MiB) stays reachable; each op allocates one
+// more and drops it. A cycle comes about every 18 MiB of allocation at GOGC=100 (16,384 ops)
+// and marks the live heap: the marking cost
+// (mark_ns_per_byte, mark_unit_bytes) dominates the GC CPU that gctrace reports.
+func BenchmarkAllocLive(b *testing.B) {
+	var head *obj1k
+	for i := 0; i < 16384; i++ {
+		head = newObj1k(head)
+	}
+	liveSink = head
+	runtime.GC()
+	b.ResetTimer()
+	var tmp *obj1k
+	for i := 0; i < b.N; i++ {
+		tmp = newObj1k(nil)
+	}
+	b.StopTimer()
+	liveSink = nil
+	runtime.KeepAlive(tmp)
+}
