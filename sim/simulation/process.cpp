@@ -37,7 +37,6 @@ trace::Process Process::trace_entry() const {
 void Process::boot() {
   rt::Runtime* const was = rt::Runtime::current();
   rt::Runtime::setCurrent(&runtime_);
-  runtime_.gcSettings = cfg_.gcSettings;
   runtime_.boot(cfg_.seed);
   rt::Runtime::setCurrent(was);
 }
