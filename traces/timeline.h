@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,14 @@ struct GLife {
   int64_t parent = -1;  // -1: not created in the trace (or by nobody)
 };
 
+// One HEAP_ALLOC event: the heap counter's value after it changed, and who changed it (the G
+// its event names, else -1; the M and P that wrote it).
+struct HeapSample {
+  int64_t t = 0;
+  int64_t g = -1, m = -1, p = -1;
+  int64_t bytes = 0;
+};
+
 struct Timeline {
   Header header;
   int64_t t_begin = 0, t_end = 0;  // the first and last event's time
@@ -59,6 +68,10 @@ struct Timeline {
   std::map<int64_t, int64_t> p_busy;  // ns each P ran a G (from the running intervals)
   uint64_t steals = 0, stolen = 0, wakeups = 0, preempt_requests = 0, preemptions = 0, handoffs = 0, retakes = 0,
            syscalls = 0;
+  // The collector, as replay derives a program's allocation from it (derive_scenario.h).
+  std::vector<HeapSample> heap;     // every HEAP_ALLOC, in trace order
+  std::vector<int64_t> gc_ends;     // the time of every GC_END, in trace order
+  std::set<int64_t> gc_workers;     // Gs started as GC mark workers (GO_START with gc_worker_mode)
 };
 
 // Reads the trace at `path`; throws TraceFormatError on unreadable input.
