@@ -13,6 +13,7 @@
 #include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
 #include "traces/derive_scenario.h"
+#include "traces/import/go_import.h"
 #include "traces/timeline.h"
 #include "traces/trace_reader.h"
 
@@ -121,5 +122,35 @@ TEST_CASE("a fitted replay gives each goroutine its running time back, within 6%
       run_and_replay(name, procs, &r);
       CHECK(r.worst_g < 0.06);
     }
+  }
+}
+
+// A real Go program's trace with its collector (tests/data/gctrees: four goroutines building trees
+// at GOMAXPROCS 2; 23 cycles in the Go 1.23 trace, 27 in the Go 1.19 one), imported and replayed at
+// its GOMAXPROCS: the derived allocation and live heap (traces/derive_scenario.h) make the
+// simulated collector run about as many cycles as the real one did. Needs the simulated collector
+// and the scenario language's alloc and release (issue 24's other parts).
+TEST_CASE("a replayed Go trace collects about as often as the real run did, within 20%", "[replay][gc]") {
+  const TempDir dir("gmp_replay_test");
+  for (const char* name : {"gctrees-1.23.trace", "gctrees-1.19.trace"}) {
+    INFO(name);
+    const std::string imported = dir.file("imported.trace");
+    trace::go::import_go_trace(std::string(GMP_SOURCE_DIR) + "/tests/data/gctrees/" + name, imported,
+                               trace::go::FormatChoice::kAuto);
+    const trace::DerivedScenario d = trace::derive_scenario(trace::build_timeline(imported), name);
+    REQUIRE(d.trace_gc_cycles >= 20);
+    const scenario::Scenario sc = scenario::parse_scenario(d.text, std::string(name) + ".replay");
+    engine::SimConfig cfg;
+    cfg.procs = d.procs;
+    cfg.trace_path = dir.file("replay.trace");
+    const engine::SimResult r = engine::simulate(sc, cost::default_profile(), cfg);
+    REQUIRE(r.stop == engine::Engine::Stop::Exit);
+    uint64_t cycles = 0;
+    trace::TraceReader tr(cfg.trace_path);
+    trace::Event e;
+    while (tr.next(e)) cycles += e.kind() == trace::KIND_GC_END;
+    INFO("the trace's cycles " << d.trace_gc_cycles << ", the replay's " << cycles);
+    CHECK(std::abs(static_cast<double>(cycles) - static_cast<double>(d.trace_gc_cycles)) <=
+          0.2 * static_cast<double>(d.trace_gc_cycles));
   }
 }

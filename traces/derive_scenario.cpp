@@ -1,17 +1,23 @@
 #include "traces/derive_scenario.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <map>
+#include <utility>
 #include <set>
 #include <vector>
 
 namespace gmp::trace {
 
 bool runtime_wait_reason(const std::string& label) {
+  // Go's wait reasons (the simulator's traces) and the block reasons of Go's execution traces
+  // ("system goroutine wait", "GC background sweeper wait"). A program's goroutine waits for the
+  // collector too (an assist's "GC assist wait", runtime.GC's "wait for GC cycle"): not listed.
   static const char* const kRuntime[] = {
-      "force gc (idle)", "GC sweep wait",     "GC scavenge wait",       "GOMAXPROCS updater (idle)",
-      "finalizer wait",  "GC worker (idle)",  "trace reader (blocked)", "GC assist marking",
-      "GC assist wait",  "wait for GC cycle", "cleanup wait",           "timer goroutine (idle)",
+      "force gc (idle)",        "GC sweep wait",          "GC scavenge wait",           "GOMAXPROCS updater (idle)",
+      "finalizer wait",         "GC worker (idle)",       "trace reader (blocked)",     "cleanup wait",
+      "timer goroutine (idle)", "system goroutine wait", "GC background sweeper wait",
   };
   for (const char* r : kRuntime) {
     if (label == r) return true;
@@ -22,9 +28,17 @@ bool runtime_wait_reason(const std::string& label) {
 namespace {
 
 struct Op {
-  enum Kind { Compute, Go, Send, Recv, Sleep, Syscall, Gosched, Add, Done, Wait } kind;
-  int64_t ns = 0;
-  int64_t target = -1;  // Go: the goroutine started; Send, Recv: whose wake channel (-1: "never")
+  enum Kind { Compute, Go, Send, Recv, Sleep, Syscall, Gosched, Add, Done, Wait, Alloc, Release } kind;
+  int64_t ns = 0;       // Alloc, Release: bytes
+  int64_t target = -1;  // Go: the goroutine started; Send, Recv: whose wake channel (-1: "never");
+                        // Alloc: 1 to retain it
+};
+
+// What the heap counter says a goroutine did at one point of its run: `release` bytes of the live
+// heap became garbage, then it allocated `bytes`, of which `retain` stay reachable.
+struct HeapOp {
+  int64_t t = 0;
+  int64_t bytes = 0, retain = 0, release = 0;
 };
 
 class Deriver {
@@ -34,6 +48,7 @@ class Deriver {
   DerivedScenario run(const std::string& source) {
     classify();
     index_wakes();
+    derive_heap();
     for (int64_t g : user_) derive(g);
     for (auto& [g, ops] : ops_) take_overhead(ops);
     return format(source);
@@ -46,6 +61,7 @@ class Deriver {
     for (const auto& [id, life] : tl_.gs) {
       bool runtime = false;
       for (const Interval& iv : life.intervals) runtime |= iv.state == GState::Blocked && runtime_wait_reason(iv.label);
+      runtime |= tl_.gc_workers.count(id) != 0;
       (runtime ? runtime_ : user_).insert(id);
     }
     main_ = user_.count(1) != 0 ? 1 : (user_.empty() ? -1 : *user_.begin());
@@ -64,6 +80,122 @@ class Deriver {
         sends_[x.g]++;
       }
     }
+  }
+
+  // ---- The heap (traces/derive_scenario.h says what and why).
+
+  // The program's goroutine that made the heap counter rise at sample s: the G it names, else the
+  // one running on its M then, else main.
+  int64_t allocator(const HeapSample& s) {
+    if (user(s.g)) return s.g;
+    if (s.m >= 0) {
+      if (running_on_.empty()) {
+        for (int64_t g : user_) {
+          for (const Interval& iv : tl_.gs.at(g).intervals) {
+            if (iv.state == GState::Running && iv.m >= 0) running_on_[iv.m].push_back({iv.t0, iv.t1, g});
+          }
+        }
+        for (auto& [m, v] : running_on_) std::sort(v.begin(), v.end());
+      }
+      if (auto it = running_on_.find(s.m); it != running_on_.end()) {
+        const auto& v = it->second;
+        auto at = std::upper_bound(v.begin(), v.end(), std::array<int64_t, 3>{s.t, INT64_MAX, INT64_MAX});
+        if (at != v.begin() && (*std::prev(at))[1] >= s.t) return (*std::prev(at))[2];
+      }
+    }
+    return main_;
+  }
+
+  // Where in g's life a heap operation at t goes: the running interval it falls in, else the next
+  // one (at its start), else the last one (at its end); {SIZE_MAX, t} if g never ran.
+  std::pair<size_t, int64_t> place(int64_t g, int64_t t) const {
+    const std::vector<Interval>& iv = tl_.gs.at(g).intervals;
+    size_t i = 0;
+    while (i < iv.size() && iv[i].t1 < t) i++;  // intervals are contiguous and in time order
+    if (i < iv.size() && iv[i].state == GState::Running && iv[i].t0 <= t) return {i, t};
+    for (size_t j = i; j < iv.size(); j++) {
+      if (iv[j].state == GState::Running) return {j, iv[j].t0};
+    }
+    for (size_t j = std::min(i, iv.size()); j-- > 0;) {
+      if (iv[j].state == GState::Running) return {j, iv[j].t1};
+    }
+    return {SIZE_MAX, t};
+  }
+
+  // Allocation from the heap counter's rises, the live heap from its value at each cycle's end.
+  void derive_heap() {
+    const std::vector<HeapSample>& h = tl_.heap;
+    if (h.empty() || main_ < 0) return;
+    struct Entry {
+      int64_t g;
+      HeapOp op;
+    };
+    std::vector<Entry> entries;
+    // The heap the program had when the trace began: main allocates it first.
+    if (h[0].bytes > 0) entries.push_back({main_, HeapOp{tl_.t_begin, h[0].bytes, 0, 0}});
+    for (size_t i = 1; i < h.size(); i++) {
+      const int64_t d = h[i].bytes - h[i - 1].bytes;
+      if (d > 0) entries.push_back({allocator(h[i]), HeapOp{h[i].t, d, 0, 0}});
+    }
+    // Cycle by cycle: the heap marked at its end (the counter's last value by then, which mark
+    // termination sets to the marked heap) is what stays reachable. More than before: the cycle's
+    // first allocations are retained until it is reached; less: the difference is released
+    // before its first allocation.
+    int64_t live = 0, carried = 0;
+    size_t e = 0;
+    for (const int64_t end : tl_.gc_ends) {
+      auto last = std::upper_bound(h.begin(), h.end(), end, [](int64_t t, const HeapSample& s) { return t < s.t; });
+      const size_t first = e;
+      while (e < entries.size() && entries[e].op.t <= end) e++;
+      if (last == h.begin()) continue;
+      const int64_t marked = std::prev(last)->bytes;
+      if (carried > 0 && first < e) entries[first].op.release += std::exchange(carried, 0);
+      if (marked > live) {
+        for (size_t j = first; j < e && live < marked; j++) {
+          const int64_t r = std::min(marked - live, entries[j].op.bytes);
+          entries[j].op.retain = r;
+          live += r;
+        }
+      } else if (marked < live) {
+        if (first < e) {
+          entries[first].op.release += live - marked;
+        } else {
+          carried += live - marked;
+        }
+        live = marked;
+      }
+    }
+    if (carried > 0 && e < entries.size()) entries[e].op.release += std::exchange(carried, 0);
+    if (carried > 0) end_release_ = carried;  // main releases it last
+    for (const Entry& x : entries) {
+      heap_.alloc_bytes += static_cast<uint64_t>(x.op.bytes);
+      heap_.retained += x.op.retain - x.op.release;
+      const auto [i, t] = place(x.g, x.op.t);
+      HeapOp op = x.op;
+      op.t = t;
+      if (i == SIZE_MAX) {
+        unplaced_.push_back(op);
+      } else {
+        heap_at_[{x.g, i}].push_back(op);
+      }
+    }
+    heap_.retained -= end_release_;
+  }
+
+  void alloc(std::vector<Op>& ops, int64_t bytes, bool retain) {
+    if (bytes <= 0) return;
+    const int64_t r = retain ? 1 : 0;
+    if (!ops.empty() && ops.back().kind == Op::Alloc && ops.back().target == r) {
+      ops.back().ns += bytes;
+    } else {
+      ops.push_back({Op::Alloc, bytes, r});
+    }
+  }
+
+  void heap_op(std::vector<Op>& ops, const HeapOp& h) {
+    if (h.release > 0) ops.push_back({Op::Release, h.release, -1});
+    alloc(ops, h.retain, true);
+    alloc(ops, h.bytes - h.retain, false);
   }
 
   void compute(std::vector<Op>& ops, int64_t ns) {
@@ -91,13 +223,25 @@ class Deriver {
       const bool last = i + 1 == life.intervals.size();
       switch (iv.state) {
         case GState::Running: {
+          // Its wake-ups of others and its heap operations, in time order (wake-ups first at a tie).
+          std::vector<std::pair<int64_t, size_t>> marks;  // (time, index: wakes, then heap ops)
+          const std::vector<size_t>* wakes = nullptr;
+          const std::vector<HeapOp>* heap = nullptr;
+          if (auto it = made_.find({g, i}); it != made_.end()) wakes = &it->second;
+          if (auto it = heap_at_.find({g, i}); it != heap_at_.end()) heap = &it->second;
+          const size_t nw = wakes != nullptr ? wakes->size() : 0;
+          for (size_t k = 0; k < nw; k++) marks.push_back({tl_.wakes[(*wakes)[k]].t, k});
+          for (size_t k = 0; heap != nullptr && k < heap->size(); k++) marks.push_back({(*heap)[k].t, nw + k});
+          std::stable_sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
           int64_t at = iv.t0;
-          if (auto it = made_.find({g, i}); it != made_.end()) {
-            for (size_t w : it->second) {
-              const WakeEdge& x = tl_.wakes[w];
-              compute(ops, std::clamp(x.t, at, iv.t1) - at);
-              at = std::clamp(x.t, at, iv.t1);
+          for (const auto& [t, k] : marks) {
+            compute(ops, std::clamp(t, at, iv.t1) - at);
+            at = std::clamp(t, at, iv.t1);
+            if (k < nw) {
+              const WakeEdge& x = tl_.wakes[(*wakes)[k]];
               ops.push_back({x.create ? Op::Go : Op::Send, 0, x.g});
+            } else {
+              heap_op(ops, (*heap)[k - nw]);
             }
           }
           compute(ops, iv.t1 - at);
@@ -169,6 +313,9 @@ class Deriver {
     out.goroutines = user_.size();
     out.runtime_gs = runtime_.size();
     out.sync_ops = sync_ops_;
+    out.alloc_bytes = heap_.alloc_bytes;
+    out.retained_bytes = heap_.retained;
+    out.trace_gc_cycles = tl_.gc_ends.size();
     for (int64_t g : user_) {
       for (const Interval& iv : tl_.gs.at(g).intervals) {
         if (iv.state == GState::Running) out.running_ns += iv.t1 - iv.t0;
@@ -180,7 +327,13 @@ class Deriver {
          " goroutines of the program; " + std::to_string(out.runtime_gs) + " of the runtime's left out).\n";
     t += "# Each goroutine's running time is compute; its waits for another goroutine are receives on its\n"
          "# wake channel, on which the waker sends; other waits are sleeps, system calls syscalls.\n"
-         "# traces/derive_scenario.h says how, and what a replay does not reproduce.\n\n";
+         "# traces/derive_scenario.h says how, and what a replay does not reproduce.\n";
+    if (!tl_.heap.empty()) {
+      t += "# Allocation from the trace's heap counter: " + std::to_string(out.alloc_bytes) +
+           " bytes; the live heap kept as each GC cycle marked it, " + std::to_string(out.retained_bytes) +
+           " bytes at the end (" + std::to_string(out.trace_gc_cycles) + " cycles in the trace).\n";
+    }
+    t += "\n";
     for (const auto& [g, n] : sends_) {
       t += "chan { name: \"wake_g" + std::to_string(g) + "\" cap: " + std::to_string(std::max<uint64_t>(n, 1)) + " }\n";
     }
@@ -193,7 +346,9 @@ class Deriver {
     std::vector<Op>& main_ops = ops_[main_];
     std::vector<Op> start;
     for (int64_t g : orphans_) start.push_back({Op::Go, 0, g});
+    for (const HeapOp& h : unplaced_) heap_op(start, h);  // heap operations of goroutines that never ran
     main_ops.insert(main_ops.begin(), start.begin(), start.end());
+    if (end_release_ > 0) main_ops.push_back({Op::Release, end_release_, -1});
     if (exited_ != 0) {
       main_ops.insert(main_ops.begin(), {Op::Add, static_cast<int64_t>(exited_), -1});
       main_ops.push_back({Op::Wait, 0, -1});
@@ -240,6 +395,14 @@ class Deriver {
           case Op::Wait:
             t += "  op { wait { wg: \"exited\" } }\n";
             break;
+          case Op::Alloc:
+            out.alloc_ops++;
+            t += "  op { alloc { bytes: " + std::to_string(op.ns) + " count: 1" + (op.target == 1 ? " retain: true" : "") +
+                 " } }\n";
+            break;
+          case Op::Release:
+            t += "  op { release { bytes: " + std::to_string(op.ns) + " } }\n";
+            break;
         }
       }
       t += "}\n";
@@ -259,6 +422,14 @@ class Deriver {
   std::map<int64_t, std::vector<Op>> ops_;
   std::vector<int64_t> orphans_;
   bool never_ = false;
+  std::map<std::pair<int64_t, size_t>, std::vector<HeapOp>> heap_at_;  // (g, running interval) -> heap ops
+  std::vector<HeapOp> unplaced_;  // of goroutines that never ran: main makes them first
+  int64_t end_release_ = 0;       // releases with no later allocation to go before: main's last op
+  struct {
+    uint64_t alloc_bytes = 0;
+    int64_t retained = 0;
+  } heap_;
+  std::map<int64_t, std::vector<std::array<int64_t, 3>>> running_on_;  // M -> (t0, t1, g) of program Gs
   uint64_t exited_ = 0;  // goroutines other than main that ended in the trace
 };
 

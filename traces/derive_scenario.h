@@ -18,6 +18,17 @@
 //   - a wait that never ended becomes a receive nobody sends on;
 //   - a goroutine that was already there when the trace began, or whose creator is not in the
 //     program, is started by main first and sleeps until it appeared.
+// The heap, when the trace has the collector's events (an imported Go trace, a simulated run that
+// allocates): the heap counter (HEAP_ALLOC: heapLive, which rises as Ms take spans for
+// allocation) rises are allocation, `alloc { bytes: B count: 1 }` by the goroutine whose M raised it
+// (the G the event names, else the one running on its M, else main), placed at that time in its
+// running time; the counter at the trace's start is main's first allocation. Which bytes stay
+// reachable comes from each GC cycle's end, where the counter is reset to the heap the cycle
+// marked: when the marked heap grew since the last cycle, the first allocations after it are
+// retained (`retain: true`) up to the growth; when it shrank, the difference is released
+// (`release`) before the first allocation after the last cycle. So the replay's live heap, which
+// the collector's pace follows, is the traced one at each cycle's end, and the replay ends with
+// the last marked heap retained. Object sizes are not in a trace: each rise is one object.
 // Preemptions are not replayed: the simulated scheduler preempts on its own. The running time kept
 // includes what the runtime spent on the goroutine's behalf (its channel operations, say), which
 // the replay spends again: a replay at the trace's own GOMAXPROCS runs a little longer.
@@ -51,6 +62,10 @@ struct DerivedScenario {
   uint64_t ops = 0;
   uint64_t sync_ops = 0;   // go, send, receive, syscall, sleep and gosched operations
   int64_t running_ns = 0;  // the program's goroutines' running time in the trace
+  uint64_t alloc_bytes = 0;      // allocated, all told (the heap counter's rises, and its start)
+  uint64_t alloc_ops = 0;        // alloc operations written
+  int64_t retained_bytes = 0;    // retained less released: the live heap the replay ends with
+  uint64_t trace_gc_cycles = 0;  // GC cycles that ended in the trace
   int64_t span = 0;   // of the trace
   int32_t procs = 0;  // the trace's GOMAXPROCS (its header's num_ps)
 };

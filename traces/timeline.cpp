@@ -41,6 +41,7 @@ class Builder {
     tl_.t_end = std::max(tl_.t_end, e.ts());
     tl_.kinds[e.kind()]++;
     count(e);
+    collector(e);
     const Rule r = rule(e.kind(), e.reason());
     if (r.span != GcSpan::None) span(e, r);
     if (r.counter != Counter::None && e.has_value()) {
@@ -231,6 +232,27 @@ class Builder {
     }
     rec->t1 = e.ts();
     if (r.span == GcSpan::Sweep && e.has_value()) rec->bytes = e.value();
+  }
+
+  // What replay reads of the collector: the heap counter, the cycles' ends, the mark workers.
+  void collector(const Event& e) {
+    switch (e.kind()) {
+      case KIND_HEAP_ALLOC: {
+        HeapSample s;
+        s.t = e.ts();
+        if (e.has_g()) s.g = e.g();
+        if (e.has_m()) s.m = e.m();
+        if (e.has_p()) s.p = e.p();
+        s.bytes = e.value();
+        tl_.heap.push_back(s);
+        break;
+      }
+      case KIND_GC_END: tl_.gc_ends.push_back(e.ts()); break;
+      case KIND_GO_START:
+        if (e.gc_worker_mode() != GC_WORKER_MODE_UNSPECIFIED && e.has_g()) tl_.gc_workers.insert(e.g());
+        break;
+      default: break;
+    }
   }
 
   Timeline& tl_;

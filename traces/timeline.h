@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,14 @@ struct CounterSample {
   uint32_t process = 0;
 };
 
+// One HEAP_ALLOC event: the heap counter's value after it changed, and who changed it (the G
+// its event names, else -1; the M and P that wrote it).
+struct HeapSample {
+  int64_t t = 0;
+  int64_t g = -1, m = -1, p = -1;
+  int64_t bytes = 0;
+};
+
 struct Timeline {
   Header header;
   int64_t t_begin = 0, t_end = 0;  // the first and last event's time
@@ -85,6 +94,10 @@ struct Timeline {
   // The garbage collector, each list in the order its spans began (or, for open_begin, ended).
   std::vector<GcSpanRecord> gc_cycles, stw_pauses, assists, sweeps;
   std::vector<CounterSample> heap_alloc, heap_goal;
+  // The collector, as replay derives a program's allocation from it (derive_scenario.h).
+  std::vector<HeapSample> heap;     // every HEAP_ALLOC, in trace order
+  std::vector<int64_t> gc_ends;     // the time of every GC_END, in trace order
+  std::set<int64_t> gc_workers;     // Gs started as GC mark workers (GO_START with gc_worker_mode)
 };
 
 // Reads the trace at `path`; throws TraceFormatError on unreadable input.

@@ -9,6 +9,9 @@
 //   - Every event carries its scheduling context: the M, P and G that performed it (-1: none), as
 //     Go's ordering computed it; arg_* name the resource the event is about when that is another
 //     one (the G created, started or unblocked, the P started or stolen, the M stolen from).
+//   - A range that is in progress when the trace starts (a GC cycle, a G's mark assist, a P's
+//     sweep: Go's *Active events of the first generation) comes as its begin with status 1; the
+//     same events of later generations restate what is known and come as kDropped.
 //   - Strings (reasons, names, stack text) are views into the reader's tables: valid until the
 //     next call to next().
 //   - Bad input throws TraceFormatError (traces/trace_reader.h) naming the byte offset in the
@@ -32,7 +35,7 @@ enum class GoKind : uint8_t {
   kGoCreate,             // arg_g created by g (-1 if none); stack: the creator's; new_stack
   kGoCreateBlocked,      // as kGoCreate, the new G starts blocked
   kGoCreateSyscall,      // arg_g appears on m in a syscall (a cgo callback)
-  kGoStart,              // arg_g starts running on m/p
+  kGoStart,              // arg_g starts running on m/p; reason: a GC mark worker's label ("GC (idle)")
   kGoStop,               // g stops and stays runnable (reason: Go's string)
   kGoBlock,              // g blocks (reason: Go's string)
   kGoUnblock,            // arg_g becomes runnable, readied by g (-1 if none)
@@ -47,8 +50,40 @@ enum class GoKind : uint8_t {
   kUserRegionBegin,      // value: task id; reason: the region's name
   kUserRegionEnd,        // value: task id; reason: the region's name
   kUserLog,              // value: task id; reason: "key=value"
-  kGoLabel,              // reason: the label
-  kDropped,              // GC, STW, heap and CPU-sample events: the schema has none (trace.proto)
+  kGoLabel,              // reason: the label (a GC mark worker's GoStart is followed by its mode's)
+  kGCBegin,              // a GC cycle begins (or, first seen, is in progress: synthetic false, status 1)
+  kGCEnd,                // the cycle in progress ends
+  kSTWBegin,             // g stops the world; reason: Go's stwReason string ("GC sweep termination")
+  kSTWEnd,               // the world restarts; reason: as its begin's
+  kGCMarkAssistBegin,    // g starts a mark assist (first seen in one: arg_g, status 1)
+  kGCMarkAssistEnd,      // g's assist ends
+  kGCSweepBegin,         // m on p starts sweeping (first seen sweeping: arg_p, status 1)
+  kGCSweepEnd,           // value: bytes swept
+  kHeapAlloc,            // value: the live heap in bytes (heapLive)
+  kHeapGoal,             // value: the heap goal in bytes
+  kDropped,              // CPU samples, GC ranges restated each generation, alloc/free experiments
+};
+
+// Go's stwReason strings (runtime/proc.go stwReasonStrings) by Go's number: what the second
+// format's STWBegin names, and what the first format's STW kind numbers stand for.
+inline constexpr std::string_view kGoStwReasons[] = {
+    "unknown",
+    "GC mark termination",
+    "GC sweep termination",
+    "write heap dump",
+    "goroutine profile",
+    "goroutine profile cleanup",
+    "all goroutines stack trace",
+    "read mem stats",
+    "AllThreadsSyscall",
+    "GOMAXPROCS",
+    "start trace",
+    "stop trace",
+    "CountPagesInUse (test)",
+    "ReadMetricsSlow (test)",
+    "ReadMemStatsSlow (test)",
+    "PageCachePagesLeaked (test)",
+    "ResetDebugLog (test)",
 };
 
 // G and P states as Go's status events state them; kUnknown: before the trace started (the

@@ -43,6 +43,23 @@ Reason stop_reason(std::string_view go) {
   return REASON_UNSPECIFIED;
 }
 
+// Go's stwReason string as the schema's StwReason (Go's order shifted by one); those the schema
+// does not name (the runtime's test-only stops) are OTHER.
+StwReason stw_reason(std::string_view go) {
+  for (int i = 0; i + 1 < STW_REASON_OTHER; i++) {
+    if (kGoStwReasons[i] == go) return static_cast<StwReason>(i + 1);
+  }
+  return STW_REASON_OTHER;
+}
+
+// The mode of a GC mark worker from the label Go gives its start (mgc.go gcMarkWorkerModeStrings).
+GcWorkerMode worker_mode(std::string_view label) {
+  if (label == "GC (dedicated)") return GC_WORKER_MODE_DEDICATED;
+  if (label == "GC (fractional)") return GC_WORKER_MODE_FRACTIONAL;
+  if (label == "GC (idle)") return GC_WORKER_MODE_IDLE;
+  return GC_WORKER_MODE_UNSPECIFIED;
+}
+
 // The function of a stack's first frame ("main.worker" of "main.worker /x/main.go:12").
 std::string_view first_function(std::string_view stack) {
   stack = stack.substr(0, stack.find('\n'));
@@ -321,6 +338,7 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       Event& e = make(ev, KIND_GO_START);
       e.set_g(ev.arg_g);
       e.set_reason(reason);
+      e.set_gc_worker_mode(worker_mode(ev.reason));  // a mark worker's start: Go labels it with its mode
       emit(sink);
       return;
     }
@@ -421,9 +439,82 @@ void GoConverter::convert(const GoEvent& ev, const Sink& sink) {
       emit(sink);
       return;
     }
+    case GoKind::kGCBegin:
+    case GoKind::kGCEnd:
+    case GoKind::kSTWBegin:
+    case GoKind::kSTWEnd:
+    case GoKind::kGCMarkAssistBegin:
+    case GoKind::kGCMarkAssistEnd:
+    case GoKind::kGCSweepBegin:
+    case GoKind::kGCSweepEnd:
+    case GoKind::kHeapAlloc:
+    case GoKind::kHeapGoal: convert_gc(ev, sink); return;
     case GoKind::kGoSyscallBlocked:
     case GoKind::kProcsChange:
     case GoKind::kDropped: return;
+  }
+}
+
+// The collector's events: ranges (cycles, world stops, assists, sweeps) and heap counters. Each
+// keeps the M and P that wrote it; see trace.proto for the G each names.
+void GoConverter::convert_gc(const GoEvent& ev, const Sink& sink) {
+  const bool restated = ev.status == 1;  // in progress when the trace starts
+  switch (ev.kind) {
+    case GoKind::kGCBegin:
+    case GoKind::kGCEnd: {
+      if (ev.kind == GoKind::kGCBegin) gc_cycle_++;
+      Event& e = make(ev, ev.kind == GoKind::kGCBegin ? KIND_GC_BEGIN : KIND_GC_END);
+      if (restated) e.clear_m(), e.clear_p();
+      e.set_value(gc_cycle_);
+      emit(sink);
+      return;
+    }
+    case GoKind::kSTWBegin:
+    case GoKind::kSTWEnd: {
+      Event& e = make(ev, ev.kind == GoKind::kSTWBegin ? KIND_STW_BEGIN : KIND_STW_END);
+      if (ev.g >= 0) e.set_g(ev.g);  // the goroutine that stops the world
+      const StwReason r = stw_reason(ev.reason);
+      e.set_stw_reason(r);
+      if (r == STW_REASON_OTHER) set_text(e.mutable_label(), ev.reason);
+      emit(sink);
+      return;
+    }
+    case GoKind::kGCMarkAssistBegin:
+    case GoKind::kGCMarkAssistEnd: {
+      Event& e = make(ev, ev.kind == GoKind::kGCMarkAssistBegin ? KIND_GC_MARK_ASSIST_BEGIN : KIND_GC_MARK_ASSIST_END);
+      if (restated) {
+        // Go names the G in its assist, not where it is: it may be parked on the assist queue.
+        e.set_g(ev.arg_g);
+        if (ev.arg_g != ev.g) e.clear_m(), e.clear_p();
+      } else if (ev.g >= 0) {
+        e.set_g(ev.g);
+      }
+      emit(sink);
+      return;
+    }
+    case GoKind::kGCSweepBegin:
+    case GoKind::kGCSweepEnd: {
+      Event& e = make(ev, ev.kind == GoKind::kGCSweepBegin ? KIND_GC_SWEEP_BEGIN : KIND_GC_SWEEP_END);
+      if (restated && ev.arg_p != ev.p) {
+        e.set_p(ev.arg_p);  // a P found sweeping: its holder, if known
+        e.clear_m();
+        if (const int64_t holder = written_.holder(0, ev.arg_p); holder >= 0) e.set_m(holder);
+      } else if (ev.g >= 0) {
+        e.set_g(ev.g);  // the goroutine that sweeps (an allocation's), if any
+      }
+      if (ev.kind == GoKind::kGCSweepEnd) e.set_value(static_cast<int64_t>(std::min<uint64_t>(ev.value, INT64_MAX)));
+      emit(sink);
+      return;
+    }
+    case GoKind::kHeapAlloc:
+    case GoKind::kHeapGoal: {
+      Event& e = make(ev, ev.kind == GoKind::kHeapAlloc ? KIND_HEAP_ALLOC : KIND_HEAP_GOAL);
+      if (ev.g >= 0) e.set_g(ev.g);  // the goroutine whose allocation moved the counter, if any
+      e.set_value(static_cast<int64_t>(std::min<uint64_t>(ev.value, INT64_MAX)));
+      emit(sink);
+      return;
+    }
+    default: return;
   }
 }
 

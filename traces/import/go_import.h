@@ -16,8 +16,14 @@
 //     in the middle of a run; a P first seen held gets a P_ACQUIRE. A syscall exit that got a P
 //     and the start Go writes after it are one GO_SYSCALL_EXIT. A G made runnable on one P that
 //     starts on another yields a STEAL first; each M appears with an M_CREATE before its first
-//     event (Header.num_ms is 0). GC, STW, heap and CPU-sample events are dropped. User tasks,
-//     regions and logs become ANNOTATIONs (USER_OP_CUSTOM). Every imported trace passes
+//     event (Header.num_ms is 0). GC cycles become GC_BEGIN/GC_END (value: the cycle's number
+//     counted from the trace's start), world stops STW_BEGIN/STW_END (Go's reason string mapped
+//     to StwReason), mark assists GC_MARK_ASSIST_BEGIN/END on their G, sweeps
+//     GC_SWEEP_BEGIN/END, HeapAlloc/HeapGoal HEAP_ALLOC/HEAP_GOAL (value: bytes); a mark
+//     worker's GO_START carries its gc_worker_mode (from the label Go gives the start, which
+//     the readers put in the kGoStart's reason). A range in progress at the trace's start (Go's *Active events
+//     of the first generation) begins there. CPU samples are dropped. User tasks, regions and
+//     logs become ANNOTATIONs (USER_OP_CUSTOM). Every imported trace passes
 //     `gmpsim trace validate`.
 //   - import_go_trace reads IN, converts it and writes OUT through TraceWriter, so OUT appears
 //     only when the whole import succeeded. Bad input throws TraceFormatError (byte offset).
@@ -72,6 +78,7 @@ class GoConverter {
   static void set_text(std::string* field, std::string_view s);
 
   void note_m(const GoEvent& ev, int64_t m, const Sink& sink);
+  void convert_gc(const GoEvent& ev, const Sink& sink);
 
   // scan()
   bool scanned_any_ = false;
@@ -85,6 +92,7 @@ class GoConverter {
   StateMachine written_{StateMachine::Options{false}};
   std::unordered_set<int64_t> ms_seen_;  // Ms introduced so far
   int64_t last_m_ = -1;                  // the M note_m saw last (already introduced)
+  int64_t gc_cycle_ = 0;  // GC cycles begun so far
 };
 
 struct ImportResult {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <queue>
 #include <string>
@@ -905,6 +906,30 @@ class V1Reader final : public GoTraceReader {
         out.kind = GoKind::kGoStart;
         out.arg_g = static_cast<int64_t>(ev.args[0]);
         out.g = -1;
+        if (ev.type == kEvGoStartLabel) out.reason = string(ev.args[2]);  // "GC (dedicated)"...
+        break;
+      case kEvGCStart: out.kind = GoKind::kGCBegin; break;
+      case kEvGCDone: out.kind = GoKind::kGCEnd; break;
+      case kEvGCSTWStart:
+        out.kind = GoKind::kSTWBegin;
+        stw_reason_ = stw_reason(ev.args[0]);
+        out.reason = stw_reason_;
+        break;
+      case kEvGCSTWDone:
+        out.kind = GoKind::kSTWEnd;
+        out.reason = stw_reason_;
+        break;
+      case kEvGCSweepStart: out.kind = GoKind::kGCSweepBegin; break;
+      case kEvGCSweepDone:
+        out.kind = GoKind::kGCSweepEnd;
+        out.value = ev.args[0];  // bytes swept
+        break;
+      case kEvGCMarkAssistStart: out.kind = GoKind::kGCMarkAssistBegin; break;
+      case kEvGCMarkAssistDone: out.kind = GoKind::kGCMarkAssistEnd; break;
+      case kEvHeapAlloc:
+      case kEvHeapGoal:
+        out.kind = ev.type == kEvHeapAlloc ? GoKind::kHeapAlloc : GoKind::kHeapGoal;
+        out.value = ev.args[0];
         break;
       case kEvGoEnd: out.kind = GoKind::kGoDestroy; break;
       case kEvGoSched:
@@ -998,6 +1023,13 @@ class V1Reader final : public GoTraceReader {
     }
   }
 
+  // The stwReason string of an STW kind number, as Go 1.23 reads first-format traces: before 1.21
+  // the kinds were 0 (mark termination) and 1 (sweep termination); 1.21 wrote Go's stwReason.
+  std::string_view stw_reason(uint64_t kind) const {
+    if (minor_ < 21) return kind <= 1 ? kGoStwReasons[kind + 1] : kGoStwReasons[0];
+    return kind < std::size(kGoStwReasons) ? kGoStwReasons[kind] : kGoStwReasons[0];
+  }
+
   static std::string_view block_reason(uint8_t type) {
     switch (type) {
       case kEvGoStop: return "forever";
@@ -1031,6 +1063,7 @@ class V1Reader final : public GoTraceReader {
   std::vector<GoEvent> pending_;                    // events convert() made, from pending_head_
   size_t pending_head_ = 0;
   bool pre_init_ = true;  // before the first Gomaxprocs event
+  std::string_view stw_reason_;  // of the last GCSTWStart
   std::string scratch_;
 };
 

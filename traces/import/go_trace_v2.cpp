@@ -236,6 +236,7 @@ struct GState {
   Seq seq;
   std::vector<Region> regions;
   RangeState ranges;
+  std::string_view stw_reason;  // of the world stop it is in (STWBegin's string)
 };
 
 struct PState {
@@ -676,6 +677,15 @@ class V2Reader final : public GoTraceReader {
     return true;
   }
 
+  // A GC mark worker's GoStart is followed, in its M's batch, by a GoLabel naming the worker's
+  // mode ("GC (dedicated)"): the start just queued gets the label as its reason, as the first
+  // format's GoStartLabel has it. (The GoLabel itself is read as any other.)
+  void label_start(const RawEvent& next) {
+    if (next.type != kEvGoLabel || queue_.empty() || queue_.back().ev.kind != GoKind::kGoStart) return;
+    const std::string_view* label = gen_.strings.get(next.args[0]);
+    if (label != nullptr && label->rfind("GC (", 0) == 0) queue_.back().ev.reason = *label;
+  }
+
   // Moves frontier_[i] up to its place; returns where it ends.
   size_t sift_up(size_t i) {
     while (i > 0 && frontier_[(i - 1) / 2].ev.time > frontier_[i].ev.time) {
@@ -720,7 +730,9 @@ class V2Reader final : public GoTraceReader {
   bool try_advance(size_t i) {
     Cursor& c = frontier_[i];
     if (!advance(c.ev, c.m, c.ms)) return false;
+    const bool started = c.ev.type == kEvGoStart;
     if (next_event(frontier_[i])) {
+      if (started) label_start(frontier_[i].ev);
       heap_update(i);
     } else {
       heap_remove(i);
@@ -1288,7 +1300,9 @@ class V2Reader final : public GoTraceReader {
     return true;
   }
 
-  // The GC: its cycles are numbered across the trace; their events are checked and dropped.
+  // The GC: its cycles are numbered across the trace. Active events restate a range in progress
+  // at each generation's start: those of the first generation begin it, the later ones are
+  // checked and dropped.
 
   bool advance_gc_active(const RawEvent& e, const Ctx& cur, Ctx&) {
     uint64_t seq = e.args[0];
@@ -1296,7 +1310,7 @@ class V2Reader final : public GoTraceReader {
       if (gc_state_ != kGCUndetermined) fail(e.offset, "GCActive in the first generation isn't the first GC event");
       gc_seq_ = seq;
       gc_state_ = kGCRunning;
-      push(e, cur, GoKind::kDropped);
+      push(e, cur, GoKind::kGCBegin).ev.status = 1;
       return true;
     }
     if (seq != gc_seq_ + 1) return false;
@@ -1312,7 +1326,7 @@ class V2Reader final : public GoTraceReader {
     if (gc_state_ == kGCUndetermined) {
       gc_seq_ = seq;
       gc_state_ = kGCRunning;
-      push(e, cur, GoKind::kDropped);
+      push(e, cur, GoKind::kGCBegin);
       return true;
     }
     if (seq != gc_seq_ + 1) return false;
@@ -1320,7 +1334,7 @@ class V2Reader final : public GoTraceReader {
     gc_seq_ = seq;
     gc_state_ = kGCRunning;
     need_user(e, cur);
-    push(e, cur, GoKind::kDropped);
+    push(e, cur, GoKind::kGCBegin);
     return true;
   }
 
@@ -1332,14 +1346,15 @@ class V2Reader final : public GoTraceReader {
     gc_seq_ = seq;
     gc_state_ = kGCNotRunning;
     need_user(e, cur);
-    push(e, cur, GoKind::kDropped);
+    push(e, cur, GoKind::kGCEnd);
     return true;
   }
 
   // HeapAlloc and HeapGoal.
   bool advance_heap_metric(const RawEvent& e, const Ctx& cur, Ctx&) {
     need(e, cur, kMust, kMust, kMay);
-    push(e, cur, GoKind::kDropped);
+    Queued& q = push(e, cur, e.type == kEvHeapAlloc ? GoKind::kHeapAlloc : GoKind::kHeapGoal);
+    q.ev.value = e.args[0];
     return true;
   }
 
@@ -1348,7 +1363,7 @@ class V2Reader final : public GoTraceReader {
   bool advance_gc_sweep_begin(const RawEvent& e, const Ctx& cur, Ctx&) {
     need(e, cur, kMust, kMust, kMay);
     begin_range(ps_[cur.p].ranges, range_of(e.type, 0), e);
-    push(e, cur, GoKind::kDropped);
+    push(e, cur, GoKind::kGCSweepBegin);
     return true;
   }
 
@@ -1356,14 +1371,16 @@ class V2Reader final : public GoTraceReader {
     PState* ps = p_state(static_cast<int64_t>(e.args[0]));
     if (ps == nullptr) fail(e.offset, "GCSweepActive for unknown proc " + std::to_string(e.args[0]));
     active_range(ps->ranges, range_of(e.type, 0), initial_gen(), e);
-    push(e, cur, GoKind::kDropped);
+    Queued& q = push(e, cur, initial_gen() ? GoKind::kGCSweepBegin : GoKind::kDropped);
+    q.ev.arg_p = static_cast<int64_t>(e.args[0]);
+    q.ev.status = 1;
     return true;
   }
 
   bool advance_gc_sweep_end(const RawEvent& e, const Ctx& cur, Ctx&) {
     need(e, cur, kMust, kMust, kMay);
     end_range(ps_[cur.p].ranges, e.type, e);
-    push(e, cur, GoKind::kDropped);
+    push(e, cur, GoKind::kGCSweepEnd).ev.value = e.args[0];
     return true;
   }
 
@@ -1376,7 +1393,8 @@ class V2Reader final : public GoTraceReader {
       fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
     }
     begin_range(s->ranges, range_of(e.type, desc), e);
-    push(e, cur, GoKind::kDropped);
+    if (e.type == kEvSTWBegin) s->stw_reason = string_of(desc, e);
+    push(e, cur, e.type == kEvSTWBegin ? GoKind::kSTWBegin : GoKind::kGCMarkAssistBegin);
     return true;
   }
 
@@ -1385,7 +1403,9 @@ class V2Reader final : public GoTraceReader {
     GState* s = g_state(static_cast<int64_t>(e.args[0]));
     if (s == nullptr) fail(e.offset, "uninitialized goroutine " + std::to_string(e.args[0]) + " in GCMarkAssistActive");
     active_range(s->ranges, range_of(e.type, 0), initial_gen(), e);
-    push(e, cur, GoKind::kDropped);
+    Queued& q = push(e, cur, initial_gen() ? GoKind::kGCMarkAssistBegin : GoKind::kDropped);
+    q.ev.arg_g = static_cast<int64_t>(e.args[0]);
+    q.ev.status = 1;
     return true;
   }
 
@@ -1397,7 +1417,12 @@ class V2Reader final : public GoTraceReader {
       fail(e.offset, std::string(name(e.type)) + " without a known state for goroutine " + std::to_string(cur.g));
     }
     end_range(s->ranges, e.type, e);
-    push(e, cur, GoKind::kDropped);
+    if (e.type == kEvSTWEnd) {
+      // The reason its begin named (a view into the file: valid after that generation too).
+      push(e, cur, GoKind::kSTWEnd).ev.reason = s->stw_reason;
+    } else {
+      push(e, cur, GoKind::kGCMarkAssistEnd);
+    }
     return true;
   }
 
@@ -1440,6 +1465,7 @@ class V2Reader final : public GoTraceReader {
       case GoKind::kGoStop:
       case GoKind::kGoBlock:
       case GoKind::kGoLabel:
+      case GoKind::kSTWBegin:
       case GoKind::kUserTaskBegin:
       case GoKind::kUserRegionBegin:
       case GoKind::kUserRegionEnd: out.reason = s1; break;

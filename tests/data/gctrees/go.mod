@@ -1,0 +1,3 @@
+module gctrees
+
+go 1.19
