@@ -217,9 +217,10 @@ void for_each_interval(size_t n, Start start, End end, const TimeAxis& axis, flo
   }
 }
 
-// One column of a plot: its screen extent, the min and max of the values in force during it, and
+// One column of a plot: its time and screen extent, the min and max of the values in force during it, and
 // the range of samples [first, last] that were.
 struct PlotColumn {
+  double t0, t1;  // the column's time [t0, t1)
   float x0, x1;
   int64_t lo, hi;
   size_t first, last;
@@ -245,7 +246,7 @@ void for_each_plot_column(const Counter64& c, const TimeAxis& ax, float x_begin,
     if (j == 0) continue;  // before the first sample
     const size_t first = i == 0 ? 0 : i - 1, last = j - 1;
     const auto [lo, hi] = c.min_max_range(first, last + 1);
-    f(PlotColumn{x0, x1, lo, hi, first, last});
+    f(PlotColumn{a, b, x0, x1, lo, hi, first, last});
   }
 }
 
