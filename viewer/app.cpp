@@ -66,6 +66,12 @@ void App::setup() {
     if (d->ok()) compute_stats(d->model, d->model.t_begin, d->model.t_end + 1, d->whole);
   }
   if (opt_.select_g != kNoG) select_g(opt_.select_g);
+  if (opt_.gc_cycle >= 0 && !docs_.empty() && docs_[0]->ok()) {
+    const auto& cycles = docs_[0]->model.gc_cycles;
+    for (uint32_t i = 0; i < cycles.size(); ++i) {
+      if (cycles[i].value == opt_.gc_cycle) pick_gc(*docs_[0], GcItemStats::Kind::Cycle, i);
+    }
+  }
   if (opt_.range) {
     for (auto& d : docs_) {
       d->state.has_selection = true;
@@ -135,6 +141,14 @@ void App::select_g(int32_t g) {
       d->life_latency.push_back(lat);
     }
   }
+}
+
+void App::pick_gc(Doc& d, GcItemStats::Kind kind, uint32_t index) {
+  compute_gc_item(d.model, kind, index, d.gc_pick);
+  d.state.gc_pick = d.gc_pick.kind == GcItemStats::Kind::Cycle   ? TimelineState::GcPick::Cycle
+                    : d.gc_pick.kind == GcItemStats::Kind::Pause ? TimelineState::GcPick::Pause
+                                                                 : TimelineState::GcPick::None;
+  d.state.gc_pick_index = index;
 }
 
 void App::set_step(int64_t step) {
@@ -328,10 +342,7 @@ void App::timeline(Doc& d, size_t index, float x, float y, float w, float h) {
       const Segment& s = d.model.lane(hit.ref)->segs[hit.first];
       select_g(s.g());
     } else if (hit.kind == HitKind::GcCycle || hit.kind == HitKind::GcPause) {
-      const bool cycle = hit.kind == HitKind::GcCycle;
-      d.state.gc_pick = cycle ? TimelineState::GcPick::Cycle : TimelineState::GcPick::Pause;
-      d.state.gc_pick_index = hit.first;
-      compute_gc_item(d.model, cycle ? GcItemStats::Kind::Cycle : GcItemStats::Kind::Pause, hit.first, d.gc_pick);
+      pick_gc(d, hit.kind == HitKind::GcCycle ? GcItemStats::Kind::Cycle : GcItemStats::Kind::Pause, hit.first);
     } else if (hit.kind == HitKind::None || hit.kind == HitKind::Ruler) {
       for (auto& o : docs_) o->state.has_selection = false;
     }

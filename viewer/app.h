@@ -32,6 +32,7 @@ struct AppOptions {
   std::optional<std::pair<double, double>> view;   // initial [t0, t1) in ns
   std::optional<std::pair<double, double>> range;  // initial range selection
   int32_t select_g = kNoG;
+  int64_t gc_cycle = -1;  // the GC cycle (its number) whose statistics show, as when clicked; -1: none
   int64_t step = -1;  // the step (event) the cursor starts at; -1: the first, for a counterexample
   LoadOptions::Axis axis = LoadOptions::Axis::Auto;
   bool side_panel = true;
@@ -70,6 +71,8 @@ class App {
   void show_range(double t0, double t1);
   void select_g(int32_t g);
   void set_step(int64_t step);
+  // Shows a GC cycle's (kind Cycle) or pause's statistics and outlines it, as a click does.
+  void pick_gc(Doc& d, GcItemStats::Kind kind, uint32_t index);
   int64_t step() const { return step_; }
 
  private:

@@ -32,6 +32,11 @@ bool overlaps(const GcInterval& v, int64_t t0, int64_t t1) {
   return v.start == v.end ? v.start >= t0 && v.start < t1 : v.start < t1 && v.end > t0;
 }
 
+// Whether a pause belongs to a cycle [t0, t1]: it overlaps or touches it (a producer may put
+// GC_BEGIN at the very end of the sweep-termination pause, or GC_END at the start of mark
+// termination's).
+bool touches(const GcInterval& v, int64_t t0, int64_t t1) { return v.start <= t1 && v.end >= t0; }
+
 // The interval's time inside [t0, t1).
 int64_t inside(const GcInterval& v, int64_t t0, int64_t t1) {
   return std::max<int64_t>(0, std::min(v.end, t1) - std::max(v.start, t0));
@@ -114,7 +119,7 @@ void compute_gc_item(const Model& m, GcItemStats::Kind kind, uint32_t index, GcI
   if (kind == GcItemStats::Kind::Pause) {
     out.stw_reason = it.stw_reason;
     for (const GcInterval& c : m.gc_cycles) {
-      if (overlaps(c, it.start, it.end) || (c.start == c.end && c.start >= it.start && c.start <= it.end)) {
+      if (touches(it, c.start, c.end)) {
         out.cycle = c.value;
         break;
       }
@@ -123,7 +128,7 @@ void compute_gc_item(const Model& m, GcItemStats::Kind kind, uint32_t index, GcI
   }
   out.cycle = it.value;
   for (const GcInterval& p : m.stw_pauses) {
-    if (!overlaps(p, it.start, it.end)) continue;
+    if (!touches(p, it.start, it.end)) continue;
     ++out.pauses;
     out.pause_ns += p.end - p.start;
     out.pause_max = std::max(out.pause_max, p.end - p.start);

@@ -253,12 +253,14 @@ void draw_lane_gc(Ctx& c, const Row& row, float y) {
                                                                                               : nullptr;
   if (assists != nullptr && !assists->empty()) {
     const std::vector<uint32_t>& ix = *assists;
-    Bars bars(c);
+    Bars bars(c), edge(c);
     const float a_top = bottom - std::round(row.h * kAssistFrac);
     for_each_interval(
         ix.size(), [&](size_t i) { return m.assists[ix[i]].start; }, [&](size_t i) { return m.assists[ix[i]].end; },
         c.ax, c.left, c.right, kMinRunPx, [&](const Run& r) {
-          bars.add(std::max(c.left, r.x0), std::min(c.right, std::max(r.x1, r.x0 + 1)), a_top, bottom, kAssist);
+          const float x0 = std::max(c.left, r.x0), x1 = std::min(c.right, std::max(r.x1, r.x0 + 1));
+          bars.add(x0, x1, a_top, bottom, kAssist);
+          edge.add(x0, x1, a_top - 1, a_top, rgba(0, 0, 0));  // an edge, so it reads apart from a G's colour
           ++c.n.runs;
         });
   }

@@ -303,6 +303,15 @@ TEST_CASE("view gc stats: a clicked cycle's pauses and assists, a pause's reason
   CHECK(g.pause_max == 30);
   CHECK(g.assists == 1);
   CHECK(g.assist_ns == 100);   // G2's [300, 400)
+  // A producer that puts GC_BEGIN at the end of the first pause and GC_END at the start of the
+  // second: both still belong to the cycle.
+  Model touching = m;
+  touching.stw_pauses[0].end = 220;
+  touching.stw_pauses[1].start = 510;
+  compute_gc_item(touching, GcItemStats::Kind::Cycle, 0, g);
+  CHECK(g.pauses == 2);
+  compute_gc_item(touching, GcItemStats::Kind::Pause, 0, g);
+  CHECK(g.cycle == 1);
   compute_gc_item(m, GcItemStats::Kind::Pause, 1, g);
   REQUIRE(g.kind == GcItemStats::Kind::Pause);
   CHECK(g.duration() == 20);
