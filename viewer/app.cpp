@@ -23,6 +23,13 @@ constexpr float kToolbarH = 30;
 
 ImVec4 col4(uint32_t c) { return ImGui::ColorConvertU32ToFloat4(c); }
 
+// "GC_MARK_TERM" for STW_REASON_GC_MARK_TERM; Go's own words would be longer than a tooltip needs.
+const char* stw_reason_name(uint8_t r) {
+  if (!trace::StwReason_IsValid(r)) return "?";
+  const std::string& n = trace::StwReason_Name(static_cast<trace::StwReason>(r));
+  return n.size() > 11 ? n.c_str() + 11 : n.c_str();
+}
+
 }  // namespace
 
 App::App(const AppOptions& opt) : opt_(opt) {
@@ -59,6 +66,12 @@ void App::setup() {
     if (d->ok()) compute_stats(d->model, d->model.t_begin, d->model.t_end + 1, d->whole);
   }
   if (opt_.select_g != kNoG) select_g(opt_.select_g);
+  if (opt_.gc_cycle >= 0 && !docs_.empty() && docs_[0]->ok()) {
+    const auto& cycles = docs_[0]->model.gc_cycles;
+    for (uint32_t i = 0; i < cycles.size(); ++i) {
+      if (cycles[i].value == opt_.gc_cycle) pick_gc(*docs_[0], GcItemStats::Kind::Cycle, i);
+    }
+  }
   if (opt_.range) {
     for (auto& d : docs_) {
       d->state.has_selection = true;
@@ -128,6 +141,14 @@ void App::select_g(int32_t g) {
       d->life_latency.push_back(lat);
     }
   }
+}
+
+void App::pick_gc(Doc& d, GcItemStats::Kind kind, uint32_t index) {
+  compute_gc_item(d.model, kind, index, d.gc_pick);
+  d.state.gc_pick = d.gc_pick.kind == GcItemStats::Kind::Cycle   ? TimelineState::GcPick::Cycle
+                    : d.gc_pick.kind == GcItemStats::Kind::Pause ? TimelineState::GcPick::Pause
+                                                                 : TimelineState::GcPick::None;
+  d.state.gc_pick_index = index;
 }
 
 void App::set_step(int64_t step) {
@@ -320,6 +341,8 @@ void App::timeline(Doc& d, size_t index, float x, float y, float w, float h) {
     if (hit.kind == HitKind::Segment) {
       const Segment& s = d.model.lane(hit.ref)->segs[hit.first];
       select_g(s.g());
+    } else if (hit.kind == HitKind::GcCycle || hit.kind == HitKind::GcPause) {
+      pick_gc(d, hit.kind == HitKind::GcCycle ? GcItemStats::Kind::Cycle : GcItemStats::Kind::Pause, hit.first);
     } else if (hit.kind == HitKind::None || hit.kind == HitKind::Ruler) {
       for (auto& o : docs_) o->state.has_selection = false;
     }
@@ -347,6 +370,34 @@ void App::tooltip(const Doc& d, const Hit& h) {
       format_point(buf, sizeof buf, h.t, d.state.ns_per_px, d.model.step_axis);
       ImGui::SetTooltip("%s (drag to select a range)", buf);
       return;
+    case HitKind::Heap: {
+      char goal[32];
+      format_bytes(buf, sizeof buf, h.value64);
+      format_bytes(goal, sizeof goal, h.goal);
+      format_point(buf2, sizeof buf2, h.t, d.state.ns_per_px, d.model.step_axis);
+      ImGui::SetTooltip("heap %s, goal %s at %s", buf, goal, buf2);
+      return;
+    }
+    case HitKind::GcCycle:
+    case HitKind::GcPause:
+    case HitKind::Assist: {
+      const bool pause = h.kind == HitKind::GcPause, assist = h.kind == HitKind::Assist;
+      const GcInterval& g = pause ? d.model.stw_pauses[h.first] : assist ? d.model.assists[h.first] : d.model.gc_cycles[h.first];
+      format_span(buf, sizeof buf, static_cast<double>(g.end - g.start), d.model.step_axis);
+      format_point(buf2, sizeof buf2, static_cast<double>(g.start), 1, d.model.step_axis);
+      ImGui::BeginTooltip();
+      if (pause) {
+        ImGui::TextColored(col4(kStw), "stop-the-world: %s", stw_reason_name(g.stw_reason));
+      } else if (assist) {
+        ImGui::TextColored(col4(kAssist), "G%d mark assist", g.g);
+      } else {
+        ImGui::TextColored(col4(kGcCycle), "GC %lld", static_cast<long long>(g.value));
+      }
+      ImGui::Text("%s from %s", buf, buf2);
+      if (!assist) ImGui::TextDisabled("click for its statistics");
+      ImGui::EndTooltip();
+      return;
+    }
     case HitKind::Counter:
       format_point(buf, sizeof buf, h.t, d.state.ns_per_px, d.model.step_axis);
       if (h.ref >= 3) {
@@ -440,7 +491,7 @@ void lane_bars(const Model& m, const Stats& s) {
 namespace {
 
 // What the colours, markers and arrows mean.
-void legend() {
+void legend(bool gc) {
   if (!ImGui::CollapsingHeader("Legend")) return;  // closed by default: text costs a software renderer
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto item = [&](uint32_t col, const char* text, int shape) {
@@ -467,6 +518,15 @@ void legend() {
   for (int k = 0; k < static_cast<int>(MarkerKind::Count_); ++k) {
     item(marker_color(static_cast<MarkerKind>(k)), marker_name(static_cast<MarkerKind>(k)), 1);
   }
+  if (!gc) return;
+  item(kGcCycle, "GC cycle (GC band)", 0);
+  item(kStw, "stop-the-world pause (band, and over the P lanes)", 0);
+  item(kAssist, "mark assist (lower part of its P's and G's lanes)", 0);
+  item(worker_color(1), "mark worker, dedicated (stripe on its P)", 0);
+  item(worker_color(2), "mark worker, fractional", 0);
+  item(worker_color(3), "mark worker, idle", 0);
+  item(kHeap, "heap (per pixel: min to max)", 2);
+  item(kHeapGoal, "heap goal", 2);
 }
 
 }  // namespace
@@ -481,6 +541,7 @@ void App::stats_panel() {
     d.sel_key1 = d.state.sel_t1;
   }
   const Stats& s = sel ? d.sel : d.whole;
+  gc_panel(d);
   char buf[32];
   format_span(buf, sizeof buf, static_cast<double>(s.t1 - s.t0), d.model.step_axis);
   ImGui::Text("%s: %s, %llu events", sel ? "selection" : "whole trace", buf, static_cast<unsigned long long>(s.events));
@@ -494,6 +555,13 @@ void App::stats_panel() {
   ImGui::Separator();
   ImGui::Text("steals %llu  wake-ups %llu  unparks %llu", static_cast<unsigned long long>(s.steals),
               static_cast<unsigned long long>(s.wakeups), static_cast<unsigned long long>(s.unparks));
+  if (d.model.has_gc()) {
+    char a[32], b[32], c[32];
+    format_span(a, sizeof a, static_cast<double>(s.stw_ns), d.model.step_axis);
+    format_span(b, sizeof b, static_cast<double>(s.stw_max), d.model.step_axis);
+    format_span(c, sizeof c, static_cast<double>(s.assist_ns), d.model.step_axis);
+    ImGui::Text("GC: %u cycles, %u pauses (total %s, max %s)\nmark assists %s", s.gc_cycles, s.stw_pauses, a, b, c);
+  }
   if (sel && ImGui::BeginTable("lanes", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("lane");
     ImGui::TableSetupColumn("busy");
@@ -512,7 +580,56 @@ void App::stats_panel() {
     for (size_t i = 0; i < s.m.size(); ++i) row("M", d.model.m_lanes[i].id, s.m[i]);
     ImGui::EndTable();
   }
-  legend();
+  legend(docs_[0]->ok() && docs_[0]->model.has_gc());
+}
+
+// The clicked GC cycle or pause, as Tracy shows a clicked zone.
+void App::gc_panel(Doc& d) {
+  const GcItemStats& g = d.gc_pick;
+  if (g.kind == GcItemStats::Kind::None) return;
+  const bool steps = d.model.step_axis;
+  char a[32], b[32], c[32];
+  const bool cycle = g.kind == GcItemStats::Kind::Cycle;
+  if (cycle) {
+    ImGui::TextColored(col4(kGcCycle), "GC cycle %lld", static_cast<long long>(g.cycle));
+  } else {
+    ImGui::TextColored(col4(kStw), "stop-the-world pause: %s", stw_reason_name(g.stw_reason));
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("select its range")) {
+    for (auto& o : docs_) {
+      o->state.has_selection = true;
+      o->state.sel_t0 = g.start;
+      o->state.sel_t1 = std::max(g.end, g.start + 1);
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("clear##gc")) {
+    d.gc_pick = GcItemStats{};
+    d.state.gc_pick = TimelineState::GcPick::None;
+    return;
+  }
+  format_span(a, sizeof a, static_cast<double>(g.duration()), steps);
+  format_point(b, sizeof b, static_cast<double>(g.start), 1, steps);
+  ImGui::Text("duration %s, from %s", a, b);
+  if (!cycle) {
+    if (g.cycle >= 0) {
+      ImGui::Text("in GC cycle %lld", static_cast<long long>(g.cycle));
+    } else {
+      ImGui::TextUnformatted("outside any GC cycle");
+    }
+  } else {
+    format_span(a, sizeof a, static_cast<double>(g.pause_ns), steps);
+    format_span(b, sizeof b, static_cast<double>(g.pause_max), steps);
+    ImGui::Text("%u stop-the-world pauses: total %s, max %s", g.pauses, a, b);
+    format_span(a, sizeof a, static_cast<double>(g.assist_ns), steps);
+    ImGui::Text("%u mark assists: %s inside the cycle", g.assists, a);
+    format_span(a, sizeof a, static_cast<double>(g.worker_ns[1]), steps);
+    format_span(b, sizeof b, static_cast<double>(g.worker_ns[2]), steps);
+    format_span(c, sizeof c, static_cast<double>(g.worker_ns[3]), steps);
+    ImGui::Text("mark workers: dedicated %s\nfractional %s, idle %s", a, b, c);
+  }
+  ImGui::Separator();
 }
 
 void App::compare_panel() {
@@ -579,7 +696,7 @@ void App::compare_panel() {
   text_row("wake-ups",
            [&](const Doc&, const Stats& s) { ImGui::Text("%llu", static_cast<unsigned long long>(s.wakeups)); });
   ImGui::EndTable();
-  legend();
+  legend(docs_[0]->ok() && docs_[0]->model.has_gc());
 }
 
 void App::life_panel() {

@@ -6,7 +6,8 @@
 //     offset), which frame() shows in the window and load() has written to stderr.
 //   - frame() builds the UI for io.DisplaySize; the caller renders it (main.cpp, screenshot.cpp).
 //   - Input: wheel zooms around the cursor; dragging pans (both axes); shift-drag or a drag on the
-//     ruler selects a range; a click on a segment selects its G; W/S zoom, A/D pan (as in Tracy);
+//     ruler selects a range; a click on a segment selects its G, a click on a GC cycle or a
+//     stop-the-world pause (the GC band) shows its statistics in the side panel; W/S zoom, A/D pan (as in Tracy);
 //     Up/Down (or the buttons) move through the steps of a checker counterexample.
 //   - A counterexample ("gmpsim check") is drawn on the step axis (model.h LoadOptions) and opens
 //     with its step list; the step cursor and the list follow each other.
@@ -31,6 +32,7 @@ struct AppOptions {
   std::optional<std::pair<double, double>> view;   // initial [t0, t1) in ns
   std::optional<std::pair<double, double>> range;  // initial range selection
   int32_t select_g = kNoG;
+  int64_t gc_cycle = -1;  // the GC cycle (its number) whose statistics show, as when clicked; -1: none
   int64_t step = -1;  // the step (event) the cursor starts at; -1: the first, for a counterexample
   LoadOptions::Axis axis = LoadOptions::Axis::Auto;
   bool side_panel = true;
@@ -45,6 +47,7 @@ struct Doc {
   Viewport vp;          // where it was drawn last frame
   RectBatch batch;      // its solid rectangles, reused every frame
   Stats whole, sel;
+  GcItemStats gc_pick;  // the clicked GC cycle or pause (kind None: none)
   int64_t sel_key0 = -1, sel_key1 = -1;
   std::vector<uint32_t> life;  // the selected G's events
   std::vector<int64_t> life_latency;
@@ -68,6 +71,8 @@ class App {
   void show_range(double t0, double t1);
   void select_g(int32_t g);
   void set_step(int64_t step);
+  // Shows a GC cycle's (kind Cycle) or pause's statistics and outlines it, as a click does.
+  void pick_gc(Doc& d, GcItemStats::Kind kind, uint32_t index);
   int64_t step() const { return step_; }
 
  private:
@@ -78,6 +83,7 @@ class App {
   void tooltip(const Doc& d, const Hit& h);
   void side_panel();
   void stats_panel();
+  void gc_panel(Doc& d);
   void life_panel();
   void steps_panel();
   void compare_panel();

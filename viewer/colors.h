@@ -59,6 +59,24 @@ inline constexpr uint32_t kSelection = rgba(80, 140, 255, 60);
 inline constexpr uint32_t kCursor = rgba(255, 230, 0);
 inline constexpr uint32_t kHighlight = rgba(255, 255, 255);
 
+// The garbage collector.
+inline constexpr uint32_t kGcCycle = rgba(60, 150, 140);
+inline constexpr uint32_t kStw = rgba(235, 60, 60);
+inline constexpr uint32_t kStwOverlay = rgba(235, 60, 60, 45);  // over the P lanes during a pause
+inline constexpr uint32_t kAssist = rgba(225, 70, 225);
+inline constexpr uint32_t kHeap = rgba(90, 190, 255);
+inline constexpr uint32_t kHeapGoal = rgba(255, 170, 50);
+
+// A mark worker's stripe by trace::GcWorkerMode: dedicated, fractional, idle (0: merged runs).
+inline uint32_t worker_color(uint8_t mode) {
+  switch (mode) {
+    case 1: return rgba(40, 210, 110);
+    case 2: return rgba(240, 220, 40);
+    case 3: return rgba(150, 190, 255);
+    default: return rgba(170, 170, 170);
+  }
+}
+
 inline uint32_t arrow_color(ArrowKind k) {
   switch (k) {
     case ArrowKind::Steal: return rgba(255, 60, 60);

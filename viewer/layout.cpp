@@ -34,7 +34,15 @@ void Layout::build(const Model& m, const LayoutOptions& opt) {
     for (uint32_t i = 0; i < 3 + m.local_queues.size(); ++i) add(RowKind::Counter, i, opt.counter_h);
     y += opt.group_gap;
   }
+  heap_row_ = gc_row_ = -1;
+  if (m.has_gc()) {
+    heap_row_ = static_cast<int>(rows_.size());
+    add(RowKind::Heap, 0, opt.heap_h);
+    gc_row_ = static_cast<int>(rows_.size());
+    add(RowKind::GcBand, 0, opt.gc_h);
+  }
   first_p_ = static_cast<int>(rows_.size());
+  num_p_ = m.p_lanes.size();
   for (uint32_t i = 0; i < m.p_lanes.size(); ++i) add(RowKind::Lane, lane_ref(LaneType::P, i), opt.lane_h);
   y += opt.group_gap;
   first_m_ = static_cast<int>(rows_.size());
@@ -67,6 +75,13 @@ int Layout::lane_row(uint32_t ref) const {
   const size_t i = static_cast<size_t>(first) + ref_index(ref);
   if (i >= rows_.size() || rows_[i].kind != RowKind::Lane || rows_[i].ref != ref) return -1;
   return static_cast<int>(i);
+}
+
+std::pair<float, float> Layout::p_extent() const {
+  if (num_p_ == 0 || first_p_ < 0) return {0, 0};
+  const Row& a = rows_[static_cast<size_t>(first_p_)];
+  const Row& b = rows_[static_cast<size_t>(first_p_) + num_p_ - 1];
+  return {a.y, b.y + b.h};
 }
 
 float Layout::lane_center(uint32_t ref) const {

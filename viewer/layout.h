@@ -1,7 +1,8 @@
 // The vertical layout of the timeline: which rows there are, in what order, at what height.
 //
 // Rows, top to bottom: the counters (global queue, spinning Ms, idle Ps, then each P's local
-// queue), the P lanes, the M lanes and, on request, one lane per G. y is measured from the top of
+// queue), for a trace with GC events (Model::has_gc) the heap plot and the GC band (cycles and
+// stop-the-world pauses), the P lanes, the M lanes and, on request, one lane per G. y is measured from the top of
 // the rows (below the ruler), before scrolling. Built once per option change, never per frame.
 #pragma once
 
@@ -18,15 +19,17 @@ struct LayoutOptions {
   bool g_lanes = false;
   float lane_h = 20;
   float counter_h = 30;
+  float heap_h = 44;  // the heap and heap goal plot
+  float gc_h = 20;    // the GC band
   float row_gap = 2;
   float group_gap = 10;
 };
 
-enum class RowKind : uint8_t { Counter, Lane };
+enum class RowKind : uint8_t { Counter, Lane, Heap, GcBand };
 
 struct Row {
   RowKind kind;
-  uint32_t ref;  // Counter: counter index (counter_of); Lane: lane_ref
+  uint32_t ref;  // Counter: counter index (counter_of); Lane: lane_ref; Heap, GcBand: 0
   float y, h;
 };
 
@@ -47,11 +50,18 @@ class Layout {
   // The vertical centre of a lane's row, or -1 when it has none.
   float lane_center(uint32_t ref) const;
   int lane_row(uint32_t ref) const;
+  // The heap plot's and the GC band's rows, or -1 (a trace without GC events has neither).
+  int heap_row() const { return heap_row_; }
+  int gc_row() const { return gc_row_; }
+  // The vertical extent of the P lanes [top, bottom), for the stop-the-world overlay.
+  std::pair<float, float> p_extent() const;
 
  private:
   std::vector<Row> rows_;
   float height_ = 0;
   int first_p_ = -1, first_m_ = -1, first_g_ = -1;
+  int heap_row_ = -1, gc_row_ = -1;
+  size_t num_p_ = 0;
 };
 
 }  // namespace gmp::view

@@ -14,6 +14,13 @@
 //     utilisation rather than a solid bar.
 //   - for_each_point(items, time_of, axis, x_begin, x_end, spacing_px, f) thins instants (markers,
 //     arrows) the same way: at most one per spacing_px columns, each next one by binary search.
+//   - for_each_interval(n, start, end, axis, x_begin, x_end, min_px, f) is for_each_run over a list
+//     of disjoint intervals given by accessors (the GC's cycles, pauses, a P's assists): the same
+//     merge of sub-pixel items, each step a galloping search.
+//   - for_each_plot_column(counter, axis, x_begin, x_end, col_px, t_stop, f) gives, per column of
+//     col_px pixels, the min and max of a 64-bit counter's values in force during the column, from
+//     its min/max pyramid (as Tracy draws plots: a vertical span per pixel column), so a plot costs
+//     O(columns * log samples).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "viewer/model.h"
 
@@ -166,6 +174,79 @@ void for_each_point(std::span<const T> items, Time time_of, const TimeAxis& axis
     f(static_cast<size_t>(it - items.begin()));
     const float px = std::floor(axis.x(time_of(*it)));
     it = std::lower_bound(it + 1, items.end(), axis.t(px + std::max(1.0f, spacing_px)), cmp);
+  }
+}
+
+// for_each_run over intervals [start(i), end(i)), i in [0, n), sorted by start and disjoint (so
+// their ends never decrease either). Run::first/last are indices into [0, n).
+template <class Start, class End, class F>
+void for_each_interval(size_t n, Start start, End end, const TimeAxis& axis, float x_begin, float x_end, float min_px,
+                       F&& f) {
+  if (n == 0) return;
+  const double t_begin = axis.t(x_begin), t_end = axis.t(x_end);
+  const double min_ns = min_px * axis.ns_per_px;
+  // The first interval that ends after t_begin.
+  size_t i = gallop(0, n, [&](size_t k) { return static_cast<double>(end(k)) <= t_begin; });
+  while (i < n && static_cast<double>(start(i)) < t_end) {
+    const float sx0 = axis.x(start(i)), sx1 = axis.x(end(i));
+    if (sx1 - sx0 >= min_px) {
+      f(Run{sx0, sx1, static_cast<uint32_t>(i), static_cast<uint32_t>(i), false});
+      ++i;
+      continue;
+    }
+    const size_t first = i;
+    size_t last = i;
+    auto run_end = static_cast<double>(end(i));
+    for (;;) {
+      const double next_time = run_end + min_ns;
+      // Intervals ending before next_time lie within min_px of the run's end: they join it.
+      const size_t j = gallop(last + 1, n, [&](size_t k) { return static_cast<double>(end(k)) < next_time; });
+      if (j > last + 1) {
+        last = j - 1;
+        run_end = std::max(run_end, static_cast<double>(end(last)));
+      }
+      if (j >= n) break;
+      const auto js = static_cast<double>(start(j)), je = static_cast<double>(end(j));
+      if (js - run_end >= 2 * min_ns || je - js >= min_ns || js >= t_end) break;  // a gap or a wide one
+      last = j;
+      run_end = std::max(run_end, je);
+    }
+    f(Run{sx0, axis.x(static_cast<int64_t>(std::ceil(run_end))), static_cast<uint32_t>(first),
+          static_cast<uint32_t>(last), true});
+    i = last + 1;
+  }
+}
+
+// One column of a plot: its time and screen extent, the min and max of the values in force during it, and
+// the range of samples [first, last] that were.
+struct PlotColumn {
+  double t0, t1;  // the column's time [t0, t1)
+  float x0, x1;
+  int64_t lo, hi;
+  size_t first, last;
+};
+
+// Calls f(PlotColumn) for the columns of col_px pixels covering [x_begin, x_end) in which c has a
+// sample in force, columns on a grid of absolute time (panning does not shimmer); none from t_stop
+// on (the trace's end) or before c's first sample.
+template <class F>
+void for_each_plot_column(const Counter64& c, const TimeAxis& ax, float x_begin, float x_end, float col_px,
+                          int64_t t_stop, F&& f) {
+  const size_t n = c.ts.size();
+  if (n == 0) return;
+  const double w = col_px * ax.ns_per_px;
+  size_t i = 0;  // the first sample after the column's start
+  for (double k = std::floor(ax.t(x_begin) / w);; k += 1) {
+    const double a = k * w, b = a + w;
+    const float x0 = ax.x(static_cast<int64_t>(std::llround(a))), x1 = ax.x(static_cast<int64_t>(std::llround(b)));
+    if (x0 >= x_end || a >= static_cast<double>(t_stop)) break;
+    i = gallop(i, n, [&](size_t s) { return static_cast<double>(c.ts[s]) <= a; });
+    // In force: the sample at or before a (i - 1), through the last one before b.
+    const size_t j = gallop(i, n, [&](size_t s) { return static_cast<double>(c.ts[s]) < b; });
+    if (j == 0) continue;  // before the first sample
+    const size_t first = i == 0 ? 0 : i - 1, last = j - 1;
+    const auto [lo, hi] = c.min_max_range(first, last + 1);
+    f(PlotColumn{a, b, x0, x1, lo, hi, first, last});
   }
 }
 

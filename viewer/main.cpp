@@ -17,12 +17,13 @@ namespace {
 [[noreturn]] void usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "gmpview: %s\n", problem.c_str());
   std::fprintf(stderr,
-               "usage: gmpview [--g-lanes] [--view T0:T1] [--range T0:T1] [--select G] [--step N]\n"
+               "usage: gmpview [--g-lanes] [--view T0:T1] [--range T0:T1] [--select G] [--gc-cycle N] [--step N]\n"
                "               [--axis time|steps] [--size WxH] [--screenshot OUT.png] TRACE [TRACE2]\n"
                "  TRACE2          compare mode: both traces on one time axis, statistics side by side\n"
                "  --view T0:T1    initial time range, e.g. 1ms:1.5ms (units ns, us, ms, s; default ns)\n"
                "  --range T0:T1   select that range (its statistics in the side panel)\n"
                "  --select G      follow goroutine G (highlight and life)\n"
+               "  --gc-cycle N    show GC cycle N's statistics, as a click on it in the GC band does\n"
                "  --g-lanes       one lane per G as well\n"
                "  --step N        put the step cursor on event N (and show the step list)\n"
                "  --axis A        time: the trace's clock; steps: one unit per event (default: steps for\n"
@@ -78,6 +79,12 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       frames = std::strtol(v.c_str(), &end, 10);
       if (end == v.c_str() || *end != 0 || frames < 1) usage("--frames: expected a positive count, not '" + v + "'");
+    } else if (a == "--gc-cycle") {
+      const std::string v = value();
+      char* end = nullptr;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != 0 || n < 0) usage("--gc-cycle: expected a cycle number, not '" + v + "'");
+      opt.gc_cycle = n;
     } else if (a == "--step") {
       const std::string v = value();
       char* end = nullptr;

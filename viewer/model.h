@@ -9,9 +9,11 @@ namespace gmp::view {
 using ::gmp::lanes::Arrow;
 using ::gmp::lanes::ArrowKind;
 using ::gmp::lanes::Counter;
+using ::gmp::lanes::Counter64;
 using ::gmp::lanes::describe_event;
 using ::gmp::lanes::Ev;
 using ::gmp::lanes::EvExtra;
+using ::gmp::lanes::GcInterval;
 using ::gmp::lanes::GInfo;
 using ::gmp::lanes::kind_name;
 using ::gmp::lanes::kNoEv;

@@ -27,6 +27,21 @@ LaneStats lane_stats(const Lane& l, int64_t t0, int64_t t1) {
   return s;
 }
 
+// Whether the interval and [t0, t1) share time (an empty interval: lies inside it).
+bool overlaps(const GcInterval& v, int64_t t0, int64_t t1) {
+  return v.start == v.end ? v.start >= t0 && v.start < t1 : v.start < t1 && v.end > t0;
+}
+
+// Whether a pause belongs to a cycle [t0, t1]: it overlaps or touches it (a producer may put
+// GC_BEGIN at the very end of the sweep-termination pause, or GC_END at the start of mark
+// termination's).
+bool touches(const GcInterval& v, int64_t t0, int64_t t1) { return v.start <= t1 && v.end >= t0; }
+
+// The interval's time inside [t0, t1).
+int64_t inside(const GcInterval& v, int64_t t0, int64_t t1) {
+  return std::max<int64_t>(0, std::min(v.end, t1) - std::max(v.start, t0));
+}
+
 }  // namespace
 
 void compute_stats(const Model& m, int64_t t0, int64_t t1, Stats& out) {
@@ -79,6 +94,52 @@ void compute_stats(const Model& m, int64_t t0, int64_t t1, Stats& out) {
       std::lower_bound(m.arrows.begin(), m.arrows.end(), t0, [](const Arrow& a, int64_t v) { return a.t0 < v; });
   for (auto it = a0; it != m.arrows.end() && it->t0 < t1; ++it) {
     (it->kind == ArrowKind::Steal ? out.steals : it->kind == ArrowKind::Wakeup ? out.wakeups : out.unparks) += 1;
+  }
+  out.gc_cycles = out.stw_pauses = 0;
+  out.stw_ns = out.stw_max = out.assist_ns = 0;
+  for (const GcInterval& c : m.gc_cycles) out.gc_cycles += overlaps(c, t0, t1);
+  for (const GcInterval& p : m.stw_pauses) {
+    if (!overlaps(p, t0, t1)) continue;
+    ++out.stw_pauses;
+    out.stw_ns += p.end - p.start;
+    out.stw_max = std::max(out.stw_max, p.end - p.start);
+  }
+  for (const GcInterval& a : m.assists) out.assist_ns += inside(a, t0, t1);
+}
+
+void compute_gc_item(const Model& m, GcItemStats::Kind kind, uint32_t index, GcItemStats& out) {
+  out = GcItemStats{};
+  const std::vector<GcInterval>& list = kind == GcItemStats::Kind::Cycle ? m.gc_cycles : m.stw_pauses;
+  if (kind == GcItemStats::Kind::None || index >= list.size()) return;
+  const GcInterval& it = list[index];
+  out.kind = kind;
+  out.index = index;
+  out.start = it.start;
+  out.end = it.end;
+  if (kind == GcItemStats::Kind::Pause) {
+    out.stw_reason = it.stw_reason;
+    for (const GcInterval& c : m.gc_cycles) {
+      if (touches(it, c.start, c.end)) {
+        out.cycle = c.value;
+        break;
+      }
+    }
+    return;
+  }
+  out.cycle = it.value;
+  for (const GcInterval& p : m.stw_pauses) {
+    if (!touches(p, it.start, it.end)) continue;
+    ++out.pauses;
+    out.pause_ns += p.end - p.start;
+    out.pause_max = std::max(out.pause_max, p.end - p.start);
+  }
+  for (const GcInterval& a : m.assists) {
+    const int64_t d = inside(a, it.start, it.end);
+    if (d > 0 || overlaps(a, it.start, it.end)) ++out.assists;
+    out.assist_ns += d;
+  }
+  for (const GcInterval& w : m.mark_workers) {
+    if (w.worker_mode < out.worker_ns.size()) out.worker_ns[w.worker_mode] += inside(w, it.start, it.end);
   }
 }
 

@@ -29,10 +29,31 @@ struct Stats {
   std::vector<LaneStats> p, m;
   double p_busy_mean = 0;
   uint64_t steals = 0, wakeups = 0, unparks = 0;
+  // The garbage collector (zero for a GC-free trace): cycles and pauses that overlap the range,
+  // the pauses' whole durations, and the assists' time inside the range.
+  uint32_t gc_cycles = 0, stw_pauses = 0;
+  int64_t stw_ns = 0, stw_max = 0, assist_ns = 0;
   std::vector<int64_t> scratch;  // reused for percentiles
+};
+
+// The statistics of one clicked GC cycle or stop-the-world pause, as Tracy shows a zone's.
+struct GcItemStats {
+  enum class Kind : uint8_t { None, Cycle, Pause } kind = Kind::None;
+  uint32_t index = 0;  // into Model::gc_cycles or stw_pauses
+  int64_t start = 0, end = 0;
+  int64_t cycle = -1;       // the cycle's number; a pause's: that of the cycle it overlaps, -1: none
+  uint8_t stw_reason = 0;   // a pause's (trace::StwReason)
+  // A cycle: the pauses that overlap it (whole durations: its sweep-termination pause begins
+  // before GC_BEGIN), the mark assists' and mark workers' time inside it (per trace::GcWorkerMode).
+  uint32_t pauses = 0, assists = 0;
+  int64_t pause_ns = 0, pause_max = 0, assist_ns = 0;
+  std::array<int64_t, 4> worker_ns{};
+  int64_t duration() const { return end - start; }
 };
 
 int latency_bin(int64_t ns);
 void compute_stats(const Model& m, int64_t t0, int64_t t1, Stats& out);
+// Kind::None, or an index out of range, clears `out`.
+void compute_gc_item(const Model& m, GcItemStats::Kind kind, uint32_t index, GcItemStats& out);
 
 }  // namespace gmp::view

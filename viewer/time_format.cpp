@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 
 namespace gmp::view {
@@ -52,6 +53,18 @@ void format_span(char* buf, size_t n, double d, bool steps) {
     std::snprintf(buf, n, "%.0f step%s", d, d == 1 ? "" : "s");
   } else {
     format_duration(buf, n, d);
+  }
+}
+
+void format_bytes(char* buf, size_t n, int64_t bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  auto v = static_cast<double>(bytes);
+  size_t u = 0;
+  while (std::fabs(v) >= 1024 && u + 1 < std::size(units)) v /= 1024, ++u;
+  if (u == 0) {
+    std::snprintf(buf, n, "%lld B", static_cast<long long>(bytes));
+  } else {
+    std::snprintf(buf, n, std::fabs(v) < 10 ? "%.2f %s" : std::fabs(v) < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
   }
 }
 

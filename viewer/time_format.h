@@ -16,6 +16,8 @@ void format_duration(char* buf, size_t n, double ns);
 // "step 12" and "5 steps".
 void format_point(char* buf, size_t n, double t, double resolution, bool steps);
 void format_span(char* buf, size_t n, double d, bool steps);
+// Writes a byte count with a binary unit and 3 significant digits: "512 B", "4.00 MiB".
+void format_bytes(char* buf, size_t n, int64_t bytes);
 // Parses "1500", "1.5us", "2 ms", "0.1s" into ns; false on anything else.
 bool parse_time(std::string_view text, double& ns);
 // The ruler's tick spacing: 1, 2 or 5 times a power of ten, at least `min_ns`.

@@ -148,6 +148,139 @@ void draw_counter(Ctx& c, const Row& row, float y) {
   c.dl->AddText(ImVec2(c.right - ImGui::CalcTextSize(buf).x - 4, y + 1), kDimText, buf);
 }
 
+template <class V>
+auto starts_of(const V& v) {
+  return [&v](size_t i) { return v[i].start; };
+}
+template <class V>
+auto ends_of(const V& v) {
+  return [&v](size_t i) { return v[i].end; };
+}
+
+// The heap and its goal: per pixel column, a vertical span from the column's min to its max (as
+// Tracy plots), so a step reads as a step and a column of many samples as their range; the heap
+// has a dim fill under its max.
+void draw_heap(Ctx& c, const Row& row, float y) {
+  const Model& m = c.m;
+  const float top = y + 3, bottom = y + row.h;
+  const int64_t vmax = std::max(m.heap_alloc.max_value, m.heap_goal.max_value);
+  if (vmax <= 0) return;
+  const float scale = (bottom - top) / static_cast<float>(vmax);
+  auto ypos = [&](int64_t v) { return bottom - std::round(static_cast<float>(v) * scale); };
+  {
+    Bars fill(c);
+    for_each_plot_column(m.heap_alloc, c.ax, c.left, c.right, 1.0f, m.t_end, [&](const PlotColumn& p) {
+      fill.add(std::max(c.left, p.x0), std::min(c.right, p.x1), ypos(p.hi), bottom, darker(kHeap, 0.35f));
+      ++c.n.columns;
+    });
+  }
+  for (const auto& [k, col] : {std::pair{&m.heap_goal, kHeapGoal}, std::pair{&m.heap_alloc, kHeap}}) {
+    Bars line(c);
+    for_each_plot_column(*k, c.ax, c.left, c.right, 1.0f, m.t_end, [&](const PlotColumn& p) {
+      const float y_hi = ypos(p.hi), y_lo = std::max(ypos(p.lo), y_hi + 1.5f);
+      line.add(std::max(c.left, p.x0), std::min(c.right, p.x1), y_hi - 0.5f, y_lo, col);
+      ++c.n.columns;
+    });
+  }
+  char a[24], b[24], buf[80];
+  format_bytes(a, sizeof a, m.heap_alloc.max_value);
+  format_bytes(b, sizeof b, m.heap_goal.max_value);
+  std::snprintf(buf, sizeof buf, "heap max %s, goal max %s", a, b);
+  c.dl->AddText(ImVec2(c.right - ImGui::CalcTextSize(buf).x - 4, y + 1), kDimText, buf);
+}
+
+// The GC band: a bar per cycle ("GC n" inside when it fits), the stop-the-world pauses over it.
+void draw_gc_band(Ctx& c, const Row& row, float y) {
+  const Model& m = c.m;
+  const float top = y + 1, bottom = y + row.h;
+  const float text_h = ImGui::GetFontSize();
+  char buf[32];
+  {
+    Bars bars(c);
+    for_each_interval(m.gc_cycles.size(), starts_of(m.gc_cycles), ends_of(m.gc_cycles), c.ax, c.left, c.right,
+                      kMinRunPx, [&](const Run& r) {
+                        const float x0 = std::max(c.left, r.x0), x1 = std::min(c.right, std::max(r.x1, r.x0 + 1));
+                        bars.add(x0, x1, top, bottom, r.merged ? darker(kGcCycle, 0.75f) : kGcCycle);
+                        const int64_t n = m.gc_cycles[r.first].value;
+                        if (r.merged || n < 0 || x1 - x0 < 30) return;
+                        std::snprintf(buf, sizeof buf, "GC %lld", static_cast<long long>(n));
+                        const float w = ImGui::CalcTextSize(buf).x;
+                        if (w + 6 <= x1 - x0) {
+                          c.dl->AddText(ImVec2(std::max(x0 + 3, (x0 + x1 - w) / 2), top + (bottom - top - text_h) / 2),
+                                        rgba(0, 0, 0), buf);
+                        }
+                      });
+  }
+  Bars pauses(c);
+  for_each_interval(m.stw_pauses.size(), starts_of(m.stw_pauses), ends_of(m.stw_pauses), c.ax, c.left, c.right, 1.0f,
+                    [&](const Run& r) {
+                      pauses.add(std::max(c.left, r.x0), std::min(c.right, std::max(r.x1, r.x0 + 2)), top, bottom, kStw);
+                    });
+  pauses.flush();
+  // The clicked cycle or pause, outlined.
+  const std::vector<GcInterval>* picked = c.s.gc_pick == TimelineState::GcPick::Cycle   ? &m.gc_cycles
+                                          : c.s.gc_pick == TimelineState::GcPick::Pause ? &m.stw_pauses
+                                                                                       : nullptr;
+  if (picked != nullptr && c.s.gc_pick_index < picked->size()) {
+    const GcInterval& g = (*picked)[c.s.gc_pick_index];
+    const float x0 = c.ax.x(g.start), x1 = std::max(c.ax.x(g.end), x0 + 2);
+    if (x1 >= c.left && x0 <= c.right) {
+      c.dl->AddRect(ImVec2(std::max(c.left - 2, x0) - 1, top - 1), ImVec2(std::min(c.right + 2, x1) + 1, bottom + 1),
+                    kHighlight, 0, 0, 2.0f);
+    }
+  }
+}
+
+// A lane's GC work over its segments: on a P lane a stripe along the top for each mark worker's
+// run in its mode's colour (merged runs grey); on P and G lanes the mark assists in the lower part.
+void draw_lane_gc(Ctx& c, const Row& row, float y) {
+  const Model& m = c.m;
+  const LaneType type = ref_type(row.ref);
+  const uint32_t idx = ref_index(row.ref);
+  const float top = y, bottom = y + row.h;
+  if (type == LaneType::P && idx < m.workers_of_p.size() && !m.workers_of_p[idx].empty()) {
+    const std::vector<uint32_t>& ix = m.workers_of_p[idx];
+    Bars bars(c);
+    for_each_interval(
+        ix.size(), [&](size_t i) { return m.mark_workers[ix[i]].start; },
+        [&](size_t i) { return m.mark_workers[ix[i]].end; }, c.ax, c.left, c.right, kMinRunPx, [&](const Run& r) {
+          const uint32_t col = worker_color(r.merged ? 0 : m.mark_workers[ix[r.first]].worker_mode);
+          bars.add(std::max(c.left, r.x0), std::min(c.right, std::max(r.x1, r.x0 + 1)), top, top + 4, col);
+        });
+  }
+  const std::vector<uint32_t>* assists = type == LaneType::P && idx < m.assists_of_p.size()   ? &m.assists_of_p[idx]
+                                         : type == LaneType::G && idx < m.assists_of_g.size() ? &m.assists_of_g[idx]
+                                                                                              : nullptr;
+  if (assists != nullptr && !assists->empty()) {
+    const std::vector<uint32_t>& ix = *assists;
+    Bars bars(c), edge(c);
+    const float a_top = bottom - std::round(row.h * kAssistFrac);
+    for_each_interval(
+        ix.size(), [&](size_t i) { return m.assists[ix[i]].start; }, [&](size_t i) { return m.assists[ix[i]].end; },
+        c.ax, c.left, c.right, kMinRunPx, [&](const Run& r) {
+          const float x0 = std::max(c.left, r.x0), x1 = std::min(c.right, std::max(r.x1, r.x0 + 1));
+          bars.add(x0, x1, a_top, bottom, kAssist);
+          edge.add(x0, x1, a_top - 1, a_top, rgba(0, 0, 0));  // an edge, so it reads apart from a G's colour
+          ++c.n.runs;
+        });
+  }
+}
+
+// Stop-the-world: a translucent band over every P lane for each pause (at least a pixel wide).
+void draw_stw_overlay(Ctx& c) {
+  const Model& m = c.m;
+  if (c.l.gc_row() < 0 || m.stw_pauses.empty()) return;
+  const auto [pt, pb] = c.l.p_extent();
+  const float base = c.vp.rows_y() - c.s.scroll_y;
+  const float y0 = std::max(c.vp.rows_y(), base + pt), y1 = std::min(c.vp.y + c.vp.h, base + pb);
+  if (y1 <= y0) return;
+  Bars bars(c);
+  for_each_interval(m.stw_pauses.size(), starts_of(m.stw_pauses), ends_of(m.stw_pauses), c.ax, c.left, c.right, 1.0f,
+                    [&](const Run& r) {
+                      bars.add(std::max(c.left, r.x0), std::min(c.right, std::max(r.x1, r.x0 + 1)), y0, y1, kStwOverlay);
+                    });
+}
+
 void draw_lane(Ctx& c, const Row& row, float y) {
   const Lane* lane = c.m.lane(row.ref);
   if (lane == nullptr) return;
@@ -194,6 +327,7 @@ void draw_lane(Ctx& c, const Row& row, float y) {
       ++c.n.columns;
     });
   });
+  draw_lane_gc(c, row, y);
   for_each_point(
       std::span<const Marker>(lane->markers), [](const Marker& mk) { return mk.ts; }, c.ax, c.left, c.right, 5,
       [&](size_t i) {
@@ -247,6 +381,15 @@ void draw_labels(Ctx& c, size_t first, size_t last) {
       c.dl->AddText(ImVec2(c.vp.x + 4, y + 2), counter_color(row.ref), buf);
       continue;
     }
+    if (row.kind == RowKind::Heap) {
+      c.dl->AddText(ImVec2(c.vp.x + 4, y + 2), kHeap, "heap");
+      c.dl->AddText(ImVec2(c.vp.x + 4, y + 2 + ImGui::GetFontSize()), kHeapGoal, "heap goal");
+      continue;
+    }
+    if (row.kind == RowKind::GcBand) {
+      c.dl->AddText(ImVec2(c.vp.x + 6, y + (row.h - ImGui::GetFontSize()) / 2), kGcCycle, "GC");
+      continue;
+    }
     const Lane* lane = c.m.lane(row.ref);
     const char* prefix = lane->type == LaneType::P ? "P" : lane->type == LaneType::M ? "M" : "G";
     std::snprintf(buf, sizeof buf, "%s%d", prefix, lane->id);
@@ -291,12 +434,14 @@ void draw_timeline(ImDrawList* dl, const Model& m, const Layout& l, const Timeli
     // A lane is a baseline over the trace's extent, not a filled band: under a software renderer
     // (llvmpipe) every filled pixel costs, and glClear already paints the background.
     if (xe > xb) dl->AddLine(ImVec2(xb, y + row.h - 0.5f), ImVec2(xe, y + row.h - 0.5f), kLaneBg);
-    if (row.kind == RowKind::Counter) {
-      draw_counter(c, row, y);
-    } else {
-      draw_lane(c, row, y);
+    switch (row.kind) {
+      case RowKind::Counter: draw_counter(c, row, y); break;
+      case RowKind::Heap: draw_heap(c, row, y); break;
+      case RowKind::GcBand: draw_gc_band(c, row, y); break;
+      case RowKind::Lane: draw_lane(c, row, y); break;
     }
   }
+  draw_stw_overlay(c);
   dl->Flags &= ~ImDrawListFlags_AntiAliasedLines;
   draw_arrows(c);
   dl->Flags = aa;

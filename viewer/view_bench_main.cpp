@@ -6,8 +6,13 @@
 //      timeline fully zoomed out and deeply zoomed in, and the heap allocations made per frame.
 // The generated trace is synthetic but shaped like the simulator's: 8 Ps and their Ms, a pool of
 // Gs that run, park, yield, make syscalls, are readied, stolen and preempted, with queue traffic.
-// Usage: gmp_view_bench [--events N] [--frames N] [--write FILE] [TRACE]
+// Usage: gmp_view_bench [--events N] [--frames N] [--gc] [--write FILE] [TRACE]
 //   --write FILE keeps the generated trace there (to open it in gmpview).
+//   --gc adds a garbage collector to the generated trace: the running Gs allocate (HEAP_ALLOC); at
+//   the heap goal a cycle begins with a sweep-termination pause, P0 runs a dedicated mark worker,
+//   Ps that pick a G may run a fractional one and idle Ps an idle one, running Gs assist; the cycle
+//   ends with a mark-termination pause, a new goal (HEAP_GOAL) and a stretch of sweeping. Shaped to
+//   show, not fitted to any real program (docs/images/gmpview-gc.png).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -32,7 +37,7 @@ namespace {
 using namespace gmp::trace;
 
 // Writes a synthetic scheduler trace of exactly `n` events.
-void generate(const std::string& path, uint64_t n) {
+void generate(const std::string& path, uint64_t n, bool gc) {
   Header h;
   h.set_producer("gmp_view_bench");
   h.set_num_ps(8);
@@ -44,6 +49,7 @@ void generate(const std::string& path, uint64_t n) {
   struct P {
     int64_t g = -1;
     int64_t until = 0;
+    bool worker = false;  // g is a mark worker (--gc)
     std::deque<int64_t> runq;
   };
   std::vector<P> ps(kPs);
@@ -66,11 +72,123 @@ void generate(const std::string& path, uint64_t n) {
     }
   };
   for (int p = 0; p < kPs; ++p) write(emit(KIND_P_ACQUIRE, -1, p, p));
+  // The collector (--gc): heap and goal in bytes, the cycle, the end of its mark phase and of the
+  // sweeping after it; mark workers are Gs 1000000 + p, created at their first start.
+  constexpr int64_t kMiB = 1 << 20, kWorker = 1000000;
+  int64_t heap = 2 * kMiB, goal = 4 * kMiB, cycle = 0, mark_end = -1, sweep_end = -1;
+  uint64_t since_heap = 0;
+  std::vector<bool> worker_made(kPs, false);
+  auto value = [&](Kind k, int64_t v, int p) {
+    Event e = emit(k, -1, p, p);
+    e.set_value(v);
+    write(e);
+  };
+  auto stw = [&](Kind k, StwReason why, int p) {
+    Event e = emit(k, ps[static_cast<size_t>(p)].g, p, p);
+    e.set_stw_reason(why);
+    write(e);
+  };
+  auto start_worker = [&](int p, GcWorkerMode mode, int64_t until) {
+    P& pp = ps[static_cast<size_t>(p)];
+    const int64_t g = kWorker + p;
+    if (!worker_made[static_cast<size_t>(p)]) {
+      write(emit(KIND_GO_CREATE, g, p, p));
+      worker_made[static_cast<size_t>(p)] = true;
+    }
+    Event e = emit(KIND_GO_START, g, p, p);
+    e.set_gc_worker_mode(mode);
+    write(e);
+    pp.g = g;
+    pp.worker = true;
+    pp.until = until;
+  };
   while (written < n) {
     t += 20 + static_cast<int64_t>(rng() % 200);
     const int p = static_cast<int>(rng() % kPs);
     P& pp = ps[static_cast<size_t>(p)];
     const uint64_t r = rng() % 100;
+    if (gc) {
+      const bool marking = mark_end >= 0;
+      if (!marking && heap >= goal - goal / 16) {
+        // A cycle begins: sweep termination stops the world, then P0 turns to its dedicated worker.
+        stw(KIND_STW_BEGIN, STW_REASON_GC_SWEEP_TERM, p);
+        t += 15000 + static_cast<int64_t>(rng() % 30000);
+        value(KIND_GC_BEGIN, ++cycle, p);
+        t += 1000;
+        stw(KIND_STW_END, STW_REASON_GC_SWEEP_TERM, p);
+        mark_end = t + 900000 + static_cast<int64_t>(rng() % 900000);
+        P& p0 = ps[0];
+        if (p0.g >= 0 && !p0.worker) {
+          Event stop = emit(KIND_GO_STOP, p0.g, 0, 0);
+          stop.set_reason(REASON_PREEMPT_COOPERATIVE);
+          write(stop);
+          Event put = emit(KIND_RUNQ_PUT, p0.g, 0, 0);
+          put.set_queue(QUEUE_LOCAL);
+          write(put);
+          p0.runq.push_back(p0.g);
+          p0.g = -1;
+        }
+        if (p0.g < 0) start_worker(0, GC_WORKER_MODE_DEDICATED, mark_end);
+        continue;
+      }
+      if (marking && t >= mark_end) {
+        // Mark termination: the end of the cycle, a new goal from what survived, then sweeping.
+        stw(KIND_STW_BEGIN, STW_REASON_GC_MARK_TERM, p);
+        t += 8000 + static_cast<int64_t>(rng() % 25000);
+        value(KIND_GC_END, cycle, p);
+        stw(KIND_STW_END, STW_REASON_GC_MARK_TERM, p);
+        heap = heap * (30 + static_cast<int64_t>(rng() % 30)) / 100;
+        goal = std::max<int64_t>(4 * kMiB, heap * 2);
+        value(KIND_HEAP_ALLOC, heap, p);
+        value(KIND_HEAP_GOAL, goal, p);
+        mark_end = -1;
+        sweep_end = t + 400000;
+        continue;
+      }
+      if (pp.worker) {
+        if (t >= pp.until) {  // the worker's turn is over
+          Event park = emit(KIND_GO_PARK, pp.g, p, p);
+          park.set_wait_reason(WAIT_REASON_OTHER);
+          park.set_label("GC worker (idle)");
+          write(park);
+          pp.g = -1;
+          pp.worker = false;
+        }
+        continue;
+      }
+      if (pp.g >= 0) {
+        heap += static_cast<int64_t>(rng() % 6000);  // the running G allocates
+        if (++since_heap >= 24) {
+          value(KIND_HEAP_ALLOC, heap, p);
+          since_heap = 0;
+        }
+        if (marking && r < 6) {  // it pays for its allocation with a mark assist
+          write(emit(KIND_GC_MARK_ASSIST_BEGIN, pp.g, p, p));
+          t += 2000 + static_cast<int64_t>(rng() % 15000);
+          write(emit(KIND_GC_MARK_ASSIST_END, pp.g, p, p));
+          continue;
+        }
+        if (!marking && t < sweep_end && r < 3) {  // or sweeps a span
+          write(emit(KIND_GC_SWEEP_BEGIN, pp.g, p, p));
+          t += 1000 + static_cast<int64_t>(rng() % 6000);
+          Event e = emit(KIND_GC_SWEEP_END, pp.g, p, p);
+          e.set_value(8192 * (1 + static_cast<int64_t>(rng() % 64)));
+          write(e);
+          continue;
+        }
+      } else if (marking && p != 0) {
+        // A P about to pick work: with nothing queued it may run an idle worker; otherwise now and
+        // then a fractional one.
+        if (pp.runq.empty() && r < 30) {
+          start_worker(p, GC_WORKER_MODE_IDLE, t + 5000 + static_cast<int64_t>(rng() % 40000));
+          continue;
+        }
+        if (!pp.runq.empty() && p == 1 && r < 25) {
+          start_worker(p, GC_WORKER_MODE_FRACTIONAL, t + 20000 + static_cast<int64_t>(rng() % 60000));
+          continue;
+        }
+      }
+    }
     if (pp.g < 0) {
       if (pp.runq.empty()) {
         // Find work: create a G, steal from a neighbour, or spin.
@@ -195,16 +313,19 @@ int main(int argc, char** argv) {
   uint64_t events = 10'000'000;
   int frames = 120;
   std::string path, keep;
+  bool gc = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--write" && i + 1 < argc) {
       keep = argv[++i];
     } else if (a == "--events" && i + 1 < argc) {
       events = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--gc") {
+      gc = true;
     } else if (a == "--frames" && i + 1 < argc) {
       frames = std::atoi(argv[++i]);
     } else if (a.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: gmp_view_bench [--events N] [--frames N] [--write FILE] [TRACE]\n");
+      std::fprintf(stderr, "usage: gmp_view_bench [--events N] [--frames N] [--gc] [--write FILE] [TRACE]\n");
       return 2;
     } else {
       path = a;
@@ -214,7 +335,7 @@ int main(int argc, char** argv) {
   if (path.empty()) {
     path = !keep.empty() ? keep : "/tmp/gmp_view_bench." + std::to_string(getpid()) + ".gmptrace";
     const auto t0 = std::chrono::steady_clock::now();
-    generate(path, events);
+    generate(path, events, gc);
     std::printf("generated %llu events into %s in %.2f s\n", static_cast<unsigned long long>(events), path.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     generated = true;

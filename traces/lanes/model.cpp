@@ -60,6 +60,45 @@ int64_t Counter64::value_at(int64_t t) const {
   return it == ts.begin() ? 0 : v[static_cast<size_t>(it - ts.begin() - 1)];
 }
 
+void Counter64::build_levels() {
+  lo.clear();
+  hi.clear();
+  const std::vector<int64_t>*below_lo = &v, *below_hi = &v;
+  while (below_lo->size() > 16) {
+    const size_t n = (below_lo->size() + 15) / 16;
+    std::vector<int64_t> up_lo(n), up_hi(n);
+    for (size_t j = 0; j < n; ++j) {
+      const auto a = static_cast<ptrdiff_t>(j * 16), b = static_cast<ptrdiff_t>(std::min(below_lo->size(), j * 16 + 16));
+      up_lo[j] = *std::min_element(below_lo->begin() + a, below_lo->begin() + b);
+      up_hi[j] = *std::max_element(below_hi->begin() + a, below_hi->begin() + b);
+    }
+    lo.push_back(std::move(up_lo));
+    hi.push_back(std::move(up_hi));
+    below_lo = &lo.back();
+    below_hi = &hi.back();
+  }
+}
+
+std::pair<int64_t, int64_t> Counter64::min_max_range(size_t a, size_t b) const {
+  int64_t mn = INT64_MAX, mx = INT64_MIN;
+  // As Counter::max_range: single entries at the ragged ends, whole blocks of the level above between.
+  const std::vector<int64_t>*l_lo = &v, *l_hi = &v;
+  size_t k = 0;
+  for (;;) {
+    if (b - a <= 32 || k >= lo.size()) {
+      for (size_t i = a; i < b; ++i) mn = std::min(mn, (*l_lo)[i]), mx = std::max(mx, (*l_hi)[i]);
+      return {mn, mx};
+    }
+    for (; a % 16 != 0; ++a) mn = std::min(mn, (*l_lo)[a]), mx = std::max(mx, (*l_hi)[a]);
+    while (b % 16 != 0) --b, mn = std::min(mn, (*l_lo)[b]), mx = std::max(mx, (*l_hi)[b]);
+    a /= 16;
+    b /= 16;
+    l_lo = &lo[k];
+    l_hi = &hi[k];
+    ++k;
+  }
+}
+
 int32_t Counter::value_at(int64_t t) const {
   const auto it = std::upper_bound(ts.begin(), ts.end(), t);
   return it == ts.begin() ? 0 : v[static_cast<size_t>(it - ts.begin()) - 1];
@@ -263,6 +302,13 @@ size_t Model::memory_bytes() const {
   };
   n += counter(global_queue) + counter(spinning_ms) + counter(idle_ps) + cap_bytes(local_queues);
   for (const Counter& c : local_queues) n += counter(c);
+  n += cap_bytes(mark_workers);
+  for (const auto* v : {&assists_of_p, &workers_of_p, &assists_of_g}) {
+    for (const auto& x : *v) n += cap_bytes(x);
+  }
+  for (const Counter64* c : {&heap_alloc, &heap_goal}) {
+    for (size_t k = 0; k < c->lo.size(); ++k) n += cap_bytes(c->lo[k]) + cap_bytes(c->hi[k]);
+  }
   n += cap_bytes(gc_cycles) + cap_bytes(stw_pauses) + cap_bytes(assists) + cap_bytes(sweeps) +
        cap_bytes(heap_alloc.ts) + cap_bytes(heap_alloc.v) + cap_bytes(heap_goal.ts) + cap_bytes(heap_goal.v);
   return n;
@@ -434,6 +480,10 @@ class Builder {
     apply(e, idx);
     const trace::Rule& r = trace::rule(e.kind, e.reason);
     if (r.span != trace::GcSpan::None || r.counter != trace::Counter::None) gc(e, r, w, idx);
+    if (e.kind == trace::KIND_GO_START && w.gc_worker_mode != 0 && e.p != kNoId && e.g != kNoG) {
+      m_.mark_workers.push_back(GcInterval{e.ts, e.ts, idx, kNoEv, -1, e.g, e.m, e.p, 0,
+                                           static_cast<uint8_t>(std::clamp(w.gc_worker_mode, 0, 255))});
+    }
   }
 
   // The collector's spans, paired BEGIN to END (cycles and pauses: one at a time; assists per G;
@@ -500,6 +550,8 @@ class Builder {
     }
     m_.heap_alloc.name = "heap";
     m_.heap_goal.name = "heap goal";
+    m_.heap_alloc.build_levels();
+    m_.heap_goal.build_levels();
     for (size_t i = 0; i < m_.p_lanes.size(); ++i) close_track(m_.p_lanes[i], p_track_[i], end);
     for (size_t i = 0; i < m_.m_lanes.size(); ++i) close_track(m_.m_lanes[i], m_track_[i], end);
     // Lanes sorted by id; arrows and local queues follow.
@@ -540,6 +592,7 @@ class Builder {
     for (auto& v : m_.arrows_of_kind) v.shrink_to_fit();
     for (Lane& l : m_.p_lanes) finish_lane(l);
     for (Lane& l : m_.m_lanes) finish_lane(l);
+    gc_per_p();
     m_.global_queue.name = "global queue";
     m_.spinning_ms.name = "spinning Ms";
     m_.idle_ps.name = "idle Ps";
@@ -556,6 +609,32 @@ class Builder {
     m_.extras.shrink_to_fit();
     m_.events.shrink_to_fit();
     m_.clock_ts.shrink_to_fit();
+  }
+
+  // Each mark worker's run ends where its G's run on the P lane does (contiguous segments of that
+  // G from the GO_START on); then the assists and worker runs are indexed by P lane.
+  void gc_per_p() {
+    for (GcInterval& w : m_.mark_workers) {
+      const int li = m_.p_lane_index(w.p);
+      if (li < 0) continue;
+      const Lane& l = m_.p_lanes[static_cast<size_t>(li)];
+      for (size_t i = l.first_ending_after(w.start); i < l.segs.size(); ++i) {
+        const Segment& s = l.segs[i];
+        if (s.start > w.end || s.g() != w.g || s.state() != State::Running) break;
+        w.end = s.end();
+      }
+    }
+    m_.mark_workers.shrink_to_fit();
+    auto index = [&](const std::vector<GcInterval>& items, std::vector<std::vector<uint32_t>>& out) {
+      out.assign(m_.p_lanes.size(), {});
+      for (uint32_t i = 0; i < items.size(); ++i) {
+        const int li = items[i].p == kNoId ? -1 : m_.p_lane_index(items[i].p);
+        if (li >= 0) out[static_cast<size_t>(li)].push_back(i);
+      }
+      for (auto& v : out) v.shrink_to_fit();
+    };
+    index(m_.assists, m_.assists_of_p);
+    index(m_.mark_workers, m_.workers_of_p);
   }
 
  private:
@@ -1033,6 +1112,10 @@ void Model::build_g_lanes() {
   for (size_t i = 0; i < g_lanes.size(); ++i) {
     close_track(g_lanes[i], tracks[i], t_end);
     finish_lane(g_lanes[i]);
+  }
+  assists_of_g.assign(g_lanes.size(), {});
+  for (uint32_t i = 0; i < assists.size(); ++i) {
+    if (const GInfo* gi = find_g(assists[i].g); gi != nullptr) assists_of_g[static_cast<size_t>(gi - gs.data())].push_back(i);
   }
 }
 

@@ -22,7 +22,9 @@
 //   - Per G: id, creation event and first start, sorted by id.
 //   - The garbage collector (trace::Rule::span, ::counter): GC cycles and stop-the-world pauses
 //     (with their reason), each G's mark assists, each M's sweeping, as intervals; the heap and its
-//     goal as 64-bit counters.
+//     goal as 64-bit counters (with a min/max pyramid); each mark worker's run on its P (from a
+//     GO_START with gc_worker_mode to the end of that run of its G on the P lane) with its mode;
+//     per P lane, the indices of the assists and worker runs on it.
 // Limits: at most 2^28 events, M and P ids below 65535, goids below 2^28 - 1, timestamps within
 // +-2^61 ns (where the simulator's time ends) and at most 2^50 ns (13 days) after the first
 // event. A trace beyond them is refused with a TraceFormatError at the offending event.
@@ -170,6 +172,7 @@ struct GcInterval {
   int32_t g;           // assists: the G
   uint16_t m, p;       // the BEGIN's (sweeps: the M)
   uint8_t stw_reason;  // pauses: trace::StwReason
+  uint8_t worker_mode = 0;  // mark workers: trace::GcWorkerMode
 };
 
 // A counter of 64-bit values (the heap's bytes), a (ts, value) column.
@@ -177,8 +180,13 @@ struct Counter64 {
   std::string name;
   std::vector<int64_t> ts, v;
   int64_t max_value = 0;
+  // lo[k][j], hi[k][j]: min and max of v over the block of 16^(k+1) samples from j * 16^(k+1).
+  std::vector<std::vector<int64_t>> lo, hi;
   // Value at time t (0 before the first sample).
   int64_t value_at(int64_t t) const;
+  // Min and max of v[a .. b), b > a: O(16 * levels).
+  std::pair<int64_t, int64_t> min_max_range(size_t a, size_t b) const;
+  void build_levels();
 };
 
 struct LatencySample {
@@ -220,10 +228,17 @@ class Model {
   int64_t t_begin = 0, t_end = 0;
   // The garbage collector, each sorted by start: cycles, pauses, assists (any G), sweeps (any M).
   std::vector<GcInterval> gc_cycles, stw_pauses, assists, sweeps;
+  // Mark workers' runs (g, m, p, worker_mode; begin_ev: the GO_START), sorted by start.
+  std::vector<GcInterval> mark_workers;
+  // Per P lane (index into p_lanes), the indices into assists and mark_workers of those on that P,
+  // by start (a P runs one G at a time, so they do not overlap unless the trace is malformed).
+  std::vector<std::vector<uint32_t>> assists_of_p, workers_of_p;
+  // Per G lane, the indices into assists of that G's; filled by build_g_lanes().
+  std::vector<std::vector<uint32_t>> assists_of_g;
   Counter64 heap_alloc, heap_goal;
   bool has_gc() const {
     return !gc_cycles.empty() || !stw_pauses.empty() || !assists.empty() || !sweeps.empty() || !heap_alloc.ts.empty() ||
-           !heap_goal.ts.empty();
+           !heap_goal.ts.empty() || !mark_workers.empty();
   }
 
   // The producer is the model checker: its events are the counterexample's steps.
