@@ -1008,7 +1008,7 @@ TEST_CASE("gmpsim run prints a GC line for a program that allocates, and none fo
   CHECK(o.text.find("gc ") == std::string::npos);
 }
 
-TEST_CASE("--gogc and --memlimit take Go's GOGC and GOMEMLIMIT values and refuse others", "[cli][gc][errors]") {
+TEST_CASE("the GOGC and memory-limit flags take Go's GOGC and GOMEMLIMIT values and refuse others", "[cli][gc][errors]") {
   for (const char* good : {"--gogc off", "--gogc 0", "--gogc 1000000", "--gogc +50", "--gogc -1", "--memlimit off",
                            "--memlimit 0", "--memlimit 64MiB", "--memlimit 1073741824", "--memlimit 512B",
                            "--memlimit 8TiB", "--memlimit=2GiB"}) {

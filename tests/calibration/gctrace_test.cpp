@@ -59,7 +59,7 @@ TEST_CASE("gctrace: a Go 1.23 line parses field by field") {
   CHECK(old->heap_end_mb == 7);
 }
 
-TEST_CASE("gctrace: other lines are not gctrace lines; a broken one is an error at its column") {
+TEST_CASE("gctrace: other lines are not gctrace lines and a broken one is an error at its column") {
   CHECK_FALSE(parse_gctrace_line("PASS", "t"));
   CHECK_FALSE(parse_gctrace_line("gcfoo 1 @", "t"));
   CHECK_FALSE(parse_gctrace_line("gc x @0.1s", "t"));
