@@ -41,6 +41,17 @@ inline constexpr uint64_t pageSize = uint64_t{1} << pageShift;     // malloc.go:
 inline constexpr uint64_t maxSmallSize = 32768;                    // sizeclasses.go: _MaxSmallSize
 inline constexpr uintptr_t funcGcBgMarkWorker = (uintptr_t{1} << 48) + 5;  // startpc of the workers
 
+// The collector's costs and the machine's memory, from the profile's gc message and
+// machine.memory_bytes (sim/cost/profile.proto); set by the embedding before boot. All 0 (and an
+// unbounded memory) when the profile has none.
+struct gcCostModel {
+  double allocNsPerObject = 0, allocNsPerByte = 0, sweepNsPerPage = 0, markNsPerByte = 0, stackScanNsPerByte = 0;
+  uint64_t globalsBytes = 0;
+  uint64_t markUnitBytes = 100000;  // only used when the profile has a gc message
+  double writeBarrierSlowdown = 0;
+  uint64_t memoryBytes = 0;  // 0: unbounded
+};
+
 // gcphase values (mgc.go).
 enum : uint32_t { _GCoff = 0, _GCmark = 1, _GCmarktermination = 2 };
 

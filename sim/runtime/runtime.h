@@ -338,6 +338,7 @@ class Runtime {
   // are set before boot; the statistics are read after the run.
   GCSettings gcSettings;
   GCStats gcstats;
+  gcCostModel gccost;                     // the profile's GC costs (Not in Go)
   gcControllerState gcController{*this};  // mgcpacer.go
   gcCPULimiterState gcCPULimiter{*this};  // mgclimit.go
   lfstack gcBgMarkWorkerPool;             // runtime2.go: parked mark workers' nodes
