@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <utility>
 
 #include "sim/platform/atomic.h"
@@ -50,6 +51,13 @@ struct gcCostModel {
   uint64_t markUnitBytes = 100000;  // only used when the profile has a gc message
   double writeBarrierSlowdown = 0;
   uint64_t memoryBytes = 0;  // 0: unbounded
+};
+
+// mcache (mcache.go), reduced to what the GC sees: per object size, the free slots left in the
+// span this P has cached.
+struct mcache {
+  std::map<uint64_t, uint64_t> nfree;
+  void releaseAll(Runtime& rt);  // mcache.releaseAll: at mark termination, before the sweep
 };
 
 // gcphase values (mgc.go).
@@ -242,9 +250,11 @@ struct mheapSweep {
   Atomic<uint64_t> pagesToSweep;
 };
 
+inline constexpr uint32_t sweepDrainedMask = uint32_t{1} << 31;  // mgcsweep.go
+
 // activeSweep (mgcsweep.go): counts sweepers at work; the high bit says the sweep is draining.
 struct activeSweep {
-  Atomic<uint32_t> state;
+  Atomic<uint32_t> state{sweepDrainedMask};  // gcinit: no sweep before the first cycle
   struct sweepLocker {
     uint32_t sweepGen = 0;
     bool valid = false;
@@ -256,6 +266,5 @@ struct activeSweep {
   bool isDone();                            // activeSweep.isDone
   void reset();                             // activeSweep.reset
 };
-inline constexpr uint32_t sweepDrainedMask = uint32_t{1} << 31;
 
 }  // namespace gmp::rt

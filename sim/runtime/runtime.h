@@ -365,6 +365,13 @@ class Runtime {
   bool isSweepDone();
   void finishsweep_m();
   void sweepStartCycle();
+  void goschedIfBusy();                   // proc.go
+  // Allocation (malloc.cpp).
+  void heapGrow(uint64_t spanBytes);
+  void deductAssistCreditBatch(uint64_t size, uint64_t n);
+  void allocCost(uint64_t size, uint64_t n);
+  uint64_t sweepFreeablePages_ = 0;       // Not in Go: garbage pages this cycle's sweep frees
+  uint64_t sweepFreedPages_ = 0;          // ... and how many it has freed so far
   void gcControllerCommit();              // mgcpacer.go
   // Reports a heap-size event (HeapAlloc, HeapGoal) in bytes.
   void evHeap(Ev e, uint64_t bytes) { ev(e, nullptr, nullptr, static_cast<int64_t>(bytes)); }  // Not in Go: gcSweep's bookkeeping of this model's page counts

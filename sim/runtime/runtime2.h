@@ -218,6 +218,7 @@ struct p {
   int64_t gcMarkWorkerStartTime = 0;      // nanotime when the current mark worker started
   // The mark worker assigned to run next on this P (assignWaitingGCWorker), nil if none.
   gcBgMarkWorkerNode* nextGCMarkWorker = nullptr;
+  mcache mcache_;                         // Go's p.mcache, the allocation cache
 
   // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;
