@@ -91,6 +91,15 @@ void Runtime::sysmon() {
     } else {
       idle++;
     }
+    // A cycle forced by time: wake forcegchelper if no cycle ran for forcegcperiod.
+    if (const gcTrigger t{gcTriggerKind::gcTriggerTime, now, 0}; t.test(*this) && forcegc.idle.Load() != 0) {
+      lock(&forcegc.lock);
+      forcegc.idle.Store(0);
+      gList list;
+      list.push(forcegc.gp);
+      injectglist(&list);
+      unlock(&forcegc.lock);
+    }
     if (schedtracePeriod > 0 && lasttrace + schedtracePeriod <= now) {
       lasttrace = now;
       schedtraceLines.push_back(schedtrace());
