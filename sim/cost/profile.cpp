@@ -231,6 +231,12 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
     check_sourced(problems, m, tree, at, "machine", "memory_slowdown", "1/core", false,
                   {0, kMaxMemorySlowdown, "between 0 and 1 (a fraction per other busy core)"}, *out.memory_slowdown);
   }
+  if (m.has_memory_bytes()) {
+    out.memory_bytes.emplace();
+    check_sourced(problems, m, tree, at, "machine", "memory_bytes", "bytes", true,
+                  {1 << 20, 1125899906842624.0, "between 1048576 (1 MiB) and 1125899906842624 (2^50) bytes"},
+                  *out.memory_bytes);
+  }
   out.os_placement = m.os_placement().empty() ? "spread" : m.os_placement();
   if (out.os_placement != "spread" && out.os_placement != "affine") {
     problems.add(where(tree, m, "os_placement", at),
@@ -242,6 +248,28 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
   }
   if (m.has_linux_scheduler()) check_linux(problems, m.linux_scheduler(), nested(tree, m, "linux_scheduler"),
                                            where(tree, m, "linux_scheduler", at), out.linux_scheduler);
+}
+
+// gc (profile.proto): each of the collector's costs present, in its unit and range.
+void check_gc(Problems& problems, const pb::GC& g, const Tree* tree, Location at, GCCosts& out) {
+  out.has = true;
+  const std::string path = "gc";
+  check_sourced(problems, g, tree, at, path, "alloc_ns_per_object", "ns", false, {0, 1e4, "between 0 and 10000 ns"},
+                out.alloc_ns_per_object);
+  check_sourced(problems, g, tree, at, path, "alloc_ns_per_byte", "ns/byte", false, {0, 100, "between 0 and 100 ns/byte"},
+                out.alloc_ns_per_byte);
+  check_sourced(problems, g, tree, at, path, "sweep_ns_per_page", "ns/page", false, {0, 1e6, "between 0 and 1e+06 ns/page"},
+                out.sweep_ns_per_page);
+  check_sourced(problems, g, tree, at, path, "mark_ns_per_byte", "ns/byte", false, {0, 100, "between 0 and 100 ns/byte"},
+                out.mark_ns_per_byte);
+  check_sourced(problems, g, tree, at, path, "stack_scan_ns_per_byte", "ns/byte", false,
+                {0, 100, "between 0 and 100 ns/byte"}, out.stack_scan_ns_per_byte);
+  check_sourced(problems, g, tree, at, path, "globals_bytes", "bytes", false, {0, 1e9, "between 0 and 1e+09 bytes"},
+                out.globals_bytes);
+  check_sourced(problems, g, tree, at, path, "mark_unit_bytes", "bytes", true, {1, 1e9, "between 1 and 1e+09 bytes"},
+                out.mark_unit_bytes);
+  check_sourced(problems, g, tree, at, path, "write_barrier_slowdown", "fraction", false,
+                {0, 10, "between 0 and 10 (a fraction)"}, out.write_barrier_slowdown);
 }
 
 }  // namespace
@@ -318,6 +346,7 @@ Profile parse_profile(const std::string& text, const std::string& origin) {
                    "machine.linux_scheduler.tick_period, and when they go idle (docs/placement.md)");
     }
   }
+  if (msg.has_gc()) check_gc(problems, msg.gc(), nested(&tree, msg, "gc"), where(&tree, msg, "gc", top), out.gc);
   problems.throw_if_any();
   return out;
 }

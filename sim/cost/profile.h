@@ -138,7 +138,16 @@ struct Machine {
   std::string os_placement;        // "spread" or "affine" (profile.proto)
   LinuxScheduler linux_scheduler;  // "affine" only
   std::optional<Sourced> memory_slowdown;  // "1/core"; absent: 0
+  std::optional<Sourced> memory_bytes;     // "bytes"; absent: unbounded
   uint32_t cores() const;          // sum of the groups' counts
+};
+
+// The gc message (profile.proto): the collector's costs. has = false when the profile has none
+// (every value 0).
+struct GCCosts {
+  bool has = false;
+  Sourced alloc_ns_per_object, alloc_ns_per_byte, sweep_ns_per_page, mark_ns_per_byte, stack_scan_ns_per_byte,
+      globals_bytes, mark_unit_bytes, write_barrier_slowdown;
 };
 
 struct Profile {
@@ -147,6 +156,7 @@ struct Profile {
   Machine machine;
   std::array<double, kNumParams> ns{};      // cost of each Param in ns
   std::array<Sourced, kNumParams> params;   // the same values with unit and source
+  GCCosts gc;
 
   double operator[](Param p) const { return ns[static_cast<size_t>(p)]; }
   const Sourced& sourced(Param p) const { return params[static_cast<size_t>(p)]; }

@@ -15,11 +15,6 @@ const char* stwReasonString(stwReason r) {
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
 
-void Runtime::mallocgc(uint64_t size, uint64_t count, bool) {
-  gcstats.allocBytes += size * count;
-  gcstats.allocObjects += count;
-}
-void Runtime::releaseHeap(uint64_t) {}
 void Runtime::GC() { plat::throw_("GC: not ported yet"); }
 
 }  // namespace gmp::rt

@@ -46,15 +46,6 @@ void Runtime::updateMaxProcsGoroutine() {
   idleHelperLoop(updateMaxProcsG, waitReason::waitReasonUpdateGOMAXPROCSIdle, "updateMaxProcsGoroutine: phase error");
 }
 
-// bgsweep (mgcsweep.go), up to its first park: the sweeper waits for a GC cycle.
-void Runtime::bgsweep(hchan* c) {
-  sweep.gp = plat::getg();
-  lock(&sweep.lock);
-  sweep.parked = true;
-  chansend1(c, nullptr);
-  for (;;) goparkunlock(&sweep.lock, waitReason::waitReasonGCSweepWait, 1);
-}
-
 // bgscavenge (mgcscavenge.go), up to scavenger.park: the scavenger waits for work.
 void Runtime::bgscavenge(hchan* c) {
   scavenger.gp = plat::getg();  // scavenger.init

@@ -16,6 +16,7 @@
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
+#include "sim/runtime/mgcpacer.h"
 #include "sim/runtime/netpoll.h"
 #include "sim/runtime/rand.h"
 #include "sim/platform/arena.h"
@@ -253,7 +254,11 @@ class Runtime {
     g* gp = nullptr;
     bool parked = false;
   };
-  BgState sweep, scavenger;
+  struct sweepdata : BgState {
+    activeSweep active;  // mgcsweep.go: sweepers at work and the drained bit
+  };
+  sweepdata sweep;
+  BgState scavenger;
   void runtimeInit();                 // runtime_inittasks: proc.go's init starts forcegchelper
   void gcenable();
   void defaultGOMAXPROCSUpdateEnable();
@@ -327,16 +332,49 @@ class Runtime {
   } trace;
   Atomic<uint32_t> panicking;         // panic.go: non-zero while the program dies of a panic
   Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
-  struct {
-    Atomic<uint64_t> maxStackScan;    // mgcpacer.go: allocated goroutine stack space, in bytes
-  } gcController;
-  void addScannableStack(p* pp, int64_t amount);  // gcControllerState.addScannableStack
   void allgadd(g* gp);
 
   // The garbage collector (mgc.cpp and the files it names; the types are in mgc.h). The settings
   // are set before boot; the statistics are read after the run.
   GCSettings gcSettings;
   GCStats gcstats;
+  gcCostModel gccost;                     // the profile's GC costs (Not in Go)
+  gcControllerState gcController{*this};  // mgcpacer.go
+  gcCPULimiterState gcCPULimiter{*this};  // mgclimit.go
+  lfstack gcBgMarkWorkerPool;             // runtime2.go: parked mark workers' nodes
+  int32_t gcBgMarkWorkerCount = 0;        // runtime2.go: worker goroutines made; under worldsema
+  Atomic<uint32_t> gcphase;               // mgc.go: _GCoff, _GCmark, _GCmarktermination
+  mstats memstats;                        // mstats.go, the fields read here
+  // mgc.go's work: the fields the pacer and trigger read (the cycle's owner adds the rest).
+  struct workType {
+    Atomic<uint32_t> cycles;  // cycles started or completed (gcStart bumps it)
+  } work;
+  mheapSweep mheap_;                      // mheap.go: the sweeper's fields
+  // Not in Go: the bytes the program keeps reachable (retained allocations); marking takes it
+  // as the marked heap, as the objects graph would give it.
+  uint64_t liveHeap = 0;
+  // The cycle (mgc.cpp, owned by the cycle's port): declared here for the allocation path.
+  void gcStart(gcTrigger trigger);        // mgc.go
+  void gcAssistAlloc(g* gp);              // mgcmark.go
+  bool gcShouldScheduleWorker(p* pp);     // mgc.go
+  bool pollFractionalWorkerExit();        // mgc.go
+  // Sweeping (mgcsweep.cpp).
+  void gcPaceSweeper(uint64_t trigger);
+  void deductSweepCredit(uintptr_t spanBytes, uintptr_t callerSweepPages);
+  uintptr_t sweepone();
+  bool isSweepDone();
+  void finishsweep_m();
+  void sweepStartCycle();
+  void goschedIfBusy();                   // proc.go
+  // Allocation (malloc.cpp).
+  void heapGrow(uint64_t spanBytes);
+  void deductAssistCreditBatch(uint64_t size, uint64_t n);
+  void allocCost(uint64_t size, uint64_t n);
+  uint64_t sweepFreeablePages_ = 0;       // Not in Go: garbage pages this cycle's sweep frees
+  uint64_t sweepFreedPages_ = 0;          // ... and how many it has freed so far
+  void gcControllerCommit();              // mgcpacer.go
+  // Reports a heap-size event (HeapAlloc, HeapGoal) in bytes.
+  void evHeap(Ev e, uint64_t bytes) { ev(e, nullptr, nullptr, static_cast<int64_t>(bytes)); }  // Not in Go: gcSweep's bookkeeping of this model's page counts
   // The program allocates count objects of size bytes each: mallocgc's part that the GC sees
   // (assist credit, sweep credit, heapLive, the trigger test), once per batch. Retained objects
   // stay reachable until releaseHeap drops that many bytes of them.

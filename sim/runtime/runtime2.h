@@ -13,6 +13,7 @@
 #include "sim/platform/platform.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
+#include "sim/runtime/mgcpacer.h"
 
 namespace gmp::rt {
 
@@ -119,6 +120,9 @@ struct g {
   uint8_t trackingSeq = 0;          // newproc1's draw: 1 in gTrackingPeriod Gs is sampled
   bool tracking = false;            // sampled for scheduling-latency statistics (not kept here)
   int64_t syscallsp = 0;            // nonzero while in a system call
+  // GC assist credit in bytes: positive, the goroutine may allocate that much without assisting;
+  // negative, it owes that much scan work (runtime2.go).
+  int64_t gcAssistBytes = 0;
 
   // Not in Go: the workload interpreter's state for this goroutine, and the time it last became
   // runnable (for scheduling-latency measurement).
@@ -208,6 +212,13 @@ struct p {
   // The mode of the GC mark worker findRunnableGCWorker picked to run next on this P (mgc.go);
   // read by the tracer's GoStart.
   gcMarkWorkerMode gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerNotWorker;
+  int64_t gcAssistTime = 0;               // ns in assists (gcAssistAlloc1)
+  Atomic<int64_t> gcFractionalMarkTime;   // ns in fractional mark workers this cycle
+  limiterEvent limiterEvent_;             // Go's p.limiterEvent: the CPU limiter's event slot
+  int64_t gcMarkWorkerStartTime = 0;      // nanotime when the current mark worker started
+  // The mark worker assigned to run next on this P (assignWaitingGCWorker), nil if none.
+  gcBgMarkWorkerNode* nextGCMarkWorker = nullptr;
+  mcache mcache_;                         // Go's p.mcache, the allocation cache
 
   // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;
@@ -257,6 +268,7 @@ struct schedt {
   Atomic<int32_t> nGsyscallNoP;   // goroutines in a system call whose M lost its P
   Atomic<int32_t> pollingNet;     // 1 while an M makes findRunnable's non-blocking poll
   Atomic<int32_t> ngsys;          // how many of the goroutines are the runtime's own
+  Atomic<int64_t> idleTime;       // ns Ps spent idle, from the CPU limiter's events (proc.go)
   Atomic<uint32_t> gcwaiting;     // Go's atomic.Bool: a stop-the-world is pending (never here)
   struct {
     Atomic<uint32_t> user;        // Go's plain bool: user goroutines may not run (never here)

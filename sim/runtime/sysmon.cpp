@@ -13,7 +13,6 @@
 namespace gmp::rt {
 
 namespace {
-constexpr int64_t forcegcperiod = 2 * 60 * 1000000000LL;  // proc.go
 }  // namespace
 
 // sysmon (proc.go)
@@ -91,6 +90,15 @@ void Runtime::sysmon() {
       idle = 0;
     } else {
       idle++;
+    }
+    // A cycle forced by time: wake forcegchelper if no cycle ran for forcegcperiod.
+    if (const gcTrigger t{gcTriggerKind::gcTriggerTime, now, 0}; t.test(*this) && forcegc.idle.Load() != 0) {
+      lock(&forcegc.lock);
+      forcegc.idle.Store(0);
+      gList list;
+      list.push(forcegc.gp);
+      injectglist(&list);
+      unlock(&forcegc.lock);
     }
     if (schedtracePeriod > 0 && lasttrace + schedtracePeriod <= now) {
       lasttrace = now;

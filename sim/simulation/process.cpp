@@ -24,6 +24,18 @@ Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const c
   runtime_.schedtracePeriod = cfg.schedtrace_ns;
   runtime_.gcSettings = cfg.gc;
   runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
+  if (prof.gc.has) {
+    rt::gcCostModel& c = runtime_.gccost;
+    c.allocNsPerObject = prof.gc.alloc_ns_per_object.value;
+    c.allocNsPerByte = prof.gc.alloc_ns_per_byte.value;
+    c.sweepNsPerPage = prof.gc.sweep_ns_per_page.value;
+    c.markNsPerByte = prof.gc.mark_ns_per_byte.value;
+    c.stackScanNsPerByte = prof.gc.stack_scan_ns_per_byte.value;
+    c.globalsBytes = static_cast<uint64_t>(prof.gc.globals_bytes.value);
+    c.markUnitBytes = static_cast<uint64_t>(prof.gc.mark_unit_bytes.value);
+    c.writeBarrierSlowdown = prof.gc.write_barrier_slowdown.value;
+  }
+  if (prof.machine.memory_bytes) runtime_.gccost.memoryBytes = static_cast<uint64_t>(prof.machine.memory_bytes->value);
 }
 
 trace::Process Process::trace_entry() const {
