@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
+#include "sim/runtime/mgc_shim.h"
+#include "sim/runtime/mgcwork.h"
 #include "sim/runtime/netpoll.h"
 #include "sim/runtime/rand.h"
 #include "sim/platform/arena.h"
@@ -327,9 +330,7 @@ class Runtime {
   } trace;
   Atomic<uint32_t> panicking;         // panic.go: non-zero while the program dies of a panic
   Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
-  struct {
-    Atomic<uint64_t> maxStackScan;    // mgcpacer.go: allocated goroutine stack space, in bytes
-  } gcController;
+  gcControllerState gcController;     // mgcpacer.go (mgc_shim.h until gcpacer's merge)
   void addScannableStack(p* pp, int64_t amount);  // gcControllerState.addScannableStack
   void allgadd(g* gp);
 
@@ -343,6 +344,63 @@ class Runtime {
   void mallocgc(uint64_t size, uint64_t count, bool retained);
   void releaseHeap(uint64_t bytes);
   void GC();            // runtime.GC
+
+  // The cycle (mgc.cpp) and marking (mgcmark.cpp).
+  Atomic<uint32_t> gcphase;              // _GCoff, _GCmark, _GCmarktermination
+  bool writeBarrierEnabled = false;      // writeBarrier.enabled: on while marking
+  workType work;
+  gcBgMarkWorkerPoolT gcBgMarkWorkerPool;
+  std::vector<std::unique_ptr<gcBgMarkWorkerNode>> gcBgMarkWorkerNodes;  // the workers' nodes
+  int32_t gcBgMarkWorkerCount = 0;
+  Atomic<uint32_t> gcMarkDoneFlushed;    // Ps with flushed work in gcMarkDone's barrier
+  void setGCPhase(uint32_t x);
+  void gcStart(gcTrigger trigger);
+  void gcWaitOnMark(uint32_t n);
+  void gcMarkDone();
+  void gcMark(int64_t startTime);
+  void gcBgMarkStartWorkers();
+  void gcBgMarkPrepare();
+  void gcBgMarkWorker(hchan* ready);
+  bool gcShouldScheduleWorker(p* pp);
+  bool gcMarkWorkAvailable();
+  bool gcIsMarkDone();
+  void gcBeginWork();
+  bool gcEndWork();
+  void gcResetMarkState();
+  bool pollFractionalWorkerExit();
+  bool pollWork();
+  std::pair<p*, g*> checkIdleGCNoP();
+  void gcPrepareMarkRoots();
+  int64_t markroot(gcWork* gcw, uint32_t i, bool flushBgCredit);
+  std::pair<uint32_t, bool> gcNextMarkRoot();
+  int64_t scanHeapUnit(gcWork* gcw);
+  void gcDrain(gcWork* gcw, uint32_t flags);
+  int64_t gcDrainN(gcWork* gcw, int64_t scanWork);
+  void gcDrainMarkWorkerIdle(gcWork* gcw);
+  void gcDrainMarkWorkerDedicated(gcWork* gcw, bool untilPreempt);
+  void gcDrainMarkWorkerFractional(gcWork* gcw);
+  void gcAssistAlloc(g* gp);
+  void gcAssistAlloc1(g* gp, int64_t scanWork);
+  void gcWakeAllAssists();
+  bool gcParkAssist();
+  void gcFlushBgCredit(int64_t scanWork);
+  // TEMPORARY stand-ins for the gcpacer and stw branches (mgc_shim.cpp).
+  gcCPULimiterState gcCPULimiter;
+  mstatsShim memstats;
+  Sema gcsema{~uint64_t{0} - 3, 1};
+  Sema worldsema{~uint64_t{0} - 4, 1};
+  uint64_t heapRetained = 0;
+  void forEachP(waitReason reason, const std::function<void(p*)>& fn);
+  uintptr_t sweepone();
+  bool isSweepDone();
+  void finishsweep_m();
+  void gcSweep();
+  void gcControllerCommit();
+  uint64_t gcCostGlobalsBytes();
+  int64_t gcCostMarkUnitBytes();
+  int64_t gcCostScanNs(int64_t bytes);
+  int64_t gcCostStackScanNs(int64_t bytes);
+  void gcMarkTerminationWork();
   void ReadMemStats();  // runtime.ReadMemStats: here a stop-the-world and its restart
 
   // Stop-the-world (stw.cpp, proc.go).
@@ -358,6 +416,7 @@ class Runtime {
   void startTheWorldGC(worldStop w);
   worldStop stopTheWorldWithSema(stwReason reason);
   int64_t startTheWorldWithSema(int64_t now, worldStop w);
+  void gcMarkTermination(worldStop stw);  // mgc.cpp
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();

@@ -13,6 +13,7 @@
 #include "sim/platform/platform.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
+#include "sim/runtime/mgc_shim.h"
 
 namespace gmp::rt {
 
@@ -67,6 +68,14 @@ enum class waitReason : uint8_t {
   waitReasonGCSweepWait,
   waitReasonGCScavengeWait,
   waitReasonIOWait,
+  waitReasonGCAssistMarking,
+  waitReasonGCAssistWait,
+  waitReasonGCWorkerIdle,
+  waitReasonGCWorkerActive,
+  waitReasonGarbageCollection,
+  waitReasonWaitForGCCycle,
+  waitReasonGCMarkTermination,
+  waitReasonFlushProcCaches,
 };
 
 // The runtime's own goroutines, by the startpc they get instead of a scenario function's id
@@ -76,6 +85,7 @@ inline constexpr uintptr_t funcForcegchelper = kRuntimeFuncBase + 1;
 inline constexpr uintptr_t funcBgsweep = kRuntimeFuncBase + 2;
 inline constexpr uintptr_t funcBgscavenge = kRuntimeFuncBase + 3;
 inline constexpr uintptr_t funcUpdateMaxProcsGoroutine = kRuntimeFuncBase + 4;
+inline constexpr uintptr_t funcGcBgMarkWorker = kRuntimeFuncBase + 5;
 const char* waitReasonString(waitReason r);
 
 // stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
@@ -86,6 +96,7 @@ inline constexpr uintptr_t stackGuardNormal = 0;
 
 struct sudog;
 struct timer;
+struct gcBgMarkWorkerNode;
 struct timers;
 
 struct g {
@@ -119,6 +130,10 @@ struct g {
   uint8_t trackingSeq = 0;          // newproc1's draw: 1 in gTrackingPeriod Gs is sampled
   bool tracking = false;            // sampled for scheduling-latency statistics (not kept here)
   int64_t syscallsp = 0;            // nonzero while in a system call
+  // Assist credit in bytes (mgcmark.go): negative is a debt the goroutine pays with mark work
+  // before it may allocate more.
+  int64_t gcAssistBytes = 0;
+  bool inMarkAssist = false;        // between GCMarkAssistStart and Done
 
   // Not in Go: the workload interpreter's state for this goroutine, and the time it last became
   // runnable (for scheduling-latency measurement).
@@ -208,6 +223,12 @@ struct p {
   // The mode of the GC mark worker findRunnableGCWorker picked to run next on this P (mgc.go);
   // read by the tracer's GoStart.
   gcMarkWorkerMode gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerNotWorker;
+  int64_t gcMarkWorkerStartTime = 0;         // when the running mark worker began
+  Atomic<int64_t> gcFractionalMarkTime;      // this cycle's fractional-worker time on this P
+  int64_t gcAssistTime = 0;                  // assist ns not yet added to gcController.assistTime
+  gcBgMarkWorkerNode* nextGCMarkWorker = nullptr;  // the worker findRunnableGCWorker picked
+  gcWork gcw;                                // this P's unpublished mark work
+  limiterEventT limiterEvent;                 // mgclimit.go: this P's limiter event under way
 
   // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;
