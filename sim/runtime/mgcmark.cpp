@@ -75,7 +75,6 @@ int64_t Runtime::markroot(gcWork* gcw, uint32_t i, bool flushBgCredit) {
     workCounter->Add(workDone);
     if (flushBgCredit) gcFlushBgCredit(workDone);
   }
-  work.bytesMarked.Add(static_cast<uint64_t>(workDone));
   return workDone;
 }
 

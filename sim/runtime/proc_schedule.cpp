@@ -98,9 +98,9 @@ top:
   // with the world stopped (not offered, see docs/fidelity.md), trace.shutdown an atomic load.
   if (trace.shutdown.Load() != 0) plat::throw_("findRunnable: trace shutting down (no tracer here)");
 
-  // A GC mark worker, if the pacer wants one on this P. gcBlackenEnabled is a plain read in Go: it
-  // changes only with the world stopped, and this M holds a P.
-  if (gcBlackenEnabled.get() != 0) {
+  // A GC mark worker, if the pacer wants one on this P. gcBlackenEnabled is a plain read in Go that
+  // changes only with the world stopped while this M holds a P, so it is not offered (peek).
+  if (gcBlackenEnabled.peek() != 0) {
     auto [gp, tnow] = gcController.findRunnableGCWorker(pp, now);
     if (gp != nullptr) return {gp, false, true};
     now = tnow;
@@ -178,7 +178,7 @@ top:
   }
 
   // Nothing to run: with mark work to do, this P runs an idle mark worker rather than go idle.
-  if (gcBlackenEnabled.get() != 0 && gcShouldScheduleWorker(pp) && gcController.addIdleMarkWorker()) {
+  if (gcBlackenEnabled.peek() != 0 && gcShouldScheduleWorker(pp) && gcController.addIdleMarkWorker()) {
     if (gcBgMarkWorkerNode* node = gcBgMarkWorkerPool.pop(); node != nullptr) {
       pp->gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerIdleMode;
       g* gp = node->gp;
@@ -408,7 +408,7 @@ std::pair<p*, g*> Runtime::checkIdleGCNoP() {
     return {nullptr, nullptr};
   }
   // Holding a P, gcBlackenEnabled cannot change under us (that needs a stop-the-world).
-  if (gcBlackenEnabled.get() == 0 || !gcController.addIdleMarkWorker()) {
+  if (gcBlackenEnabled.peek() == 0 || !gcController.addIdleMarkWorker()) {
     pidleput(pp, now);
     unlock(&sched.lock);
     return {nullptr, nullptr};
