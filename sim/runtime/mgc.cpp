@@ -27,25 +27,6 @@ const char* stwReasonString(stwReason r) {
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
 
-// lfstack.push (lfstack.go), for worker nodes.
-void gcBgMarkWorkerPoolT::push(gcBgMarkWorkerNode* node) {
-  for (;;) {
-    gcBgMarkWorkerNode* old = head.Load();
-    node->next.Store(old);
-    if (head.CompareAndSwap(old, node)) return;
-  }
-}
-
-// lfstack.pop (lfstack.go)
-gcBgMarkWorkerNode* gcBgMarkWorkerPoolT::pop() {
-  for (;;) {
-    gcBgMarkWorkerNode* old = head.Load();
-    if (old == nullptr) return nullptr;
-    gcBgMarkWorkerNode* next = old->next.Load();
-    if (head.CompareAndSwap(old, next)) return old;
-  }
-}
-
 // setGCPhase (mgc.go): the phase, stored atomically; write barriers are on while marking.
 void Runtime::setGCPhase(uint32_t x) {
   gcphase.Store(x);
@@ -230,7 +211,7 @@ void Runtime::gcMarkTermination(worldStop stw) {
 
   work.heap2 = work.bytesMarked.Load();
   setGCPhase(_GCoff);
-  gcSweep();
+  sweepStartCycle();  // gcSweep: the background sweeper takes over
 
   casgstatus(curgp, _Gwaiting, _Grunning);
   ev(Ev::GCDone, nullptr, mp->p, work.cycles.Load());
@@ -243,7 +224,6 @@ void Runtime::gcMarkTermination(worldStop stw) {
   work.pauseNS += now - stw.startedStopping;
   work.tEnd = now;
   memstats.last_gc_nanotime.Store(static_cast<uint64_t>(now));
-  memstats.pause_total_ns += static_cast<uint64_t>(work.pauseNS);
 
   lock(&work.sweepWaiters.lock);
   memstats.numgc++;
@@ -336,8 +316,8 @@ namespace {
 bool gcBgMarkWorkerParked(g*, void* nodep) {
   Runtime& r = *Runtime::current();
   auto* node = static_cast<gcBgMarkWorkerNode*>(nodep);
-  if (m* mp = node->m.Load(); mp != nullptr) r.releasem(mp);
-  r.gcBgMarkWorkerPool.push(node);
+  if (m* mp = node->m_; mp != nullptr) r.releasem(mp);
+  r.gcBgMarkWorkerPool.push(&node->node);
   return true;
 }
 }  // namespace
@@ -350,13 +330,13 @@ void Runtime::gcBgMarkWorker(hchan* ready) {
   gcBgMarkWorkerNodes.push_back(std::make_unique<gcBgMarkWorkerNode>());
   gcBgMarkWorkerNode* node = gcBgMarkWorkerNodes.back().get();
   node->gp = gp;
-  node->m.Store(acquirem());
+  node->m_ = acquirem();
   chansend1(ready, nullptr);
 
   for (;;) {
     gopark(&gcBgMarkWorkerParked, node, waitReason::waitReasonGCWorkerIdle, 0);
 
-    node->m.Store(acquirem());
+    node->m_ = acquirem();
     p* pp = gp->m->p;
     if (gcBlackenEnabled.Load() == 0) plat::throw_("gcBgMarkWorker: blackening not enabled");
     if (pp->gcMarkWorkerMode_ == gcMarkWorkerMode::gcMarkWorkerNotWorker) plat::throw_("gcBgMarkWorker: mode not set");
@@ -365,7 +345,7 @@ void Runtime::gcBgMarkWorker(hchan* ready) {
     pp->gcMarkWorkerStartTime = startTime;
     bool trackLimiterEvent = false;
     if (pp->gcMarkWorkerMode_ == gcMarkWorkerMode::gcMarkWorkerIdleMode) {
-      trackLimiterEvent = pp->limiterEvent.start(limiterEventIdleMarkWork, startTime);
+      trackLimiterEvent = pp->limiterEvent_.start(limiterEventType::limiterEventIdleMarkWork, startTime);
     }
 
     gcBeginWork();
@@ -401,13 +381,13 @@ void Runtime::gcBgMarkWorker(hchan* ready) {
     const int64_t now = plat::nanotime();
     const int64_t duration = now - startTime;
     gcController.markWorkerStop(pp->gcMarkWorkerMode_, duration);
-    if (trackLimiterEvent) pp->limiterEvent.stop(limiterEventIdleMarkWork, now);
+    if (trackLimiterEvent) pp->limiterEvent_.stop(*this, limiterEventType::limiterEventIdleMarkWork, now);
     if (pp->gcMarkWorkerMode_ == gcMarkWorkerMode::gcMarkWorkerFractionalMode) pp->gcFractionalMarkTime.Add(duration);
     pp->gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerNotWorker;
 
     if (gcEndWork()) {
-      releasem(node->m.Load());
-      node->m.Store(nullptr);
+      releasem(node->m_);
+      node->m_ = nullptr;
       gcMarkDone();
     }
   }

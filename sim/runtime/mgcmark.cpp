@@ -50,7 +50,7 @@ void Runtime::gcPrepareMarkRoots() {
   work.baseEnd = work.baseStacks + static_cast<uint32_t>(work.nStackRoots);
 
   // The heap to scan: what is reachable now (retained), all of which will be marked.
-  work.full.Store(static_cast<int64_t>(heapRetained));
+  work.full.Store(static_cast<int64_t>(liveHeap));
 }
 
 // markroot (mgcmark.go): one root job; returns its scan work.
@@ -283,7 +283,7 @@ void Runtime::gcAssistAlloc1(g* gp, int64_t scanWork) {
     return;
   }
   const int64_t startTime = plat::nanotime();
-  const bool trackLimiterEvent = gp->m->p->limiterEvent.start(limiterEventMarkAssist, startTime);
+  const bool trackLimiterEvent = gp->m->p->limiterEvent_.start(limiterEventType::limiterEventMarkAssist, startTime);
 
   gcBeginWork();
   gp->waitreason = waitReason::waitReasonGCAssistMarking;
@@ -301,7 +301,7 @@ void Runtime::gcAssistAlloc1(g* gp, int64_t scanWork) {
   const int64_t duration = now - startTime;
   p* pp = gp->m->p;
   pp->gcAssistTime += duration;
-  if (trackLimiterEvent) pp->limiterEvent.stop(limiterEventMarkAssist, now);
+  if (trackLimiterEvent) pp->limiterEvent_.stop(*this, limiterEventType::limiterEventMarkAssist, now);
   if (pp->gcAssistTime > gcAssistTimeSlack) {
     gcController.assistTime.Add(pp->gcAssistTime);
     gcCPULimiter.update(now);

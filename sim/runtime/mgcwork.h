@@ -14,17 +14,11 @@
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
 #include "sim/runtime/gqueue.h"
+#include "sim/runtime/mgcpacer.h"
 #include "sim/runtime/runtime2.h"
 #include "sim/runtime/sema.h"
 
 namespace gmp::rt {
-
-// gcphase values (mgc.go).
-enum : uint32_t {
-  _GCoff = 0,
-  _GCmark = 1,
-  _GCmarktermination = 2,
-};
 
 // gcDrainFlags (mgcmark.go).
 enum gcDrainFlags : uint32_t {
@@ -34,30 +28,9 @@ enum gcDrainFlags : uint32_t {
   gcDrainFractional = 1 << 3,
 };
 
-// Go constants of the mark phase (mgcmark.go, mgc.go).
-inline constexpr int64_t gcCreditSlack = 2000;          // scan work batched before a flush
-inline constexpr int64_t gcOverAssistWork = 64 << 10;   // the least an assist does
+// Go constants of the mark phase (mgcmark.go); the pacer's are in mgcpacer.h.
 inline constexpr int64_t drainCheckThreshold = 100000;  // scan work between idle/fractional polls
-inline constexpr int64_t gcAssistTimeSlack = 5000;      // ns of assist time batched per P
 inline constexpr uint32_t fixedRootCount = 3;           // finalizers, free g stacks, cleanups
-
-// gcBgMarkWorkerNode (mgc.go): a parked mark worker, on gcBgMarkWorkerPool while it waits for
-// findRunnableGCWorker. The node lives off the worker's stack (unique_ptr in the Runtime).
-struct gcBgMarkWorkerNode {
-  Atomic<gcBgMarkWorkerNode*> next;  // lfnode's link
-  guintptr gp = nullptr;
-  Atomic<muintptr> m;                // the M to releasem once the worker has parked
-};
-
-// lfstack (lfstack.go), of worker nodes: a lock-free LIFO whose push and pop are CAS loops on the
-// head. Go packs a counter into the head against ABA; a node here is only pushed by the worker
-// that owns it after a pop handed it out, so the same CAS order suffices.
-struct gcBgMarkWorkerPoolT {
-  Atomic<gcBgMarkWorkerNode*> head;
-  void push(gcBgMarkWorkerNode* node);
-  gcBgMarkWorkerNode* pop();
-  bool empty() { return head.Load() == nullptr; }
-};
 
 // workType (mgc.go), with the fields the scheduling uses.
 struct workType {

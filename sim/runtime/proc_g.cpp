@@ -198,7 +198,7 @@ g* Runtime::newproc1(uintptr_t fn, void* task, g* callergp, bool parked, waitRea
   // order, select, sema tickets) stay Go's.
   newg->trackingSeq = static_cast<uint8_t>(cheaprand());
   newg->tracking = newg->trackingSeq % gTrackingPeriod == 0;
-  addScannableStack(pp, startingStackSize);
+  gcController.addScannableStack(pp, startingStackSize);
 
   uint32_t status = _Grunnable;
   if (parked) {
@@ -229,20 +229,6 @@ void Runtime::allgadd(g* gp) {
   if (allgs.data() != allgptr.get()) allgptr.Store(allgs.data());  // atomicstorep
   allglen.Store(allgs.size());  // atomic.Storeuintptr
   unlock(&allglock);
-}
-
-// gcControllerState.addScannableStack (mgcpacer.go): the GC's estimate of stack space to scan,
-// kept per P and added to the global count only when it has moved by maxStackScanSlack.
-void Runtime::addScannableStack(p* pp, int64_t amount) {
-  if (pp == nullptr) {
-    gcController.maxStackScan.Add(static_cast<uint64_t>(amount));
-    return;
-  }
-  pp->maxStackScanDelta += amount;
-  if (pp->maxStackScanDelta >= maxStackScanSlack || pp->maxStackScanDelta <= -maxStackScanSlack) {
-    gcController.maxStackScan.Add(static_cast<uint64_t>(pp->maxStackScanDelta));
-    pp->maxStackScanDelta = 0;
-  }
 }
 
 // gfget (proc.go): a dead G from pp's free list, refilled from the global one.
@@ -305,7 +291,7 @@ bool Runtime::gdestroy(g* gp) {
   m* mp = plat::getg()->m;
   p* pp = mp->p;
   casgstatus(gp, _Grunning, _Gdead);
-  addScannableStack(pp, -startingStackSize);
+  gcController.addScannableStack(pp, -startingStackSize);
   if (isSystemGoroutine(gp)) sched.ngsys.Add(-1);
   gp->m = nullptr;
   const bool locked = gp->lockedm.get() != nullptr;

@@ -179,7 +179,7 @@ top:
 
   // Nothing to run: with mark work to do, this P runs an idle mark worker rather than go idle.
   if (gcBlackenEnabled.peek() != 0 && gcShouldScheduleWorker(pp) && gcController.addIdleMarkWorker()) {
-    if (gcBgMarkWorkerNode* node = gcBgMarkWorkerPool.pop(); node != nullptr) {
+    if (auto* node = reinterpret_cast<gcBgMarkWorkerNode*>(gcBgMarkWorkerPool.pop()); node != nullptr) {
       pp->gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerIdleMode;
       g* gp = node->gp;
       casgstatus(gp, _Gwaiting, _Grunnable);
@@ -413,7 +413,7 @@ std::pair<p*, g*> Runtime::checkIdleGCNoP() {
     unlock(&sched.lock);
     return {nullptr, nullptr};
   }
-  gcBgMarkWorkerNode* node = gcBgMarkWorkerPool.pop();
+  auto* node = reinterpret_cast<gcBgMarkWorkerNode*>(gcBgMarkWorkerPool.pop());
   if (node == nullptr) {
     pidleput(pp, now);
     unlock(&sched.lock);

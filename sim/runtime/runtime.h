@@ -17,7 +17,7 @@
 #include "sim/runtime/events.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
-#include "sim/runtime/mgc_shim.h"
+#include "sim/runtime/mgcpacer.h"
 #include "sim/runtime/mgcwork.h"
 #include "sim/runtime/netpoll.h"
 #include "sim/runtime/rand.h"
@@ -256,7 +256,11 @@ class Runtime {
     g* gp = nullptr;
     bool parked = false;
   };
-  BgState sweep, scavenger;
+  struct sweepdata : BgState {
+    activeSweep active;  // mgcsweep.go: sweepers at work and the drained bit
+  };
+  sweepdata sweep;
+  BgState scavenger;
   void runtimeInit();                 // runtime_inittasks: proc.go's init starts forcegchelper
   void gcenable();
   void defaultGOMAXPROCSUpdateEnable();
@@ -330,14 +334,37 @@ class Runtime {
   } trace;
   Atomic<uint32_t> panicking;         // panic.go: non-zero while the program dies of a panic
   Atomic<uint64_t> mutexprofilerate;  // mprof.go: SetMutexProfileFraction's rate, 0 (off)
-  gcControllerState gcController;     // mgcpacer.go (mgc_shim.h until gcpacer's merge)
-  void addScannableStack(p* pp, int64_t amount);  // gcControllerState.addScannableStack
   void allgadd(g* gp);
 
   // The garbage collector (mgc.cpp and the files it names; the types are in mgc.h). The settings
   // are set before boot; the statistics are read after the run.
   GCSettings gcSettings;
   GCStats gcstats;
+  gcControllerState gcController{*this};  // mgcpacer.go
+  gcCPULimiterState gcCPULimiter{*this};  // mgclimit.go
+  lfstack gcBgMarkWorkerPool;             // runtime2.go: parked mark workers' nodes
+  int32_t gcBgMarkWorkerCount = 0;        // runtime2.go: worker goroutines made; under worldsema
+  Atomic<uint32_t> gcphase;               // mgc.go: _GCoff, _GCmark, _GCmarktermination
+  mstats memstats;                        // mstats.go, the fields read here
+  mheapSweep mheap_;                      // mheap.go: the sweeper's fields
+  // Not in Go: the bytes the program keeps reachable (retained allocations); marking takes it
+  // as the marked heap, as the objects graph would give it.
+  uint64_t liveHeap = 0;
+  // The cycle (mgc.cpp, owned by the cycle's port): declared here for the allocation path.
+  void gcStart(gcTrigger trigger);        // mgc.go
+  void gcAssistAlloc(g* gp);              // mgcmark.go
+  bool gcShouldScheduleWorker(p* pp);     // mgc.go
+  bool pollFractionalWorkerExit();        // mgc.go
+  // Sweeping (mgcsweep.cpp).
+  void gcPaceSweeper(uint64_t trigger);
+  void deductSweepCredit(uintptr_t spanBytes, uintptr_t callerSweepPages);
+  uintptr_t sweepone();
+  bool isSweepDone();
+  void finishsweep_m();
+  void sweepStartCycle();
+  void gcControllerCommit();              // mgcpacer.go
+  // Reports a heap-size event (HeapAlloc, HeapGoal) in bytes.
+  void evHeap(Ev e, uint64_t bytes) { ev(e, nullptr, nullptr, static_cast<int64_t>(bytes)); }  // Not in Go: gcSweep's bookkeeping of this model's page counts
   // The program allocates count objects of size bytes each: mallocgc's part that the GC sees
   // (assist credit, sweep credit, heapLive, the trigger test), once per batch. Retained objects
   // stay reachable until releaseHeap drops that many bytes of them.
@@ -346,28 +373,22 @@ class Runtime {
   void GC();            // runtime.GC
 
   // The cycle (mgc.cpp) and marking (mgcmark.cpp).
-  Atomic<uint32_t> gcphase;              // _GCoff, _GCmark, _GCmarktermination
   bool writeBarrierEnabled = false;      // writeBarrier.enabled: on while marking
-  workType work;
-  gcBgMarkWorkerPoolT gcBgMarkWorkerPool;
+  workType work;                         // mgc.go's work (mgcwork.h)
   std::vector<std::unique_ptr<gcBgMarkWorkerNode>> gcBgMarkWorkerNodes;  // the workers' nodes
-  int32_t gcBgMarkWorkerCount = 0;
   Atomic<uint32_t> gcMarkDoneFlushed;    // Ps with flushed work in gcMarkDone's barrier
   void setGCPhase(uint32_t x);
-  void gcStart(gcTrigger trigger);
   void gcWaitOnMark(uint32_t n);
   void gcMarkDone();
   void gcMark(int64_t startTime);
   void gcBgMarkStartWorkers();
   void gcBgMarkPrepare();
   void gcBgMarkWorker(hchan* ready);
-  bool gcShouldScheduleWorker(p* pp);
   bool gcMarkWorkAvailable();
   bool gcIsMarkDone();
   void gcBeginWork();
   bool gcEndWork();
   void gcResetMarkState();
-  bool pollFractionalWorkerExit();
   bool pollWork();
   std::pair<p*, g*> checkIdleGCNoP();
   void gcPrepareMarkRoots();
@@ -379,23 +400,14 @@ class Runtime {
   void gcDrainMarkWorkerIdle(gcWork* gcw);
   void gcDrainMarkWorkerDedicated(gcWork* gcw, bool untilPreempt);
   void gcDrainMarkWorkerFractional(gcWork* gcw);
-  void gcAssistAlloc(g* gp);
   void gcAssistAlloc1(g* gp, int64_t scanWork);
   void gcWakeAllAssists();
   bool gcParkAssist();
   void gcFlushBgCredit(int64_t scanWork);
-  // TEMPORARY stand-ins for the gcpacer and stw branches (mgc_shim.cpp).
-  gcCPULimiterState gcCPULimiter;
-  mstatsShim memstats;
+  // TEMPORARY stand-ins for the stw branch and the profile's GC costs (mgc_shim.cpp).
   Sema gcsema{~uint64_t{0} - 3, 1};
   Sema worldsema{~uint64_t{0} - 4, 1};
-  uint64_t heapRetained = 0;
   void forEachP(waitReason reason, const std::function<void(p*)>& fn);
-  uintptr_t sweepone();
-  bool isSweepDone();
-  void finishsweep_m();
-  void gcSweep();
-  void gcControllerCommit();
   uint64_t gcCostGlobalsBytes();
   int64_t gcCostMarkUnitBytes();
   int64_t gcCostScanNs(int64_t bytes);

@@ -13,7 +13,7 @@
 #include "sim/platform/platform.h"
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
-#include "sim/runtime/mgc_shim.h"
+#include "sim/runtime/mgcpacer.h"
 
 namespace gmp::rt {
 
@@ -85,7 +85,6 @@ inline constexpr uintptr_t funcForcegchelper = kRuntimeFuncBase + 1;
 inline constexpr uintptr_t funcBgsweep = kRuntimeFuncBase + 2;
 inline constexpr uintptr_t funcBgscavenge = kRuntimeFuncBase + 3;
 inline constexpr uintptr_t funcUpdateMaxProcsGoroutine = kRuntimeFuncBase + 4;
-inline constexpr uintptr_t funcGcBgMarkWorker = kRuntimeFuncBase + 5;
 const char* waitReasonString(waitReason r);
 
 // stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
@@ -130,8 +129,8 @@ struct g {
   uint8_t trackingSeq = 0;          // newproc1's draw: 1 in gTrackingPeriod Gs is sampled
   bool tracking = false;            // sampled for scheduling-latency statistics (not kept here)
   int64_t syscallsp = 0;            // nonzero while in a system call
-  // Assist credit in bytes (mgcmark.go): negative is a debt the goroutine pays with mark work
-  // before it may allocate more.
+  // GC assist credit in bytes: positive, the goroutine may allocate that much without assisting;
+  // negative, it owes that much scan work (runtime2.go).
   int64_t gcAssistBytes = 0;
   bool inMarkAssist = false;        // between GCMarkAssistStart and Done
 
@@ -223,12 +222,13 @@ struct p {
   // The mode of the GC mark worker findRunnableGCWorker picked to run next on this P (mgc.go);
   // read by the tracer's GoStart.
   gcMarkWorkerMode gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerNotWorker;
-  int64_t gcMarkWorkerStartTime = 0;         // when the running mark worker began
-  Atomic<int64_t> gcFractionalMarkTime;      // this cycle's fractional-worker time on this P
-  int64_t gcAssistTime = 0;                  // assist ns not yet added to gcController.assistTime
-  gcBgMarkWorkerNode* nextGCMarkWorker = nullptr;  // the worker findRunnableGCWorker picked
-  gcWork gcw;                                // this P's unpublished mark work
-  limiterEventT limiterEvent;                 // mgclimit.go: this P's limiter event under way
+  int64_t gcAssistTime = 0;               // ns in assists (gcAssistAlloc1)
+  Atomic<int64_t> gcFractionalMarkTime;   // ns in fractional mark workers this cycle
+  limiterEvent limiterEvent_;             // Go's p.limiterEvent: the CPU limiter's event slot
+  int64_t gcMarkWorkerStartTime = 0;      // nanotime when the current mark worker started
+  // The mark worker assigned to run next on this P (assignWaitingGCWorker), nil if none.
+  gcBgMarkWorkerNode* nextGCMarkWorker = nullptr;
+  gcWork gcw;                             // this P's unpublished mark work
 
   // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;
@@ -278,6 +278,7 @@ struct schedt {
   Atomic<int32_t> nGsyscallNoP;   // goroutines in a system call whose M lost its P
   Atomic<int32_t> pollingNet;     // 1 while an M makes findRunnable's non-blocking poll
   Atomic<int32_t> ngsys;          // how many of the goroutines are the runtime's own
+  Atomic<int64_t> idleTime;       // ns Ps spent idle, from the CPU limiter's events (proc.go)
   Atomic<uint32_t> gcwaiting;     // Go's atomic.Bool: a stop-the-world is pending (never here)
   struct {
     Atomic<uint32_t> user;        // Go's plain bool: user goroutines may not run (never here)

@@ -13,7 +13,6 @@
 namespace gmp::rt {
 
 namespace {
-constexpr int64_t forcegcperiod = 2 * 60 * 1000000000LL;  // proc.go
 }  // namespace
 
 // sysmon (proc.go)
