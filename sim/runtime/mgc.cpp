@@ -430,15 +430,6 @@ void Runtime::gcResetMarkState() {
   work.initialHeapLive = gcController.heapLive.Load();
 }
 
-// pollFractionalWorkerExit (mgc.go): a fractional worker stops once its share of the time since
-// mark start is over its goal (with 20% slack).
-bool Runtime::pollFractionalWorkerExit() {
-  const int64_t now = plat::nanotime();
-  const int64_t delta = now - gcController.markStartTime;
-  if (delta <= 0) return true;
-  p* pp = plat::getg()->m->p;
-  const int64_t selfTime = pp->gcFractionalMarkTime.Load() + (now - pp->gcMarkWorkerStartTime);
-  return static_cast<double>(selfTime) / static_cast<double>(delta) > 1.2 * gcController.fractionalUtilizationGoal;
-}
+// pollFractionalWorkerExit (mgc.go) is in mgcpacer.cpp, beside findRunnableGCWorker's test.
 
 }  // namespace gmp::rt
