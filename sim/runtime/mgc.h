@@ -42,6 +42,15 @@ enum class gcMarkWorkerMode : uint8_t {
   gcMarkWorkerIdleMode,
 };
 
+// gcWork (mgcwork.go): what a P's mark work has not yet published.
+struct gcWork {
+  int64_t heapScanWork = 0;   // scan work done but not yet added to gcController.heapScanWork
+  bool flushedWork = false;   // work was handed to the global queue since the last ragged barrier
+  // Not in Go: bytes of scan work taken from work.full but not yet scanned (a grey buffer).
+  int64_t held = 0;
+  bool empty() const { return held == 0; }
+};
+
 // A run's GC settings: GOGC (-1 is off) and GOMEMLIMIT in bytes (maxInt64 is no limit).
 struct GCSettings {
   int32_t gcPercent = 100;

@@ -27,6 +27,14 @@ const char* waitReasonString(waitReason r) {
     case waitReason::waitReasonGCSweepWait: return "GC sweep wait";
     case waitReason::waitReasonGCScavengeWait: return "GC scavenge wait";
     case waitReason::waitReasonIOWait: return "IO wait";
+    case waitReason::waitReasonGCAssistMarking: return "GC assist marking";
+    case waitReason::waitReasonGCAssistWait: return "GC assist wait";
+    case waitReason::waitReasonGCWorkerIdle: return "GC worker (idle)";
+    case waitReason::waitReasonGCWorkerActive: return "GC worker (active)";
+    case waitReason::waitReasonGarbageCollection: return "garbage collection";
+    case waitReason::waitReasonWaitForGCCycle: return "wait for GC cycle";
+    case waitReason::waitReasonGCMarkTermination: return "GC mark termination";
+    case waitReason::waitReasonFlushProcCaches: return "flushing proc caches";
   }
   return "?";
 }

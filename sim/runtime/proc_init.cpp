@@ -33,9 +33,18 @@ void Runtime::idleHelperLoop(HelperState& h, waitReason reason, const char* phas
   }
 }
 
-// forcegchelper (proc.go): sysmon would resume it to force a GC; gmpsim has no GC, so it never
-// does.
-void Runtime::forcegchelper() { idleHelperLoop(forcegc, waitReason::waitReasonForceGCIdle, "forcegc: phase error"); }
+// forcegchelper (proc.go): parks until sysmon resumes it (no cycle for forcegcperiod), then starts
+// a time-triggered cycle.
+void Runtime::forcegchelper() {
+  forcegc.gp = plat::getg();
+  for (;;) {
+    lock(&forcegc.lock);
+    if (forcegc.idle.Load() != 0) plat::throw_("forcegc: phase error");
+    forcegc.idle.Store(1);
+    goparkunlock(&forcegc.lock, waitReason::waitReasonForceGCIdle, 1);
+    gcStart(gcTrigger{gcTriggerKind::gcTriggerTime, plat::nanotime(), 0});
+  }
+}
 
 // defaultGOMAXPROCSUpdateEnable (proc.go): GODEBUG updatemaxprocs defaults to 1, so the helper starts.
 void Runtime::defaultGOMAXPROCSUpdateEnable() { newproc(funcUpdateMaxProcsGoroutine, nullptr); }
@@ -70,6 +79,9 @@ void Runtime::runSystemGoroutine(g* gp) {
       break;
     case funcUpdateMaxProcsGoroutine:
       updateMaxProcsGoroutine();
+      break;
+    case funcGcBgMarkWorker:
+      gcBgMarkWorker(static_cast<hchan*>(gp->task));
       break;
     default:
       plat::throw_("runtime: unknown runtime function");

@@ -14,6 +14,7 @@
 
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/runtime/mgcwork.h"
 #include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 #include "sim/runtime/time.h"
@@ -96,7 +97,14 @@ top:
   // The trace reader would run first: trace.enabled is a plain read of a flag that changes only
   // with the world stopped (not offered, see docs/fidelity.md), trace.shutdown an atomic load.
   if (trace.shutdown.Load() != 0) plat::throw_("findRunnable: trace shutting down (no tracer here)");
-  // A GC worker would run next: gcBlackenEnabled, too, changes only with the world stopped.
+
+  // A GC mark worker, if the pacer wants one on this P. gcBlackenEnabled is a plain read in Go that
+  // changes only with the world stopped while this M holds a P, so it is not offered (peek).
+  if (gcBlackenEnabled.peek() != 0) {
+    auto [gp, tnow] = gcController.findRunnableGCWorker(pp, now);
+    if (gp != nullptr) return {gp, false, true};
+    now = tnow;
+  }
 
   // Fairness: every 61st schedtick the global queue is served before the local one. Without
   // this, two goroutines that keep readying each other would hold this P's local queue forever
@@ -169,7 +177,18 @@ top:
     if (s.pollUntil != 0 && (pollUntil == 0 || s.pollUntil < pollUntil)) pollUntil = s.pollUntil;
   }
 
-  // Idle-time GC marking needs gcBlackenEnabled (a plain read, see above); beforeIdle is wasm's.
+  // Nothing to run: with mark work to do, this P runs an idle mark worker rather than go idle.
+  if (gcBlackenEnabled.peek() != 0 && gcShouldScheduleWorker(pp) && gcController.addIdleMarkWorker()) {
+    if (auto* node = reinterpret_cast<gcBgMarkWorkerNode*>(gcBgMarkWorkerPool.pop()); node != nullptr) {
+      pp->gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerIdleMode;
+      g* gp = node->gp;
+      casgstatus(gp, _Gwaiting, _Grunnable);
+      ev(Ev::GoUnpark, gp, pp, 0);
+      return {gp, false, false};
+    }
+    gcController.removeIdleMarkWorker();
+  }
+  // beforeIdle is wasm's.
 
   {
     // The snapshot of allp is taken while this M still holds its P: once the P is released this
@@ -249,9 +268,15 @@ top:
       }
 
     recheckedQueues:
-      // Idle-priority GC work (checkIdleGCNoP): without a P, Go reads gcBlackenEnabled with an
-      // atomic load, and goes no further while no GC is marking.
-      if (gcBlackenEnabled.Load() != 0) plat::throw_("findRunnable: GC mark phase (no GC here)");
+      // Idle-priority GC work again, now without a P.
+      if (auto [pp2, gp] = checkIdleGCNoP(); pp2 != nullptr) {
+        acquirep(pp2);
+        becomeSpinning(mp);
+        pp2->gcMarkWorkerMode_ = gcMarkWorkerMode::gcMarkWorkerIdleMode;
+        casgstatus(gp, _Gwaiting, _Grunnable);
+        ev(Ev::GoUnpark, gp, pp2, 0);
+        return {gp, false, false};
+      }
 
       // Last come the timers: one added, or come due, while this M was leaving the spinning
       // state must still bound the poll below, so every P's earliest timer is read again.
@@ -368,6 +393,51 @@ p* Runtime::checkRunqsNoP(const std::vector<p*>& allpSnapshot, const pMask& idle
     }
   }
   return nullptr;
+}
+
+// checkIdleGCNoP (proc.go): for an M without a P: if marking needs an idle worker and there is
+// work, takes an idle P and a worker to run it. sched.lock is held until the P is kept, so that a
+// P not kept goes back to the idle list without the idle transition's checks.
+std::pair<p*, g*> Runtime::checkIdleGCNoP() {
+  if (gcBlackenEnabled.Load() == 0 || !gcController.needIdleMarkWorker()) return {nullptr, nullptr};
+  if (!gcShouldScheduleWorker(nullptr)) return {nullptr, nullptr};
+  lock(&sched.lock);
+  auto [pp, now] = pidlegetSpinning(0);
+  if (pp == nullptr) {
+    unlock(&sched.lock);
+    return {nullptr, nullptr};
+  }
+  // Holding a P, gcBlackenEnabled cannot change under us (that needs a stop-the-world).
+  if (gcBlackenEnabled.peek() == 0 || !gcController.addIdleMarkWorker()) {
+    pidleput(pp, now);
+    unlock(&sched.lock);
+    return {nullptr, nullptr};
+  }
+  auto* node = reinterpret_cast<gcBgMarkWorkerNode*>(gcBgMarkWorkerPool.pop());
+  if (node == nullptr) {
+    pidleput(pp, now);
+    unlock(&sched.lock);
+    gcController.removeIdleMarkWorker();
+    return {nullptr, nullptr};
+  }
+  unlock(&sched.lock);
+  return {pp, node->gp};
+}
+
+// pollWork (proc.go): whether this P has other work than idle marking: the global or local queue,
+// or goroutines the network poller would ready.
+bool Runtime::pollWork() {
+  if (!sched.runq.emptyRacy()) return true;
+  p* pp = plat::getg()->m->p;
+  if (!runqempty(pp)) return true;
+  if (netpollinited() && netpollAnyWaiters() && sched.lastpoll.Load() != 0) {
+    if (auto [list, delta] = netpoll(0); !list.empty()) {
+      injectglist(&list);
+      netpollAdjustWaiters(delta);
+      return true;
+    }
+  }
+  return false;
 }
 
 // checkTimersNoP (proc.go): the earliest timer of any P that may have one.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "sim/runtime/gqueue.h"
 #include "sim/runtime/mgc.h"
 #include "sim/runtime/mgcpacer.h"
+#include "sim/runtime/mgcwork.h"
 #include "sim/runtime/netpoll.h"
 #include "sim/runtime/rand.h"
 #include "sim/platform/arena.h"
@@ -345,10 +347,6 @@ class Runtime {
   int32_t gcBgMarkWorkerCount = 0;        // runtime2.go: worker goroutines made; under worldsema
   Atomic<uint32_t> gcphase;               // mgc.go: _GCoff, _GCmark, _GCmarktermination
   mstats memstats;                        // mstats.go, the fields read here
-  // mgc.go's work: the fields the pacer and trigger read (the cycle's owner adds the rest).
-  struct workType {
-    Atomic<uint32_t> cycles;  // cycles started or completed (gcStart bumps it)
-  } work;
   mheapSweep mheap_;                      // mheap.go: the sweeper's fields
   // Not in Go: the bytes the program keeps reachable (retained allocations); marking takes it
   // as the marked heap, as the objects graph would give it.
@@ -381,6 +379,48 @@ class Runtime {
   void mallocgc(uint64_t size, uint64_t count, bool retained);
   void releaseHeap(uint64_t bytes);
   void GC();            // runtime.GC
+
+  // The cycle (mgc.cpp) and marking (mgcmark.cpp).
+  bool writeBarrierEnabled = false;      // writeBarrier.enabled: on while marking
+  workType work;                         // mgc.go's work (mgcwork.h)
+  std::vector<std::unique_ptr<gcBgMarkWorkerNode>> gcBgMarkWorkerNodes;  // the workers' nodes
+  Atomic<uint32_t> gcMarkDoneFlushed;    // Ps with flushed work in gcMarkDone's barrier
+  void setGCPhase(uint32_t x);
+  void gcWaitOnMark(uint32_t n);
+  void gcMarkDone();
+  void gcMark(int64_t startTime);
+  void gcBgMarkStartWorkers();
+  void gcBgMarkPrepare();
+  void gcBgMarkWorker(hchan* ready);
+  bool gcMarkWorkAvailable();
+  bool gcIsMarkDone();
+  void gcBeginWork();
+  bool gcEndWork();
+  void gcResetMarkState();
+  bool pollWork();
+  std::pair<p*, g*> checkIdleGCNoP();
+  void gcPrepareMarkRoots();
+  int64_t markroot(gcWork* gcw, uint32_t i, bool flushBgCredit);
+  std::pair<uint32_t, bool> gcNextMarkRoot();
+  int64_t scanHeapUnit(gcWork* gcw);
+  void gcDrain(gcWork* gcw, uint32_t flags);
+  int64_t gcDrainN(gcWork* gcw, int64_t scanWork);
+  void gcDrainMarkWorkerIdle(gcWork* gcw);
+  void gcDrainMarkWorkerDedicated(gcWork* gcw, bool untilPreempt);
+  void gcDrainMarkWorkerFractional(gcWork* gcw);
+  void gcAssistAlloc1(g* gp, int64_t scanWork);
+  void gcWakeAllAssists();
+  bool gcParkAssist();
+  void gcFlushBgCredit(int64_t scanWork);
+  // TEMPORARY stand-ins for the stw branch and the profile's GC costs (mgc_shim.cpp).
+  Sema gcsema{~uint64_t{0} - 3, 1};
+  Sema worldsema{~uint64_t{0} - 4, 1};
+  void forEachP(waitReason reason, const std::function<void(p*)>& fn);
+  uint64_t gcCostGlobalsBytes();
+  int64_t gcCostMarkUnitBytes();
+  int64_t gcCostScanNs(int64_t bytes);
+  int64_t gcCostStackScanNs(int64_t bytes);
+  void gcMarkTerminationWork();
   void ReadMemStats();  // runtime.ReadMemStats: here a stop-the-world and its restart
 
   // Stop-the-world (stw.cpp, proc.go).
@@ -396,6 +436,7 @@ class Runtime {
   void startTheWorldGC(worldStop w);
   worldStop stopTheWorldWithSema(stwReason reason);
   int64_t startTheWorldWithSema(int64_t now, worldStop w);
+  void gcMarkTermination(worldStop stw);  // mgc.cpp
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();

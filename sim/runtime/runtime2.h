@@ -68,6 +68,14 @@ enum class waitReason : uint8_t {
   waitReasonGCSweepWait,
   waitReasonGCScavengeWait,
   waitReasonIOWait,
+  waitReasonGCAssistMarking,
+  waitReasonGCAssistWait,
+  waitReasonGCWorkerIdle,
+  waitReasonGCWorkerActive,
+  waitReasonGarbageCollection,
+  waitReasonWaitForGCCycle,
+  waitReasonGCMarkTermination,
+  waitReasonFlushProcCaches,
 };
 
 // The runtime's own goroutines, by the startpc they get instead of a scenario function's id
@@ -87,6 +95,7 @@ inline constexpr uintptr_t stackGuardNormal = 0;
 
 struct sudog;
 struct timer;
+struct gcBgMarkWorkerNode;
 struct timers;
 
 struct g {
@@ -123,6 +132,7 @@ struct g {
   // GC assist credit in bytes: positive, the goroutine may allocate that much without assisting;
   // negative, it owes that much scan work (runtime2.go).
   int64_t gcAssistBytes = 0;
+  bool inMarkAssist = false;        // between GCMarkAssistStart and Done
 
   // Not in Go: the workload interpreter's state for this goroutine, and the time it last became
   // runnable (for scheduling-latency measurement).
@@ -219,6 +229,7 @@ struct p {
   // The mark worker assigned to run next on this P (assignWaitingGCWorker), nil if none.
   gcBgMarkWorkerNode* nextGCMarkWorker = nullptr;
   mcache mcache_;                         // Go's p.mcache, the allocation cache
+  gcWork gcw;                             // this P's unpublished mark work
 
   // The local run queue, a ring read and written without a lock (see runq.cpp).
   Atomic<uint32_t> runqhead;
