@@ -27,6 +27,9 @@ const char* waitReasonString(waitReason r) {
     case waitReason::waitReasonGCSweepWait: return "GC sweep wait";
     case waitReason::waitReasonGCScavengeWait: return "GC scavenge wait";
     case waitReason::waitReasonIOWait: return "IO wait";
+    case waitReason::waitReasonStoppingTheWorld: return "stopping the world";
+    case waitReason::waitReasonGCMarkTermination: return "GC mark termination";
+    case waitReason::waitReasonFlushProcCaches: return "flushing proc caches";
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -27,6 +28,7 @@ namespace gmp::rt {
 
 struct SyncState;
 struct hchan;
+struct Sema;
 
 // pMask (proc.go): an atomic bitstring with one bit per P.
 class pMask {
@@ -148,7 +150,7 @@ class Runtime {
 
   // Program start (proc_start.cpp): schedinit and the main goroutine, mstart.
   void schedinit();
-  void procresize(int32_t nprocs);
+  p* procresize(int32_t nprocs);  // the Ps with work that need an M, linked by p.link
   void pinit(p* pp);
   // Starts the program: m0's thread, which runs rt0_go. The host must be set.
   void boot(uint64_t seed);
@@ -173,6 +175,7 @@ class Runtime {
 
   // M and P hand-off (proc_mp.cpp).
   void stopm();
+  void gcstopm();
   void mspinning();
   void startm(p* pp, bool spinning, bool lockheld);
   void handoffp(p* pp);
@@ -266,6 +269,7 @@ class Runtime {
 
   // System calls (proc_syscall.cpp).
   void entersyscall();
+  void entersyscallHandleGCWait();
   void exitsyscall();
   p* exitsyscallTryGetP(p* oldp);
   void addGSyscallNoP(m* mp);
@@ -276,6 +280,7 @@ class Runtime {
   // signal handler and the safe-point checks the goroutine code makes.
   void sysmon();
   uint32_t retake(int64_t now);
+  bool preemptall();
   bool preemptone(p* pp);
   void preemptM(m* mp);
   void doSigPreempt(g* gp);
@@ -358,6 +363,13 @@ class Runtime {
   void startTheWorldGC(worldStop w);
   worldStop stopTheWorldWithSema(stwReason reason);
   int64_t startTheWorldWithSema(int64_t now, worldStop w);
+  // worldsema and gcsema (proc.go): semaphores of one unit, made by the constructor.
+  std::unique_ptr<Sema> worldsema, gcsema;
+  // forEachP (proc.go): runs fn for every P at a safe point of that P (the GC's ragged barrier).
+  // The caller holds worldsema.
+  void forEachP(waitReason reason, const std::function<void(p*)>& fn);
+  void forEachPInternal(const std::function<void(p*)>& fn);
+  void runSafePointFn();
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();
@@ -370,6 +382,7 @@ class Runtime {
     if (host != nullptr) host->event(e, gp, pp, arg);
   }
 
+  int32_t procresizeOld_ = 0;  // Go's gomaxprocs as procresize reads it: 0 until schedinit's call
   std::vector<std::unique_ptr<p>> pstore_;
   std::vector<std::unique_ptr<m>> mstore_;
   plat::Arena<g> gstore_;

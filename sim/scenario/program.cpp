@@ -38,6 +38,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::Write: return "Write";
     case Opcode::Accept: return "Accept";
     case Opcode::CloseConn: return "CloseConn";
+    case Opcode::ReadMemStats: return "ReadMemStats";
   }
   return "?";
 }

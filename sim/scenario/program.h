@@ -71,6 +71,7 @@ enum class Opcode : uint8_t {
                    // (both: exprs[index] picks an array's element; failing, pc = target if >= 0)
   Accept,          // listeners[obj].Accept: vars[var] = the accepted connection's index
   CloseConn,       // conns[obj].Close (exprs[index] picks an array's element)
+  ReadMemStats,    // runtime.ReadMemStats: stops the world and starts it again
 };
 
 const char* opcode_name(Opcode op);
