@@ -33,6 +33,8 @@ const char* property_name(Property p) {
       return "livelock";
     case kAssertions:
       return "assertions";
+    case kStwCompletes:
+      return "stw-completes";
     default:
       return "?";
   }
@@ -40,7 +42,7 @@ const char* property_name(Property p) {
 
 uint32_t parse_properties(const std::string& list) {
   static constexpr Property all[] = {kThrow,      kDeadlock, kGConservation, kWorkConservation,
-                                     kLostWakeup, kLivelock, kAssertions};
+                                     kLostWakeup, kLivelock, kAssertions, kStwCompletes};
   uint32_t bits = 0;
   size_t i = 0;
   while (i <= list.size()) {
@@ -59,7 +61,7 @@ uint32_t parse_properties(const std::string& list) {
       throw std::invalid_argument(
           "unknown property '" + name +
           "' (known: throw, deadlock, g-conservation, work-conservation, lost-wakeup, livelock, "
-          "assertions, default, all)");
+          "assertions, stw-completes, default, all)");
     }
     i = comma + 1;
   }
@@ -169,7 +171,11 @@ class PropertyMonitor final : public Monitor {
     const uint32_t props = setup_.properties;
     std::string why;
     Property p = kThrow;
-    if ((props & kGConservation) != 0 &&
+    // A stop-the-world stuck for good is tested first: what else is wrong in that state (a
+    // count left by the goroutine that holds the stop up, say) follows from it.
+    if ((props & kStwCompletes) != 0 && !(why = check_stw_completes(*r_, info)).empty()) {
+      p = kStwCompletes;
+    } else if ((props & kGConservation) != 0 &&
         (!(why = check_g_conservation(*r_)).empty() || !(why = check_accounting(*r_)).empty())) {
       p = kGConservation;
     } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*r_, info)).empty()) {

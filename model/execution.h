@@ -26,7 +26,8 @@ enum Property : uint32_t {
   kLostWakeup = 16,       // a G runnable while every M is parked for good
   kLivelock = 32,         // a cycle of states the program can loop in forever
   kAssertions = 64,       // the scenario's own assertions
-  kDefaultProperties = kThrow | kDeadlock | kGConservation | kLostWakeup | kLivelock | kAssertions,
+  kStwCompletes = 128,    // every stop-the-world completes (none waits with every other M parked)
+  kDefaultProperties = kThrow | kDeadlock | kGConservation | kLostWakeup | kLivelock | kAssertions | kStwCompletes,
 };
 const char* property_name(Property p);
 // "throw,g-conservation,..." -> bits; throws std::invalid_argument naming an unknown one.

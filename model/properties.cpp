@@ -90,7 +90,9 @@ std::string check_g_conservation(const rt::Runtime& r) {
     if (s == rt::_Grunning && nm != 1) {
       return gname(gp) + " is _Grunning but the curg of " + std::to_string(nm) + " Ms";
     }
-    if (nm > 0 && s != rt::_Grunning && s != rt::_Gsyscall) {
+    // A goroutine that stops the world (or runs forEachP) waits as _Gwaiting on its own M.
+    const bool suspending = s == rt::_Gwaiting && rt::isWaitingForSuspendG(gp->waitreason);
+    if (nm > 0 && s != rt::_Grunning && s != rt::_Gsyscall && !(suspending && nm == 1)) {
       return gname(gp) + " is " + status_name(s) + " but still the curg of M" + std::to_string(m->second.front());
     }
   }
@@ -159,6 +161,19 @@ std::string check_timer_conservation(const rt::Runtime& r) {
                         (until == 0 ? std::string("woken") : std::to_string(until) + " ns") + ")"
                   : "is in the poller or spinning") +
          ": it will run late";
+}
+
+std::string check_stw_completes(const rt::Runtime& r, const engine::PointInfo& info) {
+  if (r.sched.gcwaiting.peek() == 0 || r.sched.stopwait <= 0 || info.user_running != 0) return "";
+  std::string waiting;
+  for (const rt::p* pp : r.allp) {
+    if (pp->status.peek() == rt::_Pgcstop) continue;
+    const rt::m* mp = pp->m.peek();
+    waiting += (waiting.empty() ? "P" : ", P") + std::to_string(pp->id) +
+               (mp == nullptr ? " (no M)" : " (M" + std::to_string(mp->id) + ")");
+  }
+  return "a stop-the-world waits for " + std::to_string(r.sched.stopwait) + " P" +
+         (r.sched.stopwait > 1 ? "s" : "") + " (" + waiting + ") while every other M is parked: it never completes";
 }
 
 std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& info) {

@@ -29,6 +29,11 @@ std::string check_timer_conservation(const rt::Runtime& r);
 // Lost wake-up: a G is runnable and every M is parked with no deadline; nothing will ever run it.
 std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& info);
 
+// Every stop-the-world completes: none is pending (sched.gcwaiting, sched.stopwait > 0) while no
+// M runs user code or sits in a system call. At a quiescent point every other M is then parked,
+// and a parked M holds no P (only the stopper sleeps with one), so no M is left to stop the Ps
+// the stop still waits for: the stopper's re-preemptions every 100us reach nobody.
+std::string check_stw_completes(const rt::Runtime& r, const engine::PointInfo& info);
 // Where each runnable G is, for messages ("G7 in P1's runnext").
 std::string runnable_places(const rt::Runtime& r);
 

@@ -48,6 +48,7 @@ constexpr Case kCases[] = {
     {"exitsyscall-lockedm-race", "syscall_lock", 2, "bounded", 1, 300, model::kThrow, false},
     {"startm-late-mreserveid", "syscall_overdue", 1, "bounded", 2, 80000, model::kThrow, false, 8},
     {"injectglist-no-wakep", "netpoll_inject", 2, "bounded", 1, 400, model::kWorkConservation, false},
+    {"startm-no-acquirem", "stw_ready", 3, "random", 0, 300, model::kStwCompletes, false},
 };
 
 model::CheckReport search(const Case& c, const scenario::Scenario& sc) {

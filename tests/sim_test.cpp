@@ -794,3 +794,45 @@ TEST_CASE("netpollBreak wakes the poller for a new timer, which it sleeps to in 
   CHECK(r.end_time > 3'000'000);
   CHECK(r.end_time < 3'600'000);
 }
+
+// runtime.ReadMemStats stops the world and starts it again: with a goroutine computing (its P is
+// taken at a safe point after preemption), one in system calls (its P taken in the call, or given
+// up on the way in) and Ps idle, every stop completes (stopTheWorldWithSema throws if a P is not
+// _Pgcstop when it returns) and each is counted once, from its start to the restart.
+TEST_CASE("ReadMemStats stops the world with running, syscalling and idle Ps", "[sim][stw]") {
+  const char* text = R"(
+chan { name: "done" cap: 8 }
+func { name: "main"
+  op { go { func: "spin" } }
+  op { go { func: "sys" } }
+  op { go { func: "stopper" } }
+  op { recv { chan: "done" } }
+  op { recv { chan: "done" } }
+  op { recv { chan: "done" } }
+}
+func { name: "spin" op { compute { ns: 2000000 } } op { send { chan: "done" } } }
+func { name: "sys"
+  op { loop { count: 20 op { syscall { duration: "50us" } } op { compute { ns: 10000 } } } }
+  op { send { chan: "done" } }
+}
+func { name: "stopper"
+  op { loop { count: 5 op { read_mem_stats {} } op { sleep { duration: "100us" } } } }
+  op { send { chan: "done" } }
+}
+)";
+  for (int32_t procs : {1, 2, 4}) {
+    INFO(procs << " Ps");
+    const SimResult r = run(text, procs);
+    REQUIRE(r.stop == Engine::Stop::Exit);
+    CHECK(r.exit_code == 0);
+    CHECK(count(r, "STWStart") == 5);
+    CHECK(count(r, "STWDone") == 5);
+    CHECK(r.gcstats.stwCount == 5);
+    CHECK(r.gcstats.stwMax > 0);
+    CHECK(r.gcstats.stwTotal >= r.gcstats.stwMax);
+    CHECK(r.gcstats.stwTotal <= 5 * r.gcstats.stwMax);
+    // The computing goroutine was asked to stop for the pauses (at 1 P it is not running while
+    // the stopper is).
+    if (procs > 1) CHECK(r.preempt_requests > 0);
+  }
+}

@@ -154,7 +154,7 @@ std::string replay_command(const CheckOptions& co, const std::string& sched) {
   }
   if (c.setup.properties != model::kDefaultProperties) {
     std::string props;
-    for (uint32_t b = 1; b <= model::kAssertions; b <<= 1) {
+    for (uint32_t b = 1; b <= model::kStwCompletes; b <<= 1) {
       if ((c.setup.properties & b) != 0)
         props += (props.empty() ? "" : ",") + std::string(model::property_name(static_cast<model::Property>(b)));
     }
@@ -210,7 +210,7 @@ int run_replay(const CheckOptions& co, const model::Schedule& sched) {
 void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
   const model::CheckConfig& c = co.cfg;
   std::string props;
-  for (uint32_t b = 1; b <= model::kAssertions; b <<= 1) {
+  for (uint32_t b = 1; b <= model::kStwCompletes; b <<= 1) {
     if ((c.setup.properties & b) != 0)
       props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }
@@ -334,8 +334,8 @@ std::string check_usage() {
       "                        [--profile F] [--gogc N|off] [--memlimit SIZE|off]\n"
       "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
       "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
-      "      work-conservation, lost-wakeup, livelock, assertions, default, all. Exit status 3 when a\n"
-      "      property is violated (the schedule, its interleaving and --trace show it).\n";
+      "      work-conservation, lost-wakeup, livelock, assertions, stw-completes, default, all. Exit\n"
+      "      status 3 when a property is violated (the schedule, its interleaving and --trace show it).\n";
   u += "      strategies (the first is the default) and their flags:\n";
   for (const model::StrategyInfo& s : model::strategies()) {
     std::string head = "        " + std::string(s.name);

@@ -85,8 +85,8 @@ void Runtime::gcStart(gcTrigger trigger) {
   }
   // debug.gcstoptheworld is 0: the cycle is concurrent (gcBackgroundMode).
 
-  semacquire(&gcsema);
-  semacquire(&worldsema);
+  semacquire(gcsema.get());
+  semacquire(worldsema.get());
 
   work.userForced = trigger.kind == gcTriggerKind::gcTriggerCycle;
   ev(Ev::GCStart, nullptr, plat::getg()->m->p, work.cycles.Load() + 1);
@@ -123,7 +123,7 @@ void Runtime::gcStart(gcTrigger trigger) {
   work.tMark = now;
   gcCPULimiter.finishGCTransition(now);
 
-  semrelease(&worldsema);
+  semrelease(worldsema.get());
   releasem(mp);
   semrelease(&work.startSema);
 }
@@ -138,7 +138,7 @@ top:
     semrelease(&work.markDoneSema);
     return;
   }
-  semacquire(&worldsema);
+  semacquire(worldsema.get());
 
   gcMarkDoneFlushed.Store(0);
   forEachP(waitReason::waitReasonGCMarkTermination, [this](p* pp) {
@@ -160,7 +160,7 @@ top:
   });
   if (gcMarkDoneFlushed.Load() != 0) {
     // Some P had work the barrier pushed out: marking goes on.
-    semrelease(&worldsema);
+    semrelease(worldsema.get());
     goto top;
   }
 
@@ -180,7 +180,7 @@ top:
     if (restart) {
       const int64_t t = startTheWorldWithSema(0, stw);
       work.pauseNS += t - stw.startedStopping;
-      semrelease(&worldsema);
+      semrelease(worldsema.get());
       goto top;
     }
 
@@ -264,8 +264,8 @@ void Runtime::gcMarkTermination(worldStop stw) {
   // flush before the next sweep is a safe-point function on every P.
   forEachP(waitReason::waitReasonFlushProcCaches, [](p*) {});
 
-  semrelease(&worldsema);
-  semrelease(&gcsema);
+  semrelease(worldsema.get());
+  semrelease(gcsema.get());
   releasem(mp);
 }
 

@@ -128,6 +128,13 @@ constexpr std::array<MutantInfo, kCount> kTable{{
      "the read of npidle, before the goroutines were queued, is never told",
      "stranded work: goroutines the network poller readied wait in one P's queue while another "
      "P is idle and no M spins (until the running goroutine blocks)"},
+    {Mutant::StartmNoAcquirem, "startm-no-acquirem", "370682ae98 (golang/go#42237)",
+     "proc_mp.cpp:wakep, startm",
+     "wakep and startm run preemptible while they own a P taken from the idle list and not yet "
+     "handed to an M: a goroutine readying another is preempted there by a stop-the-world, and "
+     "the P it holds has no owner to stop it",
+     "a stop-the-world that never completes: sched.stopwait stays above 0 while every M but the "
+     "stopper is parked"},
 }};
 
 constexpr bool tableInOrder() {

@@ -38,6 +38,7 @@ enum class Mutant : int {
   StealRunnextEveryPass,        // steal-runnext-every-pass
   RunqgrabBackoffInSyscall,     // runqgrab-backoff-in-syscall
   InjectglistNoWakep,           // injectglist-no-wakep
+  StartmNoAcquirem,             // startm-no-acquirem
   Count_,
 };
 

@@ -45,13 +45,13 @@ void Runtime::preemptM(m* mp) {
   }
 }
 
-// canPreemptM (preempt.go), without the allocator and preemptoff conditions (m.mallocing and
-// m.preemptoff: the M's own fields, never set here). Go reads in this order and stops at the
-// first false: m.locks, the P's status, then m.curg and its status. Go names m.curg twice; only
-// this M writes it, so one read gives both the same value. Go has no nil check on m.p: its callers
-// have a P or hold m.locks (isAsyncSafePoint checks m.p first), so the check decides nothing.
+// canPreemptM (preempt.go), without the allocator's condition (m.mallocing: the M's own field,
+// never set here). Go reads in this order and stops at the first false: m.locks, m.preemptoff
+// (the M's own), the P's status, then m.curg and its status. Go names m.curg twice; only this M
+// writes it, so one read gives both the same value. Go has no nil check on m.p: its callers have
+// a P or hold m.locks (isAsyncSafePoint checks m.p first), so the check decides nothing.
 bool Runtime::canPreemptM(m* mp) {
-  if (mp->locks != 0 || mp->p == nullptr || mp->p->status.get() != _Prunning) return false;
+  if (mp->locks != 0 || mp->preemptoff[0] != '\0' || mp->p == nullptr || mp->p->status.get() != _Prunning) return false;
   g* curg = mp->curg.get();
   return curg != nullptr && (readgstatus(curg) & ~_Gscan) != _Gsyscall;
 }

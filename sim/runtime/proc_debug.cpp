@@ -33,6 +33,7 @@ const char* waitReasonString(waitReason r) {
     case waitReason::waitReasonGCWorkerActive: return "GC worker (active)";
     case waitReason::waitReasonGarbageCollection: return "garbage collection";
     case waitReason::waitReasonWaitForGCCycle: return "wait for GC cycle";
+    case waitReason::waitReasonStoppingTheWorld: return "stopping the world";
     case waitReason::waitReasonGCMarkTermination: return "GC mark termination";
     case waitReason::waitReasonFlushProcCaches: return "flushing proc caches";
   }

@@ -125,10 +125,15 @@ void Runtime::goschedImpl(g* gp, bool preempted) {
   ev(preempted ? Ev::GoPreempt : Ev::GoSched, gp, pp, gp->asyncSafePoint ? 1 : 0);
   casgstatus(gp, _Grunning, _Grunnable);
   dropg();
-  // Go puts gp in pp's runnext only while the GC waits to stop the world; no GC here.
-  lock(&sched.lock);
-  globrunqput(gp);
-  unlock(&sched.lock);
+  if (preempted && sched.gcwaiting.peek() != 0) {
+    // Preempted to stop the world: gp waits in runnext, to run first once the world restarts.
+    // (Go's atomic load of gcwaiting; not offered to the driver, see docs/fidelity.md 13.)
+    runqput(pp, gp, true);
+  } else {
+    lock(&sched.lock);
+    globrunqput(gp);
+    unlock(&sched.lock);
+  }
   // Mutant gosched-no-wakep: before ad943066f6 there was no wakep here, on the theory that the
   // schedule below runs gp anyway; but a spinning M that is giving up may have looked at the
   // global queue already, and this P may run something else first.

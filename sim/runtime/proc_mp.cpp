@@ -40,14 +40,19 @@ void Runtime::mspinning() { plat::getg()->m->spinning = true; }
 
 // startm (proc.go): runs pp (an idle P, or any idle P if nil) on an idle M, or a new one.
 void Runtime::startm(p* pp, bool spinning, bool lockheld) {
-  m* mp = acquirem();
+  // Mutant startm-no-acquirem: before 370682ae98 startm ran preemptible; its entry was a safe
+  // point (Go's function prologue; the port's runtime functions have none, so the mutant puts
+  // back the check that prologue makes).
+  const bool preemptible = mutant(Mutant::StartmNoAcquirem);
+  if (preemptible) morestackPreemptCheck();
+  m* mp = preemptible ? plat::getg()->m : acquirem();
   if (!lockheld) lock(&sched.lock);
   if (pp == nullptr) {
     if (spinning) plat::throw_("startm: P required for spinning=true");
     pp = pidleget(0).first;
     if (pp == nullptr) {
       if (!lockheld) unlock(&sched.lock);
-      releasem(mp);
+      if (!preemptible) releasem(mp);
       return;
     }
   }
@@ -60,9 +65,10 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
     void (Runtime::*fn)() = nullptr;
     if (spinning) fn = &Runtime::mspinning;
     ev(Ev::StartM, nullptr, pp, -1);
+    if (preemptible) morestackPreemptCheck();  // newm's prologue
     newm(fn, pp, id);
     if (lockheld) lock(&sched.lock);
-    releasem(mp);
+    if (!preemptible) releasem(mp);
     return;
   }
   if (!lockheld) unlock(&sched.lock);
@@ -70,10 +76,11 @@ void Runtime::startm(p* pp, bool spinning, bool lockheld) {
   if (nmp->nextp != nullptr) plat::throw_("startm: m has p");
   if (spinning && !runqempty(pp)) plat::throw_("startm: p has runnable gs");
   ev(Ev::StartM, nullptr, pp, nmp->id);
+  if (preemptible) morestackPreemptCheck();  // notewakeup's prologue
   nmp->spinning = spinning;
   nmp->nextp = pp;
   plat::notewakeup(nmp->park);
-  releasem(mp);
+  if (!preemptible) releasem(mp);
 }
 
 // handoffp (proc.go): hands off pp from a syscall or locked M: to an M if there is work for it,
@@ -94,6 +101,22 @@ void Runtime::handoffp(p* pp) {
     return;
   }
   lock(&sched.lock);
+  // A stop-the-world under way takes pp. (gcwaiting and runSafePointFn are read as Go does, under
+  // sched.lock, but not offered to the driver, see docs/fidelity.md 13.)
+  if (sched.gcwaiting.peek() != 0) {
+    pp->status.set(_Pgcstop);
+    pp->gcStopTime = plat::nanotime();
+    sched.stopwait--;
+    if (sched.stopwait == 0) plat::notewakeup(sched.stopnote);
+    unlock(&sched.lock);
+    return;
+  }
+  // A safe-point function due on pp runs here, for it, before pp goes idle.
+  if (pp->runSafePointFn.peek() != 0 && pp->runSafePointFn.CompareAndSwap(1, 0)) {
+    sched.safePointFn(pp);
+    sched.safePointWait--;
+    if (sched.safePointWait == 0) plat::notewakeup(sched.safePointNote);
+  }
   if (!sched.runq.empty()) {
     unlock(&sched.lock);
     startm(pp, false, false);
@@ -121,7 +144,9 @@ void Runtime::wakep() {
     ev(Ev::WakepSpinning, nullptr, nullptr, 0);
     return;
   }
-  m* mp = acquirem();
+  // (Mutant startm-no-acquirem: no acquirem either, as before 370682ae98.)
+  const bool preemptible = mutant(Mutant::StartmNoAcquirem);
+  m* mp = preemptible ? plat::getg()->m : acquirem();
   lock(&sched.lock);
   p* pp = pidlegetSpinning(0).first;
   if (pp == nullptr) {
@@ -132,13 +157,13 @@ void Runtime::wakep() {
       plat::throw_("wakep: negative nmspinning");
     }
     unlock(&sched.lock);
-    releasem(mp);
+    if (!preemptible) releasem(mp);
     return;
   }
   unlock(&sched.lock);
   ev(Ev::Wakep, nullptr, pp, 0);
   startm(pp, true, false);
-  releasem(mp);
+  if (!preemptible) releasem(mp);
 }
 
 // stoplockedm (proc.go): parks an M locked to a goroutine until that goroutine is runnable.
@@ -192,6 +217,9 @@ void Runtime::wirep(p* pp) {
   gp->m->p = pp;
   pp->m.set(gp->m);
   pp->status.set(_Prunning);
+  // acquirepNoTrace's next step (every caller of wirep here stands for acquirepNoTrace): this M
+  // is the one procresize will prefer for pp after a stop-the-world.
+  pp->oldm = gp->m;
 }
 
 // releasep (proc.go)

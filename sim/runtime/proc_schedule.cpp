@@ -86,10 +86,12 @@ Runtime::Found Runtime::findRunnable() {
   m* mp = plat::getg()->m;
 top:
   p* pp = mp->p;
-  // Go first checks for a stop-the-world and a safe-point function; with no GC neither is ever
-  // pending, but the reads are made.
-  if (sched.gcwaiting.Load() != 0) plat::throw_("findRunnable: gcwaiting (no GC here)");
-  if (pp->runSafePointFn.get() != 0) plat::throw_("findRunnable: runSafePointFn (no GC here)");
+  // A stop-the-world under way takes this P first; a safe-point function due on it runs next.
+  if (sched.gcwaiting.Load() != 0) {
+    gcstopm();
+    goto top;
+  }
+  if (pp->runSafePointFn.get() != 0) runSafePointFn();
 
   auto [now, pollUntil, ran] = timersCheck(pp, 0);
   (void)ran;
@@ -204,7 +206,9 @@ top:
     // Return P and block.
     lock(&sched.lock);
     if (sched.gcwaiting.Load() != 0 || pp->runSafePointFn.get() != 0) {
-      plat::throw_("findRunnable: GC safe point (no GC here)");
+      // The stop or the safe-point function must be served before the P goes idle.
+      unlock(&sched.lock);
+      goto top;
     }
     if (!sched.runq.empty()) {
       auto [gp, q] = globrunqgetbatch(static_cast<int32_t>(kRunqSize / 2));
@@ -340,6 +344,9 @@ Runtime::Stolen Runtime::stealWork(int64_t now) {
   for (int i = 0; i < stealTries; i++) {
     const bool stealTimersOrRunNextG = i == stealTries - 1;
     for (randomEnum e = stealOrder.start(cheaprand()); !e.done(); e.next()) {
+      // A stop-the-world under way: back to findRunnable's top, which gives the P up to it. (Go's
+      // atomic load, not offered to the driver, see docs/fidelity.md 13.)
+      if (sched.gcwaiting.peek() != 0) return {nullptr, false, now, pollUntil, true};
       p* p2 = allp[e.position()];
       if (pp == p2) continue;
 

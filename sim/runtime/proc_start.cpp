@@ -148,33 +148,68 @@ void Runtime::mexit() {
   host->exitThread();
 }
 
-// procresize (proc.go), for program start: Ps 1..n-1 go idle, P 0 runs on m0.
-void Runtime::procresize(int32_t nprocs) {
+// procresize (proc.go): at program start, and again at each restart of the world with the same
+// count (GOMAXPROCS never changes here, so the growing and shrinking of allp is left out). Returns
+// the Ps that have local work, each with the M to run it in p.m (nil: start a new one), linked by
+// p.link; the others go idle. sched.lock is held.
+p* Runtime::procresize(int32_t nprocs) {
   assertLockHeld(sched.lock);
-  if (nprocs <= 0 || nprocs != static_cast<int32_t>(allp.size())) plat::throw_("procresize: invalid arg");
+  const int32_t old = procresizeOld_;
+  if (old < 0 || nprocs <= 0 || nprocs != static_cast<int32_t>(allp.size())) plat::throw_("procresize: invalid arg");
   const int64_t now = plat::nanotime();
-  for (p* pp : allp) pinit(pp);
+  for (int32_t i = old; i < nprocs; i++) pinit(allp[static_cast<size_t>(i)]);
   g* gp = plat::getg();
-  if (gp->m->p == nullptr) {
+  if (gp->m->p != nullptr && gp->m->p->id < nprocs) {
+    gp->m->p->status.set(_Prunning);  // keep the current P
+  } else {
     p* pp = allp[0];
     pp->m.set(nullptr);
     pp->status.set(_Pidle);
     acquirep(pp);
   }
+  p* runnablePs = nullptr;
+  p* runnablePsNeedM = nullptr;
   p* idlePs = nullptr;
   for (int32_t i = nprocs - 1; i >= 0; i--) {
     p* pp = allp[static_cast<size_t>(i)];
     if (gp->m->p == pp) continue;
     pp->status.set(_Pidle);
-    pp->link = idlePs;
-    idlePs = pp;
+    // At start every P is new and its queue empty: the port reads no queue then (Go would find
+    // them empty), so that the start makes the operations it made before stop-the-world existed.
+    if (old == 0 || runqempty(pp)) {
+      pp->link = idlePs;
+      idlePs = pp;
+      continue;
+    }
+    // A P with work: the M it last ran on, if that one is idle, else any (below).
+    m* mp = nullptr;
+    if (m* oldm = pp->oldm; oldm != nullptr) mp = mgetSpecific(oldm);
+    if (mp == nullptr) {
+      pp->link = runnablePsNeedM;
+      runnablePsNeedM = pp;
+      continue;
+    }
+    pp->m.set(mp);
+    pp->link = runnablePs;
+    runnablePs = pp;
   }
+  while (runnablePsNeedM != nullptr) {
+    p* pp = runnablePsNeedM;
+    runnablePsNeedM = pp->link;
+    m* mp = mget();
+    pp->m.set(mp);
+    pp->link = runnablePs;
+    runnablePs = pp;
+  }
+  // Idle Ps that a waiting GC mark worker would take need gcBlackenEnabled (issue 24's GC).
   while (idlePs != nullptr) {
     p* pp = idlePs;
     idlePs = pp->link;
     pidleput(pp, now);
   }
   stealOrder.reset(static_cast<uint32_t>(nprocs));
+  procresizeOld_ = nprocs;  // Go's atomic store of gomaxprocs (the same value here)
+  return runnablePs;
 }
 
 // p.init (proc.go), the part that touches shared state: a P may get timers as soon as it runs, and
@@ -192,7 +227,7 @@ void Runtime::schedinit() {
   mcommoninit(gp->m, -1);
   lock(&sched.lock);
   sched.lastpoll.Store(plat::nanotime());
-  procresize(gomaxprocs);
+  if (procresize(gomaxprocs) != nullptr) plat::throw_("unknown runnable goroutine during bootstrap");
   unlock(&sched.lock);
 }
 

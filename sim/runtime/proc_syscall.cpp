@@ -41,11 +41,24 @@ bool setBlockOnExitSyscall(p* pp, syscallingThread& out) {
   return true;
 }
 
-// syscallingThread.takeP / releaseP (proc.go)
-void syscallingThread::takeP() {
+// syscallingThread.gcstopP (proc.go): the caller is stopping the world and holds sched.lock.
+void syscallingThread::gcstopP() {
+  Runtime& r = *Runtime::current();
+  assertLockHeld(r.sched.lock);
+  releaseP(_Pgcstop);
+  pp->gcStopTime = plat::nanotime();
+  r.sched.stopwait--;
+}
+
+// syscallingThread.takeP (proc.go)
+void syscallingThread::takeP() { releaseP(_Pidle); }
+
+// syscallingThread.releaseP (proc.go): unwires the P from the frozen thread into state.
+void syscallingThread::releaseP(uint32_t state) {
+  if (state != _Pidle && state != _Pgcstop) plat::throw_("attempted to release P into a bad state");
   pp->m.set(nullptr);
   mp->p = nullptr;
-  pp->status.Store(_Pidle);
+  pp->status.Store(state);
   Runtime::current()->addGSyscallNoP(mp);
   pp->syscalltick.set(pp->syscalltick.get() + 1);
 }
@@ -70,9 +83,15 @@ void Runtime::entersyscall() {
   gp->stackguard0.set(stackPreempt);
   gp->m->syscalltick = gp->m->p->syscalltick.get();
   p* pp = gp->m->p;
+  // A safe-point function due on this P runs before the P can be taken in the call. The read is
+  // Go's plain read, made without offering it to the driver (docs/fidelity.md 13).
+  if (pp->runSafePointFn.peek() != 0) runSafePointFn();
   gp->m->oldp = pp;
   gp->syscallsp = 1;
   ev(Ev::GoSyscall, gp, pp, 0);
+  // A stop-the-world under way gets this P now (sched.gcwaiting: Go's atomic load, not offered
+  // to the driver either, see docs/fidelity.md 13).
+  if (sched.gcwaiting.peek() != 0) entersyscallHandleGCWait();
   if (!gp->atomicstatus.CompareAndSwap(_Grunning, _Gsyscall)) casgstatus(gp, _Grunning, _Gsyscall);
   if (sched.sysmonwait.Load() != 0) {
     // entersyscallWakeSysmon

@@ -2,6 +2,7 @@
 #include "sim/runtime/runtime.h"
 
 #include "sim/platform/throw.h"
+#include "sim/runtime/sema.h"
 #include "sim/runtime/sudog.h"
 #include "sim/runtime/time.h"
 
@@ -85,6 +86,10 @@ Runtime::Runtime(int32_t nprocs) {
     timersInit(pp);
     allp.push_back(pp);
   }
+  // Go's worldsema and gcsema start at 1. Their ids sit far above newSyncId's, so making them
+  // shifts no channel's or semaphore's id (nor its semtable bucket).
+  worldsema = std::make_unique<Sema>(uint64_t{1} << 62, 1);
+  gcsema = std::make_unique<Sema>((uint64_t{1} << 62) + 1, 1);
 }
 
 Runtime::~Runtime() {

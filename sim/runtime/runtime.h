@@ -30,6 +30,7 @@ namespace gmp::rt {
 
 struct SyncState;
 struct hchan;
+struct Sema;
 
 // pMask (proc.go): an atomic bitstring with one bit per P.
 class pMask {
@@ -151,7 +152,7 @@ class Runtime {
 
   // Program start (proc_start.cpp): schedinit and the main goroutine, mstart.
   void schedinit();
-  void procresize(int32_t nprocs);
+  p* procresize(int32_t nprocs);  // the Ps with work that need an M, linked by p.link
   void pinit(p* pp);
   // Starts the program: m0's thread, which runs rt0_go. The host must be set.
   void boot(uint64_t seed);
@@ -176,6 +177,7 @@ class Runtime {
 
   // M and P hand-off (proc_mp.cpp).
   void stopm();
+  void gcstopm();
   void mspinning();
   void startm(p* pp, bool spinning, bool lockheld);
   void handoffp(p* pp);
@@ -273,6 +275,7 @@ class Runtime {
 
   // System calls (proc_syscall.cpp).
   void entersyscall();
+  void entersyscallHandleGCWait();
   void exitsyscall();
   p* exitsyscallTryGetP(p* oldp);
   void addGSyscallNoP(m* mp);
@@ -283,6 +286,7 @@ class Runtime {
   // signal handler and the safe-point checks the goroutine code makes.
   void sysmon();
   uint32_t retake(int64_t now);
+  bool preemptall();
   bool preemptone(p* pp);
   void preemptM(m* mp);
   void doSigPreempt(g* gp);
@@ -413,9 +417,6 @@ class Runtime {
   bool gcParkAssist();
   void gcFlushBgCredit(int64_t scanWork);
   // TEMPORARY stand-ins for the stw branch and the profile's GC costs (mgc_shim.cpp).
-  Sema gcsema{~uint64_t{0} - 3, 1};
-  Sema worldsema{~uint64_t{0} - 4, 1};
-  void forEachP(waitReason reason, const std::function<void(p*)>& fn);
   uint64_t gcCostGlobalsBytes();
   int64_t gcCostMarkUnitBytes();
   int64_t gcCostScanNs(int64_t bytes);
@@ -437,6 +438,13 @@ class Runtime {
   worldStop stopTheWorldWithSema(stwReason reason);
   int64_t startTheWorldWithSema(int64_t now, worldStop w);
   void gcMarkTermination(worldStop stw);  // mgc.cpp
+  // worldsema and gcsema (proc.go): semaphores of one unit, made by the constructor.
+  std::unique_ptr<Sema> worldsema, gcsema;
+  // forEachP (proc.go): runs fn for every P at a safe point of that P (the GC's ragged barrier).
+  // The caller holds worldsema.
+  void forEachP(waitReason reason, const std::function<void(p*)>& fn);
+  void forEachPInternal(const std::function<void(p*)>& fn);
+  void runSafePointFn();
 
   // Schedtrace (proc.go): one GODEBUG=schedtrace line.
   std::string schedtrace();
@@ -449,6 +457,7 @@ class Runtime {
     if (host != nullptr) host->event(e, gp, pp, arg);
   }
 
+  int32_t procresizeOld_ = 0;  // Go's gomaxprocs as procresize reads it: 0 until schedinit's call
   std::vector<std::unique_ptr<p>> pstore_;
   std::vector<std::unique_ptr<m>> mstore_;
   plat::Arena<g> gstore_;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/platform/atomic.h"
@@ -74,6 +75,7 @@ enum class waitReason : uint8_t {
   waitReasonGCWorkerActive,
   waitReasonGarbageCollection,
   waitReasonWaitForGCCycle,
+  waitReasonStoppingTheWorld,    // the goroutine that stops the world, while it waits for the Ps
   waitReasonGCMarkTermination,
   waitReasonFlushProcCaches,
 };
@@ -86,6 +88,12 @@ inline constexpr uintptr_t funcBgsweep = kRuntimeFuncBase + 2;
 inline constexpr uintptr_t funcBgscavenge = kRuntimeFuncBase + 3;
 inline constexpr uintptr_t funcUpdateMaxProcsGoroutine = kRuntimeFuncBase + 4;
 const char* waitReasonString(waitReason r);
+// waitReason.isWaitingForSuspendG (runtime2.go): the reasons a goroutine gives while it waits, still
+// on its M, for other goroutines to stop (stopping the world, forEachP).
+inline bool isWaitingForSuspendG(waitReason r) {
+  return r == waitReason::waitReasonStoppingTheWorld || r == waitReason::waitReasonGCMarkTermination ||
+         r == waitReason::waitReasonFlushProcCaches;
+}
 
 // stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
 // enter the scheduler (cooperative preemption).
@@ -169,6 +177,9 @@ struct m {
   bool spinning = false;         // this M has no work and is searching for some (nmspinning)
   bool blocked = false;          // sleeping on a note
   bool incgo = false;            // in a cgo call (never here)
+  // Non-empty while the M must not be preempted: stopTheWorld sets the reason's name (Go's string,
+  // here a C string; "" is none). Only this M writes or reads it.
+  const char* preemptoff = "";
   plat::Note park;
   muintptr alllink = nullptr;    // on allm
   muintptr schedlink = nullptr;
@@ -214,8 +225,10 @@ struct p {
   uint64_t goidcache = 0;
   uint64_t goidcacheend = 0;
   // 1 asks the P to run sched.safePointFn when it next can: a plain uint32 in Go, set by
-  // forEachP from another thread. Never set here (no GC), but findRunnable reads it.
+  // forEachP from another thread; cleared by whoever runs the function for this P (a CAS).
   Atomic<uint32_t> runSafePointFn;
+  muintptr oldm = nullptr;          // the M this P ran on last (acquirepNoTrace); procresize's hint
+  int64_t gcStopTime = 0;           // when the P stopped for the stop-the-world under way (0: not)
   // Stack space held by this P's goroutines not yet added to gcController.maxStackScan.
   int64_t maxStackScanDelta = 0;
   uint64_t goroutinesCreated = 0;   // goroutines this P has made, all told
@@ -280,7 +293,14 @@ struct schedt {
   Atomic<int32_t> pollingNet;     // 1 while an M makes findRunnable's non-blocking poll
   Atomic<int32_t> ngsys;          // how many of the goroutines are the runtime's own
   Atomic<int64_t> idleTime;       // ns Ps spent idle, from the CPU limiter's events (proc.go)
-  Atomic<uint32_t> gcwaiting;     // Go's atomic.Bool: a stop-the-world is pending (never here)
+  Atomic<uint32_t> gcwaiting;     // Go's atomic.Bool: a stop-the-world is pending
+  // Stop-the-world and forEachP (proc.go), guarded by sched.lock: the Ps still to stop (to run
+  // safePointFn), and the note the stopping M sleeps on until the last one has.
+  int32_t stopwait = 0;
+  plat::Note stopnote;
+  int32_t safePointWait = 0;
+  std::function<void(p*)> safePointFn;
+  plat::Note safePointNote;
   struct {
     Atomic<uint32_t> user;        // Go's plain bool: user goroutines may not run (never here)
   } disable;

@@ -12,8 +12,10 @@ struct syscallingThread {
   p* pp = nullptr;
   uint32_t status = 0;
 
-  void takeP();   // releaseP(_Pidle)
-  void resume();  // casfrom_Gscanstatus back to status
+  void gcstopP();  // releaseP(_Pgcstop), counted as stopped for the stop-the-world under way
+  void takeP();    // releaseP(_Pidle)
+  void releaseP(uint32_t state);
+  void resume();   // casfrom_Gscanstatus back to status
 };
 
 // setBlockOnExitSyscall (proc.go): freezes pp's syscalling goroutine; false if pp's goroutine is

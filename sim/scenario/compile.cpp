@@ -603,6 +603,7 @@ class Compiler {
       case Op::kLoop: nested(n, [&] { loop(o.loop(), n); }); return;
       case Op::kBreak: brk(o.break_(), n); return;
       case Op::kGosched: emit({.op = Opcode::Gosched}, n.self()); return;
+      case Op::kReadMemStats: emit({.op = Opcode::ReadMemStats}, n.self()); return;
       case Op::kSend: {
         const ChanRef c = chan_ref(o.send().chan(), o.send().index(), n);
         emit({.op = Opcode::Send, .obj = c.id, .index = c.index}, n.self());

@@ -41,6 +41,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::Alloc: return "Alloc";
     case Opcode::Release: return "Release";
     case Opcode::GC: return "GC";
+    case Opcode::ReadMemStats: return "ReadMemStats";
   }
   return "?";
 }

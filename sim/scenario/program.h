@@ -74,6 +74,7 @@ enum class Opcode : uint8_t {
   Alloc,           // count objects of bytes each (mallocgc); retain: they stay reachable
   Release,         // bytes of the retained objects become garbage
   GC,              // runtime.GC
+  ReadMemStats,    // runtime.ReadMemStats: stops the world and starts it again
 };
 
 const char* opcode_name(Opcode op);

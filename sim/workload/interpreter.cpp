@@ -502,6 +502,7 @@ inline void Interpreter::op_release(const Instr& in, const Task& t) {
     case Opcode::LoopNext: op_loop_next(in, t); break;
     case Opcode::RangeRecv: op_range_recv(in, t); break;
     case Opcode::Gosched: r_.Gosched(); break;
+    case Opcode::ReadMemStats: r_.ReadMemStats(); break;
     case Opcode::Send: rt::chansend(channel(in.obj, in.index, t), nullptr, true); break;
     case Opcode::Recv: rt::chanrecv(channel(in.obj, in.index, t), nullptr, true); break;
     case Opcode::Close: rt::closechan(channel(in.obj, in.index, t)); break;
