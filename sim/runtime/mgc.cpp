@@ -4,6 +4,7 @@
 //
 // The phases, transition locks, worker pool and the nwait/nproc accounting are Go's; what marking
 // itself does is a cost (mgcmark.cpp), so no object is ever scanned.
+#include <cmath>
 #include <algorithm>
 #include <memory>
 
@@ -195,6 +196,26 @@ top:
   }
 }
 
+// gcinit (mgc.go), from schedinit: no sweep before the first cycle (the sweeper reads as done
+// until then), and the pacer starts from the run's GOGC and GOMEMLIMIT, as Go's readGOGC and
+// readGOMEMLIMIT give them. The transition semaphores start at 1 (mgcwork.h).
+void Runtime::gcinit() {
+  gcController.init(gcSettings.gcPercent, gcSettings.memoryLimit);
+}
+
+// The profile's GC costs (Not in Go: the work marking does, as time).
+uint64_t Runtime::gcCostGlobalsBytes() { return gccost.globalsBytes; }
+int64_t Runtime::gcCostMarkUnitBytes() { return static_cast<int64_t>(gccost.markUnitBytes); }
+int64_t Runtime::gcCostScanNs(int64_t bytes) {
+  return std::llround(static_cast<double>(bytes) * gccost.markNsPerByte);
+}
+int64_t Runtime::gcCostStackScanNs(int64_t bytes) {
+  return std::llround(static_cast<double>(bytes) * gccost.stackScanNsPerByte);
+}
+// Mark termination's own work besides the checks (flushing caches, stack shrinking, the finalizer
+// and special queues) has no cost of its own in the profile: the pause is its scheduling.
+void Runtime::gcMarkTerminationWork() {}
+
 // gcMarkTermination (mgc.go): with the world stopped: the mark-termination work, the sweep's start,
 // the pacer's commit for the next cycle, the statistics; then the world restarts.
 void Runtime::gcMarkTermination(worldStop stw) {
@@ -262,7 +283,7 @@ void Runtime::gcMarkTermination(worldStop stw) {
 
   // mProf_Flush, prepareFreeWorkbufs, freeStackSpans: nothing to flush here. The per-P caches'
   // flush before the next sweep is a safe-point function on every P.
-  forEachP(waitReason::waitReasonFlushProcCaches, [](p*) {});
+  forEachP(waitReason::waitReasonFlushProcCaches, [this](p* pp) { pp->mcache_.releaseAll(*this); });
 
   semrelease(worldsema.get());
   semrelease(gcsema.get());

@@ -35,8 +35,13 @@ lfnode* lfstack::pop() {
 bool lfstack::empty() const { return head.Load() == nullptr; }
 
 // gcTrigger.test (mgc.go): whether the condition for a new cycle holds.
+//
+// Only the heap trigger's load of heapLive is offered to the driver. The rest read what changes only
+// with the world stopped (gcphase, gcPercent, last_gc_nanotime) or never here (panicking), which
+// docs/fidelity.md 13 leaves unoffered: sysmon makes this test on every tick of every program, and
+// offering it would reorder programs that never allocate.
 bool gcTrigger::test(Runtime& rt) const {
-  if (!rt.memstats.enablegc || rt.panicking.Load() != 0 || rt.gcphase.Load() != _GCoff) return false;
+  if (!rt.memstats.enablegc || rt.panicking.peek() != 0 || rt.gcphase.peek() != _GCoff) return false;
   switch (kind) {
     case gcTriggerKind::gcTriggerHeap: {
       const auto [trig, goal] = rt.gcController.trigger();
@@ -44,8 +49,8 @@ bool gcTrigger::test(Runtime& rt) const {
       return rt.gcController.heapLive.Load() >= trig;
     }
     case gcTriggerKind::gcTriggerTime: {
-      if (rt.gcController.gcPercent.Load() < 0) return false;
-      const auto lastgc = static_cast<int64_t>(rt.memstats.last_gc_nanotime.Load());
+      if (rt.gcController.gcPercent.peek() < 0) return false;
+      const auto lastgc = static_cast<int64_t>(rt.memstats.last_gc_nanotime.peek());
       return lastgc != 0 && now - lastgc > forcegcperiod;
     }
     case gcTriggerKind::gcTriggerCycle:

@@ -19,6 +19,7 @@ void Runtime::gcenable() {
   newproc(funcBgscavenge, c);
   chanrecv1(c, nullptr);
   chanrecv1(c, nullptr);
+  memstats.enablegc = true;  // the runtime is up: cycles may start
 }
 
 // The loop both of Go's sysmon-resumed helpers run (updateMaxProcsGoroutine is modelled on

@@ -225,6 +225,7 @@ void Runtime::schedinit() {
   g* gp = plat::getg();
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
+  gcinit();
   lock(&sched.lock);
   sched.lastpoll.Store(plat::nanotime());
   if (procresize(gomaxprocs) != nullptr) plat::throw_("unknown runnable goroutine during bootstrap");

@@ -416,7 +416,8 @@ class Runtime {
   void gcWakeAllAssists();
   bool gcParkAssist();
   void gcFlushBgCredit(int64_t scanWork);
-  // TEMPORARY stand-ins for the stw branch and the profile's GC costs (mgc_shim.cpp).
+  void gcinit();  // mgc.go, from schedinit
+  // The profile's GC costs, as bytes and ns (mgc.cpp).
   uint64_t gcCostGlobalsBytes();
   int64_t gcCostMarkUnitBytes();
   int64_t gcCostScanNs(int64_t bytes);
