@@ -225,7 +225,6 @@ void Runtime::schedinit() {
   g* gp = plat::getg();
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
-  gcinit();
   lock(&sched.lock);
   sched.lastpoll.Store(plat::nanotime());
   if (procresize(gomaxprocs) != nullptr) plat::throw_("unknown runnable goroutine during bootstrap");
@@ -238,6 +237,10 @@ void rt0_entry(void* arg) { static_cast<Runtime*>(arg)->rt0_go(0, nullptr); }
 
 void Runtime::boot(uint64_t seed) {
   seed_ = SplitMix64(seed);
+  // Go's schedinit calls gcinit on m0. Here it runs before m0's thread starts (docs/fidelity.md,
+  // "The garbage collector"): its stores come before any M exists, so no thread can tell, and as
+  // m0's operations they would add steps to every program's schedule.
+  gcinit();
   host->newosproc(m0, &rt0_entry, this);
 }
 
