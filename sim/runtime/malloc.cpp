@@ -67,6 +67,8 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
   gcstats.allocBytes += size * count;
   gcstats.allocObjects += count;
   if (retained) liveHeap += size * count;
+  // gcmarknewobject: while marking, new objects are allocated black and count as marked.
+  if (gcphase.Load() != _GCoff) work.bytesMarked.Add(size * count);
   const bool large = size > maxSmallSize;
   const uint64_t spanBytes = large ? ceilDiv(size, pageSize) * pageSize : pageSize;
   const uint64_t perSpan = large ? 1 : pageSize / size;
@@ -109,12 +111,10 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
 }
 
 // mcache.releaseAll (mcache.go): the P's cached spans go back; their unused slots leave heapLive.
-void mcache::releaseAll(Runtime& rt) {
-  int64_t dHeapLive = 0;
-  for (auto& [size, n] : nfree) dHeapLive -= static_cast<int64_t>(n * size);
-  nfree.clear();
-  if (dHeapLive != 0) rt.gcController.update(dHeapLive, 0);
-}
+// Its one caller flushes the caches after mark termination, when every cached span was cached
+// before this cycle's sweep began: Go leaves heapLive alone for such stale spans, since resetLive
+// recomputed it from the marked heap since (the unused slots are not in it).
+void mcache::releaseAll(Runtime&) { nfree.clear(); }
 
 // The allocation's own time: per object and per byte (zeroing), from the profile.
 void Runtime::allocCost(uint64_t size, uint64_t n) {

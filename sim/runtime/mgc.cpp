@@ -306,6 +306,7 @@ void Runtime::gcMark(int64_t startTime) {
   // What mark termination does besides (flushing mcaches, the finalizer and special queues, stack
   // shrinking) is one cost from the profile.
   gcMarkTerminationWork();
+  gcController.resetLive(work.bytesMarked.Load());
 }
 
 // gcBgMarkStartWorkers (mgc.go): makes sure every P has a mark worker goroutine, starting them one
