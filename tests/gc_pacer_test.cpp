@@ -173,7 +173,7 @@ TEST_CASE("sweep: the proportional line sweeps the pages in use before heapLive 
 }
 
 TEST_CASE("mallocgc: a batch of N objects equals N single calls in heapLive, pages and sweep credit") {
-  for (const uint64_t size : {uint64_t{16}, uint64_t{1000}, uint64_t{40000}}) {
+  for (const uint64_t size : {uint64_t{16}, uint64_t{1000}, uint64_t{12000}, uint64_t{32768}, uint64_t{40000}}) {
     Runtime a(1), b(1);
     for (Runtime* r : {&a, &b}) {
       r->gcController.init(100, noLimit);
@@ -198,9 +198,12 @@ TEST_CASE("mallocgc: a batch of N objects equals N single calls in heapLive, pag
     CHECK(a.mheap_.pagesSwept.peek() == b.mheap_.pagesSwept.peek());
     CHECK(a.liveHeap == b.liveHeap);
     CHECK(a.gcController.heapLive.peek() > 0);
-    // Whole spans: 8 KiB pages for small objects, a span of whole pages each for large ones.
-    const uint64_t spans = size > maxSmallSize ? n : (n + pageSize / size - 1) / (pageSize / size);
-    const uint64_t spanBytes = size > maxSmallSize ? (size + pageSize - 1) / pageSize * pageSize : pageSize;
+    // Whole spans: 8 KiB pages for small objects up to a page, a span of whole pages otherwise.
+    // A small object over a page takes a span of the pages it needs (a replay's 32 KiB objects once
+    // divided by zero here).
+    const uint64_t spanBytes = (size + pageSize - 1) / pageSize * pageSize;
+    const uint64_t perSpan = size > maxSmallSize ? 1 : spanBytes / size;
+    const uint64_t spans = (n + perSpan - 1) / perSpan;
     CHECK(a.gcController.heapLive.peek() == spans * spanBytes);
   }
 }

@@ -75,6 +75,14 @@ int64_t Runtime::pidleput(p* pp, int64_t now) {
   pp->link = sched.pidle.load();
   sched.pidle.store(pp);
   sched.npidle.Add(1);
+  // The P's idle time starts counting for the GC CPU limiter. Not offered to the driver (docs/
+  // fidelity.md, "The garbage collector"): every program makes these on every idle transition.
+  {
+    plat::DriverScope quiet(nullptr);
+    if (!pp->limiterEvent_.start(limiterEventType::limiterEventIdle, now)) {
+      plat::throw_("must be able to track idle limiter event");
+    }
+  }
   return now;
 }
 
@@ -91,6 +99,8 @@ std::pair<p*, int64_t> Runtime::pidleget(int64_t now) {
     idlepMask.clear(pp->id);
     sched.pidle.store(pp->link);
     sched.npidle.Add(-1);
+    plat::DriverScope quiet(nullptr);  // as in pidleput
+    pp->limiterEvent_.stop(*this, limiterEventType::limiterEventIdle, now);
   }
   return {pp, now};
 }

@@ -6,7 +6,8 @@
 // only the points where something happens (an assist, a trigger), so it behaves like count calls
 // in heapLive, sweep credit, assists and triggers (tests/runtime/gc_pacer_test.cpp checks it).
 //
-// Spans: a small object's span is one 8 KiB page holding pageSize/size objects (no size classes);
+// Spans: a small object's span is one 8 KiB page holding pageSize/size objects (no size classes;
+// one over a page has a span of the pages it needs);
 // a large object (over 32 KiB) has a span of its own of whole pages (docs/fidelity.md).
 #include <algorithm>
 #include <cstdio>
@@ -70,8 +71,10 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
   // gcmarknewobject: while marking, new objects are allocated black and count as marked.
   if (gcphase.Load() != _GCoff) work.bytesMarked.Add(size * count);
   const bool large = size > maxSmallSize;
-  const uint64_t spanBytes = large ? ceilDiv(size, pageSize) * pageSize : pageSize;
-  const uint64_t perSpan = large ? 1 : pageSize / size;
+  // A small object over a page (8 KiB to 32 KiB) gets a span of the pages it needs, as Go's size
+  // classes of those sizes have multi-page spans.
+  const uint64_t spanBytes = ceilDiv(size, pageSize) * pageSize;
+  const uint64_t perSpan = large ? 1 : spanBytes / size;
   p* pp = plat::getg()->m->p;
   uint64_t& nfree = pp->mcache_.nfree[size];  // free slots left in this P's span for this size
   uint64_t left = count;
@@ -81,6 +84,7 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
       const uint64_t n = std::min(nfree, left);
       deductAssistCreditBatch(size, n);
       allocCost(size, n);
+      pp->mcache_.scanAlloc += n * size;
       nfree -= n;
       left -= n;
       continue;
@@ -99,10 +103,12 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
     // at the last one as after each in turn.
     deductSweepCredit(static_cast<uintptr_t>(spanBytes * refills), large ? static_cast<uintptr_t>(spanBytes / pageSize) : 0);
     for (uint64_t i = 0; i < refills; i++) heapGrow(spanBytes);  // cheap: counters only
-    gcController.update(static_cast<int64_t>(spanBytes * refills), 0);
+    gcController.update(static_cast<int64_t>(spanBytes * refills), static_cast<int64_t>(pp->mcache_.scanAlloc));
+    pp->mcache_.scanAlloc = 0;
     const uint64_t served = std::min(left, refills * perSpan);
     if (served > 1) deductAssistCreditBatch(size, served - 1);
     allocCost(size, served);
+    pp->mcache_.scanAlloc += served * size;
     left -= served;
     if (!large) nfree = refills * perSpan - served;
     // shouldhelpgc: the heap trigger test at the end of the call that refilled.
@@ -110,11 +116,17 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
   }
 }
 
-// mcache.releaseAll (mcache.go): the P's cached spans go back; their unused slots leave heapLive.
+// mcache.releaseAll (mcache.go): the P's cached spans go back.
 // Its one caller flushes the caches after mark termination, when every cached span was cached
 // before this cycle's sweep began: Go leaves heapLive alone for such stale spans, since resetLive
 // recomputed it from the marked heap since (the unused slots are not in it).
-void mcache::releaseAll(Runtime&) { nfree.clear(); }
+void mcache::releaseAll(Runtime& rt) {
+  nfree.clear();
+  // What was allocated since mark termination cleared it goes to heapScan, as any refill's does.
+  const auto scan = static_cast<int64_t>(scanAlloc);
+  scanAlloc = 0;
+  if (scan != 0) rt.gcController.update(0, scan);
+}
 
 // The allocation's own time: per object and per byte (zeroing), from the profile.
 void Runtime::allocCost(uint64_t size, uint64_t n) {

@@ -201,6 +201,8 @@ top:
 // readGOMEMLIMIT give them. The transition semaphores start at 1 (mgcwork.h).
 void Runtime::gcinit() {
   gcController.init(gcSettings.gcPercent, gcSettings.memoryLimit);
+  // The data and BSS segments' scannable bytes (symtab.go's moduledataverify1 adds each module's).
+  gcController.addGlobals(static_cast<int64_t>(gccost.globalsBytes));
 }
 
 // The profile's GC costs (Not in Go: the work marking does, as time).
@@ -256,7 +258,7 @@ void Runtime::gcMarkTermination(worldStop stw) {
   // The cycle's record, as gctrace=1 prints it (mgc.go's print at the end of gcMarkTermination).
   GCCycleRecord rec;
   rec.n = memstats.numgc;
-  rec.start = work.tSweepTerm;
+  rec.start = work.tSweepTerm - runtimeInitTime;
   rec.forced = work.userForced;
   rec.sweepTermWall = work.tMark - work.tSweepTerm;
   rec.markWall = work.tMarkTerm - work.tMark;
@@ -306,6 +308,7 @@ void Runtime::gcMark(int64_t startTime) {
   // What mark termination does besides (flushing mcaches, the finalizer and special queues, stack
   // shrinking) is one cost from the profile.
   gcMarkTerminationWork();
+  for (p* pp : allp) pp->mcache_.scanAlloc = 0;  // this cycle's heapScan is its scan work
   gcController.resetLive(work.bytesMarked.Load());
 }
 

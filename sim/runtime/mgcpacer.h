@@ -57,6 +57,9 @@ struct gcCostModel {
 // span this P has cached.
 struct mcache {
   std::map<uint64_t, uint64_t> nfree;
+  // Scannable bytes allocated since the last refill, which the next refill adds to heapScan
+  // (mcache.scanAlloc). Every object here is taken to contain pointers.
+  uint64_t scanAlloc = 0;
   void releaseAll(Runtime& rt);  // mcache.releaseAll: at mark termination, before the sweep
 };
 

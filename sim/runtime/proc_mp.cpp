@@ -92,6 +92,12 @@ void Runtime::handoffp(p* pp) {
     startm(pp, false, false);
     return;
   }
+  // The execution tracer's reader is not modelled. Mark work for pp: an M runs it right away
+  // (gcBlackenEnabled is Go's plain read; it changes only with the world stopped).
+  if (gcBlackenEnabled.peek() != 0 && gcShouldScheduleWorker(pp)) {
+    startm(pp, false, false);
+    return;
+  }
   // No local work: if there are no spinning or idle Ps, this P must start spinning.
   // Go loads nmspinning, then npidle; C++ leaves the operands of + unordered, hence the name.
   const int32_t nmspinning = sched.nmspinning.Load();
@@ -229,6 +235,7 @@ p* Runtime::releasep() {
   p* pp = gp->m->p;
   ev(Ev::ProcStop, nullptr, pp, 0);
   if (pp->m.get() != gp->m || pp->status.get() != _Prunning) plat::throw_("releasep: invalid p state");
+  gcController.releaseNextGCMarkWorker(pp);  // a stopping P gives back its assigned worker
   gp->m->p = nullptr;
   pp->m.set(nullptr);
   pp->status.set(_Pidle);

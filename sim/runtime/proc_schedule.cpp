@@ -48,6 +48,8 @@ void Runtime::schedule() {
     }
     const Found f = findRunnable();  // blocks until work is available
     // findRunnable may have collected an allp snapshot; dropping it is implicit here.
+    // A mark worker assigned to this P but not chosen goes back for another P to run.
+    gcController.releaseNextGCMarkWorker(mp->p);
     // An M that found work stops spinning here. resetspinning drops nmspinning and calls wakep:
     // the work this M found need not be the only work, so another M takes over the search.
     if (mp->spinning) resetspinning();

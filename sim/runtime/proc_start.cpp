@@ -201,7 +201,19 @@ p* Runtime::procresize(int32_t nprocs) {
     pp->link = runnablePs;
     runnablePs = pp;
   }
-  // Idle Ps that a waiting GC mark worker would take need gcBlackenEnabled (issue 24's GC).
+  // During marking, idle Ps get the waiting mark workers (and an M each, if one is idle) so that
+  // the restart starts them at once; gcBlackenEnabled is Go's plain read, stable while stopped.
+  if (gcBlackenEnabled.peek() != 0) {
+    while (idlePs != nullptr) {
+      p* pp = idlePs;
+      if (!gcController.assignWaitingGCWorker(pp, now).first) break;  // no more workers needed
+      idlePs = pp->link;
+      m* mp = mget();
+      pp->m.set(mp);
+      pp->link = runnablePs;
+      runnablePs = pp;
+    }
+  }
   while (idlePs != nullptr) {
     p* pp = idlePs;
     idlePs = pp->link;
@@ -209,6 +221,12 @@ p* Runtime::procresize(int32_t nprocs) {
   }
   stealOrder.reset(static_cast<uint32_t>(nprocs));
   procresizeOld_ = nprocs;  // Go's atomic store of gomaxprocs (the same value here)
+  if (old != nprocs) {
+    // The CPU limiter's capacity follows the P count. Its operations are not offered to the
+    // driver (docs/fidelity.md, "The garbage collector"): at start no other thread exists.
+    plat::DriverScope quiet(nullptr);
+    gcCPULimiter.resetCapacity(now, nprocs);
+  }
   return runnablePs;
 }
 
@@ -226,7 +244,10 @@ void Runtime::schedinit() {
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
   lock(&sched.lock);
-  sched.lastpoll.Store(plat::nanotime());
+  // Go's runtime.main reads the clock again for runtimeInitTime; this read stands for it, so that
+  // programs keep their clock reads (docs/fidelity.md, "The garbage collector").
+  runtimeInitTime = plat::nanotime();
+  sched.lastpoll.Store(runtimeInitTime);
   if (procresize(gomaxprocs) != nullptr) plat::throw_("unknown runnable goroutine during bootstrap");
   unlock(&sched.lock);
 }

@@ -104,6 +104,7 @@ class Runtime {
   bool mainStarted = false;
   bool asyncpreemptoff = false;  // GODEBUG=asyncpreemptoff=1
   int64_t starttime = 0;
+  int64_t runtimeInitTime = 0;   // proc.go: when the program started (gctrace's @ times count from it)
   Host* host = nullptr;
   std::unique_ptr<SyncState> syncstate;  // what the chan/sema/sync ports allocate (sudog.h)
 
