@@ -239,6 +239,7 @@ std::pair<g*, int64_t> gcControllerState::findRunnableGCWorker(p* pp, int64_t no
   pp->nextGCMarkWorker = nullptr;
   g* gp = node->gp;
   rt_.casgstatus(gp, _Gwaiting, _Grunnable);
+  rt_.evUnpark(gp, pp);
   return {gp, now};
 }
 

@@ -163,6 +163,7 @@ void Runtime::gcPaceSweeper(uint64_t trigger) {
 void Runtime::deductSweepCredit(uintptr_t spanBytes, uintptr_t callerSweepPages) {
   if (mheap_.sweepPagesPerByte == 0) return;
   uint64_t sweptHere = 0;
+  bool sweeping = false;  // the GCSweepStart event is out
 retry:
   const uint64_t sweptBasis = mheap_.pagesSweptBasis.Load();
   const uint64_t live = gcController.heapLive.Load();
@@ -172,7 +173,10 @@ retry:
   const int64_t pagesTarget = static_cast<int64_t>(mheap_.sweepPagesPerByte * static_cast<double>(newHeapLive)) -
                               static_cast<int64_t>(callerSweepPages);
   while (pagesTarget > static_cast<int64_t>(mheap_.pagesSwept.Load() - sweptBasis)) {
-    if (sweptHere == 0) ev(Ev::GCSweepStart, plat::getg(), nullptr, 0);
+    if (!sweeping) {
+      ev(Ev::GCSweepStart, plat::getg(), nullptr, 0);
+      sweeping = true;
+    }
     const uintptr_t n = sweepone();
     if (n == ~uintptr_t{0}) {
       mheap_.sweepPagesPerByte = 0;
@@ -181,7 +185,7 @@ retry:
     sweptHere += n;
     if (mheap_.pagesSweptBasis.Load() != sweptBasis) goto retry;
   }
-  if (sweptHere != 0) ev(Ev::GCSweepDone, plat::getg(), nullptr, static_cast<int64_t>(sweptHere * pageSize));
+  if (sweeping) ev(Ev::GCSweepDone, plat::getg(), nullptr, static_cast<int64_t>(sweptHere * pageSize));
 }
 
 // bgsweep (mgcsweep.go): parks until a cycle's sweep begins, sweeps in batches with a yield

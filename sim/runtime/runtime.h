@@ -377,6 +377,7 @@ class Runtime {
   uint64_t sweepFreedPages_ = 0;          // ... and how many it has freed so far
   void gcControllerCommit();              // mgcpacer.go
   // Reports a heap-size event (HeapAlloc, HeapGoal) in bytes.
+  void evUnpark(g* gp, p* pp) { ev(Ev::GoUnpark, gp, pp, 0); }  // the tracer's GoUnpark, for the pacer
   void evHeap(Ev e, uint64_t bytes) { ev(e, nullptr, nullptr, static_cast<int64_t>(bytes)); }  // Not in Go: gcSweep's bookkeeping of this model's page counts
   // The program allocates count objects of size bytes each: mallocgc's part that the GC sees
   // (assist credit, sweep credit, heapLive, the trigger test), once per batch. Retained objects

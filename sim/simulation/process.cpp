@@ -99,7 +99,6 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
   res.goroutines = metrics_.user_goroutines();
   res.global_puts = metrics_.count(Ev::PutGlobal);
   res.schedtrace = runtime_.schedtraceLines;
-  res.gcstats = runtime_.gcstats;
   for (int k = 0; k < static_cast<int>(Ev::Count_); k++) {
     const uint64_t n = metrics_.count(static_cast<Ev>(k));
     if (n == 0 && rt::isGCEvent(static_cast<Ev>(k))) continue;

@@ -77,7 +77,6 @@ struct SimResult {
   uint64_t events = 0;             // engine events (platform operations)
   std::vector<std::string> schedtrace;
   std::vector<std::pair<std::string, uint64_t>> event_counts;  // every scheduler event kind
-  rt::GCStats gcstats;             // the runtime's GC and stop-the-world totals
   int32_t procs = 0, cores = 0;
   uint64_t seed = 0;
   // The scenario's assertions: how many it has, the violations found (workload/assertions.h), and
