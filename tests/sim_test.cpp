@@ -861,3 +861,19 @@ TEST_CASE("an allocating program's GC shows in its counts and its trace validate
     std::remove(cfg.trace_path.c_str());
   }
 }
+
+// A heap that outgrows the machine's memory (GOGC off: nothing is ever collected) ends the run as
+// Go's does, with "out of memory", not with a crash of the simulator.
+TEST_CASE("a heap beyond the machine's memory is Go's out-of-memory fatal error", "[sim][gc]") {
+  const char* text = R"(
+func { name: "main"
+  op { loop { count: 1000 op { alloc { bytes: 1073741824 count: 1 retain: true } } } }
+}
+)";
+  SimConfig cfg;
+  cfg.gc.gcPercent = -1;
+  const SimResult r = run(text, 2, 1, cfg);
+  CHECK(r.stop != Engine::Stop::Exit);
+  CHECK(r.message.find("out of memory") != std::string::npos);
+  CHECK(r.gc.cycles.empty());
+}

@@ -229,6 +229,11 @@ void Interpreter::compute(rt::g* gp, const Instr& in) {
     r_.exitsyscall();
     return;
   }
+  // Go code that starts while the GC marks runs with the write barrier on: the profile's
+  // write_barrier_slowdown stretches it (no pointer writes exist here to charge one by one).
+  if (r_.gcphase.peek() == rt::_GCmark && r_.gccost.writeBarrierSlowdown > 0) {
+    left = static_cast<int64_t>(static_cast<double>(left) * (1.0 + r_.gccost.writeBarrierSlowdown));
+  }
   while (left > 0) {
     gp->stack->async_safe = true;
     left = plat::compute(left, in.memory_share);
