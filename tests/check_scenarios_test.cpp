@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/search.h"
 #include "sim/cost/profile.h"
 #include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
@@ -36,4 +37,26 @@ TEST_CASE("sim/scenarios/check: every scenario ends normally at 2 and 3 Ps", "[s
       }
     }
   }
+}
+
+// A program that allocates and forces cycles under the checker (docs/checker.md, "GC programs"):
+// the stop-the-worlds, mark workers, assists and sweeping are steps like the scheduler's, and a
+// random search with every property, stw-completes included, finds nothing on the port.
+TEST_CASE("gmpsim check: the GC's stop-the-worlds and workers under a random search", "[check][gc]") {
+  const scenario::Scenario sc =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/gc_alloc2.textproto");
+  model::CheckConfig cfg;
+  cfg.setup.scenario = &sc;
+  cfg.setup.profile = &cost::default_profile();
+  cfg.setup.procs = 2;
+  cfg.setup.properties = model::parse_properties("all");
+  cfg.strategy = "random";
+  cfg.max_executions = 300;
+  cfg.shrink = false;
+  cfg.states = false;
+  const model::CheckReport rep = model::run_check(cfg);
+  INFO((rep.found ? rep.found->violation.message : std::string("none")));
+  CHECK(!rep.found);
+  CHECK(rep.executions == 300);
+  CHECK((cfg.setup.properties & model::kStwCompletes) != 0);
 }

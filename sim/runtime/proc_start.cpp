@@ -62,17 +62,26 @@ void Runtime::mcommoninit(m* mp, int64_t id) {
   unlock(&sched.lock);
 }
 
-// allocm (proc.go), without borrowing pp for allocation (no allocator is modelled).
+// allocm (proc.go). The new M is a heap object, allocated on a P: the caller's, or pp borrowed
+// for the allocation when the caller has none (sysmon, an M handing its P off), with preemption
+// off so that nobody takes pp meanwhile. Not in Go: in a program that has not allocated, the M is
+// not allocated on the heap and pp is not borrowed (the port leaves the runtime's other
+// allocations out, and such a program's runs stay what they were; docs/fidelity.md).
 m* Runtime::allocm(p* pp, void (Runtime::*fn)(), int64_t id) {
-  (void)pp;
   acquirem();
+  g* gp = plat::getg();
+  const bool onHeap = gcstats.allocBytes != 0;  // a plain read of the run's totals
+  if (onHeap && gp->m->p == nullptr && pp != nullptr) acquirep(pp);  // the borrow
   mstore_.push_back(std::make_unique<m>());
   m* mp = mstore_.back().get();
+  // new(mPadded): reachable from allm for good.
+  if (onHeap && gp->m->p != nullptr) mallocgc(mPaddedSize, 1, true);
   mp->mstartfn = fn;
   mcommoninit(mp, id);
   mp->g0 = gstore_.make();  // its stack is the new thread's own (newosproc)
   mp->g0->m = mp;
-  releasem(plat::getg()->m);
+  if (onHeap && pp != nullptr && pp == gp->m->p) releasep();
+  releasem(gp->m);
   return mp;
 }
 

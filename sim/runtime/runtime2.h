@@ -88,11 +88,14 @@ inline constexpr uintptr_t funcBgsweep = kRuntimeFuncBase + 2;
 inline constexpr uintptr_t funcBgscavenge = kRuntimeFuncBase + 3;
 inline constexpr uintptr_t funcUpdateMaxProcsGoroutine = kRuntimeFuncBase + 4;
 const char* waitReasonString(waitReason r);
-// waitReason.isWaitingForSuspendG (runtime2.go): the reasons a goroutine gives while it waits, still
-// on its M, for other goroutines to stop (stopping the world, forEachP).
+// waitReason.isWaitingForSuspendG (runtime2.go): the reasons a goroutine gives when it goes
+// _Gwaiting only so that suspendG may scan its stack, while it goes on running on its M (stopping
+// the world, forEachP, a mark worker marking, an assist marking, the GC's own stop). Go's table
+// also has the tracer's and the page tracer's reasons, which the port has not.
 inline bool isWaitingForSuspendG(waitReason r) {
   return r == waitReason::waitReasonStoppingTheWorld || r == waitReason::waitReasonGCMarkTermination ||
-         r == waitReason::waitReasonFlushProcCaches;
+         r == waitReason::waitReasonGarbageCollection || r == waitReason::waitReasonGCAssistMarking ||
+         r == waitReason::waitReasonGCWorkerActive || r == waitReason::waitReasonFlushProcCaches;
 }
 
 // stackPreempt (stack.go): the stackguard0 value that makes the next function-call safe point
@@ -163,6 +166,11 @@ struct listNodeManual {
   muintptr prev = nullptr;
   muintptr next = nullptr;
 };
+
+// The bytes of Go's mPadded, what allocm allocates for an M (runtime2.go): the m struct padded to
+// the 2048-byte size class less the 8-byte malloc header (Go 1.23's m is 1,760 bytes on
+// linux/amd64, its DWARF says).
+inline constexpr uint64_t mPaddedSize = 2048 - 8;
 
 struct m {
   g* g0 = nullptr;               // the M's scheduler goroutine (runs on the M's own stack)
