@@ -1086,6 +1086,29 @@ TEST_CASE("gmpsim sweep varies GOGC and GOMEMLIMIT as dimensions, with columns o
   CHECK_THAT(o.text, Catch::Contains("\n    GOMAXPROCS "));
 }
 
+// The GC tables of a sweep: present for a program that allocates (and GOGC moves them: a lower
+// GOGC collects more often), absent for one that does not.
+TEST_CASE("gmpsim sweep prints GC tables for a program that allocates, and GOGC moves them", "[cli][gc][sweep]") {
+  Out o = gmpsim("sweep " + kScenarios + "gc.textproto --procs 2 --gogc 50,400");
+  REQUIRE(o.status == 0);
+  const size_t table = o.text.find("\nGC cycles\n");
+  REQUIRE(table != std::string::npos);
+  CHECK_THAT(o.text, Catch::Contains("\nGC CPU (% of GOMAXPROCS x run time)\n"));
+  CHECK_THAT(o.text, Catch::Contains("\nstop-the-world max (us)\n"));
+  // The two rows of the cycles table: GOGC, GOMAXPROCS, cycles.
+  std::istringstream rows(o.text.substr(table + std::string("\nGC cycles\n").size()));
+  std::string header, gogc, procs;
+  std::getline(rows, header);
+  long c50 = -1, c400 = -1;
+  rows >> gogc >> procs >> c50 >> gogc >> procs >> c400;
+  CHECK(c50 > c400);
+  CHECK(c400 > 0);
+  o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("GC cycles") == std::string::npos);
+  CHECK(o.text.find("stop-the-world") == std::string::npos);
+}
+
 TEST_CASE("gmpsim run: an alloc whose expression is out of range panics at its field", "[cli][gc][lang]") {
   const std::string path = tmp("alloc-oob.textproto");
   write(path, "func { name: \"main\"\n"

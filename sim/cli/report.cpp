@@ -212,6 +212,21 @@ const Metric kMetrics[] = {
      "%.1f"},
     {"request latency p99.9 (us)", [](const engine::SimResult& r) { return r.answered > 0 ? r.req_p999 / 1e3 : NAN; },
      "%.1f"},
+    // The garbage collector; a table only where some run allocated.
+    {"GC cycles", [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.cycles.size()) : NAN; },
+     "%.0f"},
+    {"GC CPU (% of GOMAXPROCS x run time)",
+     [](const engine::SimResult& r) {
+       const double cap = static_cast<double>(r.procs) * static_cast<double>(r.end_time);
+       return r.gc.allocBytes > 0 && cap > 0 ? 100 * static_cast<double>(r.gc.gcCpu) / cap : NAN;
+     },
+     "%.1f"},
+    {"stop-the-world total (us)",
+     [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.stwTotal) / 1e3 : NAN; }, "%.1f"},
+    {"stop-the-world max (us)",
+     [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.stwMax) / 1e3 : NAN; }, "%.1f"},
+    {"mark assists (ms)",
+     [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.assistTime) / 1e6 : NAN; }, "%.2f"},
     {"sched latency p50 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p50); }, "%.0f"},
     {"sched latency p99 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p99); }, "%.0f"},
     {"mean P utilisation (%)",
@@ -277,7 +292,10 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims di
   };
   std::string s;
   for (const Metric& m : kMetrics) {
-    if (std::string_view(m.name).starts_with("request")) {
+    // Server and GC tables only where some run has requests or allocated.
+    const std::string_view name(m.name);
+    if (name.starts_with("request") || name.starts_with("GC ") || name.starts_with("stop-the-world") ||
+        name.starts_with("mark assists")) {
       bool any = false;
       for (const auto& p : pts) any = any || !std::isnan(mean(p.runs, m.get));
       if (!any) continue;
