@@ -773,11 +773,11 @@ int write_calibration(const CalibrateOptions& o, const Calibration& c) {
                 100 * c.errors[0].worst_abs);
   for (const calibration::FitParam& f : c.params) {
     if (calibration::get(prof, f) == calibration::get(c.start, f)) continue;
-    cost::Sourced& s = f.speed ? prof.machine.speed_ns_per_iteration : prof.params[static_cast<size_t>(f.param)];
+    cost::Sourced& s = calibration::sourced(prof, f);
     const std::string how = o.measured.empty()
-                                ? " (go test -bench of sim/calibration/suite, -cpu " + o.cpus + ", -count " +
+                                ? " (go test -bench of " + c.sets[0].dir + ", -cpu " + o.cpus + ", -count " +
                                       std::to_string(o.count) + " interleaved, -benchtime " + o.benchtime + ")"
-                                : " (saved go test -bench output of sim/calibration/suite)";
+                                : " (saved go test -bench output of " + c.sets[0].dir + ")";
     char from[64];
     std::snprintf(from, sizeof from, "%.6g", calibration::get(c.start, f));
     s.source = "fitted by gmpsim calibrate to " + suite_file + how + ": " + quality + "; started from " + from +

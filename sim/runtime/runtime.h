@@ -423,6 +423,7 @@ class Runtime {
   int64_t gcCostScanNs(int64_t bytes);
   int64_t gcCostStackScanNs(int64_t bytes);
   void gcMarkTerminationWork();
+  void gcPauseWork(double ns);  // Not in Go: a pause's work as time (the profile's gc costs)
   void ReadMemStats();  // runtime.ReadMemStats: here a stop-the-world and its restart
 
   // Stop-the-world (stw.cpp, proc.go).
