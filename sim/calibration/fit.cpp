@@ -40,7 +40,8 @@ std::vector<FitParam> default_fit_params() {
 
 const std::vector<std::string>& gc_fit_param_names() {
   static const std::vector<std::string> names = {"mark_ns_per_byte",  "stack_scan_ns_per_byte", "sweep_ns_per_page",
-                                                 "alloc_ns_per_object", "alloc_ns_per_byte",    "write_barrier_slowdown"};
+                                                 "alloc_ns_per_object", "alloc_ns_per_byte",    "write_barrier_slowdown",
+                                                 "mark_ns_per_object"};
   return names;
 }
 

@@ -56,6 +56,7 @@ const std::vector<PhysicalBound> kTable = {
     {"write_barrier_slowdown", 0, 2, "the mutator's slowdown while marking: none to three times slower (a fraction)"},
     {"sweep_termination_ns", 0, 1000000, "sweep termination's work with the world stopped: 0 to 1 ms"},
     {"mark_termination_ns", 0, 1000000, "mark termination's work with the world stopped: 0 to 1 ms"},
+    {"mark_ns_per_object", 0, 1000, "marking one object (mark bit, queue, a cache miss on a large heap): 0 to 1 us"},
 };
 
 }  // namespace

@@ -282,6 +282,7 @@ const std::vector<GCCostField>& gc_cost_fields() {
        true},
       {"mark_termination_ns", &GCCosts::mark_termination_ns, "ns", 0, 1e7, "between 0 and 1e+07 ns (10 ms)", false,
        true},
+      {"mark_ns_per_object", &GCCosts::mark_ns_per_object, "ns", 0, 1e4, "between 0 and 10000 ns", false, true},
   };
   return fields;
 }

@@ -148,7 +148,7 @@ struct GCCosts {
   bool has = false;
   Sourced alloc_ns_per_object, alloc_ns_per_byte, sweep_ns_per_page, mark_ns_per_byte, stack_scan_ns_per_byte,
       globals_bytes, mark_unit_bytes, write_barrier_slowdown;
-  Sourced sweep_termination_ns, mark_termination_ns;  // optional: absent reads as 0
+  Sourced sweep_termination_ns, mark_termination_ns, mark_ns_per_object;  // optional: absent reads as 0
 };
 
 // One field of the gc message, as the loader checks it: its name, where it lives in GCCosts, its

@@ -66,12 +66,16 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
   }
   gcstats.allocBytes += size * count;
   gcstats.allocObjects += count;
-  if (retained) liveHeap += size * count;
+  if (retained) {
+    liveHeap += size * count;
+    liveObjects += count;
+  }
   // gcmarknewobject: while marking, new objects are allocated black and count as marked.
   if (gcphase.Load() != _GCoff) work.bytesMarked.Add(size * count);
   const bool large = size > maxSmallSize;
-  const uint64_t spanBytes = large ? ceilDiv(size, pageSize) * pageSize : pageSize;
-  const uint64_t perSpan = large ? 1 : pageSize / size;
+  // A small object over a page (8 KiB to 32 KiB) takes a span of as many pages as it needs.
+  const uint64_t spanBytes = large || size > pageSize ? ceilDiv(size, pageSize) * pageSize : pageSize;
+  const uint64_t perSpan = large ? 1 : spanBytes / size;
   p* pp = plat::getg()->m->p;
   uint64_t& nfree = pp->mcache_.nfree[size];  // free slots left in this P's span for this size
   uint64_t left = count;
@@ -124,6 +128,15 @@ void Runtime::allocCost(uint64_t size, uint64_t n) {
 }
 
 // Not in Go: bytes of retained allocations become unreachable (capped at what is retained).
-void Runtime::releaseHeap(uint64_t bytes) { liveHeap -= std::min(bytes, liveHeap); }
+// The objects go in proportion to the bytes (the release names bytes only).
+void Runtime::releaseHeap(uint64_t bytes) {
+  const uint64_t b = std::min(bytes, liveHeap);
+  if (b == liveHeap) {
+    liveObjects = 0;
+  } else if (b > 0) {
+    liveObjects -= static_cast<uint64_t>(static_cast<long double>(liveObjects) * b / liveHeap);
+  }
+  liveHeap -= b;
+}
 
 }  // namespace gmp::rt

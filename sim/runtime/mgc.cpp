@@ -211,6 +211,12 @@ int64_t Runtime::gcCostMarkUnitBytes() { return static_cast<int64_t>(gccost.mark
 int64_t Runtime::gcCostScanNs(int64_t bytes) {
   return std::llround(static_cast<double>(bytes) * gccost.markNsPerByte);
 }
+// Heap scan work: per byte, and per object at the reachable heap's objects per byte (Go's
+// scanobject and greyobject cost per object besides the words scanned).
+int64_t Runtime::gcCostHeapScanNs(int64_t bytes) {
+  return std::llround(static_cast<double>(bytes) *
+                      (gccost.markNsPerByte + gccost.markNsPerObject * work.heapObjectsPerByte));
+}
 int64_t Runtime::gcCostStackScanNs(int64_t bytes) {
   return std::llround(static_cast<double>(bytes) * gccost.stackScanNsPerByte);
 }

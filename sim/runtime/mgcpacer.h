@@ -53,6 +53,7 @@ struct gcCostModel {
   // The work of the two pauses with the world stopped (gcStart's sweep termination, gcMark's mark
   // termination), in ns.
   double sweepTerminationNs = 0, markTerminationNs = 0;
+  double markNsPerObject = 0;  // marking's cost per reachable object besides its bytes
   uint64_t memoryBytes = 0;  // 0: unbounded
 };
 

@@ -438,3 +438,31 @@ TEST_CASE("calibrate: the fit moves gc costs toward the measurements and GC targ
   CHECK(calibration::get(r.profile, obj) == Approx(calibration::get(truth, obj)).epsilon(0.1));
   CHECK(r.profile.ns == cost::default_profile().ns);  // only the gc section moved
 }
+
+// Marking costs per object as well as per byte (mark_ns_per_object): two live heaps of the same
+// 18 MiB, one of 16,384 objects of 1,152 bytes and one of 1,179,648 of 16, under the same loop.
+// Without the per-object cost their loops cost the same; with it the heap of small objects marks
+// slower, by its 72 times as many objects.
+TEST_CASE("calibrate: marking costs per reachable object with mark_ns_per_object") {
+  const auto heap = [](const char* objects) {
+    return std::string("func { name: \"main\"\n  op { alloc { ") + objects +
+           " retain: true } }\n  op { gc {} }\n"
+           "  op { loop { name: \"n\" count: 40000 op { alloc { bytes: 1152 count: 1 retain: false } } } }\n}\n"
+           "benchmark { name: \"BenchmarkHeap\" loop: \"n\" }\n";
+  };
+  const scenario::Scenario large = scenario::parse_scenario(heap("bytes: 1152 count: 16384"), "large");
+  const scenario::Scenario small = scenario::parse_scenario(heap("bytes: 16 count: 1179648"), "small");
+  const std::vector<calibration::Point> pts = {{"BenchmarkHeap", 1, 0, 0, &large}, {"BenchmarkHeap", 1, 0, 0, &small}};
+  const calibration::FitParam per_object = calibration::fit_param_by_name("mark_ns_per_object");
+  cost::Profile p = cost::default_profile();
+  calibration::set(p, calibration::fit_param_by_name("mark_ns_per_byte"), 0.05);  // GC CPU far from 100%
+  calibration::set(p, per_object, 0);
+  const std::vector<calibration::SimPoint> without = calibration::simulate_points_gc(pts, p, 2);
+  REQUIRE(without[0].gc_cycles_per_op > 0);
+  CHECK(without[1].gc_cpu_share == Approx(without[0].gc_cpu_share).epsilon(0.02));
+  calibration::set(p, per_object, 50);
+  const std::vector<calibration::SimPoint> with = calibration::simulate_points_gc(pts, p, 2);
+  CHECK(with[0].gc_cpu_share > without[0].gc_cpu_share);         // 16,384 objects: a little more
+  CHECK(with[1].gc_cpu_share > 1.5 * with[0].gc_cpu_share);      // 1.2 million: much more
+  CHECK(with[1].ns_per_op > 1.5 * with[0].ns_per_op);
+}
