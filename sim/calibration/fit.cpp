@@ -16,12 +16,14 @@
 namespace gmp::calibration {
 
 std::string FitParam::name() const {
+  if (gc >= 0) return std::string(cost::gc_cost_fields().at(static_cast<size_t>(gc)).name);
   return speed ? std::string("speed_ns_per_iteration") : std::string(cost::param_name(param));
 }
 
 FitParam fit_param_by_name(const std::string& name) {
   if (name == "speed_ns_per_iteration") return FitParam{true, cost::Param::ChanOp};
   if (const auto p = cost::param_by_name(name)) return FitParam{false, *p};
+  if (const auto g = cost::gc_cost_field_by_name(name)) return FitParam{false, cost::Param::ChanOp, static_cast<int>(*g)};
   throw std::invalid_argument("unknown parameter '" + name + "'");
 }
 
@@ -32,24 +34,33 @@ std::vector<FitParam> default_fit_params() {
                         "gogo", "mcall"}) {
     out.push_back(fit_param_by_name(n));
   }
-  for (const std::string& n : gc_fit_param_names()) {
-    if (cost::param_by_name(n)) out.push_back(fit_param_by_name(n));
-  }
+  for (const std::string& n : gc_fit_param_names()) out.push_back(fit_param_by_name(n));
   return out;
 }
 
 const std::vector<std::string>& gc_fit_param_names() {
   static const std::vector<std::string> names = {"mark_ns_per_byte",  "stack_scan_ns_per_byte", "sweep_ns_per_page",
-                                                 "alloc_ns_per_object", "alloc_ns_per_byte",    "write_barrier_slowdown"};
+                                                 "alloc_ns_per_object", "alloc_ns_per_byte",    "write_barrier_slowdown",
+                                                 "mark_ns_per_object"};
   return names;
 }
 
 double get(const cost::Profile& p, const FitParam& f) {
+  if (f.gc >= 0) return (p.gc.*cost::gc_cost_fields().at(static_cast<size_t>(f.gc)).member).value;
   return f.speed ? p.machine.speed_ns_per_iteration.value : p[f.param];
+}
+
+cost::Sourced& sourced(cost::Profile& p, const FitParam& f) {
+  if (f.gc >= 0) return p.gc.*cost::gc_cost_fields().at(static_cast<size_t>(f.gc)).member;
+  return f.speed ? p.machine.speed_ns_per_iteration : p.params[static_cast<size_t>(f.param)];
 }
 
 Range fit_range(const FitParam& f) {
   Range r = f.speed ? Range{cost::kMinNsPerIteration, cost::kMaxNsPerIteration} : Range{0.0, cost::kMaxCost};
+  if (f.gc >= 0) {
+    const cost::GCCostField& g = cost::gc_cost_fields().at(static_cast<size_t>(f.gc));
+    r = Range{g.lo, g.hi};
+  }
   if (const auto b = cost::physical_bound(f.name())) {
     r.lo = std::max(r.lo, b->lo);
     r.hi = std::min(r.hi, b->hi);
@@ -72,6 +83,13 @@ double regularization(const cost::Profile& p, const cost::Profile& anchor, const
 }
 
 void set(cost::Profile& p, const FitParam& f, double v) {
+  if (f.gc >= 0) {
+    const cost::GCCostField& g = cost::gc_cost_fields().at(static_cast<size_t>(f.gc));
+    cost::Sourced& s = p.gc.*g.member;
+    s.value = std::clamp(v, g.lo, g.hi);
+    if (s.unit.empty()) s.unit = std::string(g.unit);  // an optional field the profile lacked
+    return;
+  }
   if (f.speed) {
     p.machine.speed_ns_per_iteration.value = std::clamp(v, cost::kMinNsPerIteration, cost::kMaxNsPerIteration);
     return;

@@ -52,21 +52,27 @@ struct Point {
   bool has_gc_target() const { return gc_cycles_per_op > 0; }
 };
 
-// A parameter the fit moves: a cost, or the machine's speed_ns_per_iteration.
+// A parameter the fit moves: a cost, the machine's speed_ns_per_iteration, or a field of the gc
+// section (gc >= 0: its index in cost::gc_cost_fields(); the value's unit is the field's, ns/byte
+// or a fraction as well as ns).
 struct FitParam {
   bool speed = false;
   cost::Param param = cost::Param::ChanOp;
+  int gc = -1;
   std::string name() const;
 };
-// "chan_op" or "speed_ns_per_iteration"; throws std::invalid_argument for an unknown name.
+// "chan_op", "speed_ns_per_iteration" or a gc field ("mark_ns_per_byte"); throws
+// std::invalid_argument for an unknown name.
 FitParam fit_param_by_name(const std::string& name);
-// The default set: the costs the suite isolates, and those of gc_fit_param_names() that the
-// profile has as costs.
+// The default set: the costs the suite isolates, and gc_fit_param_names().
 std::vector<FitParam> default_fit_params();
-// The garbage collector's cost parameters (profile.proto's gc section): the GC targets move them.
+// The garbage collector's cost parameters (profile.proto's gc section) that the fit suite's
+// allocating benchmarks and the GC targets move. A fit of a gc field changes nothing on a profile
+// without a gc section (the simulation reads none).
 const std::vector<std::string>& gc_fit_param_names();
 
 double get(const cost::Profile& p, const FitParam& f);
+cost::Sourced& sourced(cost::Profile& p, const FitParam& f);  // the value with its unit and source
 void set(cost::Profile& p, const FitParam& f, double v);
 
 // Simulated ns/op of each point under `prof`, `jobs` simulations at a time; NaN where the run

@@ -308,7 +308,7 @@ std::string measure_set(const Set& s, const std::string& go, const std::string& 
   return out;
 }
 
-void make_points(Set& s, const std::string& origin) {
+void make_points(Set& s, const std::string& origin, const std::vector<int32_t>& only_procs) {
   calibration::BenchSamples samples;
   // GC figures per (benchmark, GOMAXPROCS), one per run, from the gctrace lines of the output.
   std::map<calibration::BenchKey, std::pair<std::vector<double>, std::vector<double>>> gc;
@@ -324,6 +324,7 @@ void make_points(Set& s, const std::string& origin) {
     std::exit(1);
   }
   for (const auto& [key, v] : samples) {
+    if (!only_procs.empty() && std::find(only_procs.begin(), only_procs.end(), key.procs) == only_procs.end()) continue;
     const auto it = s.scenarios.find(key.name);
     if (it == s.scenarios.end()) {
       if (std::find(s.unpaired.begin(), s.unpaired.end(), key.name) == s.unpaired.end()) s.unpaired.push_back(key.name);
@@ -397,6 +398,7 @@ Errors errors_of(const Set& s, const std::vector<double>& after) {
 struct CalibrateOptions {
   std::string go;  // the go command or a GOROOT; empty: Go 1.23's if installed, else the PATH's
   std::string cpus = "1,2";  // go test's -cpu
+  bool cpus_given = false;   // --cpus named them: with --measured, only those points are fitted
   int count = 5;             // its -count
   std::string benchtime = "200ms";
   std::string base;  // the profile the fit starts from (a path or a builtin); empty: the default
@@ -431,6 +433,7 @@ CalibrateOptions parse_calibrate_flags(int argc, char** argv) {
       o.go = a.value();
     } else if (f == "--cpus") {
       o.cpus = a.value();
+      o.cpus_given = true;
       parse_list("--cpus", o.cpus, 1, 1024);
     } else if (f == "--count") {
       o.count = static_cast<int>(parse_uint("--count", a.value(), 1, 100));
@@ -623,10 +626,16 @@ int run_calibration(const CalibrateOptions& o, Calibration& c) {
     const std::string& file = i == 0 ? o.measured : o.measured_heldout;
     if (!file.empty()) {
       s.output = read_measurements(file);
-      make_points(s, file);
+      // --cpus with saved measurements: the points at those GOMAXPROCS values only.
+      std::vector<int32_t> only;
+      if (o.cpus_given) {
+        std::stringstream cs(o.cpus);
+        for (std::string c; std::getline(cs, c, ',');) only.push_back(static_cast<int32_t>(std::stoi(c)));
+      }
+      make_points(s, file, only);
     } else {
       s.output = measure_set(s, o.go, o.cpus, o.count, o.benchtime, s.quiet, i == 0);
-      make_points(s, s.label + " benchmarks");
+      make_points(s, s.label + " benchmarks", {});
     }
     if (s.points.empty()) {
       std::fprintf(stderr, "gmpsim: calibrate: no benchmark of %s has both a measurement and a scenario\n",
@@ -773,11 +782,11 @@ int write_calibration(const CalibrateOptions& o, const Calibration& c) {
                 100 * c.errors[0].worst_abs);
   for (const calibration::FitParam& f : c.params) {
     if (calibration::get(prof, f) == calibration::get(c.start, f)) continue;
-    cost::Sourced& s = f.speed ? prof.machine.speed_ns_per_iteration : prof.params[static_cast<size_t>(f.param)];
+    cost::Sourced& s = calibration::sourced(prof, f);
     const std::string how = o.measured.empty()
-                                ? " (go test -bench of sim/calibration/suite, -cpu " + o.cpus + ", -count " +
+                                ? " (go test -bench of " + c.sets[0].dir + ", -cpu " + o.cpus + ", -count " +
                                       std::to_string(o.count) + " interleaved, -benchtime " + o.benchtime + ")"
-                                : " (saved go test -bench output of sim/calibration/suite)";
+                                : " (saved go test -bench output of " + c.sets[0].dir + ")";
     char from[64];
     std::snprintf(from, sizeof from, "%.6g", calibration::get(c.start, f));
     s.source = "fitted by gmpsim calibrate to " + suite_file + how + ": " + quality + "; started from " + from +

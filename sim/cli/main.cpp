@@ -43,7 +43,8 @@ const char kCalibrateUsage[] =
     "      --regularize, default 0.05), cross-validates by leaving out one benchmark at a time (each fit\n"
     "      --cv-evaluations runs, default 60), reports the held-out error,\n"
     "      and writes PROFILE with PROFILE.suite.txt and PROFILE.heldout.txt (the measurements; with\n"
-    "      --measured FILE the fit reads saved go test -bench output instead, and PROFILE cites it);\n"
+    "      --measured FILE the fit reads saved go test -bench output instead, and PROFILE cites it;\n"
+    "      --cpus given with it keeps only the points at those GOMAXPROCS values);\n"
     "      --placement sets the OS placement of the fitted machine (affine: its os_* costs are fitted too);\n"
     "      runs carry GODEBUG=gctrace=1, and the GC cycles per op and GC CPU share are targets too,\n"
     "      weighted by --gc-weight (default 0.5; 0: ns/op alone)\n";

@@ -47,6 +47,16 @@ const std::vector<PhysicalBound> kTable = {
     {"wakeup_jitter", 0, 500000, "the spread of wake-up latencies: 0 (none) to half a millisecond"},
     {"os_idle_exit_latency", 0, 500000, "an idle core's exit from its sleep state: 0 to deep C-states"},
     {"os_wake_ipi", 0, 200000, "the IPI that wakes a thread on another core: 0 to a slow VM's"},
+    // The gc section (profile.proto's GC message), each in its own unit.
+    {"alloc_ns_per_object", 1, 1000, "mallocgc's fast path: a size-class lookup and a free slot, 1 ns to 1 us"},
+    {"alloc_ns_per_byte", 0.005, 2, "zeroing and initialising memory: 200 GB/s down to 0.5 GB/s per core (ns/byte)"},
+    {"sweep_ns_per_page", 5, 100000, "one 8 KiB span's mark bits and free counts: 5 ns to 100 us (ns/page)"},
+    {"mark_ns_per_byte", 0.01, 20, "scanning and marking the heap: 100 GB/s down to 50 MB/s per core (ns/byte)"},
+    {"stack_scan_ns_per_byte", 0.01, 20, "scanning stack frames with their pointer maps: as marking (ns/byte)"},
+    {"write_barrier_slowdown", 0, 2, "the mutator's slowdown while marking: none to three times slower (a fraction)"},
+    {"sweep_termination_ns", 0, 1000000, "sweep termination's work with the world stopped: 0 to 1 ms"},
+    {"mark_termination_ns", 0, 1000000, "mark termination's work with the world stopped: 0 to 1 ms"},
+    {"mark_ns_per_object", 0, 1000, "marking one object (mark bit, queue, a cache miss on a large heap): 0 to 1 us"},
 };
 
 }  // namespace

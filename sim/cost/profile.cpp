@@ -250,29 +250,50 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
                                            where(tree, m, "linux_scheduler", at), out.linux_scheduler);
 }
 
-// gc (profile.proto): each of the collector's costs present, in its unit and range.
+// gc (profile.proto): each of the collector's costs (gc_cost_fields) present unless optional, in
+// its unit and range.
 void check_gc(Problems& problems, const pb::GC& g, const Tree* tree, Location at, GCCosts& out) {
   out.has = true;
   const std::string path = "gc";
-  check_sourced(problems, g, tree, at, path, "alloc_ns_per_object", "ns", false, {0, 1e4, "between 0 and 10000 ns"},
-                out.alloc_ns_per_object);
-  check_sourced(problems, g, tree, at, path, "alloc_ns_per_byte", "ns/byte", false, {0, 100, "between 0 and 100 ns/byte"},
-                out.alloc_ns_per_byte);
-  check_sourced(problems, g, tree, at, path, "sweep_ns_per_page", "ns/page", false, {0, 1e6, "between 0 and 1e+06 ns/page"},
-                out.sweep_ns_per_page);
-  check_sourced(problems, g, tree, at, path, "mark_ns_per_byte", "ns/byte", false, {0, 100, "between 0 and 100 ns/byte"},
-                out.mark_ns_per_byte);
-  check_sourced(problems, g, tree, at, path, "stack_scan_ns_per_byte", "ns/byte", false,
-                {0, 100, "between 0 and 100 ns/byte"}, out.stack_scan_ns_per_byte);
-  check_sourced(problems, g, tree, at, path, "globals_bytes", "bytes", false, {0, 1e9, "between 0 and 1e+09 bytes"},
-                out.globals_bytes);
-  check_sourced(problems, g, tree, at, path, "mark_unit_bytes", "bytes", true, {1, 1e9, "between 1 and 1e+09 bytes"},
-                out.mark_unit_bytes);
-  check_sourced(problems, g, tree, at, path, "write_barrier_slowdown", "fraction", false,
-                {0, 10, "between 0 and 10 (a fraction)"}, out.write_barrier_slowdown);
+  for (const GCCostField& f : gc_cost_fields()) {
+    const std::string name(f.name), unit(f.unit), text(f.range_text);
+    const gpb::FieldDescriptor* field = g.GetDescriptor()->FindFieldByName(name);
+    if (f.optional && !g.GetReflection()->HasField(g, field)) continue;
+    check_sourced(problems, g, tree, at, path, name.c_str(), unit.c_str(), f.positive, {f.lo, f.hi, text.c_str()},
+                  out.*f.member);
+  }
 }
 
 }  // namespace
+
+const std::vector<GCCostField>& gc_cost_fields() {
+  static const std::vector<GCCostField> fields = {
+      {"alloc_ns_per_object", &GCCosts::alloc_ns_per_object, "ns", 0, 1e4, "between 0 and 10000 ns", false, false},
+      {"alloc_ns_per_byte", &GCCosts::alloc_ns_per_byte, "ns/byte", 0, 100, "between 0 and 100 ns/byte", false, false},
+      {"sweep_ns_per_page", &GCCosts::sweep_ns_per_page, "ns/page", 0, 1e6, "between 0 and 1e+06 ns/page", false, false},
+      {"mark_ns_per_byte", &GCCosts::mark_ns_per_byte, "ns/byte", 0, 100, "between 0 and 100 ns/byte", false, false},
+      {"stack_scan_ns_per_byte", &GCCosts::stack_scan_ns_per_byte, "ns/byte", 0, 100, "between 0 and 100 ns/byte",
+       false, false},
+      {"globals_bytes", &GCCosts::globals_bytes, "bytes", 0, 1e9, "between 0 and 1e+09 bytes", false, false},
+      {"mark_unit_bytes", &GCCosts::mark_unit_bytes, "bytes", 1, 1e9, "between 1 and 1e+09 bytes", true, false},
+      {"write_barrier_slowdown", &GCCosts::write_barrier_slowdown, "fraction", 0, 10, "between 0 and 10 (a fraction)",
+       false, false},
+      {"sweep_termination_ns", &GCCosts::sweep_termination_ns, "ns", 0, 1e7, "between 0 and 1e+07 ns (10 ms)", false,
+       true},
+      {"mark_termination_ns", &GCCosts::mark_termination_ns, "ns", 0, 1e7, "between 0 and 1e+07 ns (10 ms)", false,
+       true},
+      {"mark_ns_per_object", &GCCosts::mark_ns_per_object, "ns", 0, 1e4, "between 0 and 10000 ns", false, true},
+  };
+  return fields;
+}
+
+std::optional<size_t> gc_cost_field_by_name(std::string_view name) {
+  const std::vector<GCCostField>& f = gc_cost_fields();
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i].name == name) return i;
+  }
+  return std::nullopt;
+}
 
 std::string_view param_name(Param p) { return kNames.at(static_cast<size_t>(p)); }
 

@@ -148,7 +148,23 @@ struct GCCosts {
   bool has = false;
   Sourced alloc_ns_per_object, alloc_ns_per_byte, sweep_ns_per_page, mark_ns_per_byte, stack_scan_ns_per_byte,
       globals_bytes, mark_unit_bytes, write_barrier_slowdown;
+  Sourced sweep_termination_ns, mark_termination_ns, mark_ns_per_object;  // optional: absent reads as 0
 };
+
+// One field of the gc message, as the loader checks it: its name, where it lives in GCCosts, its
+// unit and range, whether it may be absent (then 0) and whether it must be above 0. The loader and
+// the fit (sim/calibration/fit.h) both read this table.
+struct GCCostField {
+  std::string_view name;
+  Sourced GCCosts::*member;
+  std::string_view unit;
+  double lo, hi;
+  std::string_view range_text;  // "between 0 and 10000 ns"
+  bool positive;
+  bool optional;
+};
+const std::vector<GCCostField>& gc_cost_fields();  // in profile.proto's order
+std::optional<size_t> gc_cost_field_by_name(std::string_view name);
 
 struct Profile {
   std::string origin;  // the path, or "builtin:<name>"

@@ -58,14 +58,12 @@ std::string profile_text(const Profile& p, const std::string& comment) {
   if (p.machine.memory_bytes) put(m->mutable_memory_bytes(), *p.machine.memory_bytes);
   if (const GCCosts& g = p.gc; g.has) {
     pb::GC* o = msg.mutable_gc();
-    put(o->mutable_alloc_ns_per_object(), g.alloc_ns_per_object);
-    put(o->mutable_alloc_ns_per_byte(), g.alloc_ns_per_byte);
-    put(o->mutable_sweep_ns_per_page(), g.sweep_ns_per_page);
-    put(o->mutable_mark_ns_per_byte(), g.mark_ns_per_byte);
-    put(o->mutable_stack_scan_ns_per_byte(), g.stack_scan_ns_per_byte);
-    put(o->mutable_globals_bytes(), g.globals_bytes);
-    put(o->mutable_mark_unit_bytes(), g.mark_unit_bytes);
-    put(o->mutable_write_barrier_slowdown(), g.write_barrier_slowdown);
+    for (const GCCostField& f : gc_cost_fields()) {
+      const Sourced& v = g.*f.member;
+      if (f.optional && v.source.empty()) continue;  // absent in the profile read
+      const gpb::FieldDescriptor* fd = o->GetDescriptor()->FindFieldByName(std::string(f.name));
+      put(static_cast<pb::Sourced*>(o->GetReflection()->MutableMessage(o, fd)), v);
+    }
   }
   pb::Costs* costs = msg.mutable_costs();
   const gpb::Reflection* r = costs->GetReflection();

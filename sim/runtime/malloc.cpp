@@ -67,7 +67,10 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
   }
   gcstats.allocBytes += size * count;
   gcstats.allocObjects += count;
-  if (retained) liveHeap += size * count;
+  if (retained) {
+    liveHeap += size * count;
+    liveObjects += count;
+  }
   // gcmarknewobject: while marking, new objects are allocated black and count as marked.
   if (gcphase.Load() != _GCoff) work.bytesMarked.Add(size * count);
   const bool large = size > maxSmallSize;
@@ -136,6 +139,15 @@ void Runtime::allocCost(uint64_t size, uint64_t n) {
 }
 
 // Not in Go: bytes of retained allocations become unreachable (capped at what is retained).
-void Runtime::releaseHeap(uint64_t bytes) { liveHeap -= std::min(bytes, liveHeap); }
+// The objects go in proportion to the bytes (the release names bytes only).
+void Runtime::releaseHeap(uint64_t bytes) {
+  const uint64_t b = std::min(bytes, liveHeap);
+  if (b == liveHeap) {
+    liveObjects = 0;
+  } else if (b > 0) {
+    liveObjects -= static_cast<uint64_t>(static_cast<long double>(liveObjects) * b / liveHeap);
+  }
+  liveHeap -= b;
+}
 
 }  // namespace gmp::rt

@@ -106,7 +106,9 @@ void Runtime::gcStart(gcTrigger trigger) {
   const worldStop stw = stopTheWorldWithSema(stwReason::stwGCSweepTerm);
 
   finishsweep_m();
-  // clearpools: no sync.Pool here.
+  // clearpools: no sync.Pool here. What sweep termination does with the world stopped besides
+  // (clearpools, the mark state's and the roots' preparation) is one cost from the profile.
+  gcPauseWork(gccost.sweepTerminationNs);
   work.cycles.Add(1);
 
   gcController.startCycle(now, gomaxprocs, trigger);
@@ -211,12 +213,23 @@ int64_t Runtime::gcCostMarkUnitBytes() { return static_cast<int64_t>(gccost.mark
 int64_t Runtime::gcCostScanNs(int64_t bytes) {
   return std::llround(static_cast<double>(bytes) * gccost.markNsPerByte);
 }
+// Heap scan work: per byte, and per object at the reachable heap's objects per byte (Go's
+// scanobject and greyobject cost per object besides the words scanned).
+int64_t Runtime::gcCostHeapScanNs(int64_t bytes) {
+  return std::llround(static_cast<double>(bytes) *
+                      (gccost.markNsPerByte + gccost.markNsPerObject * work.heapObjectsPerByte));
+}
 int64_t Runtime::gcCostStackScanNs(int64_t bytes) {
   return std::llround(static_cast<double>(bytes) * gccost.stackScanNsPerByte);
 }
 // Mark termination's own work besides the checks (flushing caches, stack shrinking, the finalizer
-// and special queues) has no cost of its own in the profile: the pause is its scheduling.
-void Runtime::gcMarkTerminationWork() {}
+// and special queues, the statistics): the profile's mark_termination_ns.
+void Runtime::gcMarkTerminationWork() { gcPauseWork(gccost.markTerminationNs); }
+// Not in Go: a pause's own work with the world stopped, as computation on this M.
+void Runtime::gcPauseWork(double ns) {
+  auto work = static_cast<int64_t>(ns);
+  while (work > 0) work = plat::compute(work);
+}
 
 // gcMarkTermination (mgc.go): with the world stopped: the mark-termination work, the sweep's start,
 // the pacer's commit for the next cycle, the statistics; then the world restarts.

@@ -51,6 +51,7 @@ void Runtime::gcPrepareMarkRoots() {
 
   // The heap to scan: what is reachable now (retained), all of which will be marked.
   work.full.Store(static_cast<int64_t>(liveHeap));
+  work.heapObjectsPerByte = liveHeap > 0 ? static_cast<double>(liveObjects) / static_cast<double>(liveHeap) : 0;
 }
 
 // markroot (mgcmark.go): one root job; returns its scan work.
@@ -96,7 +97,7 @@ int64_t Runtime::scanHeapUnit(gcWork* gcw) {
     if (work.full.CompareAndSwap(left, left - take)) break;
   }
   gcw->held = take;
-  markCompute(gcCostScanNs(take));
+  markCompute(gcCostHeapScanNs(take));
   gcw->held = 0;
   gcw->heapScanWork += take;
   work.bytesMarked.Add(static_cast<uint64_t>(take));

@@ -50,6 +50,10 @@ struct gcCostModel {
   uint64_t globalsBytes = 0;
   uint64_t markUnitBytes = 100000;  // only used when the profile has a gc message
   double writeBarrierSlowdown = 0;
+  // The work of the two pauses with the world stopped (gcStart's sweep termination, gcMark's mark
+  // termination), in ns.
+  double sweepTerminationNs = 0, markTerminationNs = 0;
+  double markNsPerObject = 0;  // marking's cost per reachable object besides its bytes
   uint64_t memoryBytes = 0;  // 0: unbounded
 };
 

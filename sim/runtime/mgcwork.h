@@ -79,6 +79,9 @@ struct workType {
   // Not in Go: scan bytes of the globals and each stack root, fixed at mark start, for gctrace
   // and markroot's cost.
   uint64_t globalsBytes = 0;
+  // Not in Go: the reachable heap's objects per byte at mark start (liveObjects / liveHeap), which
+  // turns the profile's mark_ns_per_object into a cost per byte of heap scan work.
+  double heapObjectsPerByte = 0;
   std::vector<int64_t> stackRootBytes;
 };
 

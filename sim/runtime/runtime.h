@@ -356,6 +356,7 @@ class Runtime {
   // Not in Go: the bytes the program keeps reachable (retained allocations); marking takes it
   // as the marked heap, as the objects graph would give it.
   uint64_t liveHeap = 0;
+  uint64_t liveObjects = 0;  // Not in Go: the objects of liveHeap (a release takes its share)
   // The cycle (mgc.cpp, owned by the cycle's port): declared here for the allocation path.
   void gcStart(gcTrigger trigger);        // mgc.go
   void gcAssistAlloc(g* gp);              // mgcmark.go
@@ -423,8 +424,10 @@ class Runtime {
   uint64_t gcCostGlobalsBytes();
   int64_t gcCostMarkUnitBytes();
   int64_t gcCostScanNs(int64_t bytes);
+  int64_t gcCostHeapScanNs(int64_t bytes);  // gcCostScanNs plus the heap's cost per object
   int64_t gcCostStackScanNs(int64_t bytes);
   void gcMarkTerminationWork();
+  void gcPauseWork(double ns);  // Not in Go: a pause's work as time (the profile's gc costs)
   void ReadMemStats();  // runtime.ReadMemStats: here a stop-the-world and its restart
 
   // Stop-the-world (stw.cpp, proc.go).

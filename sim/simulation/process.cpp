@@ -34,6 +34,9 @@ Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const c
     c.globalsBytes = static_cast<uint64_t>(prof.gc.globals_bytes.value);
     c.markUnitBytes = static_cast<uint64_t>(prof.gc.mark_unit_bytes.value);
     c.writeBarrierSlowdown = prof.gc.write_barrier_slowdown.value;
+    c.sweepTerminationNs = prof.gc.sweep_termination_ns.value;
+    c.markTerminationNs = prof.gc.mark_termination_ns.value;
+    c.markNsPerObject = prof.gc.mark_ns_per_object.value;
   }
   if (prof.machine.memory_bytes) runtime_.gccost.memoryBytes = static_cast<uint64_t>(prof.machine.memory_bytes->value);
 }

@@ -218,6 +218,7 @@ TEST_CASE("calibrate: every profile value has a physical range that the shipped 
     for (const cost::PhysicalBound& b : cost::physical_bounds()) {
       INFO(name << " " << b.name);
       const calibration::FitParam f = calibration::fit_param_by_name(std::string(b.name));
+      if (f.gc >= 0 && !p.gc.has) continue;  // no gc section: nothing to check
       CHECK(calibration::get(p, f) >= b.lo);
       CHECK(calibration::get(p, f) <= b.hi);
     }
@@ -348,4 +349,120 @@ TEST_CASE("calibrate: the speed curve is derived from BenchmarkCPU's points", "[
     const auto fast = calibration::busy_speed_from_points({{1, 1000, 0}, {2, 480, 0}}, group, "m");
     CHECK(fast[1].factor == 1.0);  // a speed-up above n is noise: clamped
   }
+}
+
+namespace {
+// An allocating benchmark for the gc fit tests: a live heap of 2,048 objects of 1,152 bytes and one
+// more such object per op, dropped: cycles that mark the live heap (mark_ns_per_byte) and
+// allocations (alloc_ns_per_object).
+constexpr char kAllocLive[] = R"(
+func { name: "main"
+  op { alloc { bytes: 1152 count: 2048 retain: true } }
+  op { gc {} }
+  op { loop { name: "n" count: 20000 op { alloc { bytes: 1152 count: 1 retain: false } } } }
+}
+benchmark { name: "BenchmarkAllocLive" loop: "n" }
+)";
+// Nothing live: the allocation's own cost dominates (alloc_ns_per_object).
+constexpr char kAllocSmall[] = R"(
+func { name: "main"
+  op { gc {} }
+  op { loop { name: "n" count: 100000 op { alloc { bytes: 64 count: 1 retain: false } } } }
+}
+benchmark { name: "BenchmarkAllocSmall" loop: "n" }
+)";
+}  // namespace
+
+// The gc section's fields are fit parameters: by name, with the loader's range and the physical one,
+// read and written in the profile's gc section (and nowhere else).
+TEST_CASE("calibrate: the gc section's costs are fit parameters") {
+  const calibration::FitParam mark = calibration::fit_param_by_name("mark_ns_per_byte");
+  CHECK(mark.gc >= 0);
+  CHECK(mark.name() == "mark_ns_per_byte");
+  cost::Profile p = cost::default_profile();
+  REQUIRE(p.gc.has);
+  CHECK(calibration::get(p, mark) == p.gc.mark_ns_per_byte.value);
+  const cost::Profile before = p;
+  calibration::set(p, mark, 0.25);
+  CHECK(p.gc.mark_ns_per_byte.value == 0.25);
+  CHECK(p.ns == before.ns);  // no cost moved with it
+  calibration::set(p, mark, 1e6);
+  CHECK(p.gc.mark_ns_per_byte.value == 100);  // the loader's range
+  CHECK(calibration::fit_range(mark).lo == cost::physical_bound("mark_ns_per_byte")->lo);
+  CHECK(calibration::fit_range(mark).hi == cost::physical_bound("mark_ns_per_byte")->hi);
+  const calibration::FitParam pause = calibration::fit_param_by_name("sweep_termination_ns");
+  calibration::set(p, pause, 4000);
+  CHECK(p.gc.sweep_termination_ns.value == 4000);
+  CHECK(p.gc.sweep_termination_ns.unit == "ns");
+  for (const std::string& n : calibration::gc_fit_param_names()) {
+    INFO(n);
+    bool in_default = false;
+    for (const calibration::FitParam& f : calibration::default_fit_params()) in_default |= f.name() == n;
+    CHECK(in_default);
+  }
+}
+
+// Measurements made by the simulator under a profile whose marking and allocation costs are
+// changed (mark_ns_per_byte 0.3 times, alloc_ns_per_object 2 times the default's), with their GC
+// targets, on a live heap and on none: the fit from the default profile finds both again.
+TEST_CASE("calibrate: the fit moves gc costs toward the measurements and GC targets") {
+  const scenario::Scenario alloc = scenario::parse_scenario(kAllocLive, "alloclive");
+  const calibration::FitParam mark = calibration::fit_param_by_name("mark_ns_per_byte");
+  const calibration::FitParam obj = calibration::fit_param_by_name("alloc_ns_per_object");
+  cost::Profile truth = cost::default_profile();
+  calibration::set(truth, mark, 0.3 * calibration::get(truth, mark));
+  calibration::set(truth, obj, 2 * calibration::get(truth, obj));
+  const scenario::Scenario small = scenario::parse_scenario(kAllocSmall, "allocsmall");
+  std::vector<calibration::Point> pts = {{"BenchmarkAllocLive", 1, 0, 0, &alloc},
+                                         {"BenchmarkAllocLive", 2, 0, 0, &alloc},
+                                         {"BenchmarkAllocSmall", 1, 0, 0, &small}};
+  const std::vector<calibration::SimPoint> m = calibration::simulate_points_gc(pts, truth, 2);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    INFO(pts[i].bench << " " << pts[i].procs);
+    REQUIRE(m[i].gc_cycles_per_op > 0);
+    pts[i].measured = m[i].ns_per_op;
+    pts[i].gc_cycles_per_op = m[i].gc_cycles_per_op;
+    pts[i].gc_cpu_share = m[i].gc_cpu_share;
+  }
+  calibration::FitOptions opt;
+  opt.params = {mark, obj};
+  opt.jobs = 2;
+  opt.gc_weight = 0.5;
+  opt.max_evaluations = 80;
+  const calibration::FitResult r = calibration::fit_profile(pts, cost::default_profile(), opt);
+  INFO("error " << r.error_before << " -> " << r.error_after << ", gc error " << r.gc_error_before << " -> "
+                << r.gc_error_after << " in " << r.evaluations << " runs");
+  CHECK(r.error_after < r.error_before / 10);
+  CHECK(r.gc_error_after < r.gc_error_before);
+  CHECK(calibration::get(r.profile, mark) == Approx(calibration::get(truth, mark)).epsilon(0.1));
+  CHECK(calibration::get(r.profile, obj) == Approx(calibration::get(truth, obj)).epsilon(0.1));
+  CHECK(r.profile.ns == cost::default_profile().ns);  // only the gc section moved
+}
+
+// Marking costs per object as well as per byte (mark_ns_per_object): two live heaps of the same
+// 18 MiB, one of 16,384 objects of 1,152 bytes and one of 1,179,648 of 16, under the same loop.
+// Without the per-object cost their loops cost the same; with it the heap of small objects marks
+// slower, by its 72 times as many objects.
+TEST_CASE("calibrate: marking costs per reachable object with mark_ns_per_object") {
+  const auto heap = [](const char* objects) {
+    return std::string("func { name: \"main\"\n  op { alloc { ") + objects +
+           " retain: true } }\n  op { gc {} }\n"
+           "  op { loop { name: \"n\" count: 40000 op { alloc { bytes: 1152 count: 1 retain: false } } } }\n}\n"
+           "benchmark { name: \"BenchmarkHeap\" loop: \"n\" }\n";
+  };
+  const scenario::Scenario large = scenario::parse_scenario(heap("bytes: 1152 count: 16384"), "large");
+  const scenario::Scenario small = scenario::parse_scenario(heap("bytes: 16 count: 1179648"), "small");
+  const std::vector<calibration::Point> pts = {{"BenchmarkHeap", 1, 0, 0, &large}, {"BenchmarkHeap", 1, 0, 0, &small}};
+  const calibration::FitParam per_object = calibration::fit_param_by_name("mark_ns_per_object");
+  cost::Profile p = cost::default_profile();
+  calibration::set(p, calibration::fit_param_by_name("mark_ns_per_byte"), 0.05);  // GC CPU far from 100%
+  calibration::set(p, per_object, 0);
+  const std::vector<calibration::SimPoint> without = calibration::simulate_points_gc(pts, p, 2);
+  REQUIRE(without[0].gc_cycles_per_op > 0);
+  CHECK(without[1].gc_cpu_share == Approx(without[0].gc_cpu_share).epsilon(0.02));
+  calibration::set(p, per_object, 50);
+  const std::vector<calibration::SimPoint> with = calibration::simulate_points_gc(pts, p, 2);
+  CHECK(with[0].gc_cpu_share > without[0].gc_cpu_share);         // 16,384 objects: a little more
+  CHECK(with[1].gc_cpu_share > 1.5 * with[0].gc_cpu_share);      // 1.2 million: much more
+  CHECK(with[1].ns_per_op > 1.5 * with[0].ns_per_op);
 }
