@@ -11,6 +11,7 @@ docs/studies/images/f-gc-p99.svg and f-gc-cpu.svg (hand-written SVG: no matplotl
 the repository root after building gmpsim (build/bin/gmpsim, or GMPSIM=...).
 """
 import argparse
+import importlib.util
 import os
 import re
 import statistics
@@ -22,7 +23,6 @@ SCENARIO = "docs/studies/f-gc-server.textproto"
 IMAGES = "docs/studies/images"
 GOGC = ["50", "100", "200", "400", "off"]
 PROCS = [2, 4, 8]
-COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
 
 UNITS = {"ns": 1e-3, "us": 1, "µs": 1, "ms": 1e3, "s": 1e6}
 
@@ -54,45 +54,12 @@ def run_point(gogc, procs, seed, profile):
 
 
 def svg_lines(path, title, xlabels, series, ylabel, note=""):
-    """series: list of (name, [y per x]); evenly spaced x, linear y from 0."""
-    import math
-    w, h, x0, x1, y0, y1 = 780, 440, 80, 560, 380, 50
-    hi = max(v for _, vals in series for v in vals) * 1.1 or 1
-    step = 10 ** math.floor(math.log10(hi / 5))
-    for m in (1, 2, 5, 10):
-        if hi / (step * m) <= 6:
-            step *= m
-            break
-    ticks = [i * step for i in range(int(hi / step) + 2) if i * step <= hi + step * 0.01]
-    hi = ticks[-1]
-    f = lambda v: y0 - v / hi * (y0 - y1)
-    xp = lambda i: x0 + (i + 0.5) * (x1 - x0) / len(xlabels)
-    o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
-         f'font-size="12">', '<rect width="100%" height="100%" fill="white"/>',
-         f'<text x="{w/2}" y="24" text-anchor="middle" font-size="15">{title}</text>',
-         f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}" stroke="black"/>',
-         f'<line x1="{x0}" y1="{y1}" x2="{x0}" y2="{y0}" stroke="black"/>']
-    for t in ticks:
-        o.append(f'<text x="{x0-6}" y="{f(t)+4:.1f}" text-anchor="end">{t:g}</text>')
-        o.append(f'<line x1="{x0}" y1="{f(t):.1f}" x2="{x1}" y2="{f(t):.1f}" stroke="#ddd"/>')
-    for i, lab in enumerate(xlabels):
-        o.append(f'<text x="{xp(i):.1f}" y="{y0+18}" text-anchor="middle">{lab}</text>')
-    o.append(f'<text x="{(x0+x1)/2}" y="{y0+40}" text-anchor="middle">{note}</text>')
-    o.append(f'<text x="20" y="{(y0+y1)/2}" text-anchor="middle" '
-             f'transform="rotate(-90 20 {(y0+y1)/2})">{ylabel}</text>')
-    for k, (name, vals) in enumerate(series):
-        c = COLOURS[k % len(COLOURS)]
-        pts = [(xp(i), f(v)) for i, v in enumerate(vals)]
-        o.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>'
-                 % (c, " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)))
-        for x, y in pts:
-            o.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{c}"/>')
-        o.append(f'<rect x="{x1+20}" y="{y1+k*20}" width="12" height="12" fill="{c}"/>')
-        o.append(f'<text x="{x1+38}" y="{y1+k*20+11}">{name}</text>')
-    o.append("</svg>")
-    with open(path, "w") as fh:
-        fh.write("\n".join(o) + "\n")
-    print(f"chart: {path}")
+    """Study C's line chart (docs/studies/c-goroutines.py), shared rather than copied."""
+    spec = importlib.util.spec_from_file_location(
+        "c_goroutines", os.path.join(os.path.dirname(os.path.abspath(__file__)), "c-goroutines.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.svg_lines(path, title, xlabels, series, ylabel, note=note)
 
 
 def main():
