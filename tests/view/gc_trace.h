@@ -9,27 +9,15 @@
 
 #include <string>
 
+#include "tests/view/small_trace.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::view::testing {
 
 inline void write_gc_trace(const std::string& path) {
   using namespace gmp::trace;
-  Header h;
-  h.set_producer("gc test");
-  h.set_num_ps(2);
-  h.set_num_ms(2);
-  h.set_clock(CLOCK_VIRTUAL);
-  TraceWriter w(path, h);
-  auto ev = [&](int64_t ts, Kind k, int64_t g, int64_t m, int64_t p) -> Event {
-    Event e;
-    e.set_ts(ts);
-    e.set_kind(k);
-    if (g >= 0) e.set_g(g);
-    if (m >= 0) e.set_m(m);
-    if (p >= 0) e.set_p(p);
-    return e;
-  };
+  TraceWriter w(path, two_p_header("gc test"));
+  auto ev = test_event;
   auto value = [&](int64_t ts, Kind k, int64_t v) {
     Event e = ev(ts, k, -1, 0, 0);
     e.set_value(v);

@@ -13,23 +13,31 @@
 
 namespace gmp::view::testing {
 
-inline void write_small_trace(const std::string& path, const std::string& producer = "gmpview test") {
-  using namespace gmp::trace;
-  Header h;
+// The header of the viewer tests' hand-written traces: 2 Ps, 2 Ms, virtual clock.
+inline gmp::trace::Header two_p_header(const std::string& producer) {
+  gmp::trace::Header h;
   h.set_producer(producer);
   h.set_num_ps(2);
   h.set_num_ms(2);
-  h.set_clock(CLOCK_VIRTUAL);
-  TraceWriter w(path, h);
-  auto ev = [&](int64_t ts, Kind k, int64_t g, int64_t m, int64_t p) -> Event {
-    Event e;
-    e.set_ts(ts);
-    e.set_kind(k);
-    if (g >= 0) e.set_g(g);
-    if (m >= 0) e.set_m(m);
-    if (p >= 0) e.set_p(p);
-    return e;
-  };
+  h.set_clock(gmp::trace::CLOCK_VIRTUAL);
+  return h;
+}
+
+// An event of kind k at ts; g, m, p are left out when negative.
+inline gmp::trace::Event test_event(int64_t ts, gmp::trace::Kind k, int64_t g, int64_t m, int64_t p) {
+  gmp::trace::Event e;
+  e.set_ts(ts);
+  e.set_kind(k);
+  if (g >= 0) e.set_g(g);
+  if (m >= 0) e.set_m(m);
+  if (p >= 0) e.set_p(p);
+  return e;
+}
+
+inline void write_small_trace(const std::string& path, const std::string& producer = "gmpview test") {
+  using namespace gmp::trace;
+  TraceWriter w(path, two_p_header(producer));
+  auto ev = test_event;
   auto put = [&](int64_t ts, int64_t g, int64_t p, Queue q) {
     Event e = ev(ts, KIND_RUNQ_PUT, g, 0, p);
     e.set_queue(q);
