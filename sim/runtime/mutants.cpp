@@ -139,7 +139,8 @@ constexpr std::array<MutantInfo, kCount> kTable{{
      "mgcmark.cpp:gcAssistAlloc",
      "an allocation in allocation debt assists the collector even on the system stack or with "
      "locks held, as allocm's allocation on a borrowed P for a new M (golang/go#10573's path)",
-     "the runtime throws: the assist that ends marking stops the world while holding locks"},
+     "a livelock: the assist is charged to a goroutine already waiting (a mark worker in "
+     "gcMarkDone's forEachP), and its casgstatus spins for good"},
 }};
 
 constexpr bool tableInOrder() {
