@@ -33,7 +33,7 @@ const char* const kCheckScenarios[] = {
     "gosched",       "gosched_spinner", "locked_sleep",      "mutex",           "mutex_handoff", "pingpong",
     "ready2",        "ready_syscall",   "sleep_hog",         "sleepers",        "spawn2",        "syscall_lock",
     "syscall_loop",  "syscall_overdue", "syscall_sleep",     "syscall_then_hogs", "timer_hog",   "waitgroup",
-    "netpoll_inject", "stw_ready",
+    "netpoll_inject", "stw_ready",       "assist_handoff",
 };
 
 // Selects a mutant for the scope of a test and puts None back after it.

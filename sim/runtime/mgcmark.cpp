@@ -11,6 +11,7 @@
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
 #include "sim/runtime/mgcwork.h"
+#include "sim/runtime/mutants.h"
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
@@ -206,8 +207,12 @@ int64_t Runtime::gcDrainN(gcWork* gcw, int64_t scanWork) {
 // workers' credit if there is some, otherwise with mark work of its own; if it is still in debt
 // it parks on the assist queue until the workers' credit covers it.
 void Runtime::gcAssistAlloc(g* gp) {
-  if (plat::getg() == gp->m->g0) return;
-  if (m* mp = plat::getg()->m; mp->locks > 0) return;
+  // Mutant assist-holding-locks: without these two returns (4f188c2d1c), allocm's allocation on
+  // a borrowed P assists too.
+  if (!mutant(Mutant::AssistHoldingLocks)) {
+    if (plat::getg() == gp->m->g0) return;
+    if (m* mp = plat::getg()->m; mp->locks > 0) return;
+  }
 
   bool enteredMarkAssistForTracing = false;
   const int64_t assistStart = plat::nanotime();

@@ -135,6 +135,12 @@ constexpr std::array<MutantInfo, kCount> kTable{{
      "the P it holds has no owner to stop it",
      "a stop-the-world that never completes: sched.stopwait stays above 0 while every M but the "
      "stopper is parked"},
+    {Mutant::AssistHoldingLocks, "assist-holding-locks", "4f188c2d1c (golang/go#10573's sequel)",
+     "mgcmark.cpp:gcAssistAlloc",
+     "an allocation in allocation debt assists the collector even on the system stack or with "
+     "locks held, as allocm's allocation on a borrowed P for a new M (golang/go#10573's path)",
+     "a livelock: the assist is charged to a goroutine already waiting (a mark worker in "
+     "gcMarkDone's forEachP), and its casgstatus spins for good"},
 }};
 
 constexpr bool tableInOrder() {

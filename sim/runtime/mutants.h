@@ -39,6 +39,7 @@ enum class Mutant : int {
   RunqgrabBackoffInSyscall,     // runqgrab-backoff-in-syscall
   InjectglistNoWakep,           // injectglist-no-wakep
   StartmNoAcquirem,             // startm-no-acquirem
+  AssistHoldingLocks,           // assist-holding-locks
   Count_,
 };
 
