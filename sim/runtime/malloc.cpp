@@ -78,18 +78,25 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
   // classes of those sizes have multi-page spans.
   const uint64_t spanBytes = ceilDiv(size, pageSize) * pageSize;
   const uint64_t perSpan = large ? 1 : spanBytes / size;
-  p* pp = plat::getg()->m->p;
-  uint64_t& nfree = pp->mcache_.nfree[size];  // free slots left in this P's span for this size
+  // Assists come first, as deductAssistCredit comes before the allocation in Go: they may park
+  // the goroutine (it may come back on another P, and its M's schedule may have flushed the P's
+  // cache in between), so the P and its cache are read afresh after each. What follows them up to
+  // the end of a pass (refill, sweep credit, the allocation's time) does not give up the P.
   uint64_t left = count;
+  uint64_t paid = 0;  // objects whose assist credit is already deducted
   while (left > 0) {
     // Objects served from the cached span: no refill, no trigger test.
-    if (!large && nfree > 0) {
-      const uint64_t n = std::min(nfree, left);
-      deductAssistCreditBatch(size, n);
-      allocCost(size, n);
-      pp->mcache_.scanAlloc += n * size;
-      nfree -= n;
-      left -= n;
+    if (const uint64_t cached = large ? 0 : plat::getg()->m->p->mcache_.nfree[size]; cached > 0) {
+      const uint64_t n = std::min(cached, left);
+      if (n > paid) deductAssistCreditBatch(size, n - paid);
+      paid = std::max(paid, n);
+      mcache& c = plat::getg()->m->p->mcache_;
+      const uint64_t take = std::min(c.nfree[size], n);  // less if a flush came during the assist
+      allocCost(size, take);
+      c.scanAlloc += take * size;
+      c.nfree[size] -= take;
+      left -= take;
+      paid -= take;
       continue;
     }
     // A refill on the next object, then more refills: as many whole spans as take heapLive to the
@@ -101,19 +108,20 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
       const uint64_t toTrigger = trig > live ? ceilDiv(trig - live, spanBytes) : 1;
       refills = std::max<uint64_t>(1, std::min(toTrigger, ceilDiv(left, perSpan)));
     }
-    deductAssistCreditBatch(size, 1);
+    const uint64_t served = std::min(left, refills * perSpan);
+    if (served > paid) deductAssistCreditBatch(size, served - paid);
+    paid = 0;
+    mcache& c = plat::getg()->m->p->mcache_;
     // mcentral.cacheSpan's deductSweepCredit for the refills taken together: the line is the same
     // at the last one as after each in turn.
     deductSweepCredit(static_cast<uintptr_t>(spanBytes * refills), large ? static_cast<uintptr_t>(spanBytes / pageSize) : 0);
     for (uint64_t i = 0; i < refills; i++) heapGrow(spanBytes);  // cheap: counters only
-    gcController.update(static_cast<int64_t>(spanBytes * refills), static_cast<int64_t>(pp->mcache_.scanAlloc));
-    pp->mcache_.scanAlloc = 0;
-    const uint64_t served = std::min(left, refills * perSpan);
-    if (served > 1) deductAssistCreditBatch(size, served - 1);
+    gcController.update(static_cast<int64_t>(spanBytes * refills), static_cast<int64_t>(c.scanAlloc));
+    c.scanAlloc = 0;
     allocCost(size, served);
-    pp->mcache_.scanAlloc += served * size;
+    c.scanAlloc += served * size;
     left -= served;
-    if (!large) nfree = refills * perSpan - served;
+    if (!large) c.nfree[size] += refills * perSpan - served;
     // shouldhelpgc: the heap trigger test at the end of the call that refilled.
     if (const gcTrigger t{gcTriggerKind::gcTriggerHeap, 0, 0}; t.test(*this)) gcStart(t);
   }
