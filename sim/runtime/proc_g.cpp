@@ -310,6 +310,14 @@ bool Runtime::gdestroy(g* gp) {
   // is out of every heap and unlocked, so reusing it makes the same operations
   // (docs/fidelity.md, 15).
   gp->task = nullptr;
+  // A goroutine that dies with assist credit to spare leaves it to the others while marking
+  // (gcBlackenEnabled: Go's plain read, stable but for stops).
+  if (gcBlackenEnabled.peek() != 0 && gp->gcAssistBytes > 0) {
+    const double assistWorkPerByte = gcController.assistWorkPerByte.Load();
+    const auto scanCredit = static_cast<int64_t>(assistWorkPerByte * static_cast<double>(gp->gcAssistBytes));
+    gcController.bgScanCredit.Add(scanCredit);
+    gp->gcAssistBytes = 0;
+  }
   dropg();
   if (locked && mp->lockedInt != 0) plat::throw_("exited a goroutine internally locked to the OS thread");
   gfput(pp, gp);
