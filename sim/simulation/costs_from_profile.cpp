@@ -83,4 +83,23 @@ Costs costs_from_profile(const cost::Profile& prof) {
   return c;
 }
 
+rt::gcCostModel gc_costs_from_profile(const cost::Profile& prof) {
+  rt::gcCostModel c;
+  if (prof.gc.has) {
+    c.allocNsPerObject = prof.gc.alloc_ns_per_object.value;
+    c.allocNsPerByte = prof.gc.alloc_ns_per_byte.value;
+    c.sweepNsPerPage = prof.gc.sweep_ns_per_page.value;
+    c.markNsPerByte = prof.gc.mark_ns_per_byte.value;
+    c.stackScanNsPerByte = prof.gc.stack_scan_ns_per_byte.value;
+    c.globalsBytes = static_cast<uint64_t>(prof.gc.globals_bytes.value);
+    c.markUnitBytes = static_cast<uint64_t>(prof.gc.mark_unit_bytes.value);
+    c.writeBarrierSlowdown = prof.gc.write_barrier_slowdown.value;
+    c.sweepTerminationNs = prof.gc.sweep_termination_ns.value;
+    c.markTerminationNs = prof.gc.mark_termination_ns.value;
+    c.markNsPerObject = prof.gc.mark_ns_per_object.value;
+  }
+  if (prof.machine.memory_bytes) c.memoryBytes = static_cast<uint64_t>(prof.machine.memory_bytes->value);
+  return c;
+}
+
 }  // namespace gmp::engine

@@ -5,6 +5,7 @@
 
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
+#include "sim/simulation/costs_from_profile.h"
 #include "sim/simulation/trace_event.h"
 #include "traces/trace_writer.h"
 
@@ -24,21 +25,7 @@ Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const c
   runtime_.schedtracePeriod = cfg.schedtrace_ns;
   runtime_.gcSettings = cfg.gc;
   runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
-  if (prof.gc.has) {
-    rt::gcCostModel& c = runtime_.gccost;
-    c.allocNsPerObject = prof.gc.alloc_ns_per_object.value;
-    c.allocNsPerByte = prof.gc.alloc_ns_per_byte.value;
-    c.sweepNsPerPage = prof.gc.sweep_ns_per_page.value;
-    c.markNsPerByte = prof.gc.mark_ns_per_byte.value;
-    c.stackScanNsPerByte = prof.gc.stack_scan_ns_per_byte.value;
-    c.globalsBytes = static_cast<uint64_t>(prof.gc.globals_bytes.value);
-    c.markUnitBytes = static_cast<uint64_t>(prof.gc.mark_unit_bytes.value);
-    c.writeBarrierSlowdown = prof.gc.write_barrier_slowdown.value;
-    c.sweepTerminationNs = prof.gc.sweep_termination_ns.value;
-    c.markTerminationNs = prof.gc.mark_termination_ns.value;
-    c.markNsPerObject = prof.gc.mark_ns_per_object.value;
-  }
-  if (prof.machine.memory_bytes) runtime_.gccost.memoryBytes = static_cast<uint64_t>(prof.machine.memory_bytes->value);
+  runtime_.gccost = gc_costs_from_profile(prof);
 }
 
 trace::Process Process::trace_entry() const {
