@@ -52,7 +52,9 @@ class Engine final {
   // a limit or a Go throw stops the run. An exception that escaped a thread's stack (fail()) is
   // rethrown here, on the caller's stack, once the run has stopped.
   Result run() { return driver_->run(); }
-  // Ends the simulation from inside a thread (Go's exit), after the current operation.
+  // Go's exit from inside a thread of the current process: with one process (or when it was the
+  // last process the run waits for) the simulation ends after the current operation; otherwise
+  // only that process's threads stop for good (DriverBase::exit).
   [[noreturn]] void exit(int code) { driver_->exit(code); }
   // The current thread's exit (Go's mexit): it never runs again.
   [[noreturn]] void exit_thread() {
@@ -72,6 +74,11 @@ class Engine final {
   // The core the calling thread runs on (timing mode), -1 outside a thread and in choice mode.
   int current_core() const { return driver_->current_core(); }
   const EngineConfig& config() const { return driver_->config(); }
+  // What a process's cgroup files say now (its group's quota and period, after the changes due by
+  // now): {quota ns, period ns}, quota -1 for "max" or no group.
+  std::pair<int64_t, int64_t> cpu_max(uint32_t process) const;
+  // How many cores a process's threads may run on (sched_getaffinity: its cpuset, or every core).
+  int32_t affinity_count(uint32_t process) const;
   const EngineStats& stats() const { return driver_->stats(); }
 
  private:

@@ -25,6 +25,32 @@ struct Core {
   std::shared_ptr<const std::vector<double>> busy_speed = nullptr;
 };
 
+// A cgroup's CPU controller (cgroup v2 cpu.max, cpu.max.burst, cpuset.cpus; v1 cpu.cfs_quota_us and
+// cpu.cfs_period_us): CFS bandwidth control as kernel/sched/fair.c does it (docs/containers.md).
+// Each period the group may run `quota` ns of CPU time on all its cores together; the runtime is
+// handed to each core's queue in slices (Costs::kernel's bandwidth slice) and a core whose slice is
+// spent with the pool empty throttles the group's threads there until the period's refill.
+struct CpuGroup {
+  int64_t quota = -1;           // ns per period; -1: no limit ("max")
+  int64_t period = 100'000'000; // ns, 1 ms to 1 s
+  int64_t burst = 0;            // ns of unused quota that may carry over (cpu.max.burst)
+  std::vector<int32_t> cpuset;  // the cores its threads may run on, ascending; empty: all
+  // A vertical autoscaler: from `at` (virtual ns from the run's start) the quota is `quota`
+  // (-1: no limit), in time order.
+  struct Change {
+    int64_t at = 0;
+    int64_t quota = -1;
+  };
+  std::vector<Change> changes;
+};
+
+// A simulated process as the engine sees it: the cgroup its threads run in, and whether the run
+// waits for it to exit.
+struct EngineProcess {
+  int32_t group = -1;   // EngineConfig::groups index; -1: the root group (no limit, every core)
+  bool daemon = false;  // the run ends once every process that is not a daemon has exited
+};
+
 struct EngineConfig {
   std::vector<Core> cores;
   Costs costs;
@@ -45,6 +71,24 @@ struct EngineConfig {
   // Choice mode, strict time (chooser.h): timed waits end in the order of their deadlines, daemons'
   // rounds are not counted, and time_limit bounds the run instead.
   bool strict_time = false;
+  // Several processes (process ids 0 .. processes.size() - 1) and their cgroups. Empty processes:
+  // one process, id 0, in the root group, and a call of exit ends the run (as before).
+  std::vector<CpuGroup> groups;
+  std::vector<EngineProcess> processes;
+  // Called when a thread is throttled (its group's runtime is spent on its core) and when it may
+  // run again (the refill), with the thread's id and the virtual time. Timing mode only; it must
+  // not touch the simulation, only record (the trace's THROTTLE events).
+  std::function<void(uint64_t tid, bool throttled, int64_t at)> on_throttle;
+};
+
+// A group's cpu.stat: periods that had runnable threads, those in which it was throttled, the
+// total time its threads spent throttled (summed over its cores' queues, as the kernel sums
+// throttled_time over its cfs_rqs), and its CPU time.
+struct GroupStats {
+  uint64_t nr_periods = 0;
+  uint64_t nr_throttled = 0;
+  int64_t throttled_time = 0;  // ns
+  int64_t usage = 0;           // ns of CPU its threads ran
 };
 
 struct EngineStats {
@@ -69,6 +113,7 @@ struct EngineStats {
   uint64_t wakeups = 0, wakeups_ran = 0, wake_on_prev = 0, migrations = 0;
   int64_t idle_wait_ns = 0, idle_wait_since = -1;
   uint64_t replans = 0;           // computes in flight re-planned as a core's speed changed
+  std::vector<GroupStats> groups; // per EngineConfig::groups
 };
 
 }  // namespace gmp::engine

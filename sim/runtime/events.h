@@ -52,12 +52,14 @@ enum class Ev : int {
   GCSweepDone,      // it ends; arg = bytes swept
   HeapAlloc,        // heapLive changed; arg = bytes (sampled where Go's tracer emits HeapAlloc)
   HeapGoal,         // the heap goal changed; arg = bytes
+  // Not the collector's, but also listed only when they happened.
+  ProcsChange,      // procresize changed GOMAXPROCS; arg = the new value
   Count_,
 };
 
 const char* evName(Ev e);
 
-// Whether an event kind belongs to the garbage collector (listed only when non-zero).
+// Whether an event kind is listed only when non-zero: the garbage collector's, and ProcsChange.
 inline bool isGCEvent(Ev e) { return static_cast<int>(e) >= static_cast<int>(Ev::GCStart); }
 
 }  // namespace gmp::rt

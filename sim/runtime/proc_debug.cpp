@@ -47,7 +47,7 @@ const char* evName(Ev e) {
       "ProcStop", "ProcSteal", "Wakep", "StartM", "StopM", "HandoffP", "SpinStart", "SpinStop",
       "PreemptRequest", "PreemptSignal", "SigPreempt", "MCreate", "WakepSpinning", "WakepNoP",
       "RunnextBackoff", "RunnextCasFail", "GCStart", "GCDone", "STWStart", "STWDone",
-      "GCMarkAssistStart", "GCMarkAssistDone", "GCSweepStart", "GCSweepDone", "HeapAlloc", "HeapGoal",
+      "GCMarkAssistStart", "GCMarkAssistDone", "GCSweepStart", "GCSweepDone", "HeapAlloc", "HeapGoal", "ProcsChange",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::Count_));
   return names[static_cast<int>(e)];

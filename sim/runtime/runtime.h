@@ -52,6 +52,12 @@ inline constexpr bool randomizeScheduler = false;  // = raceenabled; the race de
 
 // The platform-facing parts the embedding supplies: how to start an OS thread for an M, and
 // where the program's goroutines get their code. The engine (sim/engine) and tests implement it.
+// internal/runtime/cgroup's answer: a limit in CPUs (quota / period) when ok.
+struct CPULimit {
+  bool ok = false;
+  double limit = 0;
+};
+
 class Host {
  public:
   virtual ~Host() = default;
@@ -66,6 +72,12 @@ class Host {
   // Scheduler events worth recording (trace, counters); see events.h for what gp, pp and arg mean
   // for each.
   virtual void event(Ev e, g* gp, p* pp, int64_t arg) = 0;
+  // The process's cgroup CPU limit as internal/runtime/cgroup reads it now (cpu.max's quota over
+  // its period, in CPUs); ok false when the process has no limit ("max", or no cgroup).
+  virtual CPULimit cgroupCPULimit() { return {}; }
+  // sched_getaffinity's CPU count for the process (getproccount): its cpuset's cores, or all; 0:
+  // not known (ncpu stays as set).
+  virtual int32_t getproccount() { return 0; }
 };
 
 // Go constants.
@@ -386,6 +398,18 @@ class Runtime {
   void mallocgc(uint64_t size, uint64_t count, bool retained);
   void releaseHeap(uint64_t bytes);
   void GC();            // runtime.GC
+  // runtime.GOMAXPROCS (debug.go): n >= 1 sets it under stop-the-world (procresize at the
+  // restart); returns the previous value.
+  int32_t GOMAXPROCS(int32_t n);
+  // How GOMAXPROCS is chosen, set before boot (cgroup_linux.go, proc.go): explicit is the GOMAXPROCS
+  // environment variable (the constructor's nprocs is then the value); otherwise schedinit takes
+  // defaultGOMAXPROCS(ncpu) and sysmon keeps it current. GODEBUG containermaxprocs and
+  // updatemaxprocs, 1 by default.
+  struct MaxProcsSettings {
+    bool explicit_ = true;
+    int32_t containermaxprocs = 1;
+    int32_t updatemaxprocs = 1;
+  } maxprocsSettings;
 
   // The cycle (mgc.cpp) and marking (mgcmark.cpp).
   bool writeBarrierEnabled = false;      // writeBarrier.enabled: on while marking

@@ -318,3 +318,13 @@ void Runtime::runSafePointFn() {
 }
 
 }  // namespace gmp::rt
+
+namespace gmp::rt {
+
+// runtime.GOMAXPROCS (debug.go). Stub until the resize is ported (issue 25, helper "maxprocs").
+int32_t Runtime::GOMAXPROCS(int32_t n) {
+  (void)n;
+  plat::throw_("GOMAXPROCS: not ported yet");
+}
+
+}  // namespace gmp::rt

@@ -710,6 +710,13 @@ class Compiler {
         return;
       }
       case Op::kGc: emit({.op = Opcode::GC}, n.self()); return;
+      case Op::kGomaxprocs: {
+        Instr in{.op = Opcode::Gomaxprocs};
+        const GomaxprocsOp& g = o.gomaxprocs();
+        in.bytes_expr = literal_or_expr(g.has_n(), g.n(), g.n_expr(), n, "n", true, 0, kMaxProcs, " (GOMAXPROCS)", in.bytes);
+        emit(in, n.self());
+        return;
+      }
       case Op::kResetTimer:
         if (!bench_func_) {
           error(n.self(), "reset_timer is b.ResetTimer: it needs a benchmark func (benchmark { func: ... })");

@@ -22,6 +22,9 @@ inline std::string too_deep_message() {
 // text is refused by the parser before the compiler sees it.
 inline constexpr int kParserRecursionLimit = 3 * kMaxNesting + 16;
 
+// GOMAXPROCS, as --procs, a process's procs and the gomaxprocs operation give it.
+inline constexpr int64_t kMaxProcs = 1024;
+
 // A duration (compute, sleep, syscall, busy_poll per poll, a device's service time): at most
 // 10^15 ns, 1,000,000 s or about 11.6 days of virtual time.
 inline constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;

@@ -42,6 +42,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::Release: return "Release";
     case Opcode::GC: return "GC";
     case Opcode::ReadMemStats: return "ReadMemStats";
+    case Opcode::Gomaxprocs: return "Gomaxprocs";
   }
   return "?";
 }

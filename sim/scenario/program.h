@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +76,7 @@ enum class Opcode : uint8_t {
   Release,         // bytes of the retained objects become garbage
   GC,              // runtime.GC
   ReadMemStats,    // runtime.ReadMemStats: stops the world and starts it again
+  Gomaxprocs,      // runtime.GOMAXPROCS(exprs[bytes_expr] or bytes): resize the Ps (0: read only)
 };
 
 const char* opcode_name(Opcode op);
@@ -181,6 +183,10 @@ struct Conn {
   int32_t listener = -1;  // listeners[listener] connects it; -1: open from the run's start
   int64_t write_service = 0;  // ns for an answer to leave; 0: it leaves as it is written
   int64_t send_buffer = 1;    // answers written and not yet gone that the send side holds
+  // A dialled connection (ConnDecl.dial): Scenario::processes[dial_process]'s listeners[dial_listener]
+  // accepts it; -1: a connection whose requests come from its arrivals.
+  int32_t dial_process = -1;
+  int32_t dial_listener = -1;
   // From an arrival file (arrivals.h): element e's arrival times are times[first[e]] ..
   // times[first[e+1] - 1], each one a burst, and count is unused (each element has its own);
   // first is empty when the times are generated.
@@ -239,6 +245,35 @@ struct Benchmark {
   int64_t n = 0;
 };
 
+// A process's cgroup (scenario.proto's CgroupDecl), in engine units: quota in ns per period.
+struct Cgroup {
+  int64_t quota = -1;           // ns per period; -1: no limit
+  int64_t period = 100'000'000; // ns
+  int64_t burst = 0;            // ns
+  std::vector<int32_t> cpuset;  // ascending; empty: every core
+  struct Change {
+    int64_t at = 0;     // ns from the run's start
+    int64_t quota = -1; // ns per period; -1: no limit
+  };
+  std::vector<Change> changes;
+  bool limited() const { return quota >= 0 || !cpuset.empty() || !changes.empty(); }
+};
+
+struct Scenario;
+
+// One process of several (scenario.proto's ProcessDecl).
+struct ProcessSpec {
+  std::string name;
+  int32_t procs = 0;        // 0: the --procs flag's
+  bool procs_auto = false;  // Go's default GOMAXPROCS
+  Cgroup cgroup;
+  std::optional<int64_t> gogc;      // -1: off
+  std::optional<int64_t> memlimit;  // bytes
+  bool daemon = false;
+  int32_t containermaxprocs = -1, updatemaxprocs = -1;  // GODEBUG; -1: not set
+  std::shared_ptr<const Scenario> program;
+};
+
 struct Scenario {
   std::string source;  // the path or name it was loaded from
   std::vector<Channel> chans;
@@ -255,6 +290,9 @@ struct Scenario {
   std::vector<Spawn> spawns;  // the named go statements, in source order
   std::vector<Assertion> assertions;  // in source order
   std::vector<Expr> exprs;  // every expression, in the order compiled
+  // Several processes: each one's program; the fields above are then empty. Empty: one process,
+  // the fields above.
+  std::vector<ProcessSpec> processes;
 };
 
 }  // namespace gmp::scenario

@@ -28,6 +28,14 @@ Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const c
   runtime_.gccost = gc_costs_from_profile(prof);
 }
 
+rt::CPULimit Process::cgroupCPULimit() {
+  const auto [quota, period] = engine_.cpu_max(cfg_.id);
+  if (quota < 0 || period <= 0) return {};
+  return {true, static_cast<double>(quota) / static_cast<double>(period)};
+}
+
+int32_t Process::getproccount() { return engine_.affinity_count(cfg_.id); }
+
 trace::Process Process::trace_entry() const {
   trace::Process p;
   p.set_id(cfg_.id);

@@ -36,6 +36,10 @@ struct ProcessConfig {
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
   int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
   rt::GCSettings gc;              // GOGC and GOMEMLIMIT, set before the runtime boots
+  // GOMAXPROCS from Go's default instead of procs, and GODEBUG (Runtime::maxprocsSettings).
+  bool procs_auto = false;
+  int32_t containermaxprocs = 1, updatemaxprocs = 1;
+  bool daemon = false;            // the run does not wait for it (EngineProcess::daemon)
 };
 
 class Process final : public rt::Host {
@@ -65,6 +69,8 @@ class Process final : public rt::Host {
   [[noreturn]] void exit(int code) override;
   void runGoroutine(rt::g* gp) override;
   void event(rt::Ev e, rt::g* gp, rt::p* pp, int64_t arg) override;
+  rt::CPULimit cgroupCPULimit() override;
+  int32_t getproccount() override;
 
  private:
   std::string start_function(uintptr_t pc) const;

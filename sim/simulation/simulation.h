@@ -32,6 +32,13 @@ struct SimConfig {
   int64_t schedtrace_ns = 0;      // GODEBUG=schedtrace period; 0: off
   bool asyncpreemptoff = false;   // GODEBUG=asyncpreemptoff=1
   rt::GCSettings gc;              // GOGC and GOMEMLIMIT (--gogc, --memlimit)
+  // --procs auto: Go's default GOMAXPROCS (from the affinity and the cgroup's quota, and kept
+  // current by sysmon) instead of `procs`; and GODEBUG containermaxprocs, updatemaxprocs.
+  bool procs_auto = false;
+  int32_t containermaxprocs = 1, updatemaxprocs = 1;
+  // The process's cgroup (--cpu-quota, --cpu-period, --cpu-burst, --cpuset); a scenario with
+  // several processes gives each its own instead (ProcessSpec::cgroup).
+  scenario::Cgroup cgroup;
   int64_t jitter = 0;             // see EngineConfig::jitter
   std::string trace_path;         // write a trace here; empty: none
   std::vector<std::pair<std::string, std::string>> trace_metadata;  // more header metadata
@@ -87,6 +94,16 @@ struct SimResult {
   // The garbage collector's run totals and cycles (Runtime::gcstats); allocBytes is 0 for a
   // program that does not allocate, whose report then says nothing about the GC.
   rt::GCStats gc;
+  // The process's cgroup, as its cpu.stat says (all zero without a quota), and its GOMAXPROCS at
+  // the end (procs is the start's) with how many times it changed.
+  GroupStats cpu_stat;
+  int32_t procs_end = 0;
+  uint32_t procs_changes = 0;
+  // Several processes: the process's name, and each process's own results in declaration order
+  // (its requests, latencies, counts, GC, cpu_stat; the machine's figures stay in this result).
+  // Empty for a scenario of one process, whose figures are this result's.
+  std::string process;
+  std::vector<SimResult> processes;
 };
 
 // The machine for `cores` cores: the profile's core groups in order, the last group's speed (and

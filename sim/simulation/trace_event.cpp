@@ -199,6 +199,10 @@ trace::Event to_trace(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       ev.set_kind(trace::KIND_HEAP_GOAL);
       ev.set_value(arg);
       break;
+    case Ev::ProcsChange:
+      ev.set_kind(trace::KIND_PROCS);
+      ev.set_value(arg);
+      break;
     case Ev::Count_:
       break;
   }

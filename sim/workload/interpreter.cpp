@@ -540,6 +540,9 @@ inline void Interpreter::op_release(const Instr& in, const Task& t) {
     case Opcode::Alloc: op_alloc(in, t); break;
     case Opcode::Release: op_release(in, t); break;
     case Opcode::GC: r_.GC(); break;
+    case Opcode::Gomaxprocs:
+      r_.GOMAXPROCS(static_cast<int32_t>(in.bytes_expr >= 0 ? bounded(in.bytes_expr, t, 0, scenario::kMaxProcs) : in.bytes));
+      break;
   }
 }
 
