@@ -26,17 +26,19 @@ struct Core {
 };
 
 // A cgroup's CPU controller (cgroup v2 cpu.max, cpu.max.burst, cpuset.cpus; v1 cpu.cfs_quota_us and
-// cpu.cfs_period_us): CFS bandwidth control as kernel/sched/fair.c does it (docs/containers.md).
+// cpu.cfs_period_us): CFS bandwidth control as kernel/sched/fair.c does it (docs/placement.md).
 // Each period the group may run `quota` ns of CPU time on all its cores together; the runtime is
 // handed to each core's queue in slices (Costs::kernel's bandwidth slice) and a core whose slice is
-// spent with the pool empty throttles the group's threads there until the period's refill.
+// spent with the pool empty throttles the group's threads there until the period's refill. Periods
+// are aligned to the run's start. Timing mode only: the choice driver ignores quotas and cpusets.
 struct CpuGroup {
   int64_t quota = -1;           // ns per period; -1: no limit ("max")
   int64_t period = 100'000'000; // ns, 1 ms to 1 s
   int64_t burst = 0;            // ns of unused quota that may carry over (cpu.max.burst)
   std::vector<int32_t> cpuset;  // the cores its threads may run on, ascending; empty: all
   // A vertical autoscaler: from `at` (virtual ns from the run's start) the quota is `quota`
-  // (-1: no limit), in time order.
+  // (-1: no limit), in time order. Engine::cpu_max reads it from `at`; the timed driver enforces it
+  // from the first period boundary at or after `at` (docs/placement.md, "CPU bandwidth (cgroups)").
   struct Change {
     int64_t at = 0;
     int64_t quota = -1;

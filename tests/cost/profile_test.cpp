@@ -432,3 +432,41 @@ TEST_CASE("speed curves and memory_slowdown load, are checked, and round-trip", 
                                      ": machine.memory_slowdown: unit \"ns\", expected \"1/core\"");
   }
 }
+
+TEST_CASE("cfs_bandwidth loads with the kernel's defaults where absent, is checked, and round-trips",
+          "[engine][cfs]") {
+  TempDir dir;
+  const std::string good = slurp(kDir + "/default.textproto");
+  const std::string path = (dir.path / "bad.textproto").string();
+  const size_t at = good.find("  cfs_bandwidth {\n");
+  REQUIRE(at != std::string::npos);
+  const std::string without = std::string(good).erase(at, good.find("\n  }\n", at) + 5 - at);
+
+  SECTION("absent: the kernel's defaults, each with a source, and nothing written back") {
+    const Profile p = parse_profile(without, "no-cfs");
+    const CfsBandwidth& b = p.machine.cfs_bandwidth;
+    CHECK_FALSE(b.from_profile);
+    CHECK(b.bandwidth_slice.value == 5e6);
+    CHECK(b.min_runtime.value == 1e6);
+    CHECK(b.slack_period.value == 5e6);
+    CHECK(b.min_expiration.value == 2e6);
+    for (const Sourced* s : {&b.bandwidth_slice, &b.min_runtime, &b.slack_period, &b.min_expiration}) {
+      CHECK(s->source.find("kernel/sched/fair.c") != std::string::npos);
+    }
+    CHECK(profile_text(p, "").find("cfs_bandwidth") == std::string::npos);
+  }
+  SECTION("present: read and written back") {
+    const Profile p = parse_profile(edit(good, "bandwidth_slice", "5000000", "3000000"), "cfs");
+    CHECK(p.machine.cfs_bandwidth.from_profile);
+    CHECK(p.machine.cfs_bandwidth.bandwidth_slice.value == 3e6);
+    const Profile again = parse_profile(profile_text(p, ""), "again");
+    CHECK(again.machine.cfs_bandwidth.bandwidth_slice.value == 3e6);
+    CHECK(again.machine.cfs_bandwidth.min_runtime.source == p.machine.cfs_bandwidth.min_runtime.source);
+  }
+  SECTION("out of range: reported where it is") {
+    const std::string text = edit(good, "bandwidth_slice", "5000000", "10");
+    CHECK(error_of(dir, text) == path + ":" + pos_of(text, "value: 10 ", "bandwidth_slice") +
+                                     ": machine.cfs_bandwidth.bandwidth_slice: value 10 is out of range: between "
+                                     "1000 ns (1 us) and 1e+09 ns (1 s)");
+  }
+}
