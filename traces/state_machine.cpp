@@ -192,7 +192,7 @@ void StateMachine::containers(const Event& e, const Rule& r) {
     } else {
       procs_[process_] = e.value();
     }
-  } else if (e.has_p()) {
+  } else if (e.has_p() && !procs_.empty()) {  // nothing to check before the first PROCS
     if (auto it = procs_.find(process_); it != procs_.end() && e.p() >= it->second) {
       issue(Issue::Code::PGone, e.p(), it->second);
     }
