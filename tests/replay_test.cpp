@@ -26,7 +26,7 @@ std::map<int64_t, int64_t> running(const trace::Timeline& tl) {
   std::map<int64_t, int64_t> out;
   for (const auto& [g, life] : tl.gs) {
     for (const trace::Interval& iv : life.intervals) {
-      if (iv.state == trace::GState::Running) out[g] += iv.t1 - iv.t0;
+      if (iv.state == trace::GState::Running) out[g.g] += iv.t1 - iv.t0;
     }
   }
   return out;

@@ -43,23 +43,24 @@ CriticalPath critical_path(const Timeline& tl) {
   cp.span = tl.t_end - tl.t_begin;
   // The creations and wake-ups each goroutine made, by the interval they happened in (in trace
   // order, which within an interval is time order), and the intervals a waker ended.
-  std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made;  // (waker, its interval) -> wakes
-  std::map<std::pair<int64_t, size_t>, bool> woken;                // (g, interval begun) by a G
+  std::map<std::pair<GKey, size_t>, std::vector<size_t>> made;  // (waker, its interval) -> wakes
+  std::map<std::pair<GKey, size_t>, bool> woken;                // (g, interval begun) by a G
   for (size_t w = 0; w < tl.wakes.size(); w++) {
     const WakeEdge& x = tl.wakes[w];
     if (x.by < 0 || x.by_interval == SIZE_MAX) continue;
-    made[{x.by, x.by_interval}].push_back(w);
-    if (!x.create) woken[{x.g, x.interval}] = true;
+    made[{GKey{x.process, x.by}, x.by_interval}].push_back(w);
+    if (!x.create) woken[{GKey{x.process, x.g}, x.interval}] = true;
   }
   Graph graph;
   std::vector<PathSegment> segs;
   std::vector<Vertex> from_waker(tl.wakes.size(), 0);  // the waker's node at each wake
   std::vector<bool> has_waker_node(tl.wakes.size(), false);
-  std::map<std::pair<int64_t, size_t>, Vertex> first_node;  // (g, interval) -> node where it begins
-  std::map<int64_t, Vertex> last_node;
-  int64_t end_g = -1, end_t = std::numeric_limits<int64_t>::min();
-  for (const auto& [goid, life] : tl.gs) {
-    const int64_t id = goid;  // (a structured binding cannot be captured by clang 14's lambdas)
+  std::map<std::pair<GKey, size_t>, Vertex> first_node;  // (g, interval) -> node where it begins
+  std::map<GKey, Vertex> last_node;
+  GKey end_g;
+  int64_t end_t = std::numeric_limits<int64_t>::min();
+  for (const auto& [key, life] : tl.gs) {
+    const GKey id = key;  // (a structured binding cannot be captured by clang 14's lambdas)
     if (life.intervals.empty()) continue;
     const int64_t gend = effective_end(life, tl.t_end);
     if (gend > end_t) {
@@ -80,7 +81,8 @@ CriticalPath critical_path(const Timeline& tl) {
         const Vertex v = boost::add_vertex(graph);
         if (!skip) {
           PathSegment sg;
-          sg.g = id;
+          sg.g = id.g;
+          sg.process = id.process;
           sg.state = iv.state;
           sg.t0 = from;
           sg.t1 = to;
@@ -107,10 +109,10 @@ CriticalPath critical_path(const Timeline& tl) {
   // Creations and wake-ups: from the waker's node at that moment to the interval it began.
   for (size_t w = 0; w < tl.wakes.size(); w++) {
     if (!has_waker_node[w]) continue;
-    auto target = first_node.find({tl.wakes[w].g, tl.wakes[w].interval});
+    auto target = first_node.find({GKey{tl.wakes[w].process, tl.wakes[w].g}, tl.wakes[w].interval});
     if (target != first_node.end()) boost::add_edge(from_waker[w], target->second, EdgeData{0, -1}, graph);
   }
-  if (end_g < 0) return cp;
+  if (end_g.g < 0) return cp;
   const Vertex end = last_node[end_g];
   // A source before every node that has no predecessor.
   const size_t n = boost::num_vertices(graph);
@@ -154,17 +156,21 @@ CriticalPath critical_path(const Timeline& tl) {
     if (s.t1 == s.t0) continue;  // an instant: a state entered and left at once
     if (!cp.segments.empty()) {
       PathSegment& b = cp.segments.back();
-      if (b.g == s.g && b.state == s.state && b.t1 == s.t0 && b.p == s.p && b.wait == s.wait) {
+      if (b.g == s.g && b.process == s.process && b.state == s.state && b.t1 == s.t0 && b.p == s.p && b.wait == s.wait) {
         b.t1 = s.t1;
         continue;
       }
-      if (b.g != s.g) b.woke = s.g;
+      if (b.g != s.g || b.process != s.process) {
+        b.woke = s.g;
+        b.woke_process = s.process;
+      }
     }
     PathSegment c = s;
     c.woke = -1;
     cp.segments.push_back(c);
   }
-  cp.end_g = end_g;
+  cp.end_g = end_g.g;
+  cp.end_process = end_g.process;
   if (!cp.segments.empty()) {
     cp.t_begin = cp.segments.front().t0;
     cp.t_end = cp.segments.back().t1;
@@ -176,11 +182,11 @@ std::string critical_path_text(const CriticalPath& cp) {
   if (cp.segments.empty()) return "critical path: the trace has no goroutine to follow\n";
   const double total = static_cast<double>(cp.t_end - cp.t_begin);
   std::string out =
-      strfmt("critical path: %s, from %s to %s, ending with G%" PRId64 " (the trace spans %s)\n",
+      strfmt("critical path: %s, from %s to %s, ending with %s (the trace spans %s)\n",
              human_ns(total).c_str(), human_ns(static_cast<double>(cp.t_begin)).c_str(),
-             human_ns(static_cast<double>(cp.t_end)).c_str(), cp.end_g, human_ns(static_cast<double>(cp.span)).c_str());
+             human_ns(static_cast<double>(cp.t_end)).c_str(), g_text({cp.end_process, cp.end_g}).c_str(), human_ns(static_cast<double>(cp.span)).c_str());
   auto share = [&](int64_t d) { return total > 0 ? 100.0 * static_cast<double>(d) / total : 0.0; };
-  std::map<int64_t, int64_t> by_g;
+  std::map<GKey, int64_t> by_g;
   std::map<std::string, int64_t> by_state;
   // A long path is shown by its first and last kShown segments; the totals below cover it all.
   constexpr size_t kShown = 25;
@@ -188,7 +194,7 @@ std::string critical_path_text(const CriticalPath& cp) {
   for (size_t i = 0; i < n; i++) {
     const PathSegment& s = cp.segments[i];
     const int64_t d = s.t1 - s.t0;
-    if (s.state == GState::Running) by_g[s.g] += d;
+    if (s.state == GState::Running) by_g[{s.process, s.g}] += d;
     by_state[s.state == GState::Blocked ? "blocked" + (s.wait.empty() ? "" : " (" + s.wait + ")")
                                         : gstate_name(s.state)] += d;
     if (n > 2 * kShown && i >= kShown && i < n - kShown) {
@@ -199,16 +205,16 @@ std::string critical_path_text(const CriticalPath& cp) {
     if (s.state == GState::Running && s.p >= 0) what += strfmt(" on P%" PRId64, s.p);
     if (s.state == GState::Runnable) what = "runnable, waiting for a P";
     if (s.state == GState::Blocked) what = "blocked" + (s.wait.empty() ? std::string() : " (" + s.wait + ")");
-    out += strfmt("  %12s .. %-12s G%-6" PRId64 " %-36s %10s %5.1f%%", human_ns(static_cast<double>(s.t0)).c_str(),
-                  human_ns(static_cast<double>(s.t1)).c_str(), s.g, what.c_str(),
+    out += strfmt("  %12s .. %-12s %-7s %-36s %10s %5.1f%%", human_ns(static_cast<double>(s.t0)).c_str(),
+                  human_ns(static_cast<double>(s.t1)).c_str(), g_text({s.process, s.g}).c_str(), what.c_str(),
                   human_ns(static_cast<double>(d)).c_str(), share(d));
-    if (s.woke >= 0) out += strfmt("  -> readies G%" PRId64, s.woke);
+    if (s.woke >= 0) out += "  -> readies " + g_text({s.woke_process, s.woke});
     out += "\n";
   }
   out += "by state:";
   for (const auto& [k, d] : by_state) out += strfmt(" %s %.1f%%;", k.c_str(), share(d));
   out += "\nrunning time on the path by goroutine (what a faster core would shorten):";
-  for (const auto& [g, d] : by_g) out += strfmt(" G%" PRId64 " %.1f%%;", g, share(d));
+  for (const auto& [g, d] : by_g) out += strfmt(" %s %.1f%%;", g_text(g).c_str(), share(d));
   out += "\n";
   return out;
 }

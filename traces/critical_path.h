@@ -32,15 +32,18 @@ namespace gmp::trace {
 
 struct PathSegment {
   int64_t g = -1;
+  uint32_t process = 0;  // g's (several processes: each numbers its own Gs)
   GState state = GState::Running;  // what g was doing
   int64_t t0 = 0, t1 = 0;
   int64_t p = -1;     // Running: the P
   std::string wait;   // Blocked: the reason
   int64_t woke = -1;  // the G this segment's goroutine readied or created at t1, if the path goes on there
+  uint32_t woke_process = 0;
 };
 
 struct CriticalPath {
   int64_t end_g = -1;                 // the goroutine whose end is the run's end
+  uint32_t end_process = 0;           // its process
   int64_t t_begin = 0, t_end = 0;     // of the path
   int64_t span = 0;                   // of the whole trace
   std::vector<PathSegment> segments;  // in time order, merged where consecutive and alike

@@ -43,7 +43,7 @@ struct HeapOp {
 
 class Deriver {
  public:
-  Deriver(const Timeline& tl, const DeriveOptions& opt) : tl_(tl), opt_(opt) {}
+  Deriver(const Timeline& tl, const DeriveOptions& opt, uint32_t process) : tl_(tl), opt_(opt), proc_(process) {}
 
   DerivedScenario run(const std::string& source) {
     classify();
@@ -58,10 +58,12 @@ class Deriver {
   bool user(int64_t g) const { return g >= 0 && user_.count(g) != 0; }
 
   void classify() {
-    for (const auto& [id, life] : tl_.gs) {
+    for (const auto& [key, life] : tl_.gs) {
+      const int64_t id = key.g;  // one process (derive_scenario refuses several)
+      if (key.process != proc_) continue;
       bool runtime = false;
       for (const Interval& iv : life.intervals) runtime |= iv.state == GState::Blocked && runtime_wait_reason(iv.label);
-      runtime |= tl_.gc_workers.count(id) != 0;
+      runtime |= tl_.gc_workers.count(key) != 0;
       (runtime ? runtime_ : user_).insert(id);
     }
     main_ = user_.count(1) != 0 ? 1 : (user_.empty() ? -1 : *user_.begin());
@@ -91,7 +93,7 @@ class Deriver {
     if (s.m >= 0) {
       if (running_on_.empty()) {
         for (int64_t g : user_) {
-          for (const Interval& iv : tl_.gs.at(g).intervals) {
+          for (const Interval& iv : tl_.gs.at(GKey{proc_, g}).intervals) {
             if (iv.state == GState::Running && iv.m >= 0) running_on_[iv.m].push_back({iv.t0, iv.t1, g});
           }
         }
@@ -109,7 +111,7 @@ class Deriver {
   // Where in g's life a heap operation at t goes: the running interval it falls in, else the next
   // one (at its start), else the last one (at its end); {SIZE_MAX, t} if g never ran.
   std::pair<size_t, int64_t> place(int64_t g, int64_t t) const {
-    const std::vector<Interval>& iv = tl_.gs.at(g).intervals;
+    const std::vector<Interval>& iv = tl_.gs.at(GKey{proc_, g}).intervals;
     size_t i = 0;
     while (i < iv.size() && iv[i].t1 < t) i++;  // intervals are contiguous and in time order
     if (i < iv.size() && iv[i].state == GState::Running && iv[i].t0 <= t) return {i, t};
@@ -208,7 +210,7 @@ class Deriver {
   }
 
   void derive(int64_t g) {
-    const GLife& life = tl_.gs.at(g);
+    const GLife& life = tl_.gs.at(GKey{proc_, g});
     std::vector<Op>& ops = ops_[g];
     if (g != main_ && created_.count(g) == 0) {
       // Started by main at the beginning; it appeared in the trace at its first interval's start.
@@ -317,7 +319,7 @@ class Deriver {
     out.retained_bytes = heap_.retained;
     out.trace_gc_cycles = tl_.gc_ends.size();
     for (int64_t g : user_) {
-      for (const Interval& iv : tl_.gs.at(g).intervals) {
+      for (const Interval& iv : tl_.gs.at(GKey{proc_, g}).intervals) {
         if (iv.state == GState::Running) out.running_ns += iv.t1 - iv.t0;
       }
     }
@@ -412,6 +414,7 @@ class Deriver {
 
   const Timeline& tl_;
   const DeriveOptions opt_;
+  uint32_t proc_;  // the process whose program it derives
   uint64_t sync_ops_ = 0;
   std::set<int64_t> user_, runtime_, created_;
   int64_t main_ = -1;
@@ -436,7 +439,14 @@ class Deriver {
 }  // namespace
 
 DerivedScenario derive_scenario(const Timeline& tl, const std::string& source, const DeriveOptions& opt) {
-  return Deriver(tl, opt).run(source);
+  const std::vector<Process> procs = tl.processes();
+  if (procs.size() > 1) {
+    std::string names;
+    for (const Process& p : procs) names += (names.empty() ? "" : ", ") + (p.name().empty() ? "process " + std::to_string(p.id()) : p.name());
+    throw DeriveError("the trace has " + std::to_string(procs.size()) + " processes (" + names +
+                      "); replay derives one program, from a trace of one process");
+  }
+  return Deriver(tl, opt, procs.front().id()).run(source);
 }
 
 }  // namespace gmp::trace

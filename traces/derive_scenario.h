@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "traces/timeline.h"
@@ -71,6 +72,15 @@ struct DerivedScenario {
 };
 
 // `source`: how the header comment names the trace (its path).
+// A trace replay cannot derive one program from: one of several processes (Header.processes with
+// more than one). Replay models one Go program, and the other processes' share of the cores is not
+// a workload it can write; the message says which processes the trace has.
+class DeriveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws DeriveError for a trace of several processes.
 DerivedScenario derive_scenario(const Timeline& tl, const std::string& source, const DeriveOptions& opt = {});
 
 // Whether a wait reason is one only the runtime's own goroutines wait for (GC workers, sweeper,

@@ -11,7 +11,11 @@ uint64_t dump_text(const std::string& path, std::FILE* out) {
   const Header& h = r.header();
   std::fprintf(out, "# %s, schema %u, %d Ps\n", h.producer().c_str(), h.schema_version(), h.num_ps());
   for (const auto& m : h.metadata()) std::fprintf(out, "# %s=%s\n", m.key().c_str(), m.value().c_str());
-  for (const auto& p : h.processes()) std::fprintf(out, "# process %u %s, %d Ps\n", p.id(), p.name().c_str(), p.num_ps());
+  for (const auto& p : h.processes()) {
+    std::fprintf(out, "# process %u %s, %d Ps", p.id(), p.name().c_str(), p.num_ps());
+    if (p.cpu_quota() > 0) std::fprintf(out, ", quota %g CPUs per %lld ns", p.cpu_quota(), static_cast<long long>(p.cpu_period()));
+    std::fprintf(out, "\n");
+  }
   Event e;
   while (r.next(e)) {
     std::string line = std::to_string(e.ts()) + " " + Kind_Name(e.kind());

@@ -72,6 +72,10 @@ std::string Issue::text() const {
     case Code::ExitsInAssist: return gname(a) + " exits during its mark assist";
     case Code::SweepAgain: return mname(a) + " is already sweeping";
     case Code::NoSweep: return mname(a) + " is not sweeping";
+    case Code::ThrottledAgain: return mname(a) + " is already throttled";
+    case Code::NotThrottled: return mname(a) + " is not throttled";
+    case Code::BadProcs: return "GOMAXPROCS " + std::to_string(a) + " is below 1";
+    case Code::PGone: return pname(a) + " is gone: GOMAXPROCS is " + std::to_string(b);
   }
   return "?";
 }
@@ -97,6 +101,7 @@ const Transition& StateMachine::apply(const Event& e) {
   if (t_.rule.moves_g()) move_g(e, t_.rule);
   own_p(e, t_.rule);
   if (t_.rule.span != GcSpan::None || t_.rule.counter != Counter::None) gc(e, t_.rule);
+  containers(e, t_.rule);
   if (e.kind() == KIND_GO_EXIT && e.has_g()) {
     if (auto it = assisting_.find(Key{process_, e.g()}); it != assisting_.end() && it->second) {
       issue(Issue::Code::ExitsInAssist, e.g());
@@ -176,6 +181,31 @@ void StateMachine::gc(const Event& e, const Rule& r) {
       break;
     }
   }
+}
+
+void StateMachine::containers(const Event& e, const Rule& r) {
+  if (r.sets_procs) {
+    if (!e.has_value()) {
+      issue(Issue::Code::NoValue);
+    } else if (e.value() < 1) {
+      issue(Issue::Code::BadProcs, e.value());
+    } else {
+      procs_[process_] = e.value();
+    }
+  } else if (e.has_p() && !procs_.empty()) {  // nothing to check before the first PROCS
+    if (auto it = procs_.find(process_); it != procs_.end() && e.p() >= it->second) {
+      issue(Issue::Code::PGone, e.p(), it->second);
+    }
+  }
+  if (r.throttle == 0) return;
+  if (!e.has_m()) {
+    issue(Issue::Code::NoM);
+    return;
+  }
+  bool& in = throttled_[Key{process_, e.m()}];
+  if (r.throttle > 0 && in) issue(Issue::Code::ThrottledAgain, e.m());
+  if (r.throttle < 0 && !in && opt_.from_start) issue(Issue::Code::NotThrottled, e.m());
+  in = r.throttle > 0;
 }
 
 void StateMachine::move_g(const Event& e, const Rule& r) {

@@ -33,6 +33,12 @@
 //     passes on a P that no M holds; GO_SYSCALL_EXIT with a P (not EXITSYSCALL_NO_P) has its M take
 //     that P. A G that starts with a P runs on the P its M holds, and a P runs one G at a time.
 //   - Timestamps never decrease.
+//   - Containers: THROTTLE_BEGIN .. THROTTLE_END is a stretch of its M's thread off the CPU (its
+//     cgroup's quota spent); they alternate per M. Its G stays running in Go's view, so the G's
+//     state does not move; the lanes show the M (and the P it names) as throttled. PROCS (value:
+//     the new GOMAXPROCS, at least 1) removes the Ps at and above the count: until a later PROCS
+//     raises it again, an event of that process naming such a P (Event.p) is reported. Before the
+//     first PROCS nothing is checked against Header.num_ps (an imported trace may not say).
 //   - The garbage collector (Rule::span, Rule::counter), per process: GC cycles (GC_BEGIN ..
 //     GC_END) are numbered by `value`, increasing, at most one open at a time, and an END closes
 //     the cycle that is open, with its number. Stop-the-world pauses (STW_BEGIN .. STW_END) do not
@@ -79,6 +85,9 @@ enum class Seg : uint8_t {
   Parked,    // an M asleep (notesleep), until its next event of another kind
   Idle,      // nothing: the segment it showed ends
   EndSpin,   // a Spinning segment ends (another one stays)
+  Throttled,  // its thread is off the CPU, throttled by its cgroup (THROTTLE_BEGIN); what it showed
+              // before (its G running, say) is put aside
+  Unthrottle, // the Throttled segment ends and what it put aside goes on (THROTTLE_END)
 };
 
 // What an event does to its P's ownership.
@@ -136,6 +145,10 @@ struct Rule {
   GcSpan span = GcSpan::None;
   int8_t span_edge = 0;
   Counter counter = Counter::None;
+  // Containers: +1 its M is throttled from now on, -1 it runs again (THROTTLE_BEGIN / END).
+  int8_t throttle = 0;
+  // PROCS: its value is its process's GOMAXPROCS from now on (the Ps at and above it are gone).
+  bool sets_procs = false;
 
   constexpr bool moves_g() const { return to != GStatus::None; }
   constexpr bool creates_g() const { return to != GStatus::None && need == GStatus::None; }
@@ -250,6 +263,15 @@ constexpr Rule make_rule(int kind, int reason) {
     case KIND_GC_SWEEP_END: r.span = GcSpan::Sweep, r.span_edge = -1; break;
     case KIND_HEAP_ALLOC: r.counter = Counter::HeapAlloc; break;
     case KIND_HEAP_GOAL: r.counter = Counter::HeapGoal; break;
+    case KIND_THROTTLE_BEGIN:
+      r.throttle = 1;
+      r.m_seg = r.p_seg = Seg::Throttled;
+      break;
+    case KIND_THROTTLE_END:
+      r.throttle = -1;
+      r.m_seg = r.p_seg = Seg::Unthrottle;
+      break;
+    case KIND_PROCS: r.sets_procs = true; break;
     default: break;  // ANNOTATION, RUN_END and kinds of a later schema move nothing
   }
   return r;
@@ -316,6 +338,10 @@ struct Issue {
     ExitsInAssist,     // a: the G
     SweepAgain,        // a: the M
     NoSweep,           // a: the M
+    ThrottledAgain,    // a: the M (THROTTLE_BEGIN of a throttled M)
+    NotThrottled,      // a: the M (THROTTLE_END of one that is not; from_start)
+    BadProcs,          // a: the value (PROCS without a value of at least 1)
+    PGone,             // a: the P, b: its process's GOMAXPROCS (a P at or above it, after PROCS)
   };
   Code code = Code::TimeBack;
   int64_t a = 0, b = 0, c = 0, d = 0;
@@ -387,6 +413,7 @@ class StateMachine {
   void release_p(const Event& e, int64_t holder);
   void acquire_p(const Event& e);
   void gc(const Event& e, const Rule& r);
+  void containers(const Event& e, const Rule& r);
 
   Options opt_;
   // Ordered maps: ids are sparse, and nothing here iterates in an order that depends on addresses.
@@ -404,6 +431,8 @@ class StateMachine {
   std::map<uint32_t, Gc> gc_;
   std::map<Key, bool> assisting_;  // by G: in a mark assist
   std::map<Key, bool> sweeping_;   // by M: sweeping
+  std::map<Key, bool> throttled_;  // by M: throttled by its cgroup
+  std::map<uint32_t, int64_t> procs_;  // by process: GOMAXPROCS since its last PROCS
   uint32_t process_ = 0;  // the event being applied's
   int64_t last_ts_ = INT64_MIN;
   Transition t_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <set>
 
 #include "traces/text.h"
 
@@ -90,6 +91,49 @@ GcSummary gc_summary(const Timeline& tl) {
   return g;
 }
 
+ThrottleSummary throttle_summary(const Timeline& tl, uint32_t process, int64_t period, bool all) {
+  ThrottleSummary t;
+  std::set<int64_t> periods;
+  for (const GcSpanRecord& r : tl.throttles) {
+    if (!all && r.process != process) continue;
+    t.stretches.add(r.t1 - r.t0);
+    if (period > 0) periods.insert((r.t0 - tl.t_begin) / period);
+  }
+  t.periods = periods.size();
+  for (const CounterSample& c : tl.procs) {
+    if (!all && c.process != process) continue;
+    t.procs_changes++;
+    t.procs_last = c.value;
+  }
+  return t;
+}
+
+bool throttle_any(const ThrottleSummary& t) { return t.stretches.n != 0 || t.procs_changes != 0; }
+
+std::string throttle_text(const ThrottleSummary& t) {
+  std::string out = strfmt("throttled: %" PRIu64 " stretches of Ms, total %s, max %s", t.stretches.n,
+                           human_ns(static_cast<double>(t.stretches.total)).c_str(),
+                           human_ns(static_cast<double>(t.stretches.max)).c_str());
+  if (t.periods != 0) out += strfmt(", in %" PRIu64 " periods", t.periods);
+  if (t.procs_changes != 0) out += strfmt("; GOMAXPROCS changed %" PRIu64 " times, to %" PRId64 " last", t.procs_changes, t.procs_last);
+  return out;
+}
+
+std::string json_throttle(const ThrottleSummary& t) {
+  return "{" + json_span(t.stretches) +
+         strfmt(", \"periods\": %" PRIu64 ", \"procs_changes\": %" PRIu64 ", \"procs_last\": %" PRId64 "}", t.periods,
+                t.procs_changes, t.procs_last);
+}
+
+std::string json_string(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 TraceStats compute_stats(const Timeline& tl) {
@@ -100,9 +144,11 @@ TraceStats compute_stats(const Timeline& tl) {
   s.events = tl.events;
   s.gs = tl.gs.size();
   std::vector<int64_t> all;
+  std::map<uint32_t, std::vector<int64_t>> by_process;
   for (const auto& [id, life] : tl.gs) {
     GStats g;
-    g.g = id;
+    g.g = id.g;
+    g.process = id.process;
     std::vector<int64_t> mine;
     for (size_t i = 0; i < life.intervals.size(); i++) {
       const Interval& iv = life.intervals[i];
@@ -128,6 +174,8 @@ TraceStats compute_stats(const Timeline& tl) {
       }
     }
     all.insert(all.end(), mine.begin(), mine.end());
+    std::vector<int64_t>& of = by_process[id.process];
+    of.insert(of.end(), mine.begin(), mine.end());
     g.latency = summarise(mine);
     s.per_g.push_back(g);
   }
@@ -138,12 +186,45 @@ TraceStats compute_stats(const Timeline& tl) {
     s.latency_log2[b]++;
   }
   s.latency = summarise(all);
-  int64_t nps = s.num_ps;
-  if (!tl.p_busy.empty()) nps = std::max<int64_t>(nps, tl.p_busy.rbegin()->first + 1);
-  s.utilisation.assign(static_cast<size_t>(std::max<int64_t>(nps, 0)), 0.0);
-  for (const auto& [p, busy] : tl.p_busy) {
-    if (p >= 0 && s.span > 0)
-      s.utilisation[static_cast<size_t>(p)] = static_cast<double>(busy) / static_cast<double>(s.span);
+  // Each process's Ps: those its header names and those that ran a G.
+  auto utilisation = [&](uint32_t process, int64_t nps) {
+    for (const auto& [key, busy] : tl.p_busy) {
+      if (key.first == process) nps = std::max<int64_t>(nps, key.second + 1);
+    }
+    std::vector<double> u(static_cast<size_t>(std::max<int64_t>(nps, 0)), 0.0);
+    for (const auto& [key, busy] : tl.p_busy) {
+      if (key.first == process && key.second >= 0 && s.span > 0)
+        u[static_cast<size_t>(key.second)] = static_cast<double>(busy) / static_cast<double>(s.span);
+    }
+    return u;
+  };
+  const std::vector<Process> procs = tl.processes();
+  if (procs.size() == 1) {
+    s.utilisation = utilisation(procs[0].id(), s.num_ps);
+  } else {
+    for (const Process& p : procs) {
+      ProcessStats ps;
+      ps.id = p.id();
+      ps.name = p.name();
+      ps.num_ps = p.num_ps();
+      ps.cpu_quota = p.cpu_quota();
+      ps.cpu_period = p.cpu_period();
+      for (const auto& [id, life] : tl.gs) ps.gs += id.process == p.id() ? 1 : 0;
+      ps.latency = summarise(by_process[p.id()]);
+      ps.utilisation = utilisation(p.id(), p.num_ps());
+      ps.throttle = throttle_summary(tl, p.id(), p.cpu_period(), false);
+      s.utilisation.insert(s.utilisation.end(), ps.utilisation.begin(), ps.utilisation.end());
+      s.processes.push_back(std::move(ps));
+    }
+  }
+  {
+    int64_t period = 0;  // the periods of a process of one: its own
+    if (procs.size() == 1) period = procs[0].cpu_period();
+    s.throttle = throttle_summary(tl, 0, period, true);
+    if (procs.size() > 1) {
+      s.throttle.periods = 0;
+      for (const ProcessStats& ps : s.processes) s.throttle.periods += ps.throttle.periods;
+    }
   }
   s.steals = tl.steals;
   s.stolen = tl.stolen;
@@ -176,9 +257,13 @@ std::string stats_text(const TraceStats& s, size_t top) {
     out += strfmt("  >= %-8s %10" PRIu64 " %s\n", lo.c_str(), s.latency_log2[b],
                   std::string(std::max<size_t>(bar, 1), '#').c_str());
   }
-  out += "P utilisation:";
-  for (size_t p = 0; p < s.utilisation.size(); p++) out += strfmt(" P%zu %.1f%%", p, 100 * s.utilisation[p]);
-  out += strfmt(" (mean %.1f%%)\n", 100 * mean_utilisation(s));
+  if (s.processes.empty()) {
+    out += "P utilisation:";
+    for (size_t p = 0; p < s.utilisation.size(); p++) out += strfmt(" P%zu %.1f%%", p, 100 * s.utilisation[p]);
+    out += strfmt(" (mean %.1f%%)\n", 100 * mean_utilisation(s));
+  } else {
+    out += strfmt("P utilisation: mean %.1f%% over every process's Ps\n", 100 * mean_utilisation(s));
+  }
   out +=
       strfmt("counts: steals %" PRIu64 " (%" PRIu64 " Gs moved), M wake-ups %" PRIu64 ", preemption requests %" PRIu64
              ", preemptions %" PRIu64 ", system calls %" PRIu64 ", P handoffs %" PRIu64 ", retakes %" PRIu64 "\n",
@@ -211,18 +296,30 @@ std::string stats_text(const TraceStats& s, size_t top) {
                   bytes_text(g.heap_max).c_str(), bytes_text(g.heap_last).c_str(), g.goal_samples,
                   bytes_text(g.goal_last).c_str());
   }
+  if (throttle_any(s.throttle)) out += throttle_text(s.throttle) + "\n";
+  for (const ProcessStats& p : s.processes) {
+    out += strfmt("process %u %s: %" PRIu64 " goroutines, %d Ps", p.id, p.name.c_str(), p.gs, p.num_ps);
+    if (p.cpu_quota > 0) out += strfmt(", quota %.2f CPUs per %s", p.cpu_quota, human_ns(static_cast<double>(p.cpu_period)).c_str());
+    out += strfmt("; latency p50 %s, p99 %s; P utilisation", human_ns(static_cast<double>(p.latency.p50)).c_str(),
+                  human_ns(static_cast<double>(p.latency.p99)).c_str());
+    for (size_t i = 0; i < p.utilisation.size(); i++) out += strfmt(" P%zu %.1f%%", i, 100 * p.utilisation[i]);
+    out += "\n";
+    if (throttle_any(p.throttle)) out += "  " + throttle_text(p.throttle) + "\n";
+  }
   std::vector<const GStats*> order;
   for (const GStats& g : s.per_g) {
     if (g.latency.n != 0) order.push_back(&g);
   }
   std::sort(order.begin(), order.end(), [](const GStats* a, const GStats* b) {
-    return a->latency.max != b->latency.max ? a->latency.max > b->latency.max : a->g < b->g;
+    if (a->latency.max != b->latency.max) return a->latency.max > b->latency.max;
+    return a->process != b->process ? a->process < b->process : a->g < b->g;
   });
   if (order.size() > top) order.resize(top);
   if (!order.empty()) out += "goroutines that waited longest to run:\n";
   for (const GStats* g : order) {
     out += strfmt(
-        "  G%-6" PRId64 " %6" PRIu64 " waits, mean %s, max %s; running %s, runnable %s, blocked %s, syscall %s\n", g->g,
+        "  %-7s %6" PRIu64 " waits, mean %s, max %s; running %s, runnable %s, blocked %s, syscall %s\n",
+        g_text({g->process, g->g}).c_str(),
         g->latency.n, human_ns(g->latency.mean).c_str(), human_ns(static_cast<double>(g->latency.max)).c_str(),
         human_ns(static_cast<double>(g->running)).c_str(), human_ns(static_cast<double>(g->runnable)).c_str(),
         human_ns(static_cast<double>(g->blocked)).c_str(), human_ns(static_cast<double>(g->syscall)).c_str());
@@ -268,8 +365,35 @@ std::string stats_json(const TraceStats& s) {
                   ", \"goal_samples\": %" PRIu64 ", \"last_goal_bytes\": %" PRId64 "},\n \"goroutines_detail\": [",
                   g.heap_samples, g.heap_max, g.heap_last, g.goal_samples, g.goal_last);
   }
+  if (throttle_any(s.throttle) || !s.processes.empty()) {
+    // Before goroutines_detail, which the line above opened: move it after these keys.
+    const std::string detail = " \"goroutines_detail\": [";
+    out.resize(out.size() - detail.size());
+    out += " \"throttle\": " + json_throttle(s.throttle) + ",\n";
+    if (!s.processes.empty()) {
+      out += " \"processes\": [";
+      for (size_t i = 0; i < s.processes.size(); i++) {
+        const ProcessStats& p = s.processes[i];
+        out += strfmt("%s\n  {\"id\": %u, \"name\": \"%s\", \"num_ps\": %d, \"cpu_quota\": %.6g, \"cpu_period_ns\": %" PRId64
+                      ", \"goroutines\": %" PRIu64 ", \"latency\": %s, \"utilisation\": [",
+                      i == 0 ? "" : ",", p.id, json_string(p.name).c_str(), p.num_ps, p.cpu_quota, p.cpu_period, p.gs,
+                      json_latency(p.latency).c_str());
+        for (size_t k = 0; k < p.utilisation.size(); k++) out += strfmt("%s%.6f", k == 0 ? "" : ", ", p.utilisation[k]);
+        out += "], \"throttle\": " + json_throttle(p.throttle) + "}";
+      }
+      out += "],\n";
+    }
+    out += detail;
+  }
   for (size_t i = 0; i < s.per_g.size(); i++) {
     const GStats& g = s.per_g[i];
+    if (g.process != 0) {  // a one-process trace's keys are as they were
+      out += strfmt("%s\n  {\"process\": %u, \"g\": %" PRId64 ", \"latency\": %s, \"running_ns\": %" PRId64
+                    ", \"runnable_ns\": %" PRId64 ", \"blocked_ns\": %" PRId64 ", \"syscall_ns\": %" PRId64 "}",
+                    i == 0 ? "" : ",", g.process, g.g, json_latency(g.latency).c_str(), g.running, g.runnable, g.blocked,
+                    g.syscall);
+      continue;
+    }
     out += strfmt("%s\n  {\"g\": %" PRId64 ", \"latency\": %s, \"running_ns\": %" PRId64 ", \"runnable_ns\": %" PRId64
                   ", \"blocked_ns\": %" PRId64 ", \"syscall_ns\": %" PRId64 "}",
                   i == 0 ? "" : ",", g.g, json_latency(g.latency).c_str(), g.running, g.runnable, g.blocked, g.syscall);

@@ -19,6 +19,20 @@ const char* gstate_name(GState s) {
   return "?";
 }
 
+std::string g_text(const GKey& k) {
+  return "G" + std::to_string(k.g) + (k.process != 0 ? "@" + std::to_string(k.process) : "");
+}
+
+std::vector<Process> Timeline::processes() const {
+  std::vector<Process> out(header.processes().begin(), header.processes().end());
+  if (out.empty()) {
+    Process p;
+    p.set_num_ps(header.num_ps());
+    out.push_back(p);
+  }
+  return out;
+}
+
 namespace {
 
 // The interval of a G in `s` (never None or Dead: a dead G has none).
@@ -47,11 +61,13 @@ class Builder {
     if (r.counter != Counter::None && e.has_value()) {
       (r.counter == Counter::HeapAlloc ? tl_.heap_alloc : tl_.heap_goal).push_back({e.ts(), e.value(), e.process()});
     }
+    if (r.sets_procs && e.has_value()) tl_.procs.push_back({e.ts(), e.value(), e.process()});
+    if (r.throttle != 0) throttle(e, r);
     if (!e.has_g()) return;
     if (!r.moves_g()) return;
     const int64_t t = e.ts();
     if (r.creates_g()) {
-      GLife& g = tl_.gs[e.g()];
+      GLife& g = tl_.gs[GKey{e.process(), e.g()}];
       g.parent = e.has_peer_g() ? e.peer_g() : -1;
       enter(g, interval_state(r.to), t, e);
     } else {
@@ -71,7 +87,7 @@ class Builder {
   void finish() {
     // Spans still open end with the trace; their records are already in the lists.
     for (auto& [key, at] : open_) {
-      GcSpanRecord& rec = list(key.span)[at];
+      GcSpanRecord& rec = key.span == GcSpan::None ? tl_.throttles[at] : list(key.span)[at];
       rec.t1 = tl_.t_end;
       rec.open_end = true;
     }
@@ -83,7 +99,7 @@ class Builder {
     }
     for (const auto& [id, g] : tl_.gs) {
       for (const Interval& iv : g.intervals) {
-        if (iv.state == GState::Running && iv.p >= 0) tl_.p_busy[iv.p] += iv.t1 - iv.t0;
+        if (iv.state == GState::Running && iv.p >= 0) tl_.p_busy[{id.process, iv.p}] += iv.t1 - iv.t0;
       }
     }
   }
@@ -91,7 +107,7 @@ class Builder {
  private:
   // The G of e; one seen for the first time is taken to have been `before` since the trace began.
   GLife& life(const Event& e, GState before) {
-    auto [it, fresh] = tl_.gs.try_emplace(e.g());
+    auto [it, fresh] = tl_.gs.try_emplace(GKey{e.process(), e.g()});
     if (fresh) {
       Interval iv;
       iv.state = before;
@@ -110,10 +126,11 @@ class Builder {
     WakeEdge w;
     w.t = e.ts();
     w.g = e.g();
+    w.process = e.process();
     w.by = by;
     w.create = create;
-    w.interval = tl_.gs[e.g()].intervals.size() - 1;
-    if (auto it = tl_.gs.find(by); by >= 0 && it != tl_.gs.end() && !it->second.intervals.empty()) {
+    w.interval = tl_.gs[GKey{e.process(), e.g()}].intervals.size() - 1;
+    if (auto it = tl_.gs.find(GKey{e.process(), by}); by >= 0 && it != tl_.gs.end() && !it->second.intervals.empty()) {
       w.by_interval = it->second.intervals.size() - 1;
     }
     tl_.wakes.push_back(w);
@@ -234,6 +251,37 @@ class Builder {
     if (r.span == GcSpan::Sweep && e.has_value()) rec->bytes = e.value();
   }
 
+  // An M's throttled stretch (its key: span None, the process, the M).
+  void throttle(const Event& e, const Rule& r) {
+    if (!e.has_m()) return;
+    const SpanKey key{GcSpan::None, e.process(), e.m()};
+    auto it = open_.find(key);
+    if (r.throttle > 0) {
+      if (it != open_.end()) return;  // throttled again (the validator reports it): the first one goes on
+      GcSpanRecord rec;
+      rec.t0 = rec.t1 = e.ts();
+      rec.process = e.process();
+      rec.m = e.m();
+      if (e.has_p()) rec.p = e.p();
+      open_[key] = tl_.throttles.size();
+      tl_.throttles.push_back(rec);
+      return;
+    }
+    if (it != open_.end()) {
+      tl_.throttles[it->second].t1 = e.ts();
+      open_.erase(it);
+      return;
+    }
+    GcSpanRecord rec;  // throttled before the trace began
+    rec.t0 = tl_.t_begin;
+    rec.t1 = e.ts();
+    rec.open_begin = true;
+    rec.process = e.process();
+    rec.m = e.m();
+    if (e.has_p()) rec.p = e.p();
+    tl_.throttles.push_back(rec);
+  }
+
   // What replay reads of the collector: the heap counter, the cycles' ends, the mark workers.
   void collector(const Event& e) {
     switch (e.kind()) {
@@ -249,7 +297,7 @@ class Builder {
       }
       case KIND_GC_END: tl_.gc_ends.push_back(e.ts()); break;
       case KIND_GO_START:
-        if (e.gc_worker_mode() != GC_WORKER_MODE_UNSPECIFIED && e.has_g()) tl_.gc_workers.insert(e.g());
+        if (e.gc_worker_mode() != GC_WORKER_MODE_UNSPECIFIED && e.has_g()) tl_.gc_workers.insert(GKey{e.process(), e.g()});
         break;
       default: break;
     }

@@ -9,7 +9,9 @@
 // in the middle of its life (an imported trace starts mid-run) begins in the state its first event
 // needs (Rule::need), at the start of the trace. The garbage collector's spans and counters
 // (Rule::span, Rule::counter) are paired BEGIN to END: cycles and pauses per process, assists per
-// G, sweeps per M.
+// G, sweeps per M; a cgroup's throttling of an M (THROTTLE_BEGIN .. END) likewise, per M.
+// Every G, M and P is its process's (Event.process): a trace of several processes has a G1 in
+// each, kept apart by GKey; a one-process trace has process 0 throughout.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,15 @@ namespace gmp::trace {
 
 enum class GState : uint8_t { Runnable, Running, Blocked, Syscall };
 const char* gstate_name(GState s);
+
+// A G of a trace: its process and its goid. Ordered by process, then goid.
+struct GKey {
+  uint32_t process = 0;
+  int64_t g = -1;
+  auto operator<=>(const GKey&) const = default;
+};
+// "G5", or "G5@1" for a G of process 1 (each process numbers its own Gs).
+std::string g_text(const GKey& k);
 
 struct Interval {
   GState state = GState::Runnable;
@@ -40,6 +51,7 @@ struct Interval {
 // netpoller or an unknown waker.
 struct WakeEdge {
   int64_t t = 0;
+  uint32_t process = 0;  // of g and by (an edge never joins two processes)
   int64_t g = -1, by = -1;
   bool create = false;
   size_t interval = 0;            // the interval of g it began
@@ -85,10 +97,10 @@ struct Timeline {
   Header header;
   int64_t t_begin = 0, t_end = 0;  // the first and last event's time
   uint64_t events = 0;
-  std::map<int64_t, GLife> gs;        // by goid (ordered: output does not depend on addresses)
+  std::map<GKey, GLife> gs;           // by process and goid (ordered: output does not depend on addresses)
   std::vector<WakeEdge> wakes;        // in trace order
   std::map<Kind, uint64_t> kinds;     // events of each kind
-  std::map<int64_t, int64_t> p_busy;  // ns each P ran a G (from the running intervals)
+  std::map<std::pair<uint32_t, int64_t>, int64_t> p_busy;  // ns each (process, P) ran a G
   uint64_t steals = 0, stolen = 0, wakeups = 0, preempt_requests = 0, preemptions = 0, handoffs = 0, retakes = 0,
            syscalls = 0;
   // The garbage collector, each list in the order its spans began (or, for open_begin, ended).
@@ -97,7 +109,14 @@ struct Timeline {
   // The collector, as replay derives a program's allocation from it (derive_scenario.h).
   std::vector<HeapSample> heap;     // every HEAP_ALLOC, in trace order
   std::vector<int64_t> gc_ends;     // the time of every GC_END, in trace order
-  std::set<int64_t> gc_workers;     // Gs started as GC mark workers (GO_START with gc_worker_mode)
+  std::set<GKey> gc_workers;        // Gs started as GC mark workers (GO_START with gc_worker_mode)
+  // Containers: each M's throttled stretches (m, p: the BEGIN's; open_begin/open_end as for the
+  // GC's spans), in the order they began; each PROCS (value: the new GOMAXPROCS), in trace order.
+  std::vector<GcSpanRecord> throttles;
+  std::vector<CounterSample> procs;
+  // The processes, as Header.processes has them; one (id 0, named after the header's num_ps) for a
+  // trace without the list.
+  std::vector<Process> processes() const;
 };
 
 // Reads the trace at `path`; throws TraceFormatError on unreadable input.

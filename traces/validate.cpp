@@ -9,7 +9,9 @@ void Validator::on_event(const Event& e) {
   for (int i = 0; i < t.n_issues; ++i) {
     issue_count_++;
     if (issues_.size() < opt_.max_issues) {
-      issues_.push_back({index_, e.ts(), Kind_Name(e.kind()) + ": " + t.issues[i].text()});
+      // Ids are each process's own: a trace of several names the process of each issue.
+      std::string where = e.process() != 0 ? "process " + std::to_string(e.process()) + ": " : "";
+      issues_.push_back({index_, e.ts(), Kind_Name(e.kind()) + ": " + where + t.issues[i].text()});
     }
   }
   index_++;

@@ -61,6 +61,7 @@ bool App::ok() const {
 
 void App::setup() {
   layout_opt_.g_lanes = opt_.g_lanes;
+  layout_opt_.counters = opt_.counters;
   relayout();
   for (auto& d : docs_) {
     if (d->ok()) compute_stats(d->model, d->model.t_begin, d->model.t_end + 1, d->whole);
@@ -338,7 +339,11 @@ void App::timeline(Doc& d, size_t index, float x, float y, float w, float h) {
   if (ImGui::IsItemDeactivated() && !dragging_select_ && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0 &&
       ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).y == 0) {
     const Hit hit = hit_test(d.model, d.layout, d.state, d.vp, io.MousePos.x, io.MousePos.y);
-    if (hit.kind == HitKind::Segment) {
+    if (hit.kind == HitKind::Group) {  // a process's header: collapse or expand its lanes
+      if (layout_opt_.collapsed.size() <= hit.ref) layout_opt_.collapsed.resize(hit.ref + 1, 0);
+      layout_opt_.collapsed[hit.ref] ^= 1;
+      relayout();
+    } else if (hit.kind == HitKind::Segment) {
       const Segment& s = d.model.lane(hit.ref)->segs[hit.first];
       select_g(s.g());
     } else if (hit.kind == HitKind::GcCycle || hit.kind == HitKind::GcPause) {
@@ -561,6 +566,14 @@ void App::stats_panel() {
     format_span(b, sizeof b, static_cast<double>(s.stw_max), d.model.step_axis);
     format_span(c, sizeof c, static_cast<double>(s.assist_ns), d.model.step_axis);
     ImGui::Text("GC: %u cycles, %u pauses (total %s, max %s)\nmark assists %s", s.gc_cycles, s.stw_pauses, a, b, c);
+  }
+  if (!d.model.throttles.empty()) {
+    char a[32], b[32];
+    format_span(a, sizeof a, static_cast<double>(s.throttled_ns), d.model.step_axis);
+    format_span(b, sizeof b, static_cast<double>(s.throttled_max), d.model.step_axis);
+    // cpu.stat's nr_throttled and throttled_usec, as the trace shows them (per M, not per CPU).
+    ImGui::TextColored(col4(kThrottled), "throttled: %u stretches, total %s\n  max %s, in %u periods", s.throttles, a,
+                       b, s.throttled_periods);
   }
   if (sel && ImGui::BeginTable("lanes", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("lane");

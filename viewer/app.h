@@ -29,6 +29,7 @@ namespace gmp::view {
 struct AppOptions {
   std::vector<std::string> paths;  // one trace, or two to compare
   bool g_lanes = false;
+  bool counters = true;  // the counter rows (--no-counters: off)
   std::optional<std::pair<double, double>> view;   // initial [t0, t1) in ns
   std::optional<std::pair<double, double>> range;  // initial range selection
   int32_t select_g = kNoG;

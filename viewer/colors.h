@@ -52,6 +52,11 @@ inline constexpr uint32_t kSpinning = rgba(240, 160, 40);
 inline constexpr uint32_t kParked = rgba(70, 80, 110);
 inline constexpr uint32_t kRunnable = rgba(120, 120, 120);
 inline constexpr uint32_t kBlocked = rgba(60, 60, 66);
+// An M (and its P) throttled by its cgroup's CPU quota: off the CPU until the refill.
+// Brighter and more saturated than any G's colour (g_color: saturation <= 0.75, value <= 0.95),
+// with a dark cut across its middle (timeline_draw.cpp).
+inline constexpr uint32_t kThrottled = rgba(255, 30, 30);
+inline constexpr uint32_t kGroupHeader = rgba(46, 50, 60);
 inline constexpr uint32_t kMerged = rgba(150, 150, 160);
 inline constexpr uint32_t kText = rgba(230, 230, 230);
 inline constexpr uint32_t kDimText = rgba(150, 150, 150);
@@ -112,6 +117,7 @@ inline uint32_t segment_color(const Segment& s) {
     case State::Spinning: return kSpinning;
     case State::Parked: return kParked;
     case State::Runnable: return kRunnable;
+    case State::Throttled: return kThrottled;
     default: return kBlocked;
   }
 }

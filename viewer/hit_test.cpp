@@ -66,6 +66,10 @@ Hit hit_test(const Model& m, const Layout& l, const TimelineState& s, const View
   if (h.row < 0) return h;
   const Row& row = l.rows()[static_cast<size_t>(h.row)];
   h.ref = row.ref;
+  if (row.kind == RowKind::Group) {  // a process's header, across the whole row
+    h.kind = HitKind::Group;
+    return h;
+  }
   if (mx < vp.lanes_x()) {
     h.kind = HitKind::Label;
     return h;

@@ -41,17 +41,47 @@ void Layout::build(const Model& m, const LayoutOptions& opt) {
     gc_row_ = static_cast<int>(rows_.size());
     add(RowKind::GcBand, 0, opt.gc_h);
   }
-  first_p_ = static_cast<int>(rows_.size());
-  num_p_ = m.p_lanes.size();
-  for (uint32_t i = 0; i < m.p_lanes.size(); ++i) add(RowKind::Lane, lane_ref(LaneType::P, i), opt.lane_h);
-  y += opt.group_gap;
-  first_m_ = static_cast<int>(rows_.size());
-  for (uint32_t i = 0; i < m.m_lanes.size(); ++i) add(RowKind::Lane, lane_ref(LaneType::M, i), opt.lane_h);
-  first_g_ = -1;
-  if (opt.g_lanes) {
+  collapsed_ = opt.collapsed;
+  p_row_.assign(m.p_lanes.size(), -1);
+  m_row_.assign(m.m_lanes.size(), -1);
+  g_row_.assign(opt.g_lanes ? m.g_lanes.size() : 0, -1);
+  p_top_ = p_bottom_ = 0;
+  bool any_p = false;
+  auto lanes = [&](LaneType t, std::vector<int>& row_of, uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end; ++i) {
+      row_of[i] = static_cast<int>(rows_.size());
+      if (t == LaneType::P) {
+        if (!any_p) p_top_ = y;
+        any_p = true;
+        p_bottom_ = y + opt.lane_h;
+      }
+      add(RowKind::Lane, lane_ref(t, i), opt.lane_h);
+    }
+  };
+  // G lanes of a process: those of its Gs (Model::gs is sorted by process, as g_lanes).
+  auto g_range = [&](uint16_t process) {
+    const auto lo = std::lower_bound(m.gs.begin(), m.gs.end(), process, [](const GInfo& g, uint16_t v) { return g.process < v; });
+    const auto hi = std::upper_bound(lo, m.gs.end(), process, [](uint16_t v, const GInfo& g) { return v < g.process; });
+    return std::pair<uint32_t, uint32_t>{static_cast<uint32_t>(lo - m.gs.begin()), static_cast<uint32_t>(hi - m.gs.begin())};
+  };
+  const bool groups = m.processes.size() > 1;
+  for (uint32_t k = 0; k < m.processes.size(); ++k) {
+    const ProcessGroup& g = m.processes[k];
+    uint32_t pb = 0, pe = static_cast<uint32_t>(m.p_lanes.size()), mb = 0, me = static_cast<uint32_t>(m.m_lanes.size());
+    if (groups) {
+      if (k > 0) y += opt.group_gap;
+      add(RowKind::Group, k, opt.group_h);
+      if (k < opt.collapsed.size() && opt.collapsed[k] != 0) continue;
+      pb = g.p_begin, pe = g.p_end, mb = g.m_begin, me = g.m_end;
+    }
+    lanes(LaneType::P, p_row_, pb, pe);
     y += opt.group_gap;
-    first_g_ = static_cast<int>(rows_.size());
-    for (uint32_t i = 0; i < m.g_lanes.size(); ++i) add(RowKind::Lane, lane_ref(LaneType::G, i), opt.lane_h);
+    lanes(LaneType::M, m_row_, mb, me);
+    if (opt.g_lanes) {
+      y += opt.group_gap;
+      const auto [gb, ge] = groups ? g_range(g.id) : std::pair<uint32_t, uint32_t>{0, static_cast<uint32_t>(m.g_lanes.size())};
+      lanes(LaneType::G, g_row_, gb, std::min(ge, static_cast<uint32_t>(m.g_lanes.size())));
+    }
   }
   height_ = y;
 }
@@ -70,19 +100,12 @@ std::pair<size_t, size_t> Layout::visible(float y0, float y1) const {
 }
 
 int Layout::lane_row(uint32_t ref) const {
-  const int first = ref_type(ref) == LaneType::P ? first_p_ : ref_type(ref) == LaneType::M ? first_m_ : first_g_;
-  if (first < 0) return -1;
-  const size_t i = static_cast<size_t>(first) + ref_index(ref);
-  if (i >= rows_.size() || rows_[i].kind != RowKind::Lane || rows_[i].ref != ref) return -1;
-  return static_cast<int>(i);
+  const std::vector<int>& rows = ref_type(ref) == LaneType::P ? p_row_ : ref_type(ref) == LaneType::M ? m_row_ : g_row_;
+  const size_t i = ref_index(ref);
+  return i < rows.size() ? rows[i] : -1;
 }
 
-std::pair<float, float> Layout::p_extent() const {
-  if (num_p_ == 0 || first_p_ < 0) return {0, 0};
-  const Row& a = rows_[static_cast<size_t>(first_p_)];
-  const Row& b = rows_[static_cast<size_t>(first_p_) + num_p_ - 1];
-  return {a.y, b.y + b.h};
-}
+std::pair<float, float> Layout::p_extent() const { return {p_top_, p_bottom_}; }
 
 float Layout::lane_center(uint32_t ref) const {
   const int i = lane_row(ref);

@@ -4,6 +4,10 @@
 // queue), for a trace with GC events (Model::has_gc) the heap plot and the GC band (cycles and
 // stop-the-world pauses), the P lanes, the M lanes and, on request, one lane per G. y is measured from the top of
 // the rows (below the ruler), before scrolling. Built once per option change, never per frame.
+// A trace of several processes (Model::processes) has, after the counters and the GC rows, one
+// group per process: a header row (its name, GOMAXPROCS and quota; a click collapses it), then,
+// unless collapsed, its P lanes, its M lanes and, on request, its G lanes. A one-process trace
+// has no header row and its layout is as before.
 #pragma once
 
 #include <cstdint>
@@ -23,13 +27,16 @@ struct LayoutOptions {
   float gc_h = 20;    // the GC band
   float row_gap = 2;
   float group_gap = 10;
+  float group_h = 18;  // a process's header row
+  // By index into Model::processes: 1 for a collapsed group (missing entries: expanded).
+  std::vector<uint8_t> collapsed;
 };
 
-enum class RowKind : uint8_t { Counter, Lane, Heap, GcBand };
+enum class RowKind : uint8_t { Counter, Lane, Heap, GcBand, Group };
 
 struct Row {
   RowKind kind;
-  uint32_t ref;  // Counter: counter index (counter_of); Lane: lane_ref; Heap, GcBand: 0
+  uint32_t ref;  // Counter: counter index (counter_of); Lane: lane_ref; Group: index into Model::processes; Heap, GcBand: 0
   float y, h;
 };
 
@@ -55,13 +62,17 @@ class Layout {
   int gc_row() const { return gc_row_; }
   // The vertical extent of the P lanes [top, bottom), for the stop-the-world overlay.
   std::pair<float, float> p_extent() const;
+  // Whether group k (index into Model::processes) is collapsed.
+  bool collapsed(uint32_t k) const { return k < collapsed_.size() && collapsed_[k] != 0; }
 
  private:
   std::vector<Row> rows_;
   float height_ = 0;
-  int first_p_ = -1, first_m_ = -1, first_g_ = -1;
+  // Each lane's row (by lane index), -1 for one without (a collapsed group's, G lanes not shown).
+  std::vector<int> p_row_, m_row_, g_row_;
   int heap_row_ = -1, gc_row_ = -1;
-  size_t num_p_ = 0;
+  float p_top_ = 0, p_bottom_ = 0;
+  std::vector<uint8_t> collapsed_;
 };
 
 }  // namespace gmp::view

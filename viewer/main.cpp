@@ -17,7 +17,7 @@ namespace {
 [[noreturn]] void usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "gmpview: %s\n", problem.c_str());
   std::fprintf(stderr,
-               "usage: gmpview [--g-lanes] [--view T0:T1] [--range T0:T1] [--select G] [--gc-cycle N] [--step N]\n"
+               "usage: gmpview [--g-lanes] [--no-counters] [--view T0:T1] [--range T0:T1] [--select G] [--gc-cycle N] [--step N]\n"
                "               [--axis time|steps] [--size WxH] [--screenshot OUT.png] TRACE [TRACE2]\n"
                "  TRACE2          compare mode: both traces on one time axis, statistics side by side\n"
                "  --view T0:T1    initial time range, e.g. 1ms:1.5ms (units ns, us, ms, s; default ns)\n"
@@ -25,6 +25,7 @@ namespace {
                "  --select G      follow goroutine G (highlight and life)\n"
                "  --gc-cycle N    show GC cycle N's statistics, as a click on it in the GC band does\n"
                "  --g-lanes       one lane per G as well\n"
+               "  --no-counters   without the counter rows (queues, spinning Ms, idle Ps)\n"
                "  --step N        put the step cursor on event N (and show the step list)\n"
                "  --axis A        time: the trace's clock; steps: one unit per event (default: steps for\n"
                "                  a gmpsim check counterexample, time otherwise); --view is in that unit\n"
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
       usage("");
     } else if (a == "--g-lanes") {
       opt.g_lanes = true;
+    } else if (a == "--no-counters") {
+      opt.counters = false;
     } else if (a == "--screenshot") {
       shot = value();
     } else if (a == "--size") {

@@ -29,6 +29,7 @@ using ::gmp::lanes::Marker;
 using ::gmp::lanes::marker_name;
 using ::gmp::lanes::MarkerKind;
 using ::gmp::lanes::Model;
+using ::gmp::lanes::ProcessGroup;
 using ::gmp::lanes::ref_index;
 using ::gmp::lanes::ref_type;
 using ::gmp::lanes::Segment;

@@ -105,6 +105,22 @@ void compute_stats(const Model& m, int64_t t0, int64_t t1, Stats& out) {
     out.stw_max = std::max(out.stw_max, p.end - p.start);
   }
   for (const GcInterval& a : m.assists) out.assist_ns += inside(a, t0, t1);
+  out.throttles = out.throttled_periods = 0;
+  out.throttled_ns = out.throttled_max = 0;
+  int64_t last_period = -1;
+  uint16_t last_process = 0;
+  for (const GcInterval& th : m.throttles) {  // sorted by start: a period's stretches are together per process
+    if (!overlaps(th, t0, t1)) continue;
+    ++out.throttles;
+    out.throttled_ns += inside(th, t0, t1);
+    out.throttled_max = std::max(out.throttled_max, th.end - th.start);
+    const int64_t period = m.group(th.process).cpu_period;
+    if (period <= 0) continue;
+    const int64_t k = (th.start - m.t_begin) / period;
+    if (k != last_period || th.process != last_process) ++out.throttled_periods;
+    last_period = k;
+    last_process = th.process;
+  }
 }
 
 void compute_gc_item(const Model& m, GcItemStats::Kind kind, uint32_t index, GcItemStats& out) {

@@ -33,6 +33,11 @@ struct Stats {
   // the pauses' whole durations, and the assists' time inside the range.
   uint32_t gc_cycles = 0, stw_pauses = 0;
   int64_t stw_ns = 0, stw_max = 0, assist_ns = 0;
+  // Containers: the throttled stretches of Ms that overlap the range, their time inside it and
+  // longest, and the quota periods in which some M was throttled (cpu.stat's nr_throttled; periods
+  // counted from the trace's start, per process with a period).
+  uint32_t throttles = 0, throttled_periods = 0;
+  int64_t throttled_ns = 0, throttled_max = 0;
   std::vector<int64_t> scratch;  // reused for percentiles
 };
 

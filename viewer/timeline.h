@@ -46,7 +46,7 @@ struct TimelineState {
 
 // GcCycle, GcPause: Hit::first is the index into Model::gc_cycles or stw_pauses; Assist: into
 // Model::assists; Heap: value64 and goal are the heap and its goal at t.
-enum class HitKind : uint8_t { None, Ruler, Label, Counter, Segment, Merged, Marker, GcCycle, GcPause, Assist, Heap };
+enum class HitKind : uint8_t { None, Ruler, Label, Counter, Segment, Merged, Marker, GcCycle, GcPause, Assist, Heap, Group };
 
 struct Hit {
   HitKind kind = HitKind::None;

@@ -294,6 +294,7 @@ void draw_lane(Ctx& c, const Row& row, float y) {
       const State st = sg.state();
       const float t = st == State::Syscall ? top + row.h * 0.35f : st == State::Parked ? top + row.h * 0.6f : top;
       c.fill(x0, t, x1, bottom, segment_color(sg));
+      if (st == State::Throttled) c.fill(x0, top + row.h * 0.4f, x1, top + row.h * 0.6f, kBackground);  // off the CPU
       if (c.s.selected_g != kNoG && sg.g() == c.s.selected_g) {
         c.dl->AddRect(ImVec2(x0, top), ImVec2(x1, bottom), kHighlight, 0, 0, 2.0f);
       }
@@ -390,6 +391,20 @@ void draw_labels(Ctx& c, size_t first, size_t last) {
       c.dl->AddText(ImVec2(c.vp.x + 6, y + (row.h - ImGui::GetFontSize()) / 2), kGcCycle, "GC");
       continue;
     }
+    if (row.kind == RowKind::Group) {  // "v server  GOMAXPROCS 2  quota 1.5 CPUs" across the row
+      const ProcessGroup& g = c.m.processes[row.ref];
+      const Counter& procs = g.gomaxprocs;
+      const int32_t now = procs.ts.empty() ? g.num_ps : std::max(1, procs.value_at(static_cast<int64_t>(c.s.t0)));
+      char text[160];
+      int n = std::snprintf(text, sizeof text, "%s %s  GOMAXPROCS %d", c.l.collapsed(row.ref) ? ">" : "v",
+                            g.name.empty() ? "process" : g.name.c_str(), procs.ts.empty() ? g.num_ps : now);
+      if (g.cpu_quota > 0 && n > 0 && static_cast<size_t>(n) < sizeof text) {
+        std::snprintf(text + n, sizeof text - static_cast<size_t>(n), "  quota %.2f CPUs", g.cpu_quota);
+      }
+      c.dl->AddRectFilled(ImVec2(c.vp.x, y), ImVec2(c.right, y + row.h), kGroupHeader);
+      c.dl->AddText(ImVec2(c.vp.x + 4, y + (row.h - ImGui::GetFontSize()) / 2), kText, text);
+      continue;
+    }
     const Lane* lane = c.m.lane(row.ref);
     const char* prefix = lane->type == LaneType::P ? "P" : lane->type == LaneType::M ? "M" : "G";
     std::snprintf(buf, sizeof buf, "%s%d", prefix, lane->id);
@@ -439,6 +454,7 @@ void draw_timeline(ImDrawList* dl, const Model& m, const Layout& l, const Timeli
       case RowKind::Heap: draw_heap(c, row, y); break;
       case RowKind::GcBand: draw_gc_band(c, row, y); break;
       case RowKind::Lane: draw_lane(c, row, y); break;
+      case RowKind::Group: break;  // its band and text are drawn with the labels
     }
   }
   draw_stw_overlay(c);

@@ -6,13 +6,17 @@
 //      timeline fully zoomed out and deeply zoomed in, and the heap allocations made per frame.
 // The generated trace is synthetic but shaped like the simulator's: 8 Ps and their Ms, a pool of
 // Gs that run, park, yield, make syscalls, are readied, stolen and preempted, with queue traffic.
-// Usage: gmp_view_bench [--events N] [--frames N] [--gc] [--write FILE] [TRACE]
+// Usage: gmp_view_bench [--events N] [--frames N] [--gc] [--processes] [--write FILE] [TRACE]
 //   --write FILE keeps the generated trace there (to open it in gmpview).
 //   --gc adds a garbage collector to the generated trace: the running Gs allocate (HEAP_ALLOC); at
 //   the heap goal a cycle begins with a sweep-termination pause, P0 runs a dedicated mark worker,
 //   Ps that pick a G may run a fractional one and idle Ps an idle one, running Gs assist; the cycle
 //   ends with a mark-termination pause, a new goal (HEAP_GOAL) and a stretch of sweeping. Shaped to
 //   show, not fitted to any real program (docs/images/gmpview-gc.png).
+//   --processes writes a trace of two processes instead (docs/images/gmpview-processes.png): the
+//   generated run twice (the second from another seed), as "server" (quota 2.5 CPUs: in the last
+//   40% of each tenth of the span its Ms are throttled, their events held until the refill) and
+//   "loadgen" (no quota), merged by time. Synthetic: a simulated two-process run shows the same.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,10 +26,13 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 #include "viewer/model.h"
 #ifdef GMP_VIEW_BENCH_FRAMES
@@ -37,14 +44,14 @@ namespace {
 using namespace gmp::trace;
 
 // Writes a synthetic scheduler trace of exactly `n` events.
-void generate(const std::string& path, uint64_t n, bool gc) {
+void generate(const std::string& path, uint64_t n, bool gc, uint64_t seed = 1) {
   Header h;
   h.set_producer("gmp_view_bench");
   h.set_num_ps(8);
   h.set_num_ms(8);
   h.set_clock(CLOCK_VIRTUAL);
   TraceWriter w(path, h);
-  std::mt19937_64 rng(1);
+  std::mt19937_64 rng(seed);
   constexpr int kPs = 8;
   struct P {
     int64_t g = -1;
@@ -288,6 +295,92 @@ void generate(const std::string& path, uint64_t n, bool gc) {
   w.close();
 }
 
+// Two runs of the generator merged as two processes (see --processes above), into `path`.
+void generate_processes(const std::string& path, uint64_t n, bool gc) {
+  const std::string a = path + ".a", b = path + ".b";
+  generate(a, n / 2, gc, 1);
+  generate(b, n - n / 2, gc, 2);
+  int64_t span = 1;
+  {
+    TraceReader r(a);
+    Event e;
+    while (r.next(e)) span = std::max(span, e.ts());
+  }
+  const int64_t period = std::max<int64_t>(span / 10, 10);
+  Header h;
+  h.set_producer("gmp_view_bench --processes");
+  h.set_num_ps(8);
+  h.set_num_ms(8);
+  h.set_clock(CLOCK_VIRTUAL);
+  Process* server = h.add_processes();
+  server->set_id(0);
+  server->set_name("server");
+  server->set_num_ps(8);
+  server->set_cpu_quota(2.5);
+  server->set_cpu_period(period);
+  Process* loadgen = h.add_processes();
+  loadgen->set_id(1);
+  loadgen->set_name("loadgen");
+  loadgen->set_num_ps(8);
+  TraceWriter w(path, h);
+  TraceReader ra(a), rb(b);
+  Event ea, eb;
+  bool has_a = ra.next(ea), has_b = rb.next(eb);
+  std::map<int64_t, int64_t> p_of;  // the server's Ms and the P each holds (-1: none)
+  int64_t window_end = -1;          // the refill ending the throttled stretch in progress
+  std::vector<std::pair<int64_t, int64_t>> throttled;  // (M, its P) throttled until window_end
+  auto server_event = [&](Event e) {
+    const int64_t k = e.ts() / period, throttle_at = k * period + period * 6 / 10;
+    if (window_end >= 0 && e.ts() >= window_end) {  // the refill: the Ms run again
+      for (const auto& [m, p] : throttled) {
+        Event x;
+        x.set_ts(window_end);
+        x.set_kind(KIND_THROTTLE_END);
+        x.set_m(m);
+        if (p >= 0) x.set_p(p);
+        w.write(x);
+      }
+      window_end = -1;
+      throttled.clear();
+    }
+    if (window_end < 0 && e.ts() >= throttle_at && e.ts() < (k + 1) * period) {  // the quota is spent
+      for (const auto& [m, p] : p_of) {
+        if (p < 0) continue;  // only the Ms that run (hold a P) are throttled
+        throttled.emplace_back(m, p);
+        Event x;
+        x.set_ts(throttle_at);
+        x.set_kind(KIND_THROTTLE_BEGIN);
+        x.set_m(m);
+        if (p >= 0) x.set_p(p);
+        w.write(x);
+      }
+      window_end = (k + 1) * period;
+    }
+    if (window_end >= 0) e.set_ts(window_end);  // held until the refill
+    if (e.has_m() && e.kind() == KIND_P_ACQUIRE) p_of[e.m()] = e.has_p() ? e.p() : -1;
+    if (e.has_m() && e.kind() == KIND_P_RELEASE) p_of[e.m()] = -1;
+    if (e.has_m()) p_of.try_emplace(e.m(), -1);
+    return e;
+  };
+  // Process 0's events are held to the refill, so its stream is read one ahead.
+  std::optional<Event> next_a;
+  if (has_a) next_a = server_event(ea);
+  while (next_a || has_b) {
+    if (next_a && (!has_b || next_a->ts() <= eb.ts())) {
+      w.write(*next_a);
+      next_a.reset();
+      if (ra.next(ea)) next_a = server_event(ea);
+    } else {
+      eb.set_process(1);
+      w.write(eb);
+      has_b = rb.next(eb);
+    }
+  }
+  w.close();
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
 // CPU time of this process (all threads), seconds: unlike wall time, not inflated by other
 // processes on a busy machine.
 double cpu_s() {
@@ -313,7 +406,7 @@ int main(int argc, char** argv) {
   uint64_t events = 10'000'000;
   int frames = 120;
   std::string path, keep;
-  bool gc = false;
+  bool gc = false, processes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--write" && i + 1 < argc) {
@@ -322,10 +415,13 @@ int main(int argc, char** argv) {
       events = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--gc") {
       gc = true;
+    } else if (a == "--processes") {
+      processes = true;
     } else if (a == "--frames" && i + 1 < argc) {
       frames = std::atoi(argv[++i]);
     } else if (a.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: gmp_view_bench [--events N] [--frames N] [--gc] [--write FILE] [TRACE]\n");
+      std::fprintf(stderr,
+                   "usage: gmp_view_bench [--events N] [--frames N] [--gc] [--processes] [--write FILE] [TRACE]\n");
       return 2;
     } else {
       path = a;
@@ -335,7 +431,11 @@ int main(int argc, char** argv) {
   if (path.empty()) {
     path = !keep.empty() ? keep : "/tmp/gmp_view_bench." + std::to_string(getpid()) + ".gmptrace";
     const auto t0 = std::chrono::steady_clock::now();
-    generate(path, events, gc);
+    if (processes) {
+      generate_processes(path, events, gc);
+    } else {
+      generate(path, events, gc);
+    }
     std::printf("generated %llu events into %s in %.2f s\n", static_cast<unsigned long long>(events), path.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     generated = true;

@@ -59,7 +59,13 @@ int cmd_replay(int argc, char** argv) {
     out_path = base + ".replay.textproto";
   }
   // Written unfitted first, so that an unwritable output is reported before the fit's run.
-  trace::DerivedScenario d = trace::derive_scenario(tl, trace_path);
+  trace::DerivedScenario d;
+  try {
+    d = trace::derive_scenario(tl, trace_path);
+  } catch (const trace::DeriveError& e) {
+    std::fprintf(stderr, "gmpsim replay: %s: %s\n", trace_path.c_str(), e.what());
+    return 1;
+  }
   try {
     trace::write_output_file(out_path, d.text);
     if (fit) {

@@ -12,6 +12,9 @@
 #include "traces/derive_scenario.h"
 #include "traces/stats.h"
 #include "traces/trace_writer.h"
+#include "tests/temp_dir.h"
+#include "tests/traces/two_process_trace.h"
+#include "traces/timeline.h"
 
 using namespace gmp::trace;
 
@@ -267,4 +270,56 @@ TEST_CASE("replay: a short system call is kernel work on the CPU, a long one a s
   const std::string text = derive_scenario(tl, "syscalls.trace").text;
   CHECK(text.find("op { syscall { ns: 700 on_cpu: true } }") != std::string::npos);
   CHECK(text.find("op { syscall { ns: 50000 } }") != std::string::npos);
+}
+
+// Issue 25: a trace of two processes (tests/traces/two_process_trace.h).
+TEST_CASE("timeline and stats: two processes keep their G1s apart and count the throttling") {
+  TempDir dir;
+  gmp::trace::testing::write_two_process_trace(dir.file("t"));
+  const Timeline tl = build_timeline(dir.file("t"));
+  REQUIRE(tl.gs.size() == 3);  // G1 of each, G2 of loadgen
+  CHECK(tl.gs.at(GKey{0, 1}).intervals.back().t0 == 120);  // the server's G1 stops at 120
+  CHECK(tl.gs.at(GKey{1, 1}).intervals.back().t0 == 130);  // loadgen's at 130
+  CHECK(tl.p_busy.at({0, 0}) == 110);
+  CHECK(tl.p_busy.at({1, 0}) == 120);
+  CHECK(tl.p_busy.at({1, 1}) == 40);
+  REQUIRE(tl.throttles.size() == 1);
+  CHECK(tl.throttles[0].t0 == 50);
+  CHECK(tl.throttles[0].t1 == 80);
+  CHECK(tl.throttles[0].process == 0);
+  REQUIRE(tl.procs.size() == 1);
+  CHECK(tl.procs[0].value == 2);
+  const TraceStats s = compute_stats(tl);
+  REQUIRE(s.processes.size() == 2);
+  CHECK(s.processes[0].name == "server");
+  CHECK(s.processes[0].gs == 1);
+  CHECK(s.processes[1].gs == 2);
+  CHECK(s.processes[0].throttle.stretches.n == 1);
+  CHECK(s.processes[0].throttle.stretches.total == 30);
+  CHECK(s.processes[0].throttle.periods == 1);
+  CHECK(s.processes[1].throttle.stretches.n == 0);
+  CHECK(s.processes[1].throttle.procs_last == 2);
+  // The span is 140 ns: the server's P0 ran 110 of it, loadgen's P0 120 and P1 40.
+  REQUIRE(s.processes[1].utilisation.size() == 2);
+  CHECK(s.processes[0].utilisation[0] == Approx(110.0 / 140));
+  CHECK(s.processes[1].utilisation[1] == Approx(40.0 / 140));
+  const std::string json = stats_json(s);
+  CHECK(json.find("\"processes\": [") != std::string::npos);
+  CHECK(json.find("\"name\": \"loadgen\"") != std::string::npos);
+  CHECK(json.find("{\"process\": 1, \"g\": 1,") != std::string::npos);
+  const std::string text = stats_text(s);
+  CHECK(text.find("process 0 server: 1 goroutines, 1 Ps, quota 0.50 CPUs") != std::string::npos);
+  CHECK(text.find("throttled: 1 stretches of Ms, total 30ns") != std::string::npos);
+  // The critical path ends with loadgen's G2, the last to stop, and names its process.
+  const CriticalPath cp = critical_path(tl);
+  CHECK(cp.end_g == 2);
+  CHECK(cp.end_process == 1);
+  CHECK(critical_path_text(cp).find("ending with G2@1") != std::string::npos);
+}
+
+TEST_CASE("replay refuses a trace of several processes and names them") {
+  TempDir dir;
+  gmp::trace::testing::write_two_process_trace(dir.file("t"));
+  const Timeline tl = build_timeline(dir.file("t"));
+  CHECK_THROWS_WITH(derive_scenario(tl, "t"), Catch::Contains("the trace has 2 processes (server, loadgen)"));
 }

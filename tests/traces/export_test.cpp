@@ -20,6 +20,7 @@
 #include "tests/temp_dir.h"
 #include "tests/view/gc_trace.h"
 #include "tests/view/small_trace.h"
+#include "tests/traces/two_process_trace.h"
 #include "traces/export/export.h"
 #include "traces/export/perfetto_trace.pb.h"
 #include "traces/import/go_import.h"
@@ -45,6 +46,10 @@ struct Decoded {
   std::map<std::string, std::vector<std::pair<int64_t, std::string>>> instants;  // markers only
   std::map<uint64_t, Flow> flows;
   std::map<std::string, std::string> group_of;  // track name -> its group's name
+  // (group, track) of every track, and the slices by "group|track" (track names repeat across
+  // the groups of several processes).
+  std::set<std::pair<std::string, std::string>> tracks;
+  std::map<std::string, std::vector<Slice>> gslices;
   std::vector<std::string> problems;            // structural errors found while decoding
 };
 
@@ -57,7 +62,7 @@ Decoded decode_perfetto(const std::string& path) {
   REQUIRE(t.ParseFromString(ss.str()));
   REQUIRE(t.packet_size() > 0);
   CHECK(t.packet(0).sequence_flags() == 1u);  // SEQ_INCREMENTAL_STATE_CLEARED
-  std::map<uint64_t, std::string> name, groups;
+  std::map<uint64_t, std::string> name, groups, parent;
   std::set<uint64_t> counter_tracks;
   std::map<uint64_t, std::pair<std::string, int64_t>> open;  // track -> the slice begun on it
   int64_t last_ts = INT64_MIN;
@@ -74,6 +79,8 @@ Decoded decode_perfetto(const std::string& path) {
       name[td.uuid()] = td.name();
       if (groups.count(td.parent_uuid()) == 0) d.problems.push_back("track " + td.name() + " has no parent group");
       d.group_of[td.name()] = groups[td.parent_uuid()];
+      d.tracks.insert({groups[td.parent_uuid()], td.name()});
+      parent[td.uuid()] = groups[td.parent_uuid()];
       if (td.has_counter()) counter_tracks.insert(td.uuid());
       continue;
     }
@@ -103,6 +110,7 @@ Decoded decode_perfetto(const std::string& path) {
           break;
         }
         d.slices[tn].emplace_back(it->second.first, it->second.second, ts);
+        d.gslices[parent[e.track_uuid()] + "|" + tn].emplace_back(it->second.first, it->second.second, ts);
         open.erase(it);
         break;
       }
@@ -150,8 +158,11 @@ Decoded decode_chrome(const std::string& path) {
     if (e.get<std::string>("name") == "process_name") procs[pid] = e.get<std::string>("args.name");
     if (e.get<std::string>("name") == "thread_name") threads[{pid, tid}] = e.get<std::string>("args.name");
   }
-  for (const auto& [pt, n] : threads) d.group_of[n] = procs[pt.first];
-  std::map<std::string, int64_t> last_end;
+  for (const auto& [pt, n] : threads) {
+    d.group_of[n] = procs[pt.first];
+    d.tracks.insert({procs[pt.first], n});
+  }
+  std::map<std::pair<int, int>, int64_t> last_end;  // by (pid, tid): track names repeat across processes
   for (const auto& [k, e] : evs) {
     const std::string ph = e.get<std::string>("ph");
     if (ph == "M") continue;
@@ -161,6 +172,7 @@ Decoded decode_chrome(const std::string& path) {
       const std::string n = e.get<std::string>("name");
       d.counters[n].emplace_back(ts, std::stoll(e.get<std::string>("args.value")));
       d.group_of[n] = procs[pid];
+      d.tracks.insert({procs[pid], n});
       continue;
     }
     if (threads.count({pid, tid}) == 0) {
@@ -182,9 +194,10 @@ Decoded decode_chrome(const std::string& path) {
       }
     } else if (ph == "X") {
       const int64_t end = ts + ns_of(e.get<std::string>("dur"));
-      if (last_end.count(tn) != 0 && ts < last_end[tn]) d.problems.push_back("slices overlap on " + tn);
-      last_end[tn] = end;
+      if (last_end.count({pid, tid}) != 0 && ts < last_end[{pid, tid}]) d.problems.push_back("slices overlap on " + tn);
+      last_end[{pid, tid}] = end;
       d.slices[tn].emplace_back(e.get<std::string>("name"), ts, end);
+      d.gslices[procs[pid] + "|" + tn].emplace_back(e.get<std::string>("name"), ts, end);
     } else if (ph == "i") {
       d.instants[tn].emplace_back(ts, e.get<std::string>("name"));
     } else {
@@ -329,7 +342,7 @@ TEST_CASE("export: real Go traces (Go 1.19 and 1.23) export with each P's runnin
       // tracks must hold the same running time.
       std::map<std::string, int64_t> want;
       for (const auto& [p, ns] : tl.p_busy) {
-        if (ns > 0) want["P" + std::to_string(p)] = ns;
+        if (ns > 0) want["P" + std::to_string(p.second)] = ns;
       }
       const std::map<std::string, int64_t> got = running_per_p(d);
       for (const auto& [p, ns] : want) {
@@ -439,4 +452,39 @@ TEST_CASE("export: traces beyond the model's time range are refused, and negativ
   CHECK(d.group_of.at("P0") == "Ps (export test, times moved 2000 ns later)");
   gmp::exporter::export_chrome_json(m, dir.file("neg.json"));
   CHECK(decode_chrome(dir.file("neg.json")).slices.at("P0") == std::vector<Slice>{{"G1", -2000, 1000}});
+}
+
+// Issue 25: each process of a trace is its own group of tracks, in both formats.
+TEST_CASE("export: a trace of two processes gives each process its group, with throttling and GOMAXPROCS") {
+  TempDir dir;
+  gmp::trace::testing::write_two_process_trace(dir.file("t"));
+  const gmp::lanes::Model m = gmp::lanes::load_trace(dir.file("t"));
+  const std::string server = "server (GOMAXPROCS 1, quota 0.5 CPUs) (two-process test)";
+  const std::string loadgen = "loadgen (GOMAXPROCS 1) (two-process test)";
+  const std::string machine = "machine (two-process test)";
+  for (const Format& f : kFormats) {
+    INFO(f.name);
+    f.write(m, dir.file("out"));
+    const Decoded d = f.read(dir.file("out"));
+    check_structure(d);
+    std::set<std::string> groups;
+    for (const auto& [g, t] : d.tracks) groups.insert(g);
+    CHECK(groups == std::set<std::string>{server, loadgen, machine});
+    // Each process has its own P0 and M0; loadgen also P1, M1 and a GOMAXPROCS counter.
+    for (const std::string& g : {server, loadgen}) {
+      CHECK(d.tracks.count({g, "P0"}) == 1);
+      CHECK(d.tracks.count({g, "M0"}) == 1);
+    }
+    CHECK(d.tracks.count({loadgen, "P1"}) == 1);
+    CHECK(d.tracks.count({server, "P1"}) == 0);
+    CHECK(d.tracks.count({loadgen, "GOMAXPROCS"}) == 1);
+    CHECK(d.tracks.count({machine, "idle Ps"}) == 1);
+    // The server's M0: G1 runs, is throttled (a slice of its own), runs again.
+    CHECK(d.gslices.at(server + "|M0") ==
+          std::vector<Slice>{{"G1", 10, 50}, {"throttled", 50, 80}, {"G1", 80, 120}});
+    CHECK(d.gslices.at(server + "|P0") ==
+          std::vector<Slice>{{"G1", 10, 50}, {"throttled", 50, 80}, {"G1", 80, 120}});
+    CHECK(d.gslices.at(loadgen + "|M0") == std::vector<Slice>{{"G1", 10, 130}});
+    CHECK(d.counters.at("GOMAXPROCS") == std::vector<std::pair<int64_t, int64_t>>{{90, 2}});
+  }
 }

@@ -978,7 +978,7 @@ TEST_CASE("replay derivation: allocation is the heap counter's rises, the live h
     // The GC's mark workers (their starts carry a worker mode) and the sweeper are the replay
     // runtime's own: no function replays them. Main and the four builders are replayed.
     CHECK(tl.gc_workers.size() >= 2);
-    for (int64_t g : tl.gc_workers) CHECK(d.text.find("name: \"g" + std::to_string(g) + "\"") == std::string::npos);
+    for (const gmp::trace::GKey& g : tl.gc_workers) CHECK(d.text.find("name: \"g" + std::to_string(g.g) + "\"") == std::string::npos);
     CHECK(d.goroutines >= 5);
   }
 }

@@ -170,3 +170,42 @@ TEST_CASE("the viewer's and exporters' GC test trace passes validation from the 
   CHECK(v.issue_count() == 0);
   CHECK(v.events() == 25);
 }
+
+// Issue 25: several processes share the trace, each with its own ids.
+TEST_CASE("the validator keeps the ids of each process apart") {
+  // Process 1 has a G1, M0 and P0 of its own while process 0's M0 holds P0 and runs its G1.
+  CHECK(check({PROLOGUE, Ev{KIND_P_ACQUIRE, -1, 0, 0, REASON_UNSPECIFIED, -1, 0, 1},
+               Ev{KIND_GO_CREATE, 1, 0, 0, REASON_UNSPECIFIED, -1, 0, 1},
+               Ev{KIND_GO_START, 1, 0, 0, REASON_UNSPECIFIED, -1, 0, 1},
+               Ev{KIND_GO_PARK, 1, 0, 0, REASON_UNSPECIFIED, -1, 0, 1}, Ev{KIND_GO_STOP, 1, 0, 0}}) == "");
+  // A G that only process 1 created is unknown to process 0.
+  CHECK(check({Ev{KIND_P_ACQUIRE, -1, 0, 0}, Ev{KIND_GO_CREATE, 5, 0, 0, REASON_UNSPECIFIED, -1, 0, 1},
+               Ev{KIND_GO_START, 5, 0, 0}}) == "event 2: KIND_GO_START: G5 was never created\n");
+  // Process 1's issues name it.
+  CHECK(check({Ev{KIND_GO_START, 7, 0, 0, REASON_UNSPECIFIED, -1, 0, 1}}).find("process 1: G7 was never created") !=
+        std::string::npos);
+}
+
+TEST_CASE("throttling alternates per M and leaves its G running") {
+  CHECK(check({PROLOGUE, Ev{KIND_THROTTLE_BEGIN, -1, 0, 0}, Ev{KIND_THROTTLE_END, -1, 0, 0},
+               Ev{KIND_GO_PARK, 1, 0, 0}}) == "");
+  CHECK(check({PROLOGUE, Ev{KIND_THROTTLE_BEGIN, -1, 0, 0}, Ev{KIND_THROTTLE_BEGIN, -1, 0, 0}}) ==
+        "event 5: KIND_THROTTLE_BEGIN: M0 is already throttled\n");
+  CHECK(check({PROLOGUE, Ev{KIND_THROTTLE_END, -1, 0, 0}}) == "event 4: KIND_THROTTLE_END: M0 is not throttled\n");
+  // Process 1's M0 is another thread.
+  CHECK(check({PROLOGUE, Ev{KIND_THROTTLE_BEGIN, -1, 0, 0},
+               Ev{KIND_THROTTLE_BEGIN, -1, 0, -1, REASON_UNSPECIFIED, -1, 0, 1}}) == "");
+  CHECK(check({PROLOGUE, Ev{KIND_THROTTLE_BEGIN}}) == "event 4: KIND_THROTTLE_BEGIN: no M\n");
+}
+
+TEST_CASE("an event on a P that PROCS removed is reported until GOMAXPROCS grows again") {
+  const Ev shrink{KIND_PROCS, -1, 0, 0, REASON_UNSPECIFIED, -1, 0, 0, 1};
+  const Ev grow{KIND_PROCS, -1, 0, 0, REASON_UNSPECIFIED, -1, 0, 0, 2};
+  CHECK(check({PROLOGUE, shrink, Ev{KIND_P_ACQUIRE, -1, 1, 1}}) == "event 5: KIND_P_ACQUIRE: P1 is gone: GOMAXPROCS is 1\n");
+  CHECK(check({PROLOGUE, shrink, grow, Ev{KIND_P_ACQUIRE, -1, 1, 1}}) == "");
+  // Another process's P1 is not gone.
+  CHECK(check({PROLOGUE, shrink, Ev{KIND_P_ACQUIRE, -1, 1, 1, REASON_UNSPECIFIED, -1, 0, 1}}) == "");
+  CHECK(check({PROLOGUE, Ev{KIND_PROCS, -1, 0, 0}}) == "event 4: KIND_PROCS: no value\n");
+  CHECK(check({PROLOGUE, Ev{KIND_PROCS, -1, 0, 0, REASON_UNSPECIFIED, -1, 0, 0, 0}}) ==
+        "event 4: KIND_PROCS: GOMAXPROCS 0 is below 1\n");
+}

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/view/small_trace.h"
+#include "tests/traces/two_process_trace.h"
 #include "viewer/colors.h"
 #include "viewer/layout.h"
 #include "viewer/lod.h"
@@ -345,4 +346,69 @@ TEST_CASE("view lod: the grid's coarse busy time is within a cell of exact") {
     const int64_t t = lane.grid_t0 + static_cast<int64_t>(c) * lane.grid_dt;
     REQUIRE(lane.busy_before_coarse(t) == busy_ns(lane, INT64_MIN / 2, t));
   }
+}
+
+// Issue 25: the two-process trace (tests/traces/two_process_trace.h) in the viewer.
+namespace {
+Model two_process_model() {
+  std::string tmpl = (fs::temp_directory_path() / "gmp_view_draw.XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  const std::string path = tmpl + "/two.gmptrace";
+  gmp::trace::testing::write_two_process_trace(path);
+  Model m = load_trace(path);
+  fs::remove_all(tmpl);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("view layout: a group per process with its header, collapsible") {
+  const Model m = two_process_model();
+  Layout l;
+  LayoutOptions opt;
+  opt.counters = false;
+  l.build(m, opt);
+  // server: header, P0, M0; loadgen: header, P0, P1, M0, M1.
+  REQUIRE(l.rows().size() == 8);
+  CHECK(l.rows()[0].kind == RowKind::Group);
+  CHECK(l.rows()[0].ref == 0);
+  CHECK(l.rows()[1].ref == lane_ref(LaneType::P, 0));
+  CHECK(l.rows()[2].ref == lane_ref(LaneType::M, 0));
+  CHECK(l.rows()[3].kind == RowKind::Group);
+  CHECK(l.rows()[3].ref == 1);
+  CHECK(l.rows()[4].ref == lane_ref(LaneType::P, 1));
+  CHECK(l.rows()[7].ref == lane_ref(LaneType::M, 2));
+  CHECK(l.lane_row(lane_ref(LaneType::M, 1)) == 6);
+  // A click on a header hits the group.
+  Viewport vp{0, 0, 1484, 600};
+  TimelineState s;
+  s.show(0, 140, vp.lanes_w());
+  const Hit h = hit_test(m, l, s, vp, vp.lanes_x() + 50, vp.rows_y() + l.rows()[3].y + 2);
+  CHECK(h.kind == HitKind::Group);
+  CHECK(h.ref == 1);
+  // Collapsed, the server keeps its header only; its lanes have no row.
+  opt.collapsed = {1};
+  l.build(m, opt);
+  REQUIRE(l.rows().size() == 6);
+  CHECK(l.rows()[1].kind == RowKind::Group);
+  CHECK(l.lane_row(lane_ref(LaneType::P, 0)) == -1);
+  CHECK(l.lane_row(lane_ref(LaneType::P, 1)) == 2);
+  CHECK(l.collapsed(0));
+  CHECK(!l.collapsed(1));
+}
+
+TEST_CASE("view stats: the throttled stretches of a range, and their colour") {
+  const Model m = two_process_model();
+  Stats st;
+  compute_stats(m, 0, 140, st);
+  CHECK(st.throttles == 1);
+  CHECK(st.throttled_ns == 30);
+  CHECK(st.throttled_max == 30);
+  CHECK(st.throttled_periods == 1);
+  compute_stats(m, 60, 70, st);  // inside the stretch
+  CHECK(st.throttled_ns == 10);
+  compute_stats(m, 90, 140, st);
+  CHECK(st.throttles == 0);
+  const Lane& m0 = m.m_lanes[static_cast<size_t>(m.m_lane_index(0, 0))];
+  REQUIRE(m0.segs.size() == 3);
+  CHECK(segment_color(m0.segs[1]) == kThrottled);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/view/small_trace.h"
+#include "tests/traces/two_process_trace.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 #include "viewer/lod.h"
@@ -307,4 +308,53 @@ TEST_CASE("view model: queue lengths follow batches, steals and the Gs a P takes
   CHECK(samples(m.local_queues[0]) == S{{1, 1}, {2, 2}, {3, 3}, {10, 1}, {20, 0}, {30, 1}});
   CHECK(samples(m.local_queues[1]) == S{{10, 1}, {13, 0}});
   CHECK(samples(m.global_queue) == S{{20, 2}, {30, 0}});
+}
+
+// Issue 25: a trace of two processes (tests/traces/two_process_trace.h).
+TEST_CASE("view model: lanes grouped by process, a throttled stretch, GOMAXPROCS over time") {
+  TempDir dir("gmp_view_test");
+  const std::string path = dir.file("two.gmptrace");
+  gmp::trace::testing::write_two_process_trace(path);
+  Model m = load_trace(path);
+  REQUIRE(m.processes.size() == 2);
+  const ProcessGroup& server = m.processes[0];
+  const ProcessGroup& loadgen = m.processes[1];
+  CHECK(server.name == "server");
+  CHECK(server.cpu_quota == 0.5);
+  CHECK(loadgen.name == "loadgen");
+  // Lanes by process, then id: the server's P0, then loadgen's P0 and P1; Ms likewise.
+  REQUIRE(m.p_lanes.size() == 3);
+  REQUIRE(m.m_lanes.size() == 3);
+  CHECK(server.p_begin == 0);
+  CHECK(server.p_end == 1);
+  CHECK(loadgen.p_begin == 1);
+  CHECK(loadgen.p_end == 3);
+  CHECK(server.m_end - server.m_begin == 1);
+  CHECK(loadgen.m_end - loadgen.m_begin == 2);
+  CHECK(m.p_lane_index(1, 1) == 2);
+  CHECK(m.p_lane_index(1, 0) == -1);
+  // The server's M0 and P0: G1 runs, is throttled, runs again; loadgen's M0 is untouched.
+  const std::vector<Seg> throttled{{10, 50, 1, State::Running}, {50, 80, 1, State::Throttled}, {80, 120, 1, State::Running}};
+  CHECK(segs(m.m_lanes[static_cast<size_t>(m.m_lane_index(0, 0))]) == throttled);
+  CHECK(segs(m.p_lanes[static_cast<size_t>(m.p_lane_index(0, 0))]) == throttled);
+  CHECK(segs(m.m_lanes[static_cast<size_t>(m.m_lane_index(0, 1))]) == std::vector<Seg>{{10, 130, 1, State::Running}});
+  REQUIRE(m.throttles.size() == 1);
+  CHECK(m.throttles[0].start == 50);
+  CHECK(m.throttles[0].end == 80);
+  CHECK(m.throttles[0].process == 0);
+  CHECK(samples(loadgen.gomaxprocs) == std::vector<std::pair<int64_t, int32_t>>{{90, 2}});
+  CHECK(server.gomaxprocs.ts.empty());
+  // Each process's G1 is its own.
+  REQUIRE(m.gs.size() == 3);
+  CHECK(m.find_g(2, 0) == nullptr);
+  REQUIRE(m.find_g(2, 1) != nullptr);
+  CHECK(m.find_g(2, 1)->create_ev == 9);
+  m.build_g_lanes();
+  REQUIRE(m.g_lanes.size() == 3);
+  CHECK(m.g_lanes[1].process == 1);
+  CHECK(segs(m.g_lanes[0]).back() == Seg{120, 140, 1, State::Runnable});
+  CHECK(segs(m.g_lanes[1]).back() == Seg{130, 140, 1, State::Runnable});
+  std::string text;
+  describe_event(m, 9, text);
+  CHECK(text.find("process: 1 (loadgen)") != std::string::npos);
 }

@@ -87,23 +87,23 @@ ExportCounts export_chrome_json(const lanes::Model& m, const std::string& path) 
   JsonWriter w(out);
   ExportCounts n;
   const std::string title = m.producer.empty() ? std::string("trace") : m.producer;
-  // The GC group only for a trace that has GC events: a GC-free trace's output is as it was.
-  const int groups = static_cast<int>(m.has_gc() ? Group::Count_ : Group::GC);
-  for (int g = 0; g < groups; ++g) {
+  // The groups (walk.h): one process, Ps, Ms, scheduler and, for a trace with GC events, GC (a
+  // GC-free trace's output is as it was); several, one per process and "machine".
+  Walk walk(m);
+  const std::vector<Track>& tracks = walk.tracks();
+  for (size_t g = 0; g < walk.groups().size(); ++g) {
     std::string& b = w.begin();
     b += "\"ph\":\"M\",\"name\":\"process_name\",";
-    append_place(b, kGroupPid + g, 0);
+    append_place(b, kGroupPid + static_cast<int>(g), 0);
     b += ",\"args\":{\"name\":";
-    append_json_string(b, std::string(group_name(static_cast<Group>(g))) + " (" + title + ")");
+    append_json_string(b, walk.groups()[g] + " (" + title + ")");
     b += "}";
     w.end();
   }
-  Walk walk(m);
-  const std::vector<Track>& tracks = walk.tracks();
   for (size_t t = 0; t < tracks.size(); ++t) {
     ++n.tracks;
     if (tracks[t].counter) continue;  // a "C" event names its own series
-    const int pid = kGroupPid + static_cast<int>(tracks[t].group), tid = kTrackTid + static_cast<int>(t);
+    const int pid = kGroupPid + static_cast<int>(tracks[t].gid), tid = kTrackTid + static_cast<int>(t);
     for (const char* meta : {"thread_name", "thread_sort_index"}) {
       std::string& b = w.begin();
       b += "\"ph\":\"M\",\"name\":\"" + std::string(meta) + "\",";
@@ -123,7 +123,7 @@ ExportCounts export_chrome_json(const lanes::Model& m, const std::string& path) 
   while (walk.next(it)) {
     if (it.type == Item::SliceEnd) continue;  // "X" events carry their duration
     const Track& tr = tracks[it.track];
-    const int pid = kGroupPid + static_cast<int>(tr.group), tid = kTrackTid + static_cast<int>(it.track);
+    const int pid = kGroupPid + static_cast<int>(tr.gid), tid = kTrackTid + static_cast<int>(it.track);
     std::string& b = w.begin();
     switch (it.type) {
       case Item::SliceBegin:

@@ -18,6 +18,7 @@ constexpr uint32_t kSequence = 1;           // the one packet sequence
 constexpr uint32_t kStateCleared = 1;       // TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
 constexpr uint64_t kGroupUuid = 1;          // + Group
 constexpr uint64_t kTrackUuid = 16;         // + track index
+constexpr uint64_t kProcessGroupUuid = uint64_t{1} << 40;  // + group, for a trace of several processes
 constexpr int32_t kGroupPid = 1;            // + Group
 
 class PacketWriter {
@@ -54,23 +55,24 @@ ExportCounts export_perfetto(const lanes::Model& m, const std::string& path) {
   const int64_t shift = m.t_begin < 0 ? -m.t_begin : 0;
   std::string title = m.producer.empty() ? std::string("trace") : m.producer;
   if (shift != 0) title += ", times moved " + std::to_string(shift) + " ns later";
-  // The GC group only for a trace that has GC events: a GC-free trace's output is as it was.
-  const int groups = static_cast<int>(m.has_gc() ? Group::Count_ : Group::GC);
-  for (int g = 0; g < groups; ++g) {
-    p.Clear();
-    pf::TrackDescriptor* d = p.mutable_track_descriptor();
-    d->set_uuid(kGroupUuid + static_cast<uint64_t>(g));
-    d->mutable_process()->set_pid(kGroupPid + g);
-    d->mutable_process()->set_process_name(std::string(group_name(static_cast<Group>(g))) + " (" + title + ")");
-    w.write(p);
-  }
+  // The groups (walk.h): one process, Ps, Ms, scheduler and, for a trace with GC events, GC (a
+  // GC-free trace's output is as it was); several, one per process and "machine".
   Walk walk(m);
   const std::vector<Track>& tracks = walk.tracks();
+  const uint64_t group_uuid = walk.per_process() ? kProcessGroupUuid : kGroupUuid;
+  for (size_t g = 0; g < walk.groups().size(); ++g) {
+    p.Clear();
+    pf::TrackDescriptor* d = p.mutable_track_descriptor();
+    d->set_uuid(group_uuid + g);
+    d->mutable_process()->set_pid(kGroupPid + static_cast<int32_t>(g));
+    d->mutable_process()->set_process_name(walk.groups()[g] + " (" + title + ")");
+    w.write(p);
+  }
   for (size_t t = 0; t < tracks.size(); ++t) {
     p.Clear();
     pf::TrackDescriptor* d = p.mutable_track_descriptor();
     d->set_uuid(kTrackUuid + t);
-    d->set_parent_uuid(kGroupUuid + static_cast<uint64_t>(tracks[t].group));
+    d->set_parent_uuid(group_uuid + tracks[t].gid);
     d->set_name(tracks[t].name);
     if (tracks[t].counter) d->mutable_counter();
     w.write(p);

@@ -2,6 +2,7 @@
 #include "traces/export/walk.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "traces/state_machine.h"
@@ -60,30 +61,76 @@ const char* arrow_name(lanes::ArrowKind k) {
   return "?";
 }
 
+namespace {
+
+// "server (GOMAXPROCS 2, quota 1.5 CPUs)".
+std::string process_label(const lanes::ProcessGroup& g) {
+  std::string s = g.name.empty() ? "process " + std::to_string(g.id) : g.name;
+  s += " (GOMAXPROCS " + std::to_string(g.num_ps);
+  if (g.cpu_quota > 0) {
+    char q[32];
+    std::snprintf(q, sizeof q, "%.4g", g.cpu_quota);
+    s += std::string(", quota ") + q + " CPUs";
+  }
+  return s + ")";
+}
+
+}  // namespace
+
 Walk::Walk(const lanes::Model& m) : m_(m) {
-  for (const Lane& l : m.p_lanes) tracks_.push_back(Track{Group::Ps, "P" + std::to_string(l.id), false, &l, nullptr});
-  for (const Lane& l : m.m_lanes) tracks_.push_back(Track{Group::Ms, "M" + std::to_string(l.id), false, &l, nullptr});
+  per_process_ = m.processes.size() > 1;
+  // The group of a process's track: its group, one process: the kind's.
+  std::vector<uint32_t> gid_of(lanes::kMaxProcesses, 0);
+  if (per_process_) {
+    for (size_t k = 0; k < m.processes.size(); ++k) {
+      gid_of[m.processes[k].id] = static_cast<uint32_t>(k);
+      groups_.push_back(process_label(m.processes[k]));
+    }
+    groups_.push_back("machine");
+  } else {
+    const int n = static_cast<int>(m.has_gc() ? Group::Count_ : Group::GC);
+    for (int g = 0; g < n; ++g) groups_.push_back(group_name(static_cast<Group>(g)));
+  }
+  auto gid = [&](Group g, uint16_t process) { return per_process_ ? gid_of[process] : static_cast<uint32_t>(g); };
+  const uint32_t machine = per_process_ ? static_cast<uint32_t>(m.processes.size()) : static_cast<uint32_t>(Group::Scheduler);
+  auto track = [&](Group g, uint16_t process, std::string name, bool counter, const Lane* l, const lanes::Counter* c) {
+    Track t{g, gid(g, process), std::move(name), counter, l, c};
+    tracks_.push_back(std::move(t));
+  };
+  for (const Lane& l : m.p_lanes) track(Group::Ps, l.process, "P" + std::to_string(l.id), false, &l, nullptr);
+  for (const Lane& l : m.m_lanes) track(Group::Ms, l.process, "M" + std::to_string(l.id), false, &l, nullptr);
   const auto lanes_end = static_cast<uint32_t>(tracks_.size());
-  for (const lanes::Counter& c : m.local_queues) tracks_.push_back(Track{Group::Ps, c.name, true, nullptr, &c});
+  for (size_t i = 0; i < m.local_queues.size(); ++i) {
+    track(Group::Ps, m.p_lanes[i].process, per_process_ ? "P" + std::to_string(m.p_lanes[i].id) + " local queue"
+                                                        : m.local_queues[i].name,
+          true, nullptr, &m.local_queues[i]);
+  }
   for (const lanes::Counter* c : {&m.global_queue, &m.spinning_ms, &m.idle_ps}) {
-    tracks_.push_back(Track{Group::Scheduler, c->name, true, nullptr, c});
+    tracks_.push_back(Track{Group::Scheduler, machine, c->name, true, nullptr, c});
+  }
+  for (const lanes::ProcessGroup& g : m.processes) {
+    if (!g.gomaxprocs.ts.empty()) track(Group::Scheduler, g.id, g.gomaxprocs.name, true, nullptr, &g.gomaxprocs);
   }
   const auto counters_end = static_cast<uint32_t>(tracks_.size());
   if (m.has_gc()) {
-    // Assists by G and sweeps by M, each a list of its own (ordered maps: ids in order).
-    std::map<int32_t, std::vector<lanes::GcInterval>> by_g;
-    std::map<uint16_t, std::vector<lanes::GcInterval>> by_m;
-    for (const lanes::GcInterval& iv : m.assists) by_g[iv.g].push_back(iv);
-    for (const lanes::GcInterval& iv : m.sweeps) by_m[iv.m].push_back(iv);
-    gc_split_.reserve(by_g.size() + by_m.size());  // the tracks point into it
-    auto add = [&](const std::string& name, const std::vector<lanes::GcInterval>* v, trace::GcSpan k) {
-      Track t{Group::GC, name, false, nullptr, nullptr};
+    // Cycles and pauses by process, assists by G and sweeps by M, each a list of its own (ordered
+    // maps: ids in order). One process: cycles and pauses are the model's own lists.
+    std::map<uint16_t, std::vector<lanes::GcInterval>> cycles, pauses;
+    std::map<std::pair<uint16_t, int32_t>, std::vector<lanes::GcInterval>> by_g;
+    std::map<std::pair<uint16_t, uint16_t>, std::vector<lanes::GcInterval>> by_m;
+    if (per_process_) {
+      for (const lanes::GcInterval& iv : m.gc_cycles) cycles[iv.process].push_back(iv);
+      for (const lanes::GcInterval& iv : m.stw_pauses) pauses[iv.process].push_back(iv);
+    }
+    for (const lanes::GcInterval& iv : m.assists) by_g[{iv.process, iv.g}].push_back(iv);
+    for (const lanes::GcInterval& iv : m.sweeps) by_m[{iv.process, iv.m}].push_back(iv);
+    gc_split_.reserve(cycles.size() + pauses.size() + by_g.size() + by_m.size());  // the tracks point into it
+    auto add = [&](uint16_t process, const std::string& name, const std::vector<lanes::GcInterval>* v, trace::GcSpan k) {
+      Track t{Group::GC, gid(Group::GC, process), name, false, nullptr, nullptr};
       t.spans = v;
       t.gc_span = static_cast<uint8_t>(k);
       tracks_.push_back(t);
     };
-    if (!m.gc_cycles.empty()) add("GC cycles", &m.gc_cycles, trace::GcSpan::Cycle);
-    if (!m.stw_pauses.empty()) add("stop-the-world", &m.stw_pauses, trace::GcSpan::Stw);
     // A track's slices must not overlap (only a malformed trace's could): each starts where the
     // one before it ended, at the earliest.
     auto clip = [](std::vector<lanes::GcInterval>& v) {
@@ -92,21 +139,33 @@ Walk::Walk(const lanes::Model& m) : m_(m) {
         v[i].end = std::max(v[i].end, v[i].start);
       }
     };
-    for (auto& [g, v] : by_g) {
-      clip(v);
-      gc_split_.push_back(std::move(v));
-      add((g == lanes::kNoG ? std::string("no G") : "G" + std::to_string(g)) + " mark assist", &gc_split_.back(),
-          trace::GcSpan::Assist);
+    if (!per_process_) {
+      if (!m.gc_cycles.empty()) add(0, "GC cycles", &m.gc_cycles, trace::GcSpan::Cycle);
+      if (!m.stw_pauses.empty()) add(0, "stop-the-world", &m.stw_pauses, trace::GcSpan::Stw);
     }
-    for (auto& [id, v] : by_m) {
+    for (auto* split : {&cycles, &pauses}) {
+      for (auto& [process, v] : *split) {
+        clip(v);
+        gc_split_.push_back(std::move(v));
+        const bool cyc = split == &cycles;
+        add(process, cyc ? "GC cycles" : "stop-the-world", &gc_split_.back(), cyc ? trace::GcSpan::Cycle : trace::GcSpan::Stw);
+      }
+    }
+    for (auto& [key, v] : by_g) {
       clip(v);
       gc_split_.push_back(std::move(v));
-      add((id == lanes::kNoId ? std::string("no M") : "M" + std::to_string(id)) + " sweeping", &gc_split_.back(),
-          trace::GcSpan::Sweep);
+      add(key.first, (key.second == lanes::kNoG ? std::string("no G") : "G" + std::to_string(key.second)) + " mark assist",
+          &gc_split_.back(), trace::GcSpan::Assist);
+    }
+    for (auto& [key, v] : by_m) {
+      clip(v);
+      gc_split_.push_back(std::move(v));
+      add(key.first, (key.second == lanes::kNoId ? std::string("no M") : "M" + std::to_string(key.second)) + " sweeping",
+          &gc_split_.back(), trace::GcSpan::Sweep);
     }
     for (const lanes::Counter64* c : {&m.heap_alloc, &m.heap_goal}) {
       if (c->ts.empty()) continue;
-      Track t{Group::GC, c->name, true, nullptr, nullptr};
+      Track t{Group::GC, per_process_ ? machine : static_cast<uint32_t>(Group::GC), c->name, true, nullptr, nullptr};
       t.values64 = c;
       tracks_.push_back(t);
     }

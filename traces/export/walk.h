@@ -12,6 +12,13 @@
 //     gc_mark_term"), one "G7 mark assist" track per assisting G (its assists may span its parks,
 //     so they are not nested in its running slices), one "M3 sweeping" track per sweeping M, and
 //     the counters "heap" and "heap goal" (bytes).
+//   - a trace of several processes (lanes::Model::processes) has instead one group per process,
+//     named with its name, GOMAXPROCS and quota ("server (GOMAXPROCS 2, quota 1.5 CPUs)"), holding
+//     its P and M tracks, its local queues, its GC tracks and its "GOMAXPROCS" counter, then a
+//     group "machine" with the global counters (queues, spinning Ms, idle Ps of all processes).
+//     A one-process trace whose GOMAXPROCS changes (KIND_PROCS) has a "GOMAXPROCS" counter in
+//     "scheduler", after the others.
+//   - A throttled stretch of an M (or of the P it held) is a slice "throttled" on its track.
 // Items (Walk::next), ordered by time, then by type in the order of Item::Type, then by track:
 //   - SliceBegin and SliceEnd for each lane segment: a G running or in a system call (its goid), a
 //     spinning M or P, a parked M. Consecutive segments of one G and state (the model splits runs
@@ -41,6 +48,7 @@ const char* group_name(Group g);
 
 struct Track {
   Group group;
+  uint32_t gid = 0;  // its group: Walk::groups()'s index (one process: the Group)
   std::string name;
   bool counter = false;
   const lanes::Lane* lane = nullptr;        // slice tracks
@@ -81,6 +89,9 @@ class Walk {
  public:
   explicit Walk(const lanes::Model& m);
   const std::vector<Track>& tracks() const { return tracks_; }
+  // The groups' names, by gid; several processes: one group per process, then "machine".
+  const std::vector<std::string>& groups() const { return groups_; }
+  bool per_process() const { return per_process_; }
   // The next item in order; false at the end.
   bool next(Item& out);
 
@@ -100,6 +111,8 @@ class Walk {
 
   const lanes::Model& m_;
   std::vector<Track> tracks_;
+  std::vector<std::string> groups_;
+  bool per_process_ = false;
   // The per-G assists and per-M sweeps, split from the model's lists (built once).
   std::vector<std::vector<lanes::GcInterval>> gc_split_;
   std::vector<Cursor> cursors_;

@@ -31,6 +31,7 @@ const char* state_name(State s) {
     case State::Parked: return "parked";
     case State::Runnable: return "runnable";
     case State::Blocked: return "blocked";
+    case State::Throttled: return "throttled";
     case State::Count_: break;
   }
   return "?";
@@ -229,19 +230,32 @@ const Lane* Model::lane(uint32_t ref) const {
 
 namespace {
 
-int find_lane(const std::vector<Lane>& lanes, int64_t id) {
-  const auto it = std::lower_bound(lanes.begin(), lanes.end(), id, [](const Lane& l, int64_t v) { return l.id < v; });
-  return it != lanes.end() && it->id == id ? static_cast<int>(it - lanes.begin()) : -1;
+int find_lane(const std::vector<Lane>& lanes, int64_t id, uint16_t process) {
+  const auto it = std::lower_bound(lanes.begin(), lanes.end(), std::pair<uint16_t, int64_t>{process, id},
+                                   [](const Lane& l, const std::pair<uint16_t, int64_t>& v) {
+                                     return l.process != v.first ? l.process < v.first : l.id < v.second;
+                                   });
+  return it != lanes.end() && it->id == id && it->process == process ? static_cast<int>(it - lanes.begin()) : -1;
 }
 
 }  // namespace
 
-int Model::p_lane_index(int64_t p) const { return find_lane(p_lanes, p); }
-int Model::m_lane_index(int64_t m) const { return find_lane(m_lanes, m); }
+int Model::p_lane_index(int64_t p, uint16_t process) const { return find_lane(p_lanes, p, process); }
+int Model::m_lane_index(int64_t m, uint16_t process) const { return find_lane(m_lanes, m, process); }
 
-const GInfo* Model::find_g(int64_t goid) const {
-  const auto it = std::lower_bound(gs.begin(), gs.end(), goid, [](const GInfo& g, int64_t v) { return g.goid < v; });
-  return it != gs.end() && it->goid == goid ? &*it : nullptr;
+const GInfo* Model::find_g(int64_t goid, uint16_t process) const {
+  const auto it = std::lower_bound(gs.begin(), gs.end(), std::pair<uint16_t, int64_t>{process, goid},
+                                   [](const GInfo& g, const std::pair<uint16_t, int64_t>& v) {
+                                     return g.process != v.first ? g.process < v.first : g.goid < v.second;
+                                   });
+  return it != gs.end() && it->goid == goid && it->process == process ? &*it : nullptr;
+}
+
+const ProcessGroup& Model::group(uint16_t process) const {
+  for (const ProcessGroup& g : processes) {
+    if (g.id == process) return g;
+  }
+  return processes.front();
 }
 
 int64_t Model::step(uint32_t ev) const {
@@ -259,6 +273,7 @@ uint32_t Model::segment_event(const Lane& lane, const Segment& s) const {
   auto it = std::lower_bound(events.begin(), events.end(), s.start, [](const Ev& e, int64_t v) { return e.ts < v; });
   const auto first = it;
   for (; it != events.end() && it->ts == s.start; ++it) {
+    if (process_of(static_cast<uint32_t>(it - events.begin())) != lane.process) continue;
     const bool mine = s.g() != kNoG ? it->g == s.g() : (lane.type == LaneType::M ? it->m == lane.id : it->p == lane.id);
     if (mine) return static_cast<uint32_t>(it - events.begin());
   }
@@ -309,14 +324,17 @@ size_t Model::memory_bytes() const {
   for (const Counter64* c : {&heap_alloc, &heap_goal}) {
     for (size_t k = 0; k < c->lo.size(); ++k) n += cap_bytes(c->lo[k]) + cap_bytes(c->hi[k]);
   }
+  n += cap_bytes(ev_process) + cap_bytes(throttles) + cap_bytes(processes);
+  for (const ProcessGroup& g : processes) n += counter(g.gomaxprocs);
   n += cap_bytes(gc_cycles) + cap_bytes(stw_pauses) + cap_bytes(assists) + cap_bytes(sweeps) +
        cap_bytes(heap_alloc.ts) + cap_bytes(heap_alloc.v) + cap_bytes(heap_goal.ts) + cap_bytes(heap_goal.v);
   return n;
 }
 
-static Lane make_lane(LaneType t, int32_t id) {
+static Lane make_lane(LaneType t, int32_t id, uint16_t process = 0) {
   Lane l;
   l.type = t;
+  l.process = process;
   l.id = id;
   return l;
 }
@@ -332,6 +350,10 @@ struct Track {
   int32_t g = kNoG;
   int64_t start = 0;
   uint32_t ev = 0;
+  // What a Throttled segment put aside, to go on after it.
+  bool saved_open = false;
+  State saved_st = State::Running;
+  int32_t saved_g = kNoG;
 };
 
 void close_track(Lane& lane, Track& t, int64_t ts) {
@@ -346,7 +368,11 @@ void close_track(Lane& lane, Track& t, int64_t ts) {
 void set_track(Lane& lane, Track& t, int64_t ts, State st, int32_t g, uint32_t ev) {
   if (t.open && t.st == st && t.g == g) return;
   close_track(lane, t, ts);
-  t = Track{true, st, g, ts, ev};
+  t.open = true;
+  t.st = st;
+  t.g = g;
+  t.start = ts;
+  t.ev = ev;
 }
 
 void finish_lane(Lane& l) {
@@ -389,6 +415,7 @@ struct Full {
   int32_t count;
   uint16_t m, p, peer_m, peer_p;
   uint8_t kind, reason, queue, wait_reason;
+  uint16_t process;
 };
 
 // Per-G state while loading: dense for small goids, a hash map beyond.
@@ -400,7 +427,8 @@ struct GLoad {
 
 class GTable {
  public:
-  GLoad& at(int32_t g) {
+  GLoad& at(int32_t g, uint16_t process) {
+    if (process != 0) return others_[static_cast<uint64_t>(process) << 32 | static_cast<uint32_t>(g)];
     if (g < kDense) {
       if (static_cast<size_t>(g) >= dense_.size())
         dense_.resize(std::max<size_t>(static_cast<size_t>(g) + 1, dense_.size() * 2));
@@ -413,6 +441,7 @@ class GTable {
   static constexpr int32_t kDense = 1 << 24;
   std::vector<GLoad> dense_;
   std::unordered_map<int32_t, GLoad> sparse_;
+  std::unordered_map<uint64_t, GLoad> others_;  // the Gs of processes other than 0
 };
 
 class Builder {
@@ -420,7 +449,9 @@ class Builder {
   Builder(Model& m, const std::string& path) : m_(m), path_(path) {
     p_lane_of_.assign(kNoId, -1);
     m_lane_of_.assign(kNoId, -1);
-    for (int32_t p = 0; p < m_.num_ps && p < kNoId; ++p) p_lane(static_cast<uint16_t>(p));
+    for (const ProcessGroup& g : m_.processes) {
+      for (int32_t p = 0; p < g.num_ps && p < kNoId; ++p) p_lane(g.id, static_cast<uint16_t>(p));
+    }
   }
 
   void add(const WireEvent& w, uint64_t offset) {
@@ -452,6 +483,14 @@ class Builder {
     e.reason = static_cast<uint8_t>(std::clamp(w.reason, 0, 255));
     e.queue = static_cast<uint8_t>(std::clamp(w.queue, 0, 255));
     e.wait_reason = static_cast<uint8_t>(std::clamp(w.wait_reason, 0, 255));
+    if (w.process >= kMaxProcesses) {
+      fail(offset, "process " + std::to_string(w.process) + " is outside the viewer's range 0 to " +
+                       std::to_string(kMaxProcesses - 1));
+    }
+    e.process = static_cast<uint16_t>(w.process);
+    if (e.process != 0 && m_.ev_process.empty()) m_.ev_process.assign(idx, 0);
+    if (!m_.ev_process.empty()) m_.ev_process.push_back(e.process);
+    group_index(e.process);
     if ((w.has & (kHasSignal | kHasObject | kHasPeerM | kHasPeerP | kHasCount | kHasStep | kHasValue)) ||
         w.user_op != 0 || w.phase != 0 || w.stw_reason != 0 || w.gc_worker_mode != 0 || !w.label.empty()) {
       EvExtra x{};
@@ -482,7 +521,48 @@ class Builder {
     if (r.span != trace::GcSpan::None || r.counter != trace::Counter::None) gc(e, r, w, idx);
     if (e.kind == trace::KIND_GO_START && w.gc_worker_mode != 0 && e.p != kNoId && e.g != kNoG) {
       m_.mark_workers.push_back(GcInterval{e.ts, e.ts, idx, kNoEv, -1, e.g, e.m, e.p, 0,
-                                           static_cast<uint8_t>(std::clamp(w.gc_worker_mode, 0, 255))});
+                                           static_cast<uint8_t>(std::clamp(w.gc_worker_mode, 0, 255)), e.process});
+    }
+    if (r.throttle != 0 && e.m != kNoId) throttle(e, r, idx);
+    if (r.sets_procs && (w.has & kHasValue) && w.value >= 1) {
+      push_sample(m_.processes[group_index(e.process)].gomaxprocs, e.ts,
+                  static_cast<int32_t>(std::min<int64_t>(w.value, INT32_MAX)));
+    }
+  }
+
+  // The group of a process, made when first seen (a process the header does not list).
+  size_t group_index(uint16_t process) {
+    if (process < group_of_.size() && group_of_[process] >= 0) return static_cast<size_t>(group_of_[process]);
+    for (size_t i = 0; i < m_.processes.size(); ++i) {
+      if (m_.processes[i].id == process) return remember_group(process, i);
+    }
+    ProcessGroup g;
+    g.id = process;
+    m_.processes.push_back(std::move(g));
+    return remember_group(process, m_.processes.size() - 1);
+  }
+  size_t remember_group(uint16_t process, size_t i) {
+    if (group_of_.size() <= process) group_of_.resize(process + 1u, -1);
+    group_of_[process] = static_cast<int>(i);
+    return i;
+  }
+
+  // An M's throttled stretch: BEGIN opens it, END closes it (one open per M).
+  void throttle(const Full& e, const trace::Rule& r, uint32_t idx) {
+    const uint32_t key = static_cast<uint32_t>(e.process) << 16 | e.m;
+    auto it = throttle_open_.find(key);
+    if (r.throttle > 0) {
+      if (it != throttle_open_.end()) return;  // throttled again: the first stretch goes on
+      throttle_open_[key] = m_.throttles.size();
+      m_.throttles.push_back(GcInterval{e.ts, e.ts, idx, kNoEv, -1, kNoG, e.m, e.p, 0, 0, e.process});
+      return;
+    }
+    if (it != throttle_open_.end()) {
+      m_.throttles[it->second].end = e.ts;
+      m_.throttles[it->second].end_ev = idx;
+      throttle_open_.erase(it);
+    } else {  // throttled before the trace began
+      m_.throttles.push_back(GcInterval{m_.t_begin, e.ts, kNoEv, idx, -1, kNoG, e.m, e.p, 0, 0, e.process});
     }
   }
 
@@ -504,13 +584,14 @@ class Builder {
                                    : r.span == GcSpan::Assist ? m_.assists
                                                               : m_.sweeps;
     const int64_t id = r.span == GcSpan::Assist ? e.g : r.span == GcSpan::Sweep ? e.m : 0;
-    const uint64_t key = static_cast<uint64_t>(r.span) << 40 | static_cast<uint64_t>(id & 0xffffffffff);
+    const uint64_t key = static_cast<uint64_t>(r.span) << 56 | static_cast<uint64_t>(e.process) << 40 |
+                         static_cast<uint64_t>(id & 0xffffffffff);
     auto it = gc_open_.find(key);
     if (r.span_edge > 0) {
       if (it != gc_open_.end()) out[it->second].end = e.ts;  // an unclosed one ends at the next BEGIN
       gc_open_[key] = out.size();
       out.push_back(GcInterval{e.ts, e.ts, idx, kNoEv, r.span == GcSpan::Cycle ? value : -1, e.g, e.m, e.p,
-                               static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255))});
+                               static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255)), 0, e.process});
       return;
     }
     if (it != gc_open_.end()) {
@@ -521,7 +602,7 @@ class Builder {
       gc_open_.erase(it);
     } else {  // it began before the trace did
       out.push_back(GcInterval{m_.t_begin, e.ts, kNoEv, idx, value, e.g, e.m, e.p,
-                               static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255))});
+                               static_cast<uint8_t>(std::clamp(w.stw_reason, 0, 255)), 0, e.process});
     }
   }
 
@@ -529,23 +610,29 @@ class Builder {
     const int64_t end = m_.events.empty() ? 0 : m_.events.back().ts;
     m_.t_end = end;
     for (const auto& [key, at] : gc_open_) {
-      const auto span = static_cast<trace::GcSpan>(key >> 40);
+      const auto span = static_cast<trace::GcSpan>(key >> 56);
       std::vector<GcInterval>& out = span == trace::GcSpan::Cycle    ? m_.gc_cycles
                                      : span == trace::GcSpan::Stw    ? m_.stw_pauses
                                      : span == trace::GcSpan::Assist ? m_.assists
                                                                      : m_.sweeps;
       out[at].end = end;
     }
-    for (auto* v : {&m_.gc_cycles, &m_.stw_pauses, &m_.assists, &m_.sweeps}) {
+    for (const auto& [key, at] : throttle_open_) m_.throttles[at].end = end;
+    for (auto* v : {&m_.gc_cycles, &m_.stw_pauses, &m_.assists, &m_.sweeps, &m_.throttles}) {
       std::stable_sort(v->begin(), v->end(), [](const GcInterval& a, const GcInterval& b) { return a.start < b.start; });
       v->shrink_to_fit();
     }
     // Cycles and pauses are one at a time: a malformed trace's that overlap are clipped, so each
     // list is a sequence of disjoint intervals (the exporters' slices must not overlap).
     for (auto* v : {&m_.gc_cycles, &m_.stw_pauses}) {
-      for (size_t i = 1; i < v->size(); ++i) {
-        (*v)[i].start = std::max((*v)[i].start, (*v)[i - 1].end);
-        (*v)[i].end = std::max((*v)[i].end, (*v)[i].start);
+      std::vector<size_t> last(m_.processes.size() + kMaxProcesses, SIZE_MAX);  // by process: its previous one
+      for (size_t i = 0; i < v->size(); ++i) {
+        size_t& prev = last[(*v)[i].process];
+        if (prev != SIZE_MAX) {
+          (*v)[i].start = std::max((*v)[i].start, (*v)[prev].end);
+          (*v)[i].end = std::max((*v)[i].end, (*v)[i].start);
+        }
+        prev = i;
       }
     }
     m_.heap_alloc.name = "heap";
@@ -558,7 +645,9 @@ class Builder {
     auto order = [](std::vector<Lane>& lanes, std::vector<uint32_t>& remap) {
       std::vector<uint32_t> perm(lanes.size());
       std::iota(perm.begin(), perm.end(), 0u);
-      std::stable_sort(perm.begin(), perm.end(), [&](uint32_t a, uint32_t b) { return lanes[a].id < lanes[b].id; });
+      std::stable_sort(perm.begin(), perm.end(), [&](uint32_t a, uint32_t b) {
+        return lanes[a].process != lanes[b].process ? lanes[a].process < lanes[b].process : lanes[a].id < lanes[b].id;
+      });
       remap.assign(lanes.size(), 0);
       std::vector<Lane> sorted;
       sorted.reserve(lanes.size());
@@ -600,10 +689,31 @@ class Builder {
     finish_counter(m_.spinning_ms);
     finish_counter(m_.idle_ps);
     for (size_t i = 0; i < m_.local_queues.size(); ++i) {
-      m_.local_queues[i].name = "P" + std::to_string(m_.p_lanes[i].id) + " local queue";
+      const Lane& l = m_.p_lanes[i];
+      m_.local_queues[i].name = (l.process != 0 ? std::to_string(l.process) + "/" : std::string()) + "P" +
+                                std::to_string(l.id) + " local queue";
       finish_counter(m_.local_queues[i]);
     }
-    std::sort(m_.gs.begin(), m_.gs.end(), [](const GInfo& a, const GInfo& b) { return a.goid < b.goid; });
+    // The groups: by process id, each with its range of lanes.
+    std::sort(m_.processes.begin(), m_.processes.end(),
+              [](const ProcessGroup& a, const ProcessGroup& b) { return a.id < b.id; });
+    for (ProcessGroup& g : m_.processes) {
+      auto range = [&](const std::vector<Lane>& lanes, uint32_t& b, uint32_t& e) {
+        b = static_cast<uint32_t>(std::lower_bound(lanes.begin(), lanes.end(), g.id,
+                                                   [](const Lane& l, uint16_t v) { return l.process < v; }) -
+                                  lanes.begin());
+        e = static_cast<uint32_t>(std::upper_bound(lanes.begin(), lanes.end(), g.id,
+                                                   [](uint16_t v, const Lane& l) { return v < l.process; }) -
+                                  lanes.begin());
+      };
+      range(m_.p_lanes, g.p_begin, g.p_end);
+      range(m_.m_lanes, g.m_begin, g.m_end);
+      g.gomaxprocs.name = "GOMAXPROCS";
+      finish_counter(g.gomaxprocs);
+    }
+    std::sort(m_.gs.begin(), m_.gs.end(), [](const GInfo& a, const GInfo& b) {
+      return a.process != b.process ? a.process < b.process : a.goid < b.goid;
+    });
     m_.gs.shrink_to_fit();
     m_.latencies.shrink_to_fit();
     m_.extras.shrink_to_fit();
@@ -615,7 +725,7 @@ class Builder {
   // G from the GO_START on); then the assists and worker runs are indexed by P lane.
   void gc_per_p() {
     for (GcInterval& w : m_.mark_workers) {
-      const int li = m_.p_lane_index(w.p);
+      const int li = m_.p_lane_index(w.p, w.process);
       if (li < 0) continue;
       const Lane& l = m_.p_lanes[static_cast<size_t>(li)];
       for (size_t i = l.first_ending_after(w.start); i < l.segs.size(); ++i) {
@@ -628,7 +738,7 @@ class Builder {
     auto index = [&](const std::vector<GcInterval>& items, std::vector<std::vector<uint32_t>>& out) {
       out.assign(m_.p_lanes.size(), {});
       for (uint32_t i = 0; i < items.size(); ++i) {
-        const int li = items[i].p == kNoId ? -1 : m_.p_lane_index(items[i].p);
+        const int li = items[i].p == kNoId ? -1 : m_.p_lane_index(items[i].p, items[i].process);
         if (li >= 0) out[static_cast<size_t>(li)].push_back(i);
       }
       for (auto& v : out) v.shrink_to_fit();
@@ -662,33 +772,40 @@ class Builder {
     return id;
   }
 
-  int p_lane(uint16_t p) {
+  // The lane index of (process, id): dense for process 0, hashed for the others.
+  static int& lane_slot(std::vector<int>& dense, std::unordered_map<uint32_t, int>& others, uint16_t process, uint16_t id) {
+    if (process == 0) return dense[id];
+    return others.try_emplace(static_cast<uint32_t>(process) << 16 | id, -1).first->second;
+  }
+  int p_lane(uint16_t process, uint16_t p) {
     if (p == kNoId) return -1;
-    if (p_lane_of_[p] < 0) {
-      p_lane_of_[p] = static_cast<int>(m_.p_lanes.size());
-      m_.p_lanes.push_back(make_lane(LaneType::P, p));
+    int& slot = lane_slot(p_lane_of_, p_lane_others_, process, p);
+    if (slot < 0) {
+      slot = static_cast<int>(m_.p_lanes.size());
+      m_.p_lanes.push_back(make_lane(LaneType::P, p, process));
       p_track_.emplace_back();
       m_.local_queues.emplace_back();
       p_busy_.push_back(0);
       direct_.push_back(kNoG);
       local_.push_back(0);
-      if (p >= m_.num_ps) {  // a P the header did not announce: idle until acquired
+      if (p >= m_.processes[group_index(process)].num_ps) {  // a P the header did not announce: idle until acquired
         ++idle_;
       }
     }
-    return p_lane_of_[p];
+    return slot;
   }
-  int m_lane(uint16_t m) {
+  int m_lane(uint16_t process, uint16_t m) {
     if (m == kNoId) return -1;
-    if (m_lane_of_[m] < 0) {
-      m_lane_of_[m] = static_cast<int>(m_.m_lanes.size());
-      m_.m_lanes.push_back(make_lane(LaneType::M, m));
+    int& slot = lane_slot(m_lane_of_, m_lane_others_, process, m);
+    if (slot < 0) {
+      slot = static_cast<int>(m_.m_lanes.size());
+      m_.m_lanes.push_back(make_lane(LaneType::M, m, process));
       m_track_.emplace_back();
       m_pending_.push_back(kNoEv);
       m_syscall_p_.push_back(-1);
       spinning_.push_back(0);
     }
-    return m_lane_of_[m];
+    return slot;
   }
 
   void local_add(int pl, int64_t ts, int32_t d) {
@@ -736,6 +853,22 @@ class Builder {
       case trace::Seg::EndSpin:
         if (t.st == State::Spinning) close_track(lane, t, e.ts);
         break;
+      case trace::Seg::Throttled: {
+        if (t.open && t.st == State::Throttled) break;
+        t.saved_open = t.open;
+        t.saved_st = t.st;
+        t.saved_g = t.g;
+        const bool runs = t.open && (t.st == State::Running || t.st == State::Syscall);
+        set_track(lane, t, e.ts, State::Throttled, runs ? t.g : e.g, idx);
+        break;
+      }
+      case trace::Seg::Unthrottle:
+        if (t.open && t.st == State::Throttled) {
+          close_track(lane, t, e.ts);
+          if (t.saved_open) set_track(lane, t, e.ts, t.saved_st, t.saved_g, idx);
+        }
+        t.saved_open = false;
+        break;
     }
   }
   void p_segment(int pl, trace::Seg seg, const Full& e, uint32_t idx) {
@@ -752,10 +885,10 @@ class Builder {
   }
 
   GLoad& g_at(const Full& e, const trace::Rule& r, uint32_t idx) {
-    GLoad& gl = gtab_.at(e.g);
+    GLoad& gl = gtab_.at(e.g, e.process);
     if (gl.info < 0) {
       gl.info = static_cast<int32_t>(m_.gs.size());
-      m_.gs.push_back(GInfo{e.g, kNoEv, e.ts});
+      m_.gs.push_back(GInfo{e.g, kNoEv, e.ts, e.process});
     }
     if (r.creates_g() && m_.gs[static_cast<size_t>(gl.info)].create_ev == kNoEv) {
       m_.gs[static_cast<size_t>(gl.info)].create_ev = idx;
@@ -770,11 +903,12 @@ class Builder {
     const Rule& r = rule(e.kind, e.reason);
     // An M named by peer_m of M_CREATE is new: its lane opens here.
     if (e.kind == KIND_M_CREATE) {
-      const uint16_t created = e.peer_m != kNoId && m_lane_of_[e.peer_m] < 0 ? e.peer_m : e.m;
-      m_lane(created);
+      const uint16_t created =
+          e.peer_m != kNoId && lane_slot(m_lane_of_, m_lane_others_, e.process, e.peer_m) < 0 ? e.peer_m : e.m;
+      m_lane(e.process, created);
     }
-    const int ml = m_lane(e.m);
-    const int pl = p_lane(e.p);
+    const int ml = m_lane(e.process, e.m);
+    const int pl = p_lane(e.process, e.p);
     if (ml >= 0) {
       const auto mi = static_cast<size_t>(ml);
       // Any event of a parked M but one that parks it means it runs again; a woken M's arrow
@@ -815,7 +949,7 @@ class Builder {
     if (r.m_seg != Seg::Keep) m_segment(ml, r.m_seg, e, idx);
     if (r.edge != Edge::None) edge(r, e, idx, pl, ml);
     if (r.instant != Instant::None) {
-      const int on_m = !r.instant_on_target ? ml : pl < 0 ? m_lane(e.peer_m != kNoId ? e.peer_m : e.m) : -1;
+      const int on_m = !r.instant_on_target ? ml : pl < 0 ? m_lane(e.process, e.peer_m != kNoId ? e.peer_m : e.m) : -1;
       marker(pl, on_m, e, idx, marker_kind(r.instant));
     }
     queues(e, r, pl);
@@ -860,7 +994,7 @@ class Builder {
       case trace::Edge::Create: break;
       case trace::Edge::Ready:
         if (e.g != kNoG && (pl >= 0 || ml >= 0)) {
-          GLoad& gl = gtab_.at(e.g);
+          GLoad& gl = gtab_.at(e.g, e.process);
           const uint32_t src = pl >= 0 ? lane_ref(LaneType::P, static_cast<uint32_t>(pl))
                                        : lane_ref(LaneType::M, static_cast<uint32_t>(ml));
           if (gl.pending_unpark != kNoEv) m_.arrows[gl.pending_unpark].kind = ArrowKind::Count_;
@@ -868,7 +1002,7 @@ class Builder {
         }
         break;
       case trace::Edge::Steal: {
-        const int victim = p_lane(e.peer_p);
+        const int victim = p_lane(e.process, e.peer_p);
         if (victim >= 0 && pl >= 0) {
           arrow(e.ts, lane_ref(LaneType::P, static_cast<uint32_t>(victim)),
                 lane_ref(LaneType::P, static_cast<uint32_t>(pl)), idx, ArrowKind::Steal);
@@ -878,13 +1012,13 @@ class Builder {
       case trace::Edge::Wakeup: {
         if (ml < 0) break;
         const uint32_t src = lane_ref(LaneType::M, static_cast<uint32_t>(ml));
-        const int target = e.peer_m != kNoId ? m_lane(e.peer_m) : -1;
+        const int target = e.peer_m != kNoId ? m_lane(e.process, e.peer_m) : -1;
         if (target >= 0) {
           auto& pend = m_pending_[static_cast<size_t>(target)];
           if (pend != kNoEv) m_.arrows[pend].kind = ArrowKind::Count_;
           pend = arrow(e.ts, src, src, idx, ArrowKind::Wakeup);
         } else {
-          const int tp = p_lane(e.peer_p != kNoId ? e.peer_p : e.p);
+          const int tp = p_lane(e.process, e.peer_p != kNoId ? e.peer_p : e.p);
           if (tp >= 0) {
             auto [it, fresh] = p_pending_.try_emplace(tp, 0u);
             if (!fresh) m_.arrows[it->second].kind = ArrowKind::Count_;
@@ -940,7 +1074,7 @@ class Builder {
         if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
         break;
       case KIND_STEAL: {
-        const int victim = p_lane(e.peer_p);
+        const int victim = p_lane(e.process, e.peer_p);
         local_add(victim, e.ts, -n);
         local_add(pl, e.ts, n - 1);
         if (pl >= 0) direct_[static_cast<size_t>(pl)] = e.g;
@@ -958,7 +1092,10 @@ class Builder {
   // segment longer than 2^32 ns splits into at most 2^18 pieces (a longer span would let a
   // two-event trace ask for billions).
   static constexpr int64_t kMaxAbsTs = int64_t{1} << 61, kMaxSpan = int64_t{1} << 50;
-  std::vector<int> p_lane_of_, m_lane_of_;  // id -> lane index
+  std::vector<int> p_lane_of_, m_lane_of_;  // id -> lane index (process 0)
+  std::unordered_map<uint32_t, int> p_lane_others_, m_lane_others_;  // process << 16 | id -> lane index
+  std::vector<int> group_of_;                                         // process -> index in Model::processes
+  std::map<uint32_t, size_t> throttle_open_;  // process << 16 | M -> its open stretch in Model::throttles
   std::vector<Track> p_track_, m_track_;
   std::vector<uint32_t> m_pending_;              // a wake-up arrow waiting for this M's next event
   std::unordered_map<int, uint32_t> p_pending_;  // a wake-up arrow waiting for this P's next acquire
@@ -999,6 +1136,24 @@ Model load_trace(const std::string& path, const LoadOptions& opt) {
     for (const auto& md : h.metadata()) m.metadata.emplace_back(md.key(), md.value());
     m.schema_version = h.schema_version();
     m.num_ps = std::clamp(h.num_ps(), 0, 65534);
+    for (const trace::Process& p : h.processes()) {
+      if (p.id() >= kMaxProcesses) {
+        throw TraceFormatError(path, 0, "process " + std::to_string(p.id()) + " is outside the viewer's range 0 to " +
+                                            std::to_string(kMaxProcesses - 1));
+      }
+      ProcessGroup g;
+      g.id = static_cast<uint16_t>(p.id());
+      g.name = p.name();
+      g.num_ps = std::clamp(p.num_ps(), 0, 65534);
+      g.cpu_quota = p.cpu_quota();
+      g.cpu_period = p.cpu_period();
+      m.processes.push_back(std::move(g));
+    }
+    if (m.processes.empty()) {
+      ProcessGroup g;
+      g.num_ps = m.num_ps;
+      m.processes.push_back(std::move(g));
+    }
     m.clock = h.clock();
     start = reader.offset();
     m.step_axis =
@@ -1043,7 +1198,9 @@ Model load_trace(const std::string& path, const LoadOptions& opt) {
   if (m.step_axis) m.clock_ts.reserve(count);
 
   Builder b(m, path);
-  b.set_idle(m.num_ps);
+  int32_t idle = 0;
+  for (const ProcessGroup& g : m.processes) idle += g.num_ps;
+  b.set_idle(idle);
   WireEvent w;
   uint64_t off = start;
   while (base != nullptr && off < map.size) {
@@ -1087,12 +1244,12 @@ void Model::build_g_lanes() {
   if (!g_lanes.empty() || gs.empty()) return;
   g_lanes.resize(gs.size());
   std::vector<Track> tracks(gs.size());
-  for (size_t i = 0; i < gs.size(); ++i) g_lanes[i] = make_lane(LaneType::G, gs[i].goid);
-  auto lane_of = [&](int32_t g) { return static_cast<size_t>(find_g(g) - gs.data()); };
+  for (size_t i = 0; i < gs.size(); ++i) g_lanes[i] = make_lane(LaneType::G, gs[i].goid, gs[i].process);
+  auto lane_of = [&](int32_t g, uint16_t process) { return static_cast<size_t>(find_g(g, process) - gs.data()); };
   for (uint32_t i = 0; i < events.size(); ++i) {
     const Ev& e = events[i];
     if (e.g == kNoG) continue;
-    const size_t li = lane_of(e.g);
+    const size_t li = lane_of(e.g, process_of(i));
     Lane& l = g_lanes[li];
     Track& t = tracks[li];
     const trace::Rule& r = trace::rule(e.kind, e.reason);
@@ -1115,7 +1272,7 @@ void Model::build_g_lanes() {
   }
   assists_of_g.assign(g_lanes.size(), {});
   for (uint32_t i = 0; i < assists.size(); ++i) {
-    if (const GInfo* gi = find_g(assists[i].g); gi != nullptr) assists_of_g[static_cast<size_t>(gi - gs.data())].push_back(i);
+    if (const GInfo* gi = find_g(assists[i].g, assists[i].process); gi != nullptr) assists_of_g[static_cast<size_t>(gi - gs.data())].push_back(i);
   }
 }
 
@@ -1152,6 +1309,10 @@ void describe_event(const Model& m, uint32_t ev, std::string& out) {
   if (e.reason != 0) {
     append(out, "reason",
            trace::Reason_IsValid(e.reason) ? trace::Reason_Name(static_cast<trace::Reason>(e.reason)).c_str() : "?");
+  }
+  if (const uint16_t pr = m.process_of(ev); pr != 0 || m.processes.size() > 1) {
+    const ProcessGroup& g = m.group(pr);
+    append(out, "process", (std::to_string(pr) + (g.name.empty() ? "" : " (" + g.name + ")")).c_str());
   }
   if (e.g != kNoG) append_int(out, "g", e.g);
   if (e.m != kNoId) append_int(out, "m", e.m);

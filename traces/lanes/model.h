@@ -25,7 +25,16 @@
 //     goal as 64-bit counters (with a min/max pyramid); each mark worker's run on its P (from a
 //     GO_START with gc_worker_mode to the end of that run of its G on the P lane) with its mode;
 //     per P lane, the indices of the assists and worker runs on it.
-// Limits: at most 2^28 events, M and P ids below 65535, goids below 2^28 - 1, timestamps within
+//   - Several processes (Event.process, Header.processes): every G, M and P is its process's, so
+//     lanes, Gs and GC spans carry their process; lanes are sorted by process, then id, and
+//     Model::processes gives each process's range of P and M lanes (the viewer's and exporters'
+//     groups), with its name, GOMAXPROCS, quota and a GOMAXPROCS counter (KIND_PROCS). A trace of
+//     one process has one group, process 0. The counters of queues, spinning Ms and idle Ps add up
+//     every process's.
+//   - Containers: THROTTLE_BEGIN .. END is a Throttled segment on its M's lane and on the lane of
+//     the P it names (the G running there stays the segment's G); what the lane showed before goes
+//     on after it. Model::throttles lists the stretches (m, p, process).
+// Limits: at most 2^28 events, at most 256 processes, M and P ids below 65535, goids below 2^28 - 1, timestamps within
 // +-2^61 ns (where the simulator's time ends) and at most 2^50 ns (13 days) after the first
 // event. A trace beyond them is refused with a TraceFormatError at the offending event.
 #pragma once
@@ -70,7 +79,7 @@ struct EvExtra {
   uint8_t stw_reason, gc_worker_mode;
 };
 
-enum class State : uint8_t { Running, Syscall, Spinning, Parked, Runnable, Blocked, Count_ };
+enum class State : uint8_t { Running, Syscall, Spinning, Parked, Runnable, Blocked, Throttled, Count_ };
 const char* state_name(State s);
 
 // A stretch of one state on a lane (16 bytes). A segment longer than 2^32 ns (4.3 s) is stored as
@@ -119,6 +128,7 @@ struct Arrow {
 
 struct Lane {
   LaneType type;
+  uint16_t process = 0;  // Event.process of its events
   int32_t id;  // p.id, m.id or goid
   std::vector<Segment> segs;
   // busy_before[k]: total Running time of segs[0 .. 16k), so a time range's busy time is two
@@ -173,6 +183,7 @@ struct GcInterval {
   uint16_t m, p;       // the BEGIN's (sweeps: the M)
   uint8_t stw_reason;  // pauses: trace::StwReason
   uint8_t worker_mode = 0;  // mark workers: trace::GcWorkerMode
+  uint16_t process = 0;
 };
 
 // A counter of 64-bit values (the heap's bytes), a (ts, value) column.
@@ -199,6 +210,21 @@ struct GInfo {
   int32_t goid;
   uint32_t create_ev;  // kNoEv if the trace does not show its creation
   int64_t first_ts;    // its first event
+  uint16_t process = 0;
+};
+
+inline constexpr uint32_t kMaxProcesses = 256;
+
+// One process of the trace (Header.processes; one, id 0, for a trace without the list) and its
+// lanes: p_lanes[p_begin, p_end) and m_lanes[m_begin, m_end).
+struct ProcessGroup {
+  uint16_t id = 0;
+  std::string name;
+  int32_t num_ps = 0;
+  double cpu_quota = 0;  // CPUs, 0: none
+  int64_t cpu_period = 0;
+  uint32_t p_begin = 0, p_end = 0, m_begin = 0, m_end = 0;
+  Counter gomaxprocs;  // from KIND_PROCS; empty when it never changes
 };
 
 class Model {
@@ -236,6 +262,15 @@ class Model {
   // Per G lane, the indices into assists of that G's; filled by build_g_lanes().
   std::vector<std::vector<uint32_t>> assists_of_g;
   Counter64 heap_alloc, heap_goal;
+  // Containers: each M's throttled stretches (m; p: the P it named; begin_ev, end_ev), by start.
+  std::vector<GcInterval> throttles;
+  // The processes, by id; at least one.
+  std::vector<ProcessGroup> processes;
+  // Per event, its process; empty when every event is process 0's.
+  std::vector<uint16_t> ev_process;
+  uint16_t process_of(uint32_t ev) const { return ev < ev_process.size() ? ev_process[ev] : 0; }
+  // The group of a process id (processes[0] when it has none).
+  const ProcessGroup& group(uint16_t process) const;
   bool has_gc() const {
     return !gc_cycles.empty() || !stw_pauses.empty() || !assists.empty() || !sweeps.empty() || !heap_alloc.ts.empty() ||
            !heap_goal.ts.empty() || !mark_workers.empty();
@@ -250,9 +285,9 @@ class Model {
   std::string meta(const std::string& key) const;
 
   const Lane* lane(uint32_t ref) const;
-  int p_lane_index(int64_t p) const;  // -1 if none
-  int m_lane_index(int64_t m) const;
-  const GInfo* find_g(int64_t goid) const;
+  int p_lane_index(int64_t p, uint16_t process = 0) const;  // -1 if none
+  int m_lane_index(int64_t m, uint16_t process = 0) const;
+  const GInfo* find_g(int64_t goid, uint16_t process = 0) const;
   const EvExtra* extra(uint32_t ev) const;
   // The event that started a segment of `lane`: the first at its start time about its G (or, with
   // no G, about the lane's M or P).

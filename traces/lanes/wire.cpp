@@ -35,7 +35,8 @@ bool reads(uint32_t field) {
     case Event::kStepFieldNumber:
     case Event::kStwReasonFieldNumber:
     case Event::kGcWorkerModeFieldNumber:
-    case Event::kValueFieldNumber: return true;
+    case Event::kValueFieldNumber:
+    case Event::kProcessFieldNumber: return true;
     default: return false;
   }
 }
@@ -139,6 +140,7 @@ bool decode_event(const uint8_t* bytes, size_t n, WireEvent& out) {
         out.value = i64;
         out.has |= kHasValue;
         break;
+      case Event::kProcessFieldNumber: out.process = v; break;
       default: break;  // a field the viewer does not read, or of a later schema
     }
   }

@@ -26,6 +26,7 @@ struct WireEvent {
   uint64_t step = 0;  // the checker's step (kHasStep)
   int32_t stw_reason = 0, gc_worker_mode = 0;
   int64_t value = 0;  // kHasValue
+  uint64_t process = 0;  // Event.process (0: the first, or the only one)
   std::string_view label;
   // Presence of the optional fields, one bit each (kHas*).
   uint32_t has = 0;
