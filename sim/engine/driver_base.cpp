@@ -77,6 +77,7 @@ DriverBase::Result DriverBase::run() {
   int64_t end = 0;
   for (auto& t : threads_) end = std::max(end, t->t);
   if (result_.end_time == 0) result_.end_time = end;
+  run_ended(result_.end_time);
   plat::set_current_context(nullptr);
   running_ = false;
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));

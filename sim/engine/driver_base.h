@@ -127,6 +127,8 @@ class DriverBase : public plat::Driver {
   virtual Thread* next_to_run() = 0;
   // Asked when next_to_run found nothing: whether the driver ended the run (Stop::Stopped).
   virtual bool ended_by_driver() const { return false; }
+  // Called once when the run has stopped, with its end time (the driver's last accounts).
+  virtual void run_ended(int64_t /*end*/) {}
   // The threads still alive, for a deadlock's message.
   virtual std::string blocked_threads() const;
 
