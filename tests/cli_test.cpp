@@ -1202,3 +1202,34 @@ TEST_CASE("gmpsim sweep varies the CPU quota as a dimension with a column only w
   CHECK(o.status == 0);
   CHECK_THAT(o.text, Catch::Contains("\n          auto "));
 }
+
+TEST_CASE("run prints a cpu.stat line only for a process with a quota", "[cli][machine]") {
+  const Out with = gmpsim("run " + kScenarios + "cpu.textproto --procs 2 --cores 2 --cpu-quota 0.5");
+  CHECK(with.status == 0);
+  CHECK(with.text.find("cpu.stat: nr_periods ") != std::string::npos);
+  CHECK(with.text.find(" nr_throttled ") != std::string::npos);
+  const Out without = gmpsim("run " + kScenarios + "cpu.textproto --procs 2 --cores 2");
+  CHECK(without.status == 0);
+  CHECK(without.text.find("cpu.stat") == std::string::npos);
+}
+
+TEST_CASE("run prints a section per process and refuses a cpuset past the cores", "[cli][machine]") {
+  const std::string path = tmp("two_procs.textproto");
+  write(path, R"(
+process { name: "first" procs: 1 program { func { name: "main" op { compute { duration: "2ms" } } } } }
+process { name: "second" procs: 1 cgroup { quota: 0.5 } program { func { name: "main" op { compute { duration: "3ms" } } } } }
+)");
+  const Out o = gmpsim("run " + path + " --cores 2");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("machine: cores=2") != std::string::npos);
+  CHECK(o.text.find("\nprocess first: GOMAXPROCS=1; cgroup no quota") != std::string::npos);
+  CHECK(o.text.find("\nprocess second: GOMAXPROCS=1; cgroup quota 0.50 CPUs") != std::string::npos);
+  // 3 ms within its first 100 ms period: no period has ended, none throttled.
+  CHECK(o.text.find("cpu.stat: nr_periods 0 nr_throttled 0 throttled_usec 0") != std::string::npos);
+  const std::string trace = tmp("cpuset.trace");
+  std::remove(trace.c_str());
+  const Out bad = gmpsim("run " + kScenarios + "cpu.textproto --cores 2 --cpuset 0,5 --trace " + trace);
+  CHECK(bad.status == 2);
+  CHECK(bad.text.find("core 5") != std::string::npos);
+  CHECK_FALSE(exists(trace));
+}

@@ -241,3 +241,142 @@ TEST_CASE("a trace of several processes lists them with their quotas", "[machine
   while (rd.next(e)) saw1 |= e.process() == 1;
   CHECK(saw1);
 }
+
+TEST_CASE("each process's cpu.stat is its own group's", "[machine][cfs]") {
+  // Quota 0.5 CPU per 100 ms period: process a's 80 ms of computing runs 50 ms in the first
+  // period, is throttled until the refill at 100 ms, and finishes its last 30 ms by about 130 ms
+  // (the runtime's own threads share the quota, and the pool is handed out in 5 ms slices, so a
+  // few ms either way). cpu.stat counts a period when it ends: one by then, throttled. b, with no
+  // quota, computes 10 ms on the other core and has no cpu.stat.
+  scenario::ProcessSpec a = spec("a", compute_program(80));
+  a.cgroup.quota = 50 * kMs;
+  a.cgroup.period = 100 * kMs;
+  const scenario::Scenario sc = machine({a, spec("b", compute_program(10))});
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.processes.size() == 2);
+  const SimResult& pa = r.processes[0];
+  const SimResult& pb = r.processes[1];
+  CHECK(pa.cpu_stat.nr_throttled == 1);
+  CHECK(pa.cpu_stat.nr_periods == 1);
+  CHECK(pa.cpu_stat.throttled_time >= 40 * kMs);
+  CHECK(pa.cpu_stat.throttled_time <= 55 * kMs);
+  CHECK(pa.exit_time >= 130 * kMs);
+  CHECK(pa.exit_time < 140 * kMs);
+  CHECK(pb.cpu_stat.nr_periods == 0);
+  CHECK(pb.cpu_stat.usage == 0);
+  CHECK(pb.exit_time < 15 * kMs);
+}
+
+namespace {
+// A server (a daemon that blocks in main once it has started a handler per connection) and a
+// closed-loop client process that dials it with 4 connections and makes 50 round trips on each.
+constexpr char kClientServer[] = R"(
+process {
+  name: "server"
+  daemon: true
+  program {
+    conn { name: "c" conns: 4 }
+    listener { name: "ln" conn: "c" }
+    chan { name: "never" }
+    func { name: "main"
+      op { loop { count: 4 op { accept { listener: "ln" var: "i" } } op { go { func: "handle" arg: "i" } } } }
+      op { recv { chan: "never" } }
+    }
+    func { name: "handle" param: "i"
+      op { loop { forever: true
+        op { read { conn: "c" index: "i" } }
+        op { compute { duration: "20us" } }
+        op { write { conn: "c" index: "i" } } } }
+    }
+  }
+}
+process {
+  name: "client"
+  procs: 1
+  program {
+    conn { name: "c" conns: 4 dial: "server.ln" }
+    waitgroup { name: "wg" }
+    func { name: "main"
+      op { add { wg: "wg" n: 4 } }
+      op { loop { count: 4 var: "k" op { go { func: "client" arg: "k" } } } }
+      op { wait { wg: "wg" } }
+    }
+    func { name: "client" param: "k"
+      op { loop { count: 50
+        op { write { conn: "c" index: "k" } }
+        op { read { conn: "c" index: "k" } } } }
+      op { close { conn: "c" index: "k" } }
+      op { done { wg: "wg" } }
+    }
+  }
+}
+)";
+}  // namespace
+
+TEST_CASE("a client process drives a server process over dialled connections", "[machine][net]") {
+  const scenario::Scenario sc = scenario::parse_scenario(kClientServer, "client-server.textproto");
+  REQUIRE(sc.processes.size() == 2);
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  const SimResult& server = r.processes[0];
+  const SimResult& client = r.processes[1];
+  CHECK_FALSE(server.exited);
+  CHECK(client.exited);
+  // Every request the client wrote reached the server and was answered; every answer came back.
+  CHECK(server.requests == 200);
+  CHECK(server.answered == 200);
+  CHECK(client.client_requests == 200);
+  CHECK(client.client_answered == 200);
+  // A round trip includes the server's 20 us of work.
+  CHECK(client.client_p50 >= 20'000);
+  // 200 requests of 20 us on the server's two Ps take at least 2 ms; with one request in flight
+  // per connection and 4 connections the run cannot take more than a few ms per request either.
+  CHECK(r.end_time >= 2 * kMs);
+  CHECK(r.end_time < 100 * kMs);
+}
+
+TEST_CASE("a write by one process wakes the other's idle poller", "[machine][net]") {
+  // The server has nothing to do until the client, after sleeping 5 ms, writes one request: its Ms
+  // are parked and its poller is blocked in netpoll with no deadline. The delivery must wake it
+  // (the network's wake callback is the server runtime's netpollBreak), so the round trip takes
+  // the server's 20 us of work plus wake-ups, far below a millisecond; without the wake nothing
+  // wakes the poller and the run reaches its time limit.
+  constexpr char kIdle[] = R"(
+process {
+  name: "server"
+  daemon: true
+  program {
+    conn { name: "c" conns: 1 }
+    listener { name: "ln" conn: "c" }
+    func { name: "main"
+      op { accept { listener: "ln" var: "i" } }
+      op { loop { forever: true
+        op { read { conn: "c" index: "i" } }
+        op { compute { duration: "20us" } }
+        op { write { conn: "c" index: "i" } } } }
+    }
+  }
+}
+process {
+  name: "client"
+  procs: 1
+  program {
+    conn { name: "c" conns: 1 dial: "server.ln" }
+    func { name: "main"
+      op { sleep { duration: "5ms" } }
+      op { write { conn: "c" index: "0" } }
+      op { read { conn: "c" index: "0" } }
+    }
+  }
+}
+)";
+  const scenario::Scenario sc = scenario::parse_scenario(kIdle, "idle.textproto");
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  const SimResult& client = r.processes[1];
+  CHECK(client.client_answered == 1);
+  CHECK(client.client_max >= 20'000);
+  CHECK(client.client_max < 1 * kMs);
+}

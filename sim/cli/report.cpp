@@ -171,6 +171,11 @@ std::string format_process(const engine::SimResult& r, bool all_events, bool gct
          dur(r.req_p50) + "  p99 " + dur(r.req_p99) + "  p99.9 " + dur(r.req_p999) + "  max " + dur(r.req_max) + "; " +
          fmt("%.0f", r.req_per_s) + " requests/s\n";
   }
+  if (r.client_answered > 0) {
+    s += "round trips: " + std::to_string(r.client_answered) + " answered of " + std::to_string(r.client_requests) +
+         " sent; latency p50 " + dur(r.client_p50) + "  p99 " + dur(r.client_p99) + "  p99.9 " + dur(r.client_p999) +
+         "  max " + dur(r.client_max) + "; " + fmt("%.0f", r.client_per_s) + " round trips/s\n";
+  }
   s += "P utilisation:";
   for (size_t i = 0; i < r.utilisation.size(); i++) s += " P" + std::to_string(i) + " " + fmt("%.1f%%", 100 * r.utilisation[i]);
   s += "\n";

@@ -59,7 +59,8 @@ void Process::boot() {
 }
 
 void Process::finish(const Engine::Result& er, SimResult& res) {
-  metrics_.finish(er.end_time);
+  // A process that exited (several processes) ended then; the others when the machine did.
+  metrics_.finish(exited_ && engine_.config().processes.size() > 1 ? exit_time_ : er.end_time);
   asserts_.at_exit(er.end_time, er.stop == Engine::Stop::AllExited || er.stop == Engine::Stop::Exit);
 
   res.procs = cfg_.procs;
@@ -83,6 +84,18 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
       if (net->last_write() > 0) {
         res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_write());
       }
+    }
+  }
+  if (const workload::Network* net = interp_.network(); net != nullptr && !net->client_latencies().empty()) {
+    std::vector<int64_t> lat = net->client_latencies();
+    res.client_requests = net->client_requests();
+    res.client_answered = static_cast<int64_t>(lat.size());
+    res.client_p50 = nearest_rank(lat, 0.50);
+    res.client_p99 = nearest_rank(lat, 0.99);
+    res.client_p999 = nearest_rank(lat, 0.999);
+    res.client_max = *std::max_element(lat.begin(), lat.end());
+    if (net->last_answer() > 0) {
+      res.client_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_answer());
     }
   }
   res.lat_samples = metrics_.latency_samples();

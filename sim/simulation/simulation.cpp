@@ -12,6 +12,7 @@
 #include "sim/simulation/costs_from_profile.h"
 #include "sim/simulation/process.h"
 #include "sim/simulation/process_switch.h"
+#include "sim/workload/network.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::engine {
@@ -213,9 +214,7 @@ class Sim final {
       processes_.push_back(std::make_unique<Process>(plan_.procs[i], *plan_.programs[i], prof, engine_, trace_.get()));
       switch_.add(static_cast<uint32_t>(i), processes_[i]->runtime());
     }
-    // TODO(net): once Network can dial another process's listener (branch net, "[net-dial]"),
-    // connect the processes' networks here and set each network's wake callback to its runtime's
-    // netpollBreak, so that one process's write wakes the other's poller.
+    if (processes_.size() > 1) connect_networks(sc);
   }
 
   SimResult run() {
@@ -365,6 +364,26 @@ class Sim final {
         return "stopped by the checker";
     }
     return "?";
+  }
+
+  // Joins the processes' dialled connections (workload::connect_dials) and lets a peer's delivery
+  // wake each process's poller: its network's wake callback is its runtime's netpollBreak, called
+  // on the writer's thread with the woken process's runtime current meanwhile.
+  void connect_networks(const scenario::Scenario& sc) {
+    std::vector<workload::Network*> nets;
+    for (auto& p : processes_) nets.push_back(p->network());
+    workload::connect_dials(nets, sc.processes);
+    for (auto& p : processes_) {
+      workload::Network* net = p->network();
+      if (net == nullptr) continue;
+      rt::Runtime* r = &p->runtime();
+      net->set_wake([r] {
+        rt::Runtime* const was = rt::Runtime::current();
+        rt::Runtime::setCurrent(r);
+        r->netpollBreak();
+        rt::Runtime::setCurrent(was);
+      });
+    }
   }
 
   // A thread throttled by its cgroup, or running again: an event on its M, in its process.

@@ -75,6 +75,12 @@ struct SimResult {
   int64_t requests = 0, answered = 0;
   int64_t req_p50 = 0, req_p99 = 0, req_p999 = 0, req_max = 0;
   double req_per_s = 0;
+  // A client's round trips on its dialled connections (several processes): requests written, the
+  // answers read with their latency from the request's write to the answer's read, and answers
+  // per virtual second.
+  int64_t client_requests = 0, client_answered = 0;
+  int64_t client_p50 = 0, client_p99 = 0, client_p999 = 0, client_max = 0;
+  double client_per_s = 0;
   // Where the OS placed threads that became ready (EngineStats).
   uint64_t placed_on_prev = 0, woken_delayed = 0, queued_busy = 0, wake_preemptions = 0, placed_on_other = 0,
            balance_pulls = 0, newidle_pulls = 0;
