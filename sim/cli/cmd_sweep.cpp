@@ -61,11 +61,18 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
   }
+  // A point's configuration under one seed.
+  auto point_config = [&o](const SweepPoint& pt, uint64_t seed) {
+    engine::SimConfig cfg = sim_config(o, pt.procs, pt.cores, seed);
+    cfg.gc = pt.gc;
+    cfg.cgroup.quota = quota_ns(o, pt.cpu_quota);
+    return cfg;
+  };
   // A cgroup the machine cannot hold (a cpuset past its cores, a quota above them) is refused
   // before any run.
   for (const SweepPoint& pt : pts) {
     try {
-      engine::check_machine(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed));
+      engine::check_machine(in.scenario, in.profile, point_config(pt, o.seed));
     } catch (const engine::SimConfigError& e) {
       usage_error(std::string("sweep: ") + e.what() + (pt.cores > 0 ? " (--cores " + std::to_string(pt.cores) + ")" : ""));
     }
@@ -87,10 +94,7 @@ int cmd_sweep(int argc, char** argv) {
       SweepPoint& pt = pts[j / o.seeds];
       const uint64_t k = j % o.seeds;
       try {
-        engine::SimConfig cfg = sim_config(o, pt.procs, pt.cores, o.seed + k);
-        cfg.gc = pt.gc;
-        cfg.cgroup.quota = quota_ns(o, pt.cpu_quota);
-        pt.runs[k] = engine::simulate(in.scenario, in.profile, cfg);
+        pt.runs[k] = engine::simulate(in.scenario, in.profile, point_config(pt, o.seed + k));
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         if (!failure) failure = std::current_exception();

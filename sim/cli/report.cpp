@@ -307,6 +307,14 @@ const Metric kMetrics[] = {
      "%.1f"},
     {"request latency p99.9 (us)", [](const engine::SimResult& r) { return r.answered > 0 ? r.req_p999 / 1e3 : NAN; },
      "%.1f"},
+    // A client process's round trips (several processes); a table only where some run has them.
+    {"round-trip latency p50 (us)",
+     [](const engine::SimResult& r) { return r.client_answered > 0 ? r.client_p50 / 1e3 : NAN; }, "%.1f"},
+    {"round-trip latency p99 (us)",
+     [](const engine::SimResult& r) { return r.client_answered > 0 ? r.client_p99 / 1e3 : NAN; }, "%.1f"},
+    {"round-trip latency p99.9 (us)",
+     [](const engine::SimResult& r) { return r.client_answered > 0 ? r.client_p999 / 1e3 : NAN; }, "%.1f"},
+    {"round trips/s", [](const engine::SimResult& r) { return r.client_answered > 0 ? r.client_per_s : NAN; }, "%.0f"},
     // The garbage collector; a table only where some run allocated.
     {"GC cycles", [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.cycles.size()) : NAN; },
      "%.0f"},
@@ -429,7 +437,7 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims di
     // Server and GC tables only where some run has requests or allocated.
     const std::string_view name(m.name);
     if (name.starts_with("request") || name.starts_with("GC ") || name.starts_with("stop-the-world") ||
-        name.starts_with("mark assists") || name.starts_with("cgroup ")) {
+        name.starts_with("mark assists") || name.starts_with("cgroup ") || name.starts_with("round")) {
       bool any = false;
       for (const auto& p : pts) any = any || !std::isnan(mean(p.runs, m.get));
       if (!any) continue;
