@@ -1132,7 +1132,7 @@ TEST_CASE("gmpsim run: an alloc whose expression is out of range panics at its f
 // ---- Containers: the cgroup flags, --procs auto and --godebug (docs/scenarios.md, "Processes").
 
 TEST_CASE("the cgroup flags take quotas periods bursts and cpusets and refuse bad ones", "[cli][cgroup][errors]") {
-  for (const char* good : {"--cpu-quota 2.5", "--cpu-quota 0", "--cpu-quota 0.01", "--cpu-quota 4096",
+  for (const char* good : {"--cpu-quota 2.5", "--cpu-quota 0", "--cpu-quota 0.01", "--cpu-quota 4096 --cores 4096",
                            "--cpu-quota 1 --cpu-period 1ms", "--cpu-quota 1 --cpu-period 1s",
                            "--cpu-quota 1 --cpu-burst 100ms", "--cpuset 0-3,8", "--cpuset 0", "--procs auto",
                            "--godebug containermaxprocs=0,updatemaxprocs=0", "--godebug updatemaxprocs=1",
