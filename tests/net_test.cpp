@@ -564,7 +564,8 @@ TEST_CASE("dialled connections: the server's answer reaches the client and both 
 }
 
 // With a write_service on the server end, an answer reaches the client as it leaves: the client's
-// event is due then, and a read before it finds nothing.
+// event is due then, and a read before it finds nothing. The server's close right after the
+// write follows the answer out: the client reads no end of file before it.
 TEST_CASE("dialled connections: an answer leaving slowly reaches the client when it has left", "[net]") {
   Pair p(1, 50);
   take(p.server, 2000);
@@ -572,10 +573,13 @@ TEST_CASE("dialled connections: an answer leaving slowly reaches the client when
   REQUIRE(p.client.write(0, 100) == Wrote::Request);
   REQUIRE(p.server.read(0, 100) == Got::Request);
   CHECK(p.server.write(0, 200) == Wrote::Answer);  // leaves at 250
+  p.server.close(0, 210);
   CHECK(p.client.nextEvent() == 1000 + 250);
   CHECK(take(p.client, 1000 + 249).empty());
   CHECK(p.client.read(0, 249) == Got::Again);
+  CHECK(take(p.client, 1000 + 250) == std::vector<rt::NetEvent>{{p.client.pd(0), rt::EPOLLIN | rt::EPOLLRDHUP}});
   CHECK(p.client.read(0, 250) == Got::Request);
+  CHECK(p.client.read(0, 250) == Got::Eof);
   CHECK(p.server.latencies() == std::vector<int64_t>{150});
   CHECK(p.client.client_latencies() == std::vector<int64_t>{150});
 }
