@@ -72,16 +72,21 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
     res.ns_per_op = static_cast<double>(m.end - m.begin) / static_cast<double>(m.ops);
   }
   if (const workload::Network* net = interp_.network()) {
-    std::vector<int64_t> lat = net->latencies();
-    res.requests = net->requests();
+    // A server's figures: its requests' arrival to answer. A process that only dials (a load
+    // generator) reports its side instead: the requests it wrote, the answers it read, and each
+    // round trip from its write to its answer's read, the rate over the last answer's read.
+    const bool client = net->requests() == 0 && net->client_requests() > 0;
+    std::vector<int64_t> lat = client ? net->client_latencies() : net->latencies();
+    const int64_t last = client ? net->last_answer() : net->last_write();
+    res.requests = client ? net->client_requests() : net->requests();
     res.answered = static_cast<int64_t>(lat.size());
     if (!lat.empty()) {
       res.req_p50 = nearest_rank(lat, 0.50);
       res.req_p99 = nearest_rank(lat, 0.99);
       res.req_p999 = nearest_rank(lat, 0.999);
       res.req_max = *std::max_element(lat.begin(), lat.end());
-      if (net->last_write() > 0) {
-        res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(net->last_write());
+      if (last > 0) {
+        res.req_per_s = static_cast<double>(lat.size()) * 1e9 / static_cast<double>(last);
       }
     }
   }

@@ -56,6 +56,7 @@ class Process final : public rt::Host {
   rt::Runtime& runtime() { return runtime_; }
   // Its network endpoints: the scenario's connections and listeners; nullptr when it has none.
   const workload::Network* network() const { return interp_.network(); }
+  workload::Network* network() { return interp_.network(); }
   // Its entry in a trace's Header.processes.
   trace::Process trace_entry() const;
   // The id of the M whose thread is engine thread tid; -1 if tid is not one of its threads.

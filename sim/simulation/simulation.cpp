@@ -12,6 +12,7 @@
 #include "sim/simulation/costs_from_profile.h"
 #include "sim/simulation/process.h"
 #include "sim/simulation/process_switch.h"
+#include "sim/workload/network.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::engine {
@@ -213,9 +214,20 @@ class Sim final {
       processes_.push_back(std::make_unique<Process>(plan_.procs[i], *plan_.programs[i], prof, engine_, trace_.get()));
       switch_.add(static_cast<uint32_t>(i), processes_[i]->runtime());
     }
-    // TODO(net): once Network can dial another process's listener (branch net, "[net-dial]"),
-    // connect the processes' networks here and set each network's wake callback to its runtime's
-    // netpollBreak, so that one process's write wakes the other's poller.
+    // Dialled connections join the processes' networks; a delivery into a network wakes its
+    // runtime's poller (netpollBreak), from the delivering thread.
+    if (!sc.processes.empty()) {
+      std::vector<workload::Network*> nets;
+      for (auto& p : processes_) {
+        workload::Network* net = p->network();
+        if (net != nullptr) {
+          rt::Runtime* r = &p->runtime();
+          net->set_wake([r] { r->netpollBreak(); });
+        }
+        nets.push_back(net);
+      }
+      workload::connect_dials(nets, sc.processes);
+    }
   }
 
   SimResult run() {
