@@ -77,6 +77,9 @@ class Sim final {
     pc.asyncpreemptoff = cfg.asyncpreemptoff;
     pc.schedtrace_ns = cfg.schedtrace_ns;
     pc.gc = cfg.gc;
+    pc.procs_auto = cfg.procs_auto;
+    pc.containermaxprocs = cfg.containermaxprocs;
+    pc.updatemaxprocs = cfg.updatemaxprocs;
     if (!cfg.trace_path.empty()) trace_ = std::make_unique<trace::TraceWriter>(cfg.trace_path, header(sc, prof, {pc}));
     processes_.push_back(std::make_unique<Process>(pc, sc, prof, engine_, trace_.get()));
     switch_.add(0, processes_[0]->runtime());
