@@ -15,6 +15,7 @@
 #include "sim/runtime/time.h"
 #include "sim/scenario/scenario.h"
 #include "sim/simulation/costs_from_profile.h"
+#include "sim/simulation/metrics.h"
 #include "sim/simulation/process.h"
 #include "sim/simulation/process_switch.h"
 #include "sim/simulation/simulation.h"
@@ -392,4 +393,25 @@ func { name: "main" op { gomaxprocs { n: 5 } } op { loop { count: 30 op { sleep 
   REQUIRE(r.stop == engine::Engine::Stop::Exit);
   CHECK(r.procs_changes == 1);  // 8 -> 5 by hand, then nothing
   CHECK(r.procs_end == 5);
+}
+
+TEST_CASE("each P's utilisation is over the time it existed when GOMAXPROCS changes", "[maxprocs]") {
+  engine::Metrics m(2);
+  g gp0, gp3;
+  p p0, p3;
+  p0.id = 0;
+  p3.id = 3;
+  m.on_event(Ev::GoStart, &gp0, &p0, 0, 0);
+  m.on_event(Ev::ProcsChange, nullptr, nullptr, 4, 100);  // Ps 2 and 3 from t=100
+  m.on_event(Ev::GoStart, &gp3, &p3, 0, 100);
+  m.on_event(Ev::GoPark, &gp3, &p3, 0, 150);
+  m.on_event(Ev::ProcsChange, nullptr, nullptr, 1, 300);  // only P 0 from t=300
+  m.on_event(Ev::GoPark, &gp0, &p0, 0, 350);
+  m.finish(400);
+  const std::vector<double> u = m.utilisation();
+  REQUIRE(u.size() == 4);
+  CHECK(u[0] == Approx(350.0 / 400.0));
+  CHECK(u[1] == 0.0);                      // existed 300 ns, ran nothing
+  CHECK(u[3] == Approx(50.0 / 200.0));     // existed from 100 to 300
+  CHECK(m.count(Ev::ProcsChange) == 2);
 }
