@@ -19,6 +19,9 @@
 #include "sim/simulation/process.h"
 #include "sim/simulation/process_switch.h"
 #include "sim/simulation/simulation.h"
+#include "tests/temp_dir.h"
+#include "traces/trace_reader.h"
+#include "traces/validate.h"
 
 using namespace gmp;
 using namespace gmp::rt;
@@ -301,6 +304,54 @@ TEST_CASE("gomaxprocs 4 -> 1 -> 3 loses no goroutine and leaves 3 Ps", "[maxproc
   // Utilisation for every P that existed: 4; P 3 ran only before the shrink.
   REQUIRE(r.utilisation.size() == 4);
   for (double u : r.utilisation) CHECK((u > 0.0 && u <= 1.0));
+}
+
+TEST_CASE("a goroutine that shrinks GOMAXPROCS below its own P continues on P 0 and the trace stays consistent", "[maxprocs]") {
+  // The changer is stolen by another P while main computes, and changes GOMAXPROCS from there.
+  constexpr char kChanger[] = R"(
+waitgroup { name: "wg" }
+func { name: "main"
+  op { add { wg: "wg" n: 9 } }
+  op { go { func: "changer" } }
+  op { compute { duration: "200us" } }
+  op { loop { count: 8 op { go { func: "work" } } } }
+  op { wait { wg: "wg" } }
+}
+func { name: "work"
+  op { loop { count: 40 op { compute { duration: "50us" } } op { gosched {} } } }
+  op { done { wg: "wg" } }
+}
+func { name: "changer"
+  op { compute { duration: "1ms" } }
+  op { gomaxprocs { n: 1 } }
+  op { compute { duration: "1ms" } }
+  op { gomaxprocs { n: 4 } }
+  op { done { wg: "wg" } }
+}
+)";
+  TempDir dir("gmp_maxprocs");
+  engine::SimConfig cfg;
+  cfg.trace_path = dir.file("changer.trace");
+  const engine::SimResult r = run(kChanger, 4, cfg);
+  REQUIRE(r.stop == engine::Engine::Stop::Exit);
+  CHECK(r.procs_changes == 2);
+  CHECK(r.procs_end == 4);
+  const trace::Validator v = trace::validate_file(cfg.trace_path);
+  CHECK(v.issue_count() == 0);
+  // The stop began on a P other than 0, and the changer was started on P 0 inside it.
+  trace::TraceReader reader(cfg.trace_path);
+  int64_t stw_p = -1;
+  int64_t stw_g = 0;
+  bool moved = false;
+  for (trace::Event e; reader.next(e);) {
+    if (e.kind() == trace::KIND_STW_BEGIN && stw_p < 0) {
+      stw_p = e.p();
+      stw_g = e.g();
+    }
+    if (e.kind() == trace::KIND_GO_START && stw_p > 0 && e.g() == stw_g && e.p() == 0) moved = true;
+  }
+  CHECK(stw_p > 0);
+  CHECK(moved);
 }
 
 TEST_CASE("runtime.GOMAXPROCS(0) and GOMAXPROCS(current) do not stop the world", "[maxprocs]") {
