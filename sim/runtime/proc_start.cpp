@@ -1,4 +1,5 @@
-// Program start and M creation (proc.go, asm_amd64.s's rt0_go): schedinit, procresize at start,
+// Program start and M creation (proc.go, asm_amd64.s's rt0_go): schedinit, procresize (at start
+// and at every restart of the world) with p.init and p.destroy,
 // runtime.main, mstart, newm/allocm, mexit.
 #include <atomic>
 #include <optional>

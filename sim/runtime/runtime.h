@@ -269,8 +269,8 @@ class Runtime {
   void dolockOSThread();
   void dounlockOSThread();
 
-  // The runtime's init goroutines (proc_init.cpp): they start, park and, with no GC, stay parked.
-  // forcegc and updateMaxProcsG (proc.go): helpers that sysmon would resume; idle is Go's
+  // The runtime's init goroutines (proc_init.cpp): they start and park until there is work.
+  // forcegc and updateMaxProcsG (proc.go): helpers that sysmon resumes; idle is Go's
   // atomic.Bool.
   struct HelperState {
     plat::Mutex lock;
