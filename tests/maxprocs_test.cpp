@@ -466,3 +466,44 @@ TEST_CASE("each P's utilisation is over the time it existed when GOMAXPROCS chan
   CHECK(u[3] == Approx(50.0 / 200.0));     // existed from 100 to 300
   CHECK(m.count(Ev::ProcsChange) == 2);
 }
+
+TEST_CASE("--procs auto through simulate: the cpuset's CPUs, then the quota's changes", "[maxprocs]") {
+  engine::SimConfig cfg;
+  cfg.procs_auto = true;
+  cfg.cores = 8;
+  SECTION("a cpuset of 2 cores under a 3-CPU quota: 2 (TestCgroupGOMAXPROCSSchedAffinity)") {
+    cfg.cgroup.quota = 300'000'000;
+    cfg.cgroup.cpuset = {0, 1};
+    const engine::SimResult r = run(kIdle, 8, cfg);
+    REQUIRE(r.stop == engine::Engine::Stop::Exit);
+    CHECK(r.procs_end == 2);
+    CHECK(r.procs_changes == 1);  // 8 (--procs) -> 2 at start
+  }
+  SECTION("an autoscaled quota: 8 -> 3 -> 2 -> 8") {
+    const engine::CpuGroup g = autoscaled();
+    cfg.cgroup.quota = g.quota;
+    for (const auto& ch : g.changes) cfg.cgroup.changes.push_back({ch.at, ch.quota});
+    TempDir dir("gmp_maxprocs");
+    cfg.trace_path = dir.file("auto.trace");
+    const engine::SimResult r = run(kIdle, 8, cfg);
+    REQUIRE(r.stop == engine::Engine::Stop::Exit);
+    CHECK(r.procs_changes == 3);
+    CHECK(r.procs_end == 8);
+    // Each change is applied within sysmon's second (plus its deep sleep, here at most the
+    // 100 ms until main's next timer) of the quota's change.
+    std::vector<std::pair<int64_t, int64_t>> procs;  // (time, value)
+    trace::TraceReader reader(cfg.trace_path);
+    for (trace::Event e; reader.next(e);) {
+      if (e.kind() == trace::KIND_PROCS) procs.emplace_back(e.ts(), static_cast<int64_t>(e.value()));
+    }
+    REQUIRE(procs.size() == 3);
+    const int64_t at[] = {1 * kSecond, 2500'000'000LL, 4 * kSecond};
+    const int64_t want[] = {3, 2, 8};
+    for (size_t i = 0; i < 3; i++) {
+      INFO("change " << i << " at " << procs[i].first);
+      CHECK(procs[i].second == want[i]);
+      CHECK(procs[i].first >= at[i]);
+      CHECK(procs[i].first <= at[i] + kSecond + 100'000'000);
+    }
+  }
+}
