@@ -123,7 +123,8 @@ constexpr int64_t kSecond = 1000LL * 1000 * 1000;
 
 }  // namespace
 
-TEST_CASE("procresize shrinking moves a P's run queue and runnext to the global queue's head in run order", "[maxprocs]") {
+TEST_CASE("procresize shrinking moves a P's run queue and runnext to the global queue's head in run order",
+          "[maxprocs]") {
   OnM0 w(4);
   REQUIRE(w.resize(4) == nullptr);  // the start: P 0 is m0's
   p* p3 = w.r.allp[3];
@@ -251,7 +252,8 @@ TEST_CASE("adjustCgroupGOMAXPROCS rounds the limit up to at least 2 and never ab
   CHECK(adjustCgroupGOMAXPROCS(2, {true, 3.0}) == 2);
 }
 
-TEST_CASE("defaultGOMAXPROCS reads the affinity and the limit, and containermaxprocs=0 ignores the limit", "[maxprocs]") {
+TEST_CASE("defaultGOMAXPROCS reads the affinity and the limit, and containermaxprocs=0 ignores the limit",
+          "[maxprocs]") {
   CpuHost host(8, CPULimit{true, 2.5});
   Runtime r(1);
   r.host = &host;
@@ -306,7 +308,8 @@ TEST_CASE("gomaxprocs 4 -> 1 -> 3 loses no goroutine and leaves 3 Ps", "[maxproc
   for (double u : r.utilisation) CHECK((u > 0.0 && u <= 1.0));
 }
 
-TEST_CASE("a goroutine that shrinks GOMAXPROCS below its own P continues on P 0 and the trace stays consistent", "[maxprocs]") {
+TEST_CASE("a goroutine that shrinks GOMAXPROCS below its own P continues on P 0 and the trace stays consistent",
+          "[maxprocs]") {
   // The changer is stolen by another P while main computes, and changes GOMAXPROCS from there.
   constexpr char kChanger[] = R"(
 waitgroup { name: "wg" }
@@ -462,8 +465,8 @@ TEST_CASE("each P's utilisation is over the time it existed when GOMAXPROCS chan
   const std::vector<double> u = m.utilisation();
   REQUIRE(u.size() == 4);
   CHECK(u[0] == Approx(350.0 / 400.0));
-  CHECK(u[1] == 0.0);                      // existed 300 ns, ran nothing
-  CHECK(u[3] == Approx(50.0 / 200.0));     // existed from 100 to 300
+  CHECK(u[1] == 0.0);                   // existed 300 ns, ran nothing
+  CHECK(u[3] == Approx(50.0 / 200.0));  // existed from 100 to 300
   CHECK(m.count(Ev::ProcsChange) == 2);
 }
 

@@ -334,7 +334,7 @@ void Runtime::pdestroy(p* pp) {
   timersTake(plat::getg()->m->p, pp);
   // No write-barrier buffer or span queue to flush: a P is never destroyed while marking.
   if (const uint32_t phase = gcphase.get(); phase != _GCoff) plat::throw_("P destroyed while GC is running");
-  pp->sudogcache.clear();  // the sudogs stay in the runtime's registry (Go's GC frees them)
+  pp->sudogcache.clear();               // the sudogs stay in the runtime's registry (Go's GC frees them)
   pp->mcache_.releaseAll(*this, true);  // freemcache
   gfpurge(pp);
   pp->gcAssistTime = 0;

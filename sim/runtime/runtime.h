@@ -177,9 +177,9 @@ class Runtime {
   void schedinit();
   p* procresize(int32_t nprocs);  // the Ps with work that need an M, linked by p.link
   void pinit(p* pp);
-  void pdestroy(p* pp);           // p.destroy (proc.go)
-  p* newP(int32_t id);            // Not in Go: new(p) and its timer heap (runtime.cpp)
-  void gfpurge(p* pp);            // proc.go
+  void pdestroy(p* pp);  // p.destroy (proc.go)
+  p* newP(int32_t id);   // Not in Go: new(p) and its timer heap (runtime.cpp)
+  void gfpurge(p* pp);   // proc.go
   // Starts the program: m0's thread, which runs rt0_go. The host must be set.
   void boot(uint64_t seed);
   void rt0_go(uintptr_t mainpc, void* maintask);  // m0's thread body
@@ -425,8 +425,8 @@ class Runtime {
   void defaultGOMAXPROCSInit();             // from schedinit
   int32_t defaultGOMAXPROCS(int32_t ncpu);  // ncpu 0: getCPUCount()
   void sysmonUpdateGOMAXPROCS();            // sysmon, about once a second
-  int32_t numCPUStartup = 0;  // runtime2.go: getCPUCount() at start (osinit)
-  bool cgroupOK = false;      // cgroup_linux.go: the limit is to be read (containermaxprocs > 0)
+  int32_t numCPUStartup = 0;                // runtime2.go: getCPUCount() at start (osinit)
+  bool cgroupOK = false;                    // cgroup_linux.go: the limit is to be read (containermaxprocs > 0)
   // newprocs (runtime2.go): set while the world is stopped to the P count startTheWorldWithSema
   // gives procresize; 0: keep gomaxprocs.
   int32_t newprocs = 0;

@@ -89,7 +89,9 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     case Ev::GoEnd:
     case Ev::GoSyscall:
       // These events carry the P the goroutine was running on.
-      if (pp != nullptr && static_cast<size_t>(pp->id) < running_on_.size() && running_on_[static_cast<size_t>(pp->id)] == gp) stop_running(static_cast<size_t>(pp->id), now);
+      if (pp != nullptr && static_cast<size_t>(pp->id) < running_on_.size() &&
+          running_on_[static_cast<size_t>(pp->id)] == gp)
+        stop_running(static_cast<size_t>(pp->id), now);
       break;
     default:
       break;
