@@ -244,6 +244,12 @@ std::string format_run(const engine::SimResult& r, bool all_events, bool gctrace
   s += "P utilisation:";
   for (size_t i = 0; i < r.utilisation.size(); i++) s += " P" + std::to_string(i) + " " + fmt("%.1f%%", 100 * r.utilisation[i]);
   s += "\n";
+  // Only when GOMAXPROCS changed during the run (runtime.GOMAXPROCS, --procs auto's updates): each
+  // P's utilisation above is then over the time it existed.
+  if (r.procs_changes > 0) {
+    s += "GOMAXPROCS changed " + std::to_string(r.procs_changes) + " times, " + std::to_string(r.procs_end) +
+         " at the end (utilisation: of each P's own lifetime)\n";
+  }
   s += "counts: goroutines " + std::to_string(r.goroutines) + ", Ms created " + std::to_string(r.ms_created) +
        ", steals " + std::to_string(r.steals) + ", wakeps " + std::to_string(r.wakeps) + ", handoffs " +
        std::to_string(r.handoffs) + ", preemption requests " + std::to_string(r.preempt_requests) +

@@ -128,15 +128,20 @@ void Runtime::mallocgc(uint64_t size, uint64_t count, bool retained) {
 }
 
 // mcache.releaseAll (mcache.go): the P's cached spans go back.
-// Its one caller flushes the caches after mark termination, when every cached span was cached
-// before this cycle's sweep began: Go leaves heapLive alone for such stale spans, since resetLive
-// recomputed it from the marked heap since (the unused slots are not in it).
-void mcache::releaseAll(Runtime& rt) {
+// After mark termination every cached span was cached before this cycle's sweep began: Go leaves
+// heapLive alone for such stale spans, since resetLive recomputed it from the marked heap since
+// (the unused slots are not in it). A destroyed P's (fresh) were cached since that flush, and
+// their refills counted the whole span in heapLive: the unused slots come off again.
+void mcache::releaseAll(Runtime& rt, bool fresh) {
+  int64_t dHeapLive = 0;
+  if (fresh) {
+    for (const auto& [size, n] : nfree) dHeapLive -= static_cast<int64_t>(n * size);
+  }
   nfree.clear();
   // What was allocated since mark termination cleared it goes to heapScan, as any refill's does.
   const auto scan = static_cast<int64_t>(scanAlloc);
   scanAlloc = 0;
-  if (scan != 0) rt.gcController.update(0, scan);
+  if (scan != 0 || dHeapLive != 0) rt.gcController.update(dHeapLive, scan);
 }
 
 // The allocation's own time: per object and per byte (zeroing), from the profile.

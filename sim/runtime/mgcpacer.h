@@ -64,7 +64,9 @@ struct mcache {
   // Scannable bytes allocated since the last refill, which the next refill adds to heapScan
   // (mcache.scanAlloc). Every object here is taken to contain pointers.
   uint64_t scanAlloc = 0;
-  void releaseAll(Runtime& rt);  // mcache.releaseAll: at mark termination, before the sweep
+  // mcache.releaseAll: at mark termination, before the sweep, and when a P is destroyed
+  // (freemcache; fresh: every cached span was cached since the last mark termination).
+  void releaseAll(Runtime& rt, bool fresh = false);
 };
 
 // gcphase values (mgc.go).

@@ -198,8 +198,9 @@ top:
     // The snapshot of allp is taken while this M still holds its P: once the P is released this
     // M no longer holds off safe-points, and allp (procresize) could change under the checks
     // below. Go's mask "snapshots" copy slice headers, so their bits are read live later; only
-    // their length is fixed. Ours never change length after procresize at start, so references
-    // to the masks are the same thing.
+    // their length is fixed. Ours are references to the live masks, which keep every array they
+    // had (pMask), so the snapshot's ids stay readable after a resize; past the masks' capacity
+    // Go's reader keeps the old array and ours sees the new one (docs/fidelity.md, 34).
     std::vector<p*>& allpSnapshot = mp->allpSnapshot;
     allpSnapshot = allp;  // snapshotAllp
     const pMask& idlepMaskSnapshot = idlepMask;

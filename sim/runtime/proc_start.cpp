@@ -1,5 +1,9 @@
-// Program start and M creation (proc.go, asm_amd64.s's rt0_go): schedinit, procresize at start,
+// Program start and M creation (proc.go, asm_amd64.s's rt0_go): schedinit, procresize (at start
+// and at every restart of the world) with p.init and p.destroy,
 // runtime.main, mstart, newm/allocm, mexit.
+#include <atomic>
+#include <optional>
+
 #include "sim/platform/platform.h"
 #include "sim/runtime/events.h"
 #include "sim/runtime/runtime.h"
@@ -157,25 +161,76 @@ void Runtime::mexit() {
   host->exitThread();
 }
 
-// procresize (proc.go): at program start, and again at each restart of the world with the same
-// count (GOMAXPROCS never changes here, so the growing and shrinking of allp is left out). Returns
-// the Ps that have local work, each with the M to run it in p.m (nil: start a new one), linked by
-// p.link; the others go idle. sched.lock is held.
+// procresize (proc.go): sets the P count to nprocs, at program start and at every restart of the
+// world (the same count, or newprocs). New Ps are made or brought back from allp's spare
+// capacity; Ps past the new count are destroyed. Returns the Ps that have local work, each with
+// the M to run it in p.m (nil: start a new one), linked by p.link; the others go idle.
+// sched.lock is held and the world is stopped.
 p* Runtime::procresize(int32_t nprocs) {
   assertLockHeld(sched.lock);
   const int32_t old = procresizeOld_;
-  if (old < 0 || nprocs <= 0 || nprocs != static_cast<int32_t>(allp.size())) plat::throw_("procresize: invalid arg");
+  if (old < 0 || nprocs <= 0) plat::throw_("procresize: invalid arg");
+  // trace.Gomaxprocs, made only when the count changes (at start: when it is not the count the
+  // Runtime was built with, which the trace's header gives).
+  if (nprocs != gomaxprocs) ev(Ev::ProcsChange, nullptr, nullptr, nprocs);
+
+  // P-time statistics.
   const int64_t now = plat::nanotime();
-  for (int32_t i = old; i < nprocs; i++) pinit(allp[static_cast<size_t>(i)]);
+  if (sched.procresizetime != 0) sched.totaltime += static_cast<int64_t>(old) * (now - sched.procresizetime);
+  sched.procresizetime = now;
+
+  // Growing allp: Go takes allpLock here against retake, which walks allp without a P; the port
+  // takes none (retake and timeSleepUntil index allp afresh at each step; docs/fidelity.md, 20).
+  // The Ps that allp held past its length before come back (pstore_ keeps every P made).
+  if (nprocs > static_cast<int32_t>(allp.size())) {
+    while (static_cast<int32_t>(allp.size()) < nprocs) {
+      const size_t i = allp.size();
+      allp.push_back(i < pstore_.size() ? pstore_[i].get() : nullptr);
+    }
+    idlepMask.resize(nprocs);
+    timerpMask.resize(nprocs);
+  }
+
+  // The new Ps (Go publishes each with atomicstorep; the world is stopped and allp's readers
+  // without a P index it afresh).
+  for (int32_t i = old; i < nprocs; i++) {
+    p* pp = allp[static_cast<size_t>(i)];
+    if (pp == nullptr) pp = newP(i);
+    pinit(pp);
+    allp[static_cast<size_t>(i)] = pp;
+  }
+
   g* gp = plat::getg();
   if (gp->m->p != nullptr && gp->m->p->id < nprocs) {
     gp->m->p->status.set(_Prunning);  // keep the current P
   } else {
+    // The current P goes away (or there is none yet, at start): move to P 0 before the destroy
+    // below, which runs on a P. The tracer sees the goroutine leave its P and start on P 0.
+    p* cur = gp->m->p;
+    if (cur != nullptr) {
+      ev(Ev::GoSched, gp, cur, 0);
+      ev(Ev::ProcStop, nullptr, cur, 0);
+      cur->m.set(nullptr);
+    }
+    gp->m->p = nullptr;
     p* pp = allp[0];
     pp->m.set(nullptr);
     pp->status.set(_Pidle);
     acquirep(pp);
+    if (cur != nullptr) ev(Ev::GoStart, gp, pp, 0);
   }
+
+  // What the Ps past the new count hold goes to the others; the P structs stay (an M in a system
+  // call may still point at one).
+  for (int32_t i = nprocs; i < old; i++) pdestroy(allp[static_cast<size_t>(i)]);
+
+  // Trimming allp (Go's allpLock again).
+  if (static_cast<int32_t>(allp.size()) != nprocs) {
+    allp.resize(static_cast<size_t>(nprocs));
+    idlepMask.resize(nprocs);
+    timerpMask.resize(nprocs);
+  }
+
   p* runnablePs = nullptr;
   p* runnablePsNeedM = nullptr;
   p* idlePs = nullptr;
@@ -229,35 +284,100 @@ p* Runtime::procresize(int32_t nprocs) {
     pidleput(pp, now);
   }
   stealOrder.reset(static_cast<uint32_t>(nprocs));
-  procresizeOld_ = nprocs;  // Go's atomic store of gomaxprocs (the same value here)
+  // Go's atomic store of gomaxprocs (its readers read it plainly). Made only when the value
+  // changes: a store of the value already there changes nothing another thread could see, and
+  // every restart of the world with the same count keeps the operations it made before.
+  if (gomaxprocs != nprocs) {
+    plat::offer_access(plat::Op::Store, sizeof(int32_t), &gomaxprocs, static_cast<uint64_t>(nprocs), 0, nullptr);
+    std::atomic_ref<int32_t>(gomaxprocs).store(nprocs, std::memory_order_seq_cst);
+  }
+  procresizeOld_ = nprocs;
   if (old != nprocs) {
-    // The CPU limiter's capacity follows the P count. Its operations are not offered to the
-    // driver (docs/fidelity.md, "The garbage collector"): at start no other thread exists.
-    plat::DriverScope quiet(nullptr);
+    // The CPU limiter's capacity follows the P count. At start no other thread exists, and its
+    // operations are not offered to the driver then (docs/fidelity.md, "The garbage collector").
+    std::optional<plat::DriverScope> quiet;
+    if (old == 0) quiet.emplace(nullptr);
     gcCPULimiter.resetCapacity(now, nprocs);
   }
   return runnablePs;
 }
 
 // p.init (proc.go), the part that touches shared state: a P may get timers as soon as it runs, and
-// P 0 starts running without pidleget, which would otherwise set and clear these bits. The rest of
-// the P's set-up is done when the Runtime is built.
+// P 0 starts running without pidleget, which would otherwise set and clear these bits. The P's
+// id and timer heap are newP's. Go's init also stores _Pgcstop; here only a P brought back from
+// _Pdead gets that store: a new P's first status store is procresize's own a few lines later
+// (_Pidle or _Prunning), so the start keeps the operations it made before.
 void Runtime::pinit(p* pp) {
+  if (pp->status.peek() == _Pdead) pp->status.set(_Pgcstop);
   timerpMask.set(pp->id);
   idlepMask.clear(pp->id);
 }
 
-// schedinit (proc.go), the scheduler's part, run on m0.
+// p.destroy (proc.go): pp's goroutines, timers and caches go to the rest of the runtime, and pp
+// becomes _Pdead. sched.lock is held and the world is stopped.
+void Runtime::pdestroy(p* pp) {
+  assertLockHeld(sched.lock);
+  // The local run queue, from its tail, then runnext, each to the head of the global queue: they
+  // come out in the order the P would have run them, runnext first.
+  for (;;) {
+    const uint32_t h = pp->runqhead.get();
+    const uint32_t t = pp->runqtail.get();
+    if (h == t) break;
+    pp->runqtail.set(t - 1);
+    globrunqputhead(pp->runq[(t - 1) % kRunqSize].get());
+  }
+  if (g* next = pp->runnext.get(); next != nullptr) {
+    globrunqputhead(next);
+    pp->runnext.set(nullptr);
+  }
+  // Its timers join the current P's heap (timers.take).
+  timersTake(plat::getg()->m->p, pp);
+  // No write-barrier buffer or span queue to flush: a P is never destroyed while marking.
+  if (const uint32_t phase = gcphase.get(); phase != _GCoff) plat::throw_("P destroyed while GC is running");
+  pp->sudogcache.clear();               // the sudogs stay in the runtime's registry (Go's GC frees them)
+  pp->mcache_.releaseAll(*this, true);  // freemcache
+  gfpurge(pp);
+  pp->gcAssistTime = 0;
+  sched.goroutinesCreated.Add(pp->goroutinesCreated);
+  pp->goroutinesCreated = 0;
+  pp->status.set(_Pdead);
+}
+
+// gfpurge (proc.go): pp's free goroutines go to the global free list. Every free goroutine here
+// keeps its stack (stacks are never freed), so they all go on sched.gFree.stack.
+void Runtime::gfpurge(p* pp) {
+  gQueue stackQ;
+  gQueue noStackQ;
+  while (!pp->gFree.empty()) stackQ.push(pp->gFree.pop());
+  lock(&sched.gFree.lock);
+  sched.gFree.noStack.pushAll(noStackQ);
+  sched.gFree.stack.pushAll(stackQ);
+  unlock(&sched.gFree.lock);
+}
+
+// schedinit (proc.go), the scheduler's part, run on m0. GOMAXPROCS is the variable's value when
+// it was given (maxprocsSettings.explicit_: the count the Runtime was built with), else Go's
+// default from the CPUs the process may use and its cgroup's limit.
 void Runtime::schedinit() {
   g* gp = plat::getg();
   sched.maxmcount = 10000;
   mcommoninit(gp->m, -1);
+  numCPUStartup = getCPUCount();  // osinit's, which Go runs before schedinit
+  defaultGOMAXPROCSInit();
   lock(&sched.lock);
   // Go's runtime.main reads the clock again for runtimeInitTime; this read stands for it, so that
   // programs keep their clock reads (docs/fidelity.md, "The garbage collector").
   runtimeInitTime = plat::nanotime();
   sched.lastpoll.Store(runtimeInitTime);
-  if (procresize(gomaxprocs) != nullptr) plat::throw_("unknown runnable goroutine during bootstrap");
+  int32_t procs = 0;
+  if (maxprocsSettings.explicit_) {
+    procs = constructedProcs_;
+    sched.customGOMAXPROCS = true;
+    sysmonSkipsMaxProcs_.store(true, std::memory_order_relaxed);
+  } else {
+    procs = defaultGOMAXPROCS(numCPUStartup);
+  }
+  if (procresize(procs) != nullptr) plat::throw_("unknown runnable goroutine during bootstrap");
   unlock(&sched.lock);
 }
 

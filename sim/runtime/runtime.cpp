@@ -37,13 +37,19 @@ void unlock(plat::Mutex* l, plat::Site site) {
   if (gp->m->locks == 0 && gp->preempt()) gp->stackguard0.set(stackPreempt);
 }
 
-// pMask.resize (proc.go)
+// pMask.resize (proc.go): within the capacity only the length changes (the words past it keep
+// their bits, as a reslice does); past it a new array gets a plain copy of the words in use.
 void pMask::resize(int32_t nprocs) {
   const int32_t words = (nprocs + 31) / 32;
+  if (words <= cap_) {
+    n_ = words;
+    return;
+  }
   auto fresh = std::make_unique<Atomic<uint32_t>[]>(static_cast<size_t>(words));
-  for (int32_t i = 0; i < std::min(words, n_); i++) fresh[i].set(words_[i].peek());
-  words_ = std::move(fresh);
-  n_ = words;
+  for (int32_t i = 0; i < n_; i++) fresh[i].cell().store(words_[i].peek(), std::memory_order_relaxed);
+  words_ = fresh.get();
+  arrays_.push_back(std::move(fresh));
+  n_ = cap_ = words;
 }
 
 // pMask.read (proc.go)
@@ -68,6 +74,7 @@ bool pMask::any() const {
 
 Runtime::Runtime(int32_t nprocs) {
   gomaxprocs = nprocs;
+  constructedProcs_ = nprocs;
   ncpu = nprocs;
   syncstate = std::make_unique<SyncState>();
   // m0 and its g0 exist before any code runs, as in Go (statically allocated there).
@@ -79,13 +86,7 @@ Runtime::Runtime(int32_t nprocs) {
   stealOrder.reset(static_cast<uint32_t>(nprocs));
   idlepMask.resize(nprocs);
   timerpMask.resize(nprocs);
-  for (int32_t i = 0; i < nprocs; i++) {
-    pstore_.push_back(std::make_unique<p>());
-    p* pp = pstore_.back().get();
-    pp->id = i;
-    timersInit(pp);
-    allp.push_back(pp);
-  }
+  for (int32_t i = 0; i < nprocs; i++) allp.push_back(newP(i));
   // Go's worldsema and gcsema start at 1. Their ids sit far above newSyncId's, so making them
   // shifts no channel's or semaphore's id (nor its semtable bucket).
   worldsema = std::make_unique<Sema>(uint64_t{1} << 62, 1);
@@ -93,7 +94,17 @@ Runtime::Runtime(int32_t nprocs) {
 }
 
 Runtime::~Runtime() {
-  for (p* pp : allp) timersFree(pp);
+  for (auto& pp : pstore_) timersFree(pp.get());
+}
+
+// new(p) and the part of p.init that is done once per P here: its id and its timer heap.
+p* Runtime::newP(int32_t id) {
+  if (id != static_cast<int32_t>(pstore_.size())) plat::throw_("newP: Ps are made in id order");
+  pstore_.push_back(std::make_unique<p>());
+  p* pp = pstore_.back().get();
+  pp->id = id;
+  timersInit(pp);
+  return pp;
 }
 
 void Runtime::useStackPool(uint32_t slots) {

@@ -7,6 +7,7 @@
 // the file for its concern and cites the Go function it ports.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,7 +33,10 @@ struct SyncState;
 struct hchan;
 struct Sema;
 
-// pMask (proc.go): an atomic bitstring with one bit per P.
+// pMask (proc.go): an atomic bitstring with one bit per P. Go's is a slice: resize reslices
+// within its capacity and copies into a new array beyond it. Here the live array is words_ with
+// n_ words in use of cap_; an outgrown array is kept (Go's stays alive while anyone holds the old
+// slice), so a reader holding the mask across a resize never reads freed memory.
 class pMask {
  public:
   void resize(int32_t nprocs);
@@ -42,8 +46,10 @@ class pMask {
   bool any() const;
 
  private:
-  std::unique_ptr<Atomic<uint32_t>[]> words_;
+  Atomic<uint32_t>* words_ = nullptr;
   int32_t n_ = 0;
+  int32_t cap_ = 0;
+  std::vector<std::unique_ptr<Atomic<uint32_t>[]>> arrays_;  // every array made, the live one last
 };
 
 // Go constants that the queue code consults.
@@ -79,6 +85,10 @@ class Host {
   // not known (ncpu stays as set).
   virtual int32_t getproccount() { return 0; }
 };
+
+// adjustCgroupGOMAXPROCS (cgroup_linux.go): procs lowered to the CPU limit, rounded up and at
+// least 2, when there is a limit.
+int32_t adjustCgroupGOMAXPROCS(int32_t procs, CPULimit limit);
 
 // Go constants.
 inline constexpr int64_t forcePreemptNS = 10 * 1000 * 1000;  // 10ms time slice (proc.go)
@@ -167,6 +177,9 @@ class Runtime {
   void schedinit();
   p* procresize(int32_t nprocs);  // the Ps with work that need an M, linked by p.link
   void pinit(p* pp);
+  void pdestroy(p* pp);  // p.destroy (proc.go)
+  p* newP(int32_t id);   // Not in Go: new(p) and its timer heap (runtime.cpp)
+  void gfpurge(p* pp);   // proc.go
   // Starts the program: m0's thread, which runs rt0_go. The host must be set.
   void boot(uint64_t seed);
   void rt0_go(uintptr_t mainpc, void* maintask);  // m0's thread body
@@ -256,15 +269,21 @@ class Runtime {
   void dolockOSThread();
   void dounlockOSThread();
 
-  // The runtime's init goroutines (proc_init.cpp): they start, park and, with no GC, stay parked.
-  // forcegc and updateMaxProcsG (proc.go): helpers that sysmon would resume; idle is Go's
+  // The runtime's init goroutines (proc_init.cpp): they start and park until there is work.
+  // forcegc and updateMaxProcsG (proc.go): helpers that sysmon resumes; idle is Go's
   // atomic.Bool.
   struct HelperState {
     plat::Mutex lock;
     g* gp = nullptr;
     Atomic<uint32_t> idle;
   };
-  HelperState forcegc, updateMaxProcsG;
+  // updateMaxProcsGState (proc.go): procs, the value sysmon wants, is written by sysmon while the
+  // helper is idle and read by the helper once woken.
+  struct updateMaxProcsGState : HelperState {
+    int32_t procs = 0;
+  };
+  HelperState forcegc;
+  updateMaxProcsGState updateMaxProcsG;
   // sweep (mgcsweep.go) and scavenger (mgcscavenge.go): parked is a plain bool under the lock.
   struct BgState {
     plat::Mutex lock;
@@ -279,7 +298,6 @@ class Runtime {
   void runtimeInit();                 // runtime_inittasks: proc.go's init starts forcegchelper
   void gcenable();
   void defaultGOMAXPROCSUpdateEnable();
-  void idleHelperLoop(HelperState& h, waitReason reason, const char* phaseError);
   void forcegchelper();
   void updateMaxProcsGoroutine();
   void bgsweep(hchan* c);
@@ -401,6 +419,20 @@ class Runtime {
   // runtime.GOMAXPROCS (debug.go): n >= 1 sets it under stop-the-world (procresize at the
   // restart); returns the previous value.
   int32_t GOMAXPROCS(int32_t n);
+  void SetDefaultGOMAXPROCS();  // debug.go
+  // The container-aware default (cgroup_linux.go, os_linux.go) and its upkeep (proc.go).
+  int32_t getCPUCount();                    // sched_getaffinity's count, through the host
+  void defaultGOMAXPROCSInit();             // from schedinit
+  int32_t defaultGOMAXPROCS(int32_t ncpu);  // ncpu 0: getCPUCount()
+  void sysmonUpdateGOMAXPROCS();            // sysmon, about once a second
+  int32_t numCPUStartup = 0;                // runtime2.go: getCPUCount() at start (osinit)
+  bool cgroupOK = false;                    // cgroup_linux.go: the limit is to be read (containermaxprocs > 0)
+  // newprocs (runtime2.go): set while the world is stopped to the P count startTheWorldWithSema
+  // gives procresize; 0: keep gomaxprocs.
+  int32_t newprocs = 0;
+  // computeMaxProcsLock (proc.go): held by sysmon while it computes the default, so that a
+  // runtime.GOMAXPROCS call can wait for a computation under way before it returns.
+  plat::Mutex computeMaxProcsLock;
   // How GOMAXPROCS is chosen, set before boot (cgroup_linux.go, proc.go): explicit is the GOMAXPROCS
   // environment variable (the constructor's nprocs is then the value); otherwise schedinit takes
   // defaultGOMAXPROCS(ncpu) and sysmon keeps it current. GODEBUG containermaxprocs and
@@ -488,6 +520,13 @@ class Runtime {
   }
 
   int32_t procresizeOld_ = 0;  // Go's gomaxprocs as procresize reads it: 0 until schedinit's call
+  // Not in Go: the P count the Runtime was built with (the GOMAXPROCS variable when explicit_).
+  int32_t constructedProcs_ = 0;
+  // Not in Go: sysmon skips its GOMAXPROCS check while GOMAXPROCS came from the variable (see
+  // sysmon.cpp); SetDefaultGOMAXPROCS clears it.
+  std::atomic<bool> sysmonSkipsMaxProcs_{false};  // a C++ atomic: no operation of Go's
+  // Every P ever made, by id: Go's allp keeps Ps past its length (up to its capacity) and reuses
+  // them when it grows again; a P is never freed while the Runtime lives.
   std::vector<std::unique_ptr<p>> pstore_;
   std::vector<std::unique_ptr<m>> mstore_;
   plat::Arena<g> gstore_;

@@ -326,6 +326,15 @@ struct schedt {
   plat::Mutex sudoglock;
   sudog* sudogcache = nullptr;
 
+  // GOMAXPROCS was set by hand (the GOMAXPROCS variable, runtime.GOMAXPROCS): no automatic
+  // updates. Guarded by sched.lock.
+  bool customGOMAXPROCS = false;
+  // procresize's bookkeeping of P-time: when it last ran, and the sum of gomaxprocs x time
+  // before that. Guarded by sched.lock.
+  int64_t procresizetime = 0;
+  int64_t totaltime = 0;
+  Atomic<uint64_t> goroutinesCreated;  // the goroutines made on Ps that were destroyed since
+
   Atomic<uint32_t> sysmonwait;    // sysmon is parked on sysmonnote (Go's atomic.Bool)
   plat::Note sysmonnote;
   plat::Mutex sysmonlock;

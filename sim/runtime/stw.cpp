@@ -5,9 +5,11 @@
 // sits in a system call (frozen with the _Gscan bit, as retake does) and every idle P, asks the
 // running ones to preempt, and sleeps on sched.stopnote, waking every 100us to ask again, until
 // the last running P's M sees gcwaiting at a safe point (findRunnable -> gcstopm, handoffp,
-// entersyscall) and wakes it. Starting the world runs procresize with the same P count, which
-// gives each P with queued work an M (preferably the one it last ran on), puts the rest on the
-// idle list, and wakes one spinning M for whatever is left.
+// entersyscall) and wakes it. Starting the world runs procresize with the P count newprocs asks
+// for (runtime.GOMAXPROCS and the GOMAXPROCS updater set it while the world is stopped) or the
+// same count, which destroys or makes Ps as needed, gives each P with queued work an M
+// (preferably the one it last ran on), puts the rest on the idle list, and wakes one spinning M
+// for whatever is left.
 //
 // forEachP is the lighter barrier: every P runs a function at its next safe point, the idle and
 // syscalling ones have it run for them, and the caller waits on sched.safePointNote.
@@ -136,8 +138,11 @@ int64_t Runtime::startTheWorldWithSema(int64_t now, worldStop w) {
     netpollAdjustWaiters(delta);
   }
   lock(&sched.lock);
-  // Go takes newprocs here when GOMAXPROCS changed during the stop; it never changes here.
-  const int32_t procs = gomaxprocs;
+  int32_t procs = gomaxprocs;
+  if (newprocs != 0) {
+    procs = newprocs;
+    newprocs = 0;
+  }
   p* p1 = procresize(procs);
   sched.gcwaiting.Store(0);
   if (sched.sysmonwait.Load() != 0) {
@@ -321,10 +326,43 @@ void Runtime::runSafePointFn() {
 
 namespace gmp::rt {
 
-// runtime.GOMAXPROCS (debug.go). Stub until the resize is ported (issue 25, helper "maxprocs").
+// GOMAXPROCS (debug.go): returns the current value and, for n >= 1, sets it under stop-the-world
+// (procresize at the restart). Any n >= 1 turns the automatic updates off, even the current value.
 int32_t Runtime::GOMAXPROCS(int32_t n) {
-  (void)n;
-  plat::throw_("GOMAXPROCS: not ported yet");
+  lock(&sched.lock);
+  const int32_t ret = gomaxprocs;
+  if (n <= 0) {
+    unlock(&sched.lock);
+    return ret;
+  }
+  // Set before the stop, so that sysmon, which may be computing the default, gives up.
+  sched.customGOMAXPROCS = true;
+  unlock(&sched.lock);
+  // A computation of the default under way ends before this goes on.
+  lock(&computeMaxProcsLock);
+  unlock(&computeMaxProcsLock);
+  if (n == ret) return ret;  // updates off, nothing to resize
+  const worldStop stw = stopTheWorldGC(stwReason::stwGOMAXPROCS);
+  newprocs = n;  // for startTheWorldWithSema's procresize
+  startTheWorldGC(stw);
+  return ret;
+}
+
+// SetDefaultGOMAXPROCS (debug.go): back to the default value and the automatic updates.
+void Runtime::SetDefaultGOMAXPROCS() {
+  const int32_t procs = defaultGOMAXPROCS(0);
+  lock(&sched.lock);
+  const int32_t curr = gomaxprocs;
+  const bool custom = sched.customGOMAXPROCS;
+  unlock(&sched.lock);
+  if (!custom && procs == curr) return;
+  const worldStop stw = stopTheWorldGC(stwReason::stwGOMAXPROCS);
+  newprocs = procs;
+  lock(&sched.lock);
+  sched.customGOMAXPROCS = false;
+  unlock(&sched.lock);
+  sysmonSkipsMaxProcs_.store(false, std::memory_order_relaxed);  // Not in Go: sysmon's check resumes (sysmon.cpp)
+  startTheWorldGC(stw);
 }
 
 }  // namespace gmp::rt

@@ -22,6 +22,7 @@ void Runtime::sysmon() {
   checkdead();
   unlock(&sched.lock);
 
+  int64_t lastgomaxprocs = 0;
   int64_t lasttrace = 0;
   int idle = 0;  // rounds in a row in which sysmon woke nobody
   uint32_t delay = 0;
@@ -79,6 +80,16 @@ void Runtime::sysmon() {
         incidlelocked(1);
         netpollAdjustWaiters(delta);
       }
+    }
+    // At most once a second: is the default GOMAXPROCS still the current one? Not in Go: while
+    // GOMAXPROCS came from the variable (and SetDefaultGOMAXPROCS has not been called), the port
+    // skips the check instead of taking computeMaxProcsLock and sched.lock to find
+    // customGOMAXPROCS set, so that runs with a given GOMAXPROCS keep their operations
+    // (docs/fidelity.md, 20).
+    if (maxprocsSettings.updatemaxprocs != 0 && !sysmonSkipsMaxProcs_.load(std::memory_order_relaxed) &&
+        lastgomaxprocs + 1'000'000'000 <= now) {
+      sysmonUpdateGOMAXPROCS();
+      lastgomaxprocs = now;
     }
     // Mutant startm-late-mreserveid: before 8fdc79e18a sysmon also started an M here when a timer
     // was overdue, outside any incidlelocked bracket; on that path startm's late ID let checkdead

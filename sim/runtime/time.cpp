@@ -33,6 +33,30 @@ TimersCheck timersCheck(p* pp, int64_t now) {
 
 int64_t timersWakeTime(p* pp) { return pp->timers_->wakeTime(); }
 
+void timersTake(p* dst, p* src) { dst->timers_->take(src->timers_); }
+
+// timers.take (time.go): moves every timer of src into ts, dropping the zombies. The world is
+// stopped, so neither set is locked.
+void timers::take(timers* src) {
+  if (src->heap.empty()) return;
+  for (const timerWhen& tw : src->heap) {
+    timer* t = tw.t;
+    t->ts = nullptr;
+    if ((t->state & timerZombie) != 0) {
+      t->state &= static_cast<uint8_t>(~(timerHeaped | timerZombie | timerModified));
+    } else {
+      t->state &= static_cast<uint8_t>(~timerModified);
+      addHeap(t, true);
+    }
+  }
+  src->heap.clear();
+  src->zombies.Store(0);
+  src->minWhenHeap.Store(0);
+  src->minWhenModified.Store(0);
+  src->len->Store(0);
+  len->Store(static_cast<uint32_t>(heap.size()));
+}
+
 // timer.init (time.go)
 void timer::init(timerFunc f_, void* arg_) {
   f = f_;
@@ -139,8 +163,8 @@ void goroutineReady(void* arg, uintptr_t seq, int64_t delay) {
 }
 
 // timers.addHeap (time.go): adds t, which belongs in a heap, to ts; ts must be locked.
-void timers::addHeap(timer* t) {
-  assertLockHeld(mu);
+void timers::addHeap(timer* t, bool worldStopped) {
+  if (!worldStopped) assertLockHeld(mu);
   // Timers rely on the network poller: start it with the first one.
   Runtime& r = *Runtime::current();
   if (r.netpollInited.Load() == 0) r.netpollGenericInit();
@@ -148,7 +172,7 @@ void timers::addHeap(timer* t) {
   t->ts = this;
   heap.push_back(timerWhen{t, t->when});
   siftUp(static_cast<int>(heap.size()) - 1);
-  if (t == heap[0].t) updateMinWhenHeap();
+  if (t == heap[0].t) updateMinWhenHeap(worldStopped);
 }
 
 // timers.deleteMin (time.go): removes heap[0]; ts must be locked.
@@ -487,8 +511,8 @@ void timer::unlockAndRun(int64_t now) {
 }
 
 // timers.updateMinWhenHeap (time.go): minWhenHeap = heap[0].when; ts must be locked.
-void timers::updateMinWhenHeap() {
-  assertLockHeld(mu);
+void timers::updateMinWhenHeap(bool worldStopped) {
+  if (!worldStopped) assertLockHeld(mu);
   if (heap.empty()) {
     minWhenHeap.Store(0);
   } else {
@@ -511,9 +535,10 @@ void timers::updateMinWhenModified(int64_t when) {
 int64_t timeSleepUntil() {
   Runtime& r = *Runtime::current();
   int64_t next = maxWhen;
-  // Go holds allpLock here to keep allp from changing; allp changes only in procresize, with the
-  // world stopped, in this port.
-  for (p* pp : r.allp) {
+  // Go holds allpLock here to keep allp from changing; the port takes none, and reads allp afresh
+  // at each step instead (procresize may run between two of them).
+  for (size_t i = 0; i < r.allp.size(); i++) {
+    p* pp = r.allp[i];
     if (pp == nullptr || pp->timers_ == nullptr) continue;
     if (const int64_t w = pp->timers_->wakeTime(); w != 0) next = std::min(next, w);
   }

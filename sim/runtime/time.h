@@ -96,7 +96,10 @@ struct timers {
 
   void lock();
   void unlock();
-  void addHeap(timer* t);
+  // worldStopped: the caller has stopped the world instead of locking ts (Go's
+  // assertWorldStoppedOrLockHeld).
+  void addHeap(timer* t, bool worldStopped = false);
+  void take(timers* src);
   void deleteMin();
   void cleanHead();
   void adjust(int64_t now, bool force);
@@ -108,7 +111,7 @@ struct timers {
   };
   Checked check(int64_t now);
   int64_t run(int64_t now);
-  void updateMinWhenHeap();
+  void updateMinWhenHeap(bool worldStopped = false);  // Go: assertWorldStoppedOrLockHeld
   void updateMinWhenModified(int64_t when);
   void siftUp(int i);
   void siftDown(int i);
@@ -125,6 +128,7 @@ struct TimersCheck {
 };
 TimersCheck timersCheck(p* pp, int64_t now);  // pp.timers.check(now, nil)
 int64_t timersWakeTime(p* pp);                // pp.timers.wakeTime()
+void timersTake(p* dst, p* src);              // dst.timers.take(&src.timers), world stopped
 int64_t timeSleepUntil();
 void timeSleep(int64_t ns);
 void afterFunc(int64_t ns, timerFunc f, void* arg);

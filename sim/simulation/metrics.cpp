@@ -9,9 +9,30 @@ namespace gmp::engine {
 
 using rt::Ev;
 
-Metrics::Metrics(int32_t procs)
-    : busy_(static_cast<size_t>(procs), 0), since_(static_cast<size_t>(procs), 0),
-      running_on_(static_cast<size_t>(procs), nullptr) {}
+Metrics::Metrics(int32_t procs) { set_procs(static_cast<size_t>(procs), 0); }
+
+// Room for n Ps' figures.
+void Metrics::grow(size_t n) {
+  if (n <= busy_.size()) return;
+  busy_.resize(n, 0);
+  since_.resize(n, 0);
+  running_on_.resize(n, nullptr);
+  existed_.resize(n, 0);
+  alive_since_.resize(n, -1);
+}
+
+// GOMAXPROCS is n from now: new Ps start existing, and the Ps past n stop (their goroutine, if
+// the event order left one, stops running with them).
+void Metrics::set_procs(size_t n, int64_t now) {
+  grow(n);
+  for (size_t i = procs_; i < n; i++) alive_since_[i] = now;
+  for (size_t i = n; i < procs_; i++) {
+    stop_running(i, now);
+    existed_[i] += now - alive_since_[i];
+    alive_since_[i] = -1;
+  }
+  procs_ = n;
+}
 
 // P i stops running a goroutine.
 void Metrics::stop_running(size_t i, int64_t now) {
@@ -27,6 +48,9 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     if (gp != nullptr) gp->runnableSince = now;
   };
   switch (e) {
+    case Ev::ProcsChange:
+      set_procs(static_cast<size_t>(arg), now);
+      break;
     case Ev::GoCreate:
       runnable();
       if (!rt::isSystemGoroutine(gp)) user_goroutines_++;
@@ -41,6 +65,7 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
       }
       if (pp != nullptr) {
         const auto i = static_cast<size_t>(pp->id);
+        grow(i + 1);
         stop_running(i, now);
         running_on_[i] = gp;
         since_[i] = now;
@@ -51,6 +76,7 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
         runnable();
       } else if (pp != nullptr) {  // back on a P, running
         const auto i = static_cast<size_t>(pp->id);
+        grow(i + 1);
         running_on_[i] = gp;
         since_[i] = now;
       }
@@ -63,7 +89,9 @@ void Metrics::on_event(Ev e, rt::g* gp, rt::p* pp, int64_t arg, int64_t now) {
     case Ev::GoEnd:
     case Ev::GoSyscall:
       // These events carry the P the goroutine was running on.
-      if (pp != nullptr && running_on_[static_cast<size_t>(pp->id)] == gp) stop_running(static_cast<size_t>(pp->id), now);
+      if (pp != nullptr && static_cast<size_t>(pp->id) < running_on_.size() &&
+          running_on_[static_cast<size_t>(pp->id)] == gp)
+        stop_running(static_cast<size_t>(pp->id), now);
       break;
     default:
       break;
@@ -74,6 +102,11 @@ void Metrics::finish(int64_t now) {
   for (size_t i = 0; i < running_on_.size(); i++) {
     stop_running(i, now);
   }
+  for (size_t i = 0; i < procs_; i++) {
+    existed_[i] += now - alive_since_[i];
+    alive_since_[i] = -1;
+  }
+  procs_ = 0;
   end_ = now;
 }
 
@@ -90,7 +123,10 @@ int64_t Metrics::latency_quantile(double q) { return nearest_rank(latency_, q); 
 
 std::vector<double> Metrics::utilisation() const {
   std::vector<double> u;
-  for (int64_t b : busy_) u.push_back(end_ > 0 ? static_cast<double>(b) / static_cast<double>(end_) : 0.0);
+  for (size_t i = 0; i < busy_.size(); i++) {
+    const int64_t t = existed_[i];
+    u.push_back(t > 0 ? static_cast<double>(busy_[i]) / static_cast<double>(t) : 0.0);
+  }
   return u;
 }
 

@@ -1,5 +1,7 @@
 // What a run measures from the scheduler's events: counts, scheduling latency (runnable to
-// running) and per-P utilisation (time running goroutines).
+// running) and per-P utilisation (time running goroutines). The P count may change during the
+// run (ProcsChange): the per-P figures grow with it, and each P's utilisation is over the time it
+// existed.
 #pragma once
 
 #include <array>
@@ -34,11 +36,14 @@ class Metrics {
   // runtime's own are left out, as from the goroutine count); 0 with no samples.
   int64_t latency_quantile(double q);
   size_t latency_samples() const { return latency_.size(); }
-  // Fraction of [0, end] each P spent running goroutines.
+  // For each P that ever existed, by id: the fraction of the time it existed (up to the end)
+  // that it spent running goroutines; [0, end] for the Ps that were there all along.
   std::vector<double> utilisation() const;
 
  private:
   void stop_running(size_t p, int64_t now);
+  void set_procs(size_t n, int64_t now);  // the Ps [0, n) exist from now on
+  void grow(size_t n);
 
   std::array<uint64_t, static_cast<size_t>(rt::Ev::Count_)> counts_{};
   uint64_t user_goroutines_ = 0;
@@ -46,6 +51,9 @@ class Metrics {
   std::vector<int64_t> busy_;
   std::vector<int64_t> since_;          // when the P's current goroutine started
   std::vector<rt::g*> running_on_;      // the goroutine each P runs
+  std::vector<int64_t> existed_;        // ns each P existed before alive_since_
+  std::vector<int64_t> alive_since_;    // when the P last came to exist; -1: not now
+  size_t procs_ = 0;                    // the Ps that exist now: [0, procs_)
   int64_t end_ = 0;
 };
 

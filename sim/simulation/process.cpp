@@ -24,8 +24,23 @@ Process::Process(const ProcessConfig& cfg, const scenario::Scenario& sc, const c
   runtime_.asyncpreemptoff = cfg.asyncpreemptoff;
   runtime_.schedtracePeriod = cfg.schedtrace_ns;
   runtime_.gcSettings = cfg.gc;
-  runtime_.ncpu = static_cast<int32_t>(engine_.config().cores.size());
   runtime_.gccost = gc_costs_from_profile(prof);
+  set_maxprocs_settings();
+}
+
+// How the runtime chooses GOMAXPROCS: the CPUs it may use (its cgroup's cpuset, or the machine's
+// cores) and, with procs auto, Go's default and its updates under the GODEBUG settings.
+void Process::set_maxprocs_settings() {
+  runtime_.ncpu = getproccount();
+  runtime_.maxprocsSettings.explicit_ = !cfg_.procs_auto;
+  runtime_.maxprocsSettings.containermaxprocs = cfg_.containermaxprocs;
+  runtime_.maxprocsSettings.updatemaxprocs = cfg_.updatemaxprocs;
+}
+
+// GOMAXPROCS at the end of the run and how many times procresize changed it.
+void Process::finish_maxprocs(SimResult& res) {
+  res.procs_end = runtime_.gomaxprocs;
+  res.procs_changes = static_cast<uint32_t>(metrics_.count(Ev::ProcsChange));
 }
 
 rt::CPULimit Process::cgroupCPULimit() {
@@ -126,6 +141,7 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
   res.violations = asserts_.violations();
   res.assertions_unchecked = asserts_.unchecked();
   res.gc = runtime_.gcstats;
+  finish_maxprocs(res);
   finish_machine_view(er, res);
 }
 

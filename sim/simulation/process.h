@@ -78,6 +78,8 @@ class Process final : public rt::Host {
   int32_t getproccount() override;
 
  private:
+  void set_maxprocs_settings();
+  void finish_maxprocs(SimResult& res);
   std::string start_function(uintptr_t pc) const;
   std::string goroutine_dump() const;
 
