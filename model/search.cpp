@@ -455,6 +455,10 @@ std::string format_interleaving(const Execution& ex, size_t from, size_t to, siz
                   l.step.site.line() != 0 ? site.c_str() : "-", operation(l).c_str(),
                   l.enabled > 1 ? "" : "  (only choice)");
     out += buf;
+    // Several processes: the other processes' steps taken between two choices are not listed.
+    if (i + 1 < ex.log.size() && ex.log[i + 1].forced > l.forced) {
+      out += "        ... " + std::to_string(ex.log[i + 1].forced - l.forced) + " steps of other processes\n";
+    }
   }
   return out;
 }
