@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "model/execution.h"
 #include "model/policies.h"
 #include "model/recorder.h"
 #include "model/thread_run.h"
 #include "sim/platform/atomic.h"
+#include "sim/platform/platform.h"
 
 using namespace gmp;
 using namespace gmp::model;
@@ -26,16 +28,27 @@ using Layout = std::vector<uint32_t>;
 
 struct Cells {
   Atomic<uint32_t> counter[2];  // by process
+  plat::Note go;                // a's second thread wakes it; b's first thread (if any) waits on it
 };
 
 // Two racy increments (a plain load, then a plain store) per thread, on its process's counter.
+// The second thread of a wakes `go` after its first increment, and the first thread of b waits for
+// it before its own: so b's steps come in the middle of a's run, and a's next choice follows
+// them. (The one cell the two processes share, for this test of the Recorder alone.)
 ThreadProgram program(const Layout& layout, Cells& c) {
   ThreadProgram prog;
+  int seen[2] = {0, 0};
   for (size_t i = 0; i < layout.size(); i++) {
     const uint32_t p = layout[i];
+    const bool waker = p == 0 && seen[0] == 1, waiter = p == 1 && seen[1] == 0;
+    seen[p]++;
     prog.add_thread(
-        "T" + std::to_string(i), [&c, p] {
-          for (int k = 0; k < 2; k++) c.counter[p].set(c.counter[p].get() + 1);
+        "T" + std::to_string(i), [&c, p, waker, waiter] {
+          if (waiter) plat::notesleep(c.go);
+          for (int k = 0; k < 2; k++) {
+            c.counter[p].set(c.counter[p].get() + 1);
+            if (waker && k == 0) plat::notewakeup(c.go);
+          }
         },
         nullptr, p);
   }
@@ -64,10 +77,12 @@ Search dpor(const Layout& layout, uint32_t checked, const std::vector<uint32_t>&
   for (uint64_t n = 0; d.begin(n); n++) {
     Cells c;
     const ThreadRun r = program(layout, c).run(d, kMaxSteps, checked);
-    REQUIRE(r.outcome == ThreadRun::Outcome::Completed);
+    // Completed, or cut short by a sleep set (nothing new below).
+    REQUIRE((r.outcome == ThreadRun::Outcome::Completed || r.outcome == ThreadRun::Outcome::Stopped));
     out.executions++;
     out.schedules.insert(renumbered(r.schedule, map));
     for (const auto& [step, tid] : r.schedule.picks) out.picked.insert(tid);
+    if (r.outcome != ThreadRun::Outcome::Completed) continue;
     for (uint32_t p = 0; p < 2; p++) out.finals[p].insert(c.counter[p].peek());
     out.forced.insert(r.forced);
     REQUIRE(out.executions < 10'000);
@@ -148,4 +163,20 @@ TEST_CASE("a schedule names the process it was recorded for", "[check][processes
   CHECK(Schedule::parse("12:3/77").str() == "12:3/77");
   CHECK_THROWS_WITH(Schedule::parse("a b@1:0/3"), Catch::Contains("byte 1: expected a process name"));
   CHECK_THROWS_WITH(Schedule::parse("@1:0/3"), Catch::Contains("byte 0: expected a process name"));
+}
+
+TEST_CASE("--process names a declared process or all", "[check][processes]") {
+  scenario::Scenario sc;
+  sc.processes.resize(2);
+  sc.processes[0].name = "client";
+  sc.processes[1].name = "server";
+  CHECK(resolve_process(sc, "client") == 0);
+  CHECK(resolve_process(sc, "server") == 1);
+  CHECK(resolve_process(sc, "all") == kAllProcesses);
+  CHECK_THROWS_WITH(resolve_process(sc, "db"), Catch::Contains("its processes: client, server, or all"));
+  CHECK(process_label(sc, 1) == "server");
+  CHECK(process_label(sc, kAllProcesses) == "all");
+  const scenario::Scenario one;
+  CHECK(resolve_process(one, "all") == kAllProcesses);
+  CHECK_THROWS_WITH(resolve_process(one, "main"), Catch::Contains("declares no processes"));
 }

@@ -232,6 +232,7 @@ void ChoiceDriver::enable(ChoiceThread& t, Step s) {
   t.wait_on = nullptr;
   t.deadline = kNever;
   s.tid = t.id;
+  s.process = t.process;
   s.g = t.ctx->g;
   t.step = s;
 }
