@@ -57,6 +57,15 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
   }
+  // A cgroup the machine cannot hold (a cpuset past its cores, a quota above them) is refused
+  // before any run.
+  for (const SweepPoint& pt : pts) {
+    try {
+      engine::check_machine(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed));
+    } catch (const engine::SimConfigError& e) {
+      usage_error(std::string("sweep: ") + e.what() + (pt.cores > 0 ? " (--cores " + std::to_string(pt.cores) + ")" : ""));
+    }
+  }
   // Every (point, seed) run is independent and deterministic on its own, so they run on worker
   // threads, one simulation per thread at a time; results land in fixed slots, so the output does
   // not depend on which thread finished first.

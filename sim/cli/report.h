@@ -12,6 +12,9 @@ namespace gmp::cli {
 std::string format_run(const engine::SimResult& r, bool all_events = false, bool gctrace = false);
 // The line `GC: N cycles, ...` for a program that allocated; "" for one that did not.
 std::string format_gc_summary(const engine::SimResult& r);
+// The line `cpu.stat: nr_periods N nr_throttled N throttled_usec N` for a process with a quota; ""
+// for one without.
+std::string format_cpu_stat(const engine::SimResult& r);
 // The lines about the scenario's assertions (part of format_run): none when it has none; else how
 // many held, then each violation, with its assertion's position and text and what happened.
 std::string format_assertions(const engine::SimResult& r);
