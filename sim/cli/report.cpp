@@ -10,6 +10,7 @@
 
 #include "sim/cli/flags.h"
 #include "sim/runtime/gctrace.h"
+#include "sim/scenario/settings.h"
 
 namespace gmp::cli {
 
@@ -354,12 +355,17 @@ std::string gc_point_label(const SweepPoint& p, SweepDims dims) {
   std::string s;
   if (dims.gogc) s += "GOGC=" + gogc_text(p.gc.gcPercent) + " ";
   if (dims.memlimit) s += "GOMEMLIMIT=" + memlimit_text(p.gc.memoryLimit) + " ";
+  if (dims.quota) s += "quota=" + quota_text(p.cpu_quota) + " ";
   return s;
 }
 
+std::string procs_text(int64_t procs) { return procs == 0 ? "auto" : std::to_string(procs); }
+
+std::string quota_text(double cpus) { return cpus == 0 ? "none" : scenario::cpus_text(cpus); }
+
 namespace {
-using GCKey = std::pair<int32_t, int64_t>;  // (gcPercent, memoryLimit)
-GCKey gc_key(const SweepPoint& p) { return {p.gc.gcPercent, p.gc.memoryLimit}; }
+using GCKey = std::tuple<int32_t, int64_t, double>;  // (gcPercent, memoryLimit, CPU quota)
+GCKey gc_key(const SweepPoint& p) { return {p.gc.gcPercent, p.gc.memoryLimit, p.cpu_quota}; }
 // The points' distinct GC settings, in the order the points first have them.
 std::vector<GCKey> gc_keys(const std::vector<SweepPoint>& pts) {
   std::vector<GCKey> keys;
@@ -426,14 +432,16 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims di
     s += "\n" + std::string(m.name) + (seeds > 1 ? " (mean of " + std::to_string(seeds) + " seeds)" : "") + "\n";
     if (dims.gogc) s += cell("GOGC");
     if (dims.memlimit) s += cell("GOMEMLIMIT");
+    if (dims.quota) s += cell("CPU quota");
     s += cell("GOMAXPROCS");
     for (int64_t c : cores) s += cell(std::to_string(c) + " cores");
     s += "\n";
     for (const GCKey& g : gcs) {
       for (int64_t p : procs) {
-        if (dims.gogc) s += cell(gogc_text(g.first));
-        if (dims.memlimit) s += cell(memlimit_text(g.second));
-        s += cell(std::to_string(p));
+        if (dims.gogc) s += cell(gogc_text(std::get<0>(g)));
+        if (dims.memlimit) s += cell(memlimit_text(std::get<1>(g)));
+        if (dims.quota) s += cell(quota_text(std::get<2>(g)));
+        s += cell(procs_text(p));
         for (int64_t c : cores) {
           auto it = at.find({g, p, c});
           const double v = it == at.end() ? NAN : mean(it->second->runs, m.get);
@@ -473,9 +481,14 @@ std::string format_bench_lines(const std::vector<SweepPoint>& pts, SweepDims dim
       s += "cores: " + std::to_string(cores) + "\n";
     }
     if (new_cores || gc != gc_key(p)) {
-      if (dims.gogc && (new_cores || !gc || gc->first != p.gc.gcPercent)) s += "gogc: " + gogc_text(p.gc.gcPercent) + "\n";
-      if (dims.memlimit && (new_cores || !gc || gc->second != p.gc.memoryLimit)) {
+      if (dims.gogc && (new_cores || !gc || std::get<0>(*gc) != p.gc.gcPercent)) {
+        s += "gogc: " + gogc_text(p.gc.gcPercent) + "\n";
+      }
+      if (dims.memlimit && (new_cores || !gc || std::get<1>(*gc) != p.gc.memoryLimit)) {
         s += "memlimit: " + memlimit_text(p.gc.memoryLimit) + "\n";
+      }
+      if (dims.quota && (new_cores || !gc || std::get<2>(*gc) != p.cpu_quota)) {
+        s += "cpu-quota: " + quota_text(p.cpu_quota) + "\n";
       }
       gc = gc_key(p);
     }
@@ -533,7 +546,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
   }
   for (int64_t p : xs) {
     s += "<text x=\"" + fmt("%.1f", xpos(p)) + "\" y=\"" + fmt("%.0f", T + ph + 18) + "\" text-anchor=\"middle\">" +
-         std::to_string(p) + "</text>\n";
+         procs_text(p) + "</text>\n";
   }
   s += "<text x=\"" + fmt("%.0f", L + pw / 2) + "\" y=\"" + fmt("%.0f", H - 16) + "\" text-anchor=\"middle\">GOMAXPROCS</text>\n";
   s += "<text transform=\"rotate(-90)\" x=\"" + fmt("%.0f", -(T + ph / 2)) + "\" y=\"20\" text-anchor=\"middle\">" +
@@ -546,7 +559,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
     std::string path, label = std::to_string(c) + " cores";
     for (const auto& p : pts) {
       if (p.cores != c || gc_key(p) != g) continue;
-      if (dims.gogc || dims.memlimit) {
+      if (dims.gogc || dims.memlimit || dims.quota) {
         label = std::to_string(c) + " cores " + gc_point_label(p, dims);
         label.pop_back();  // the label's trailing space
       }

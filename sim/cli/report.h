@@ -25,6 +25,7 @@ struct SweepPoint {
   int64_t cores = 0;
   std::vector<engine::SimResult> runs;
   rt::GCSettings gc;
+  double cpu_quota = 0;  // --cpu-quota's CPUs; 0: no limit
 };
 
 // The sweep's dimensions beyond GOMAXPROCS and cores that were given (--gogc, --memlimit): each one
@@ -33,6 +34,7 @@ struct SweepPoint {
 struct SweepDims {
   bool gogc = false;
   bool memlimit = false;
+  bool quota = false;  // --cpu-quota
 };
 
 std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims dims = {});
@@ -42,8 +44,12 @@ std::string format_bench_lines(const std::vector<SweepPoint>& pts, SweepDims dim
 // A line chart of ns/op (or the run's virtual time without a benchmark) against GOMAXPROCS, a line
 // per cores (and GC settings).
 std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& title, SweepDims dims = {});
-// How a sweep's messages name a point's GC settings: "GOGC=50 " and "GOMEMLIMIT=64MiB " for the
-// dimensions given.
+// How a sweep's messages name a point's GC settings and quota: "GOGC=50 ", "GOMEMLIMIT=64MiB " and
+// "quota=2.5 " for the dimensions given.
 std::string gc_point_label(const SweepPoint& p, SweepDims dims);
+// A sweep's GOMAXPROCS value: "4", or "auto" for --procs auto (0).
+std::string procs_text(int64_t procs);
+// A quota's CPUs: "2.5", or "none" for 0.
+std::string quota_text(double cpus);
 
 }  // namespace gmp::cli
