@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "model/execution.h"
+#include "model/search.h"
+#include "sim/cost/profile.h"
+#include "sim/scenario/scenario.h"
 #include "model/policies.h"
 #include "model/recorder.h"
 #include "model/thread_run.h"
@@ -179,4 +182,71 @@ TEST_CASE("--process names a declared process or all", "[check][processes]") {
   const scenario::Scenario one;
   CHECK(resolve_process(one, "all") == kAllProcesses);
   CHECK_THROWS_WITH(resolve_process(one, "main"), Catch::Contains("declares no processes"));
+}
+
+namespace {
+
+// gmpsim check on sim/scenarios/check/two_processes.textproto under `process`: bounded DPOR at 1
+// preemption, run to completion (or to the first violation).
+CheckReport check_two(const scenario::Scenario& sc, uint32_t process, uint32_t properties = kDefaultProperties,
+                      uint64_t max_executions = 200'000) {
+  CheckConfig cfg;
+  cfg.setup.scenario = &sc;
+  cfg.setup.profile = &cost::default_profile();
+  cfg.setup.procs = 2;
+  cfg.setup.process = process;
+  cfg.setup.properties = properties;
+  cfg.strategy = "bounded";
+  cfg.params["preemptions"] = 1;
+  cfg.params["estimate"] = 0;
+  cfg.max_executions = max_executions;
+  return run_check(cfg);
+}
+
+}  // namespace
+
+TEST_CASE("two processes: --process a searches a as alone, all searches more, b's assertion is b's",
+          "[check][processes]") {
+  const scenario::Scenario sc =
+      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/two_processes.textproto");
+  REQUIRE(sc.processes.size() == 2);
+  const scenario::Scenario& a_alone = *sc.processes[0].program;
+
+  const CheckReport alone = check_two(a_alone, 0);
+  REQUIRE(alone.complete);
+  REQUIRE_FALSE(alone.found);
+
+  const CheckReport a = check_two(sc, 0);
+  CHECK(a.complete);
+  CHECK_FALSE(a.found);  // b's assertion is not a's property
+  CHECK(a.executions == alone.executions);
+
+  const CheckReport b = check_two(sc, 1);
+  REQUIRE(b.found);
+  CHECK(b.found->violation.property == kAssertions);
+  CHECK_THAT(b.found->violation.message, Catch::Contains("process b: ") && Catch::Contains("worker"));
+
+  // Every process's steps: more executions than a's alone (b's assertion left out, so that the
+  // search does not stop at it).
+  const CheckReport wide = check_two(sc, kAllProcesses, kDefaultProperties & ~kAssertions, alone.executions + 1);
+  CHECK(wide.executions == alone.executions + 1);
+  CHECK_FALSE(wide.complete);
+  CHECK_FALSE(wide.found);
+
+  const CheckReport all = check_two(sc, kAllProcesses);
+  REQUIRE(all.found);
+  CHECK(all.found->violation.property == kAssertions);
+  CHECK_THAT(all.found->violation.message, Catch::Contains("process b: "));
+
+  // b's counterexample replays under b, and is refused under a.
+  CheckSetup setup;
+  setup.scenario = &sc;
+  setup.profile = &cost::default_profile();
+  setup.procs = 2;
+  setup.process = 1;
+  const Execution again = replay(setup, b.found->schedule, "");
+  CHECK(again.end == Execution::End::Violation);
+  CHECK(again.violation.message == b.found->violation.message);
+  setup.process = 0;
+  CHECK_THROWS_AS(replay(setup, b.found->schedule, ""), ScheduleError);
 }

@@ -160,6 +160,12 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
     per_process_.assign(processes_, info);
     info.per_process = per_process_.data();
     info.processes = processes_;
+    // A process none of whose threads lives (it exited) has no quiescent points: what its
+    // runtime holds is where the exit left it, not a state of the scheduler at rest.
+    for (PointInfo& pi : per_process_) pi.quiescent = false;
+    for (const auto& tp : threads_) {
+      if (tp->state != State::Exited && !dead(*tp)) per_process_[tp->process].quiescent = true;
+    }
   }
   for (const auto& tp : threads_) {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
