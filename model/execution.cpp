@@ -111,7 +111,8 @@ uint32_t resolve_process(const scenario::Scenario& sc, const std::string& name) 
     if (sc.processes[i].name == name) return static_cast<uint32_t>(i);
     names += (names.empty() ? "" : ", ") + sc.processes[i].name;
   }
-  if (sc.processes.empty()) throw std::invalid_argument("the scenario declares no processes (it is one): only 'all' fits");
+  if (sc.processes.empty())
+    throw std::invalid_argument("the scenario declares no processes (it is one): only 'all' fits");
   throw std::invalid_argument("no process '" + name + "' in the scenario (its processes: " + names + ", or all)");
 }
 
@@ -227,7 +228,7 @@ class PropertyMonitor final : public Monitor {
     if ((props & kStwCompletes) != 0 && !(why = check_stw_completes(*rtm, info)).empty()) {
       p = kStwCompletes;
     } else if ((props & kGConservation) != 0 &&
-        (!(why = check_g_conservation(*rtm)).empty() || !(why = check_accounting(*rtm)).empty())) {
+               (!(why = check_g_conservation(*rtm)).empty() || !(why = check_accounting(*rtm)).empty())) {
       p = kGConservation;
     } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*rtm, info)).empty()) {
       p = kLostWakeup;
@@ -381,7 +382,7 @@ const workload::AssertionViolation* first_checked(const CheckSetup& setup, const
 
 // The first violated assertion of a checked process, and "process b: " for one of several.
 std::pair<const workload::AssertionViolation*, std::string> first_assertion(const CheckSetup& setup,
-                                                                           const engine::SimResult& r) {
+                                                                            const engine::SimResult& r) {
   const scenario::Scenario& sc = *setup.scenario;
   if (sc.processes.empty() || r.processes.empty()) return {first_checked(setup, sc, r.violations), ""};
   for (uint32_t p = 0; p < sc.processes.size() && p < r.processes.size(); p++) {

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "model/execution.h"
-#include "model/search.h"
-#include "sim/cost/profile.h"
-#include "sim/scenario/scenario.h"
 #include "model/policies.h"
 #include "model/recorder.h"
+#include "model/search.h"
 #include "model/thread_run.h"
+#include "sim/cost/profile.h"
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
+#include "sim/scenario/scenario.h"
 
 using namespace gmp;
 using namespace gmp::model;
@@ -46,7 +46,8 @@ ThreadProgram program(const Layout& layout, Cells& c) {
     const bool waker = p == 0 && seen[0] == 1, waiter = p == 1 && seen[1] == 0;
     seen[p]++;
     prog.add_thread(
-        "T" + std::to_string(i), [&c, p, waker, waiter] {
+        "T" + std::to_string(i),
+        [&c, p, waker, waiter] {
           if (waiter) plat::notesleep(c.go);
           for (int k = 0; k < 2; k++) {
             c.counter[p].set(c.counter[p].get() + 1);
@@ -110,14 +111,14 @@ TEST_CASE("another process's steps are no choices: DPOR explores what the checke
 
   const Search a = dpor(kMixed, 0, kToA);
   CHECK(a.executions == alone.executions);
-  CHECK(a.schedules == alone.schedules);           // the same schedules, a's threads renumbered
-  CHECK(a.picked == std::set<uint32_t>{1, 2});     // only a's threads are ever picked
+  CHECK(a.schedules == alone.schedules);        // the same schedules, a's threads renumbered
+  CHECK(a.picked == std::set<uint32_t>{1, 2});  // only a's threads are ever picked
   CHECK(a.finals[0] == alone.finals[0]);
-  CHECK(a.finals[1] == std::set<uint32_t>{4});     // b runs one fixed way: its threads one after the other
-  CHECK(a.forced.size() == 1);                     // b's steps, the same number in every execution
+  CHECK(a.finals[1] == std::set<uint32_t>{4});  // b runs one fixed way: its threads one after the other
+  CHECK(a.forced.size() == 1);                  // b's steps, the same number in every execution
   CHECK(*a.forced.begin() > 0);
 
-  const Search b = dpor(kMixed, 1, kToB);          // and the other way round
+  const Search b = dpor(kMixed, 1, kToB);  // and the other way round
   CHECK(b.executions == alone.executions);
   CHECK(b.picked.count(1) == 0);
   CHECK(b.picked.count(2) == 0);

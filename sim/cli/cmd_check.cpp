@@ -287,9 +287,10 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
       std::printf("\nprocesses: all %zu; every process's steps are choices, and the properties hold for each runtime",
                   sc.processes.size());
     } else {
-      std::printf("\nprocess %s (--process; of %zu): only its steps are choices, the other processes' run in a fixed "
-                  "order (lowest thread first, whenever one can)",
-                  model::process_label(sc, c.setup.process).c_str(), sc.processes.size());
+      std::printf(
+          "\nprocess %s (--process; of %zu): only its steps are choices, the other processes' run in a fixed "
+          "order (lowest thread first, whenever one can)",
+          model::process_label(sc, c.setup.process).c_str(), sc.processes.size());
     }
   }
   std::printf("\nproperties: %s; at most %llu steps an execution, ", props.c_str(),
@@ -311,8 +312,9 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
   bool quota = c.setup.cgroup.quota >= 0 || !c.setup.cgroup.changes.empty();
   for (const scenario::ProcessSpec& p : sc.processes) quota |= p.cgroup.quota >= 0 || !p.cgroup.changes.empty();
   if (quota) {
-    std::printf("note: the checker enforces no cgroup CPU quota: its threads take no time, so none is throttled "
-                "(docs/checker.md, \"Several processes\")\n");
+    std::printf(
+        "note: the checker enforces no cgroup CPU quota: its threads take no time, so none is throttled "
+        "(docs/checker.md, \"Several processes\")\n");
   }
   std::fflush(stdout);
 }
@@ -350,9 +352,8 @@ int print_report(const CheckOptions& co, const model::CheckReport& rep) {
   std::printf("\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
               model::find_strategy(c.strategy)->exhaustive ? "share" : "execution",
               static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
-  std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps",
-              shown.str().c_str(), f.schedule.picks.size(), f.preemptions,
-              static_cast<unsigned long long>(f.schedule.steps));
+  std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps", shown.str().c_str(),
+              f.schedule.picks.size(), f.preemptions, static_cast<unsigned long long>(f.schedule.steps));
   if (c.shrink) {
     std::printf("; shrunk from %zu departures, %u preemptions, %llu steps in %u replays", f.original.picks.size(),
                 f.original_preemptions, static_cast<unsigned long long>(f.original.steps), f.shrink_runs);

@@ -91,9 +91,7 @@ struct PointInfo {
   // while every thread belongs to process 0; of() then gives this point itself.
   const PointInfo* per_process = nullptr;
   uint32_t processes = 0;
-  const PointInfo& of(uint32_t process) const {
-    return process < processes ? per_process[process] : *this;
-  }
+  const PointInfo& of(uint32_t process) const { return process < processes ? per_process[process] : *this; }
 };
 
 // Returned by Chooser::choose to end the run at this point (Engine::Stop::Stopped).
