@@ -104,7 +104,30 @@ void StateSet::grow() {
   }
 }
 
+uint32_t resolve_process(const scenario::Scenario& sc, const std::string& name) {
+  if (name == "all") return kAllProcesses;
+  std::string names;
+  for (size_t i = 0; i < sc.processes.size(); i++) {
+    if (sc.processes[i].name == name) return static_cast<uint32_t>(i);
+    names += (names.empty() ? "" : ", ") + sc.processes[i].name;
+  }
+  if (sc.processes.empty())
+    throw std::invalid_argument("the scenario declares no processes (it is one): only 'all' fits");
+  throw std::invalid_argument("no process '" + name + "' in the scenario (its processes: " + names + ", or all)");
+}
+
+std::string process_label(const scenario::Scenario& sc, uint32_t process) {
+  if (process == kAllProcesses) return "all";
+  return process < sc.processes.size() ? sc.processes[process].name : "";
+}
+
 namespace {
+
+// The program a process runs: its own, or the scenario's with one process.
+const scenario::Scenario& program_of(const scenario::Scenario& sc, uint32_t process) {
+  if (process < sc.processes.size() && sc.processes[process].program) return *sc.processes[process].program;
+  return sc;
+}
 
 // The size of the strongly connected component of the state `fp` in the graph of the states an
 // execution went through (`path`, one fingerprint per step): the cycle it was caught in.
@@ -134,23 +157,34 @@ class PropertyMonitor final : public Monitor {
   PropertyMonitor(const CheckSetup& setup, const ExecOptions& opt, Execution& ex)
       : setup_(setup), opt_(opt), ex_(ex) {}
 
-  void started(rt::Runtime& r) override { r_ = &r; }
+  void started(rt::Runtime& r, uint32_t process) override {
+    if (runtimes_.size() <= process) {
+      runtimes_.resize(process + 1, nullptr);
+      fresh_.resize(process + 1, true);
+    }
+    runtimes_[process] = &r;
+  }
 
-  void thread_created(uint32_t tid, uint32_t, bool daemon) override {
+  void thread_created(uint32_t tid, uint32_t, bool daemon, uint32_t) override {
     if (daemon_.size() <= tid) daemon_.resize(tid + 1, false);
     daemon_[tid] = daemon;
   }
 
-  bool before_pick(uint64_t steps, std::span<const engine::Step> enabled, const engine::PointInfo& info) override {
+  bool before_pick(uint64_t steps, std::span<const engine::Step> enabled, const engine::PointInfo& info,
+                   bool choice) override {
     if (opt_.log && !ex_.log.empty()) fill_post(ex_.log.back());
-    if (steps + 1 == setup_.max_steps) ex_.unbounded = where_goroutines_are();
-    if (info.quiescent) {
+    if (steps + ex_.forced + 1 == setup_.max_steps) ex_.unbounded = where_goroutines_are();
+    // The properties of each checked process at its quiescent points: tested once after each of
+    // its steps (another process's steps leave its state as it was).
+    for (uint32_t p = 0; p < runtimes_.size(); p++) {
+      if (!checked(p) || !fresh_[p] || !info.of(p).quiescent) continue;
+      fresh_[p] = false;
       ex_.quiescent++;
-      if (test_quiescent(info)) return true;
+      if (test_quiescent(p, info.of(p))) return true;
     }
     if (stranded_ != nullptr && follow_stranding(info)) return true;
-    if (opt_.states != nullptr || (setup_.properties & kLivelock) != 0) {
-      const uint64_t fp = fingerprint(*r_, enabled);
+    if (choice && (opt_.states != nullptr || (setup_.properties & kLivelock) != 0)) {
+      const uint64_t fp = state(enabled);
       if (opt_.states != nullptr) opt_.states->add(fp);
       if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return true;
     }
@@ -160,38 +194,56 @@ class PropertyMonitor final : public Monitor {
   void taken(const engine::Step& s, const engine::PointInfo& info, size_t enabled) override {
     prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
     prev_user_ = s.kind == engine::StepKind::Timeout && s.user;
+    if (s.process < fresh_.size()) fresh_[s.process] = true;
     if (opt_.log) log(s, info, enabled);
   }
 
   bool violated() const { return violated_; }
 
  private:
-  // Tests the properties of a quiescent state; true if one fails (the execution then ends).
-  bool test_quiescent(const engine::PointInfo& info) {
+  bool checked(uint32_t p) const { return setup_.process == kAllProcesses || p == setup_.process; }
+
+  // The state the search counts and follows: the checked process's runtime and enabled steps; with
+  // every process checked, each runtime's in turn.
+  uint64_t state(std::span<const engine::Step> enabled) const {
+    if (setup_.process != kAllProcesses) return fingerprint(*runtimes_[setup_.process], enabled);
+    uint64_t h = fingerprint(*runtimes_[0], enabled);
+    for (size_t p = 1; p < runtimes_.size(); p++) h = h * 0x100000001b3ULL ^ fingerprint(*runtimes_[p], {});
+    return h;
+  }
+
+  // "process b: " before a message about one process of several.
+  std::string about(uint32_t p) const {
+    return setup_.scenario->processes.empty() ? "" : "process " + process_label(*setup_.scenario, p) + ": ";
+  }
+
+  // Tests the properties of process p's quiescent state; true if one fails (the execution then ends).
+  bool test_quiescent(uint32_t proc, const engine::PointInfo& info) {
+    const rt::Runtime* rtm = runtimes_[proc];
     const uint32_t props = setup_.properties;
     std::string why;
     Property p = kThrow;
     // A stop-the-world stuck for good is tested first: what else is wrong in that state (a
     // count left by the goroutine that holds the stop up, say) follows from it.
-    if ((props & kStwCompletes) != 0 && !(why = check_stw_completes(*r_, info)).empty()) {
+    if ((props & kStwCompletes) != 0 && !(why = check_stw_completes(*rtm, info)).empty()) {
       p = kStwCompletes;
     } else if ((props & kGConservation) != 0 &&
-        (!(why = check_g_conservation(*r_)).empty() || !(why = check_accounting(*r_)).empty())) {
+               (!(why = check_g_conservation(*rtm)).empty() || !(why = check_accounting(*rtm)).empty())) {
       p = kGConservation;
-    } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*r_, info)).empty()) {
+    } else if ((props & kLostWakeup) != 0 && !(why = check_lost_wakeup(*rtm, info)).empty()) {
       p = kLostWakeup;
-    } else if ((props & kWorkConservation) != 0 && !(why = check_timer_conservation(*r_)).empty()) {
+    } else if ((props & kWorkConservation) != 0 && !(why = check_timer_conservation(*rtm)).empty()) {
       p = kWorkConservation;
     } else if ((props & kWorkConservation) != 0 && stranded_ == nullptr &&
-               !(why = check_work_conservation(*r_)).empty()) {
+               !(why = check_work_conservation(*rtm)).empty()) {
       // Not the end of the execution: it goes on, to measure how long the stranding lasts.
-      ex_.violation = Violation{kWorkConservation, why, ex_.steps};
+      ex_.violation = Violation{kWorkConservation, about(proc) + why, ex_.steps};
       stranded_at_ = info.now;
-      stranded_ = first_queued();
+      stranded_ = first_queued(*rtm);
       return false;
     }
     if (why.empty()) return false;
-    ex_.violation = Violation{p, why, ex_.steps};
+    ex_.violation = Violation{p, about(proc) + why, ex_.steps};
     violated_ = true;
     return true;
   }
@@ -224,16 +276,25 @@ class PropertyMonitor final : public Monitor {
   // For a run that reaches the step limit: where each of the program's goroutines is, and the
   // scenario loop it is in, so that the user can see what does not end.
   std::string where_goroutines_are() const {
-    const scenario::Scenario& sc = *setup_.scenario;
     std::string out;
-    for (const rt::g* gp : r_->allgs) {
+    for (uint32_t p = 0; p < runtimes_.size(); p++) {
+      if (checked(p)) out += where_goroutines_are(p);
+    }
+    return out;
+  }
+
+  std::string where_goroutines_are(uint32_t proc) const {
+    const scenario::Scenario& sc = program_of(*setup_.scenario, proc);
+    const rt::Runtime* rtm = runtimes_[proc];
+    std::string out;
+    for (const rt::g* gp : rtm->allgs) {
       const uint32_t st = gp->atomicstatus.peek() & ~rt::_Gscan;
       if (rt::isSystemGoroutine(gp) || gp->task == nullptr || st == rt::_Gdead || st == rt::_Gidle) continue;
       const auto* t = static_cast<const workload::Task*>(gp->task);
       if (t->func < 0 || static_cast<size_t>(t->func) >= sc.funcs.size()) continue;
       const scenario::Function& f = sc.funcs[static_cast<size_t>(t->func)];
       const int32_t pc = std::clamp<int32_t>(t->pc, 0, std::max<int32_t>(static_cast<int32_t>(f.code.size()) - 1, 0));
-      out += "\n  G" + std::to_string(gp->goid) + " (" + f.name + ")";
+      out += "\n  " + about(proc) + "G" + std::to_string(gp->goid) + " (" + f.name + ")";
       if (!f.code.empty()) out += " at " + sc.source + ":" + std::to_string(f.code[static_cast<size_t>(pc)].line);
       for (const scenario::Loop& l : sc.loops) {
         if (l.func != t->func || pc < l.begin || pc >= l.end) continue;
@@ -245,13 +306,13 @@ class PropertyMonitor final : public Monitor {
     return out;
   }
 
-  const rt::g* first_queued() const {
-    for (const rt::p* pp : r_->allp) {
+  static const rt::g* first_queued(const rt::Runtime& r) {
+    for (const rt::p* pp : r.allp) {
       const uint32_t h = pp->runqhead.peek(), t = pp->runqtail.peek();
       if (h != t) return pp->runq[h % rt::kRunqSize].peek();
       if (const rt::g* n = pp->runnext.peek()) return n;
     }
-    return r_->sched.runq.head();
+    return r.sched.runq.head();
   }
 
   // The stranded G waits until it runs; then the violation says for how long.
@@ -272,6 +333,7 @@ class PropertyMonitor final : public Monitor {
     l.step = s;
     l.now = info.now;
     l.enabled = static_cast<uint32_t>(n);
+    l.forced = ex_.forced;
     if (const rt::g* gp = s.g) {
       l.g = gp->goid;
       if (const rt::m* mp = gp->m) {
@@ -295,7 +357,8 @@ class PropertyMonitor final : public Monitor {
   const CheckSetup& setup_;
   const ExecOptions& opt_;
   Execution& ex_;
-  rt::Runtime* r_ = nullptr;
+  std::vector<rt::Runtime*> runtimes_;  // by process
+  std::vector<bool> fresh_;             // by process: it took a step since its last test
   std::vector<bool> daemon_;
   bool prev_progress_ = false;
   bool prev_user_ = false;
@@ -307,14 +370,27 @@ class PropertyMonitor final : public Monitor {
 // The first violation of an assertion that this search checks. Latency assertions measure the
 // clock, which under free time says only that a wait ended no earlier than its deadline (any wait
 // may end late), so they are checked under strict time only.
-const workload::AssertionViolation* first_checked(const CheckSetup& setup,
+const workload::AssertionViolation* first_checked(const CheckSetup& setup, const scenario::Scenario& program,
                                                   const std::vector<workload::AssertionViolation>& vs) {
   for (const workload::AssertionViolation& v : vs) {
-    const scenario::AssertKind k = setup.scenario->assertions[static_cast<size_t>(v.index)].kind;
+    const scenario::AssertKind k = program.assertions[static_cast<size_t>(v.index)].kind;
     const bool timed = k == scenario::AssertKind::StartLatency || k == scenario::AssertKind::MaxRunnableLatency;
     if (setup.strict_time || !timed) return &v;
   }
   return nullptr;
+}
+
+// The first violated assertion of a checked process, and "process b: " for one of several.
+std::pair<const workload::AssertionViolation*, std::string> first_assertion(const CheckSetup& setup,
+                                                                            const engine::SimResult& r) {
+  const scenario::Scenario& sc = *setup.scenario;
+  if (sc.processes.empty() || r.processes.empty()) return {first_checked(setup, sc, r.violations), ""};
+  for (uint32_t p = 0; p < sc.processes.size() && p < r.processes.size(); p++) {
+    if (setup.process != kAllProcesses && p != setup.process) continue;
+    if (const auto* v = first_checked(setup, program_of(sc, p), r.processes[p].violations))
+      return {v, "process " + sc.processes[p].name + ": "};
+  }
+  return {nullptr, ""};
 }
 
 }  // namespace
@@ -322,7 +398,7 @@ const workload::AssertionViolation* first_checked(const CheckSetup& setup,
 Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& opt) {
   Execution ex;
   PropertyMonitor mon(setup, opt, ex);
-  Recorder rec(policy, &mon, ex);
+  Recorder rec(policy, &mon, ex, setup.process);
   engine::SimConfig cfg;
   cfg.procs = setup.procs;
   cfg.seed = setup.seed;
@@ -379,10 +455,9 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   } else if (r.stop == Stop::Deadlock && (setup.properties & kDeadlock) != 0) {
     ex.end = Execution::End::Violation;
     ex.violation = Violation{kDeadlock, r.message, ex.steps};
-  } else if (const workload::AssertionViolation* v = first_checked(setup, r.violations);
-             (setup.properties & kAssertions) != 0 && v != nullptr) {
+  } else if (const auto [v, who] = first_assertion(setup, r); (setup.properties & kAssertions) != 0 && v != nullptr) {
     ex.end = Execution::End::Violation;
-    ex.violation = Violation{kAssertions, v->assertion + ": " + v->detail, ex.steps};
+    ex.violation = Violation{kAssertions, who + v->assertion + ": " + v->detail, ex.steps};
   } else if (r.stop == Stop::EventLimit || r.stop == Stop::TimeLimit) {
     ex.end = Execution::End::StepLimit;
   } else if (!ex.violation.message.empty()) {  // a stranding that never ended

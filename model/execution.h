@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/policy.h"
+#include "model/recorder.h"
 #include "sim/cost/profile.h"
 #include "sim/engine/chooser.h"
 #include "sim/runtime/mgc.h"
@@ -51,7 +52,18 @@ struct CheckSetup {
   bool strict_time = false;
   int64_t max_time = 1'000'000'000;
   uint32_t properties = kDefaultProperties;
+  // Several processes (Scenario::processes, ids in declaration order): the process whose steps are
+  // choices and whose runtime the properties and fingerprints are about; kAllProcesses: every
+  // process's (recorder.h). A scenario of one process has only process 0.
+  uint32_t process = 0;
 };
+
+// `--process NAME|all` for a scenario: the process's id (its index in Scenario::processes), or
+// kAllProcesses; throws std::invalid_argument naming the processes when NAME is none of them.
+uint32_t resolve_process(const scenario::Scenario& sc, const std::string& name);
+// The name `--process` takes for `process` ("all" for kAllProcesses; "" for a scenario of one
+// process, which has no names).
+std::string process_label(const scenario::Scenario& sc, uint32_t process);
 
 // The distinct states seen by the executions of a search (their fingerprints). Capped: past
 // max_states new states are no longer stored or counted, and truncated says so.
@@ -78,6 +90,7 @@ struct LoggedStep {
   uint64_t post = 0;
   int64_t now = 0;       // the clock (ns since the start) when it was taken
   uint32_t enabled = 0;  // how many steps were enabled
+  uint64_t forced = 0;   // steps of other processes taken without a choice before it, in the run
 };
 
 struct Violation {

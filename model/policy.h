@@ -16,7 +16,8 @@ namespace gmp::model {
 // What the Recorder writes down for any execution, whatever runs in it.
 struct Recorded {
   Schedule schedule;         // the departures from the default order, and the number of steps
-  uint64_t steps = 0;        // steps taken
+  uint64_t steps = 0;        // steps taken by choice (the checked process's)
+  uint64_t forced = 0;       // steps of other processes, taken without a choice (recorder.h)
   uint64_t switches = 0;     // steps taken by another thread than the step before
   uint32_t preemptions = 0;  // switches away from a thread that could have gone on
   uint32_t threads = 0;      // threads created

@@ -21,18 +21,35 @@ uint32_t next_after(std::span<const engine::Step> enabled, uint32_t t) {
 
 }  // namespace
 
-void Recorder::started(rt::Runtime& r) {
-  if (monitor_ != nullptr) monitor_->started(r);
+void Recorder::process_started(uint32_t process, rt::Runtime& r) {
+  if (monitor_ != nullptr) monitor_->started(r, process);
 }
 
-void Recorder::thread_created(uint32_t tid, uint32_t parent, bool daemon) {
-  if (monitor_ != nullptr) monitor_->thread_created(tid, parent, daemon);
+void Recorder::thread_created(uint32_t tid, uint32_t parent, bool daemon, uint32_t process) {
+  if (monitor_ != nullptr) monitor_->thread_created(tid, parent, daemon, process);
+  if (process_of_.size() <= tid) process_of_.resize(tid + 1, 0);
+  process_of_[tid] = process;
+  if (!checked(process)) return;  // its steps are no choices: the policy never sees them
   out_.threads = std::max<uint32_t>(out_.threads, tid + 1);
   policy_.thread_created(tid, parent, daemon);
 }
 
 size_t Recorder::choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) {
-  if (monitor_ != nullptr && monitor_->before_pick(out_.steps, enabled, info)) return engine::kStopRun;
+  if (first_current_ == kNoThread) first_current_ = current;
+  if (checked_ != kAllProcesses) {
+    // Another process's thread goes first, without a choice (enabled is in thread order).
+    for (size_t k = 0; k < enabled.size(); k++) {
+      if (enabled[k].process == checked_) continue;
+      if (monitor_ != nullptr && monitor_->before_pick(out_.steps, {}, info, false)) return engine::kStopRun;
+      out_.forced++;
+      return k;
+    }
+    // The thread that goes on by default is the checked process's that took the last step, as if
+    // the other processes' steps had not been there.
+    if (current < process_of_.size() && !checked(process_of_[current]))
+      current = last_tid_ != kNoThread ? last_tid_ : first_current_;
+  }
+  if (monitor_ != nullptr && monitor_->before_pick(out_.steps, enabled, info, true)) return engine::kStopRun;
   // After a yield (osyield, a spin-wait's procyield) the thread that yielded does not go on by
   // default: the next thread in order does, as on a machine where the others run meanwhile.
   if (last_yield_) current = next_after(enabled, current);
@@ -48,7 +65,7 @@ size_t Recorder::choose(std::span<const engine::Step> enabled, uint32_t current,
   for (const engine::Step& e : enabled) current_enabled |= e.tid == current && e.kind != engine::StepKind::Timeout;
   if (current_enabled && s.tid != current) out_.preemptions++;
   if (enabled.size() > 1 && out_.tree_product < 1e300) out_.tree_product *= static_cast<double>(enabled.size());
-  if (last_tid_ != UINT32_MAX && s.tid != last_tid_) out_.switches++;
+  if (last_tid_ != kNoThread && s.tid != last_tid_) out_.switches++;
   last_tid_ = s.tid;
   last_yield_ = s.kind == engine::StepKind::Yield;
   if (monitor_ != nullptr) monitor_->taken(s, info, enabled.size());

@@ -18,33 +18,51 @@ namespace gmp::model {
 class Monitor {
  public:
   virtual ~Monitor() = default;
-  virtual void started(rt::Runtime& /*r*/) {}
-  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/) {}
-  // Before the policy picks the step after `steps` steps; true ends the execution here.
+  virtual void started(rt::Runtime& /*r*/, uint32_t /*process*/) {}
+  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/, uint32_t /*process*/) {}
+  // Before the step after `steps` choices; true ends the execution here. `choice`: the policy
+  // picks it among `enabled` (the checked process's steps); false: another process's step, taken
+  // without a choice (Recorder, several processes), `enabled` then empty.
   virtual bool before_pick(uint64_t /*steps*/, std::span<const engine::Step> /*enabled*/,
-                           const engine::PointInfo& /*info*/) {
+                           const engine::PointInfo& /*info*/, bool /*choice*/) {
     return false;
   }
-  // The step just chosen, out of `enabled` steps.
+  // The step just chosen, out of `enabled` steps (not called for steps taken without a choice).
   virtual void taken(const engine::Step& /*s*/, const engine::PointInfo& /*info*/, size_t /*enabled*/) {}
 };
 
+// Every process's steps are choices (Recorder's `checked`).
+inline constexpr uint32_t kAllProcesses = UINT32_MAX;
+
+// Several processes. Only the steps of the checked process (`checked`; kAllProcesses: every
+// process) are choices. Whenever a thread of another process is enabled, the Recorder takes it,
+// the lowest such thread first, before any choice: the policy never sees it, the schedule does not
+// count it (Recorded::steps counts choices, Recorded::forced the rest), and the policy hears only
+// of the checked process's threads. So a search covers the checked process's interleavings
+// against one fixed behaviour of the others, and a process alone explores as it did.
 class Recorder final : public engine::Chooser {
  public:
   // `monitor` may be nullptr.
-  Recorder(Policy& policy, Monitor* monitor, Recorded& out) : policy_(policy), monitor_(monitor), out_(out) {}
+  Recorder(Policy& policy, Monitor* monitor, Recorded& out, uint32_t checked = 0)
+      : policy_(policy), monitor_(monitor), out_(out), checked_(checked) {}
 
-  void started(rt::Runtime& r) override;
-  void thread_created(uint32_t tid, uint32_t parent, bool daemon) override;
+  void process_started(uint32_t process, rt::Runtime& r) override;
+  void thread_created(uint32_t tid, uint32_t parent, bool daemon, uint32_t process) override;
   size_t choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) override;
   uint64_t step() const override { return out_.steps == 0 ? 0 : out_.steps - 1; }
 
  private:
+  bool checked(uint32_t process) const { return checked_ == kAllProcesses || process == checked_; }
+
   Policy& policy_;
   Monitor* monitor_;
   Recorded& out_;
-  uint32_t last_tid_ = UINT32_MAX;  // the thread that took the last step
-  bool last_yield_ = false;         // the last step was a yield
+  uint32_t checked_;
+  static constexpr uint32_t kNoThread = UINT32_MAX;
+  uint32_t last_tid_ = kNoThread;       // the thread that took the last chosen step
+  uint32_t first_current_ = kNoThread;  // the engine's `current` at the first point
+  bool last_yield_ = false;             // the last chosen step was a yield
+  std::vector<uint32_t> process_of_;    // by thread
 };
 
 }  // namespace gmp::model

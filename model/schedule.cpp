@@ -21,9 +21,10 @@ size_t default_pick(std::span<const engine::Step> enabled, uint32_t current, uin
 }
 
 std::string Schedule::str() const {
-  std::string out;
+  std::string out = process.empty() ? "" : process + "@";
+  const size_t head = out.size();
   for (const auto& [step, tid] : picks) {
-    if (!out.empty()) out += ',';
+    if (out.size() > head) out += ',';
     out += std::to_string(step) + ':' + std::to_string(tid);
   }
   out += '/' + std::to_string(steps);
@@ -61,6 +62,15 @@ Schedule Schedule::parse(const std::string& t) {
   Schedule s;
   size_t i = 0;
   bool first = true;
+  if (const size_t at = t.find('@'); at != std::string::npos) {
+    for (; i < at; i++) {
+      const auto c = static_cast<unsigned char>(t[i]);
+      if (std::isalnum(c) == 0 && c != '_' && c != '-' && c != '.') bad(i, "expected a process name before '@'");
+    }
+    if (at == 0) bad(0, "expected a process name before '@'");
+    s.process = t.substr(0, at);
+    i = at + 1;
+  }
   while (i < t.size() && t[i] != '/') {
     if (!first) {
       if (t[i] != ',') bad(i, "expected ',' or '/', found '" + std::string(1, t[i]) + "'");

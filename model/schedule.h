@@ -2,7 +2,9 @@
 // follow the default rule, so the text lists only the steps that depart from it:
 // "STEP:THREAD" pairs, in increasing step order, separated by commas, then "/" and the number of
 // steps the execution took ("57:2,130:0/412"). The total lets a replay tell a schedule that no
-// longer fits the scenario (a stale one) from a shortened one.
+// longer fits the scenario (a stale one) from a shortened one. A schedule of a scenario with
+// several processes names the process whose steps it chose first: "server@57:2/412" (all@ for
+// every process's), since the same picks mean another run under another --process.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@ class ScheduleError : public std::invalid_argument {
 struct Schedule {
   std::vector<std::pair<uint64_t, uint32_t>> picks;  // (step, thread) where the default rule was not followed
   uint64_t steps = 0;                                // 0: unknown (the run goes on by the default rule)
+  std::string process;                               // "NAME@" before the picks; empty: none
 
   std::string str() const;
   // Parses the text form; throws ScheduleError naming the byte offset of the first bad character.

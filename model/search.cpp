@@ -454,6 +454,10 @@ std::string format_interleaving(const Execution& ex, size_t from, size_t to, siz
                   l.step.site.line() != 0 ? go_function(l.step.site).c_str() : "-",
                   l.step.site.line() != 0 ? site.c_str() : "-", operation(l).c_str(),
                   l.enabled > 1 ? "" : "  (only choice)");
+    // Several processes: the other processes' steps taken since the choice before are not listed.
+    if (const uint64_t before = i > 0 ? ex.log[i - 1].forced : 0; l.forced > before) {
+      out += "        ... " + std::to_string(l.forced - before) + " steps of other processes\n";
+    }
     out += buf;
   }
   return out;

@@ -21,11 +21,12 @@ const char* outcome_name(ThreadRun::Outcome o) {
   return "?";
 }
 
-void ThreadProgram::add_thread(std::string name, std::function<void()> fn, rt::g* gp) {
+void ThreadProgram::add_thread(std::string name, std::function<void()> fn, rt::g* gp, uint32_t process) {
   auto t = std::make_unique<Thread>();
   t->name = std::move(name);
   t->fn = std::move(fn);
   t->gp = gp;
+  t->process = process;
   threads_.push_back(std::move(t));
 }
 
@@ -33,16 +34,16 @@ namespace {
 void thread_entry(void* arg) { (*static_cast<const std::function<void()>*>(arg))(); }
 }  // namespace
 
-ThreadRun ThreadProgram::run(Policy& policy, uint64_t max_steps) const {
+ThreadRun ThreadProgram::run(Policy& policy, uint64_t max_steps, uint32_t checked) const {
   ThreadRun out;
-  Recorder rec(policy, nullptr, out);
+  Recorder rec(policy, nullptr, out, checked);
   engine::EngineConfig cfg;
   cfg.cores.assign(1, engine::Core{});  // the engine wants a machine; choice mode ignores it
   cfg.chooser = &rec;
   cfg.event_limit = max_steps;
   engine::Engine e(cfg);
   for (const auto& t : threads_) {
-    e.newosproc(t->name, &thread_entry, const_cast<std::function<void()>*>(&t->fn), t->gp);
+    e.newosproc(t->name, &thread_entry, const_cast<std::function<void()>*>(&t->fn), t->gp, false, t->process);
   }
   const engine::Engine::Result r = e.run();
   using Stop = engine::Engine::Stop;

@@ -1,7 +1,7 @@
 // gmpsim check SCENARIO --procs N [--strategy NAME] [the strategy's flags] [--seed S]
 //   [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N] [--max-steps N]
 //   [--sysmon-rounds N] [--time free|strict] [--max-time DUR] [--property LIST] [--no-shrink]
-//   [--show N] [--trace OUT] [--replay SCHEDULE]
+//   [--show N] [--trace OUT] [--replay SCHEDULE] [--process NAME|all]
 // The strategies and their flags come from model/strategies.h's table: the flags parsed, the usage
 // text and the errors for an unknown name are all read from it.
 #include <unistd.h>
@@ -32,6 +32,7 @@ struct CheckOptions {
   bool replaying = false;
   size_t show = 80;
   std::string mutant;
+  std::string process;  // --process as given; empty: the first process (or the schedule's)
 };
 
 // One of the strategies' flags (--preemptions, --depth, ...), parsed by the range its first
@@ -96,6 +97,9 @@ bool parse_check_flag(Args& a, CheckOptions& co) {
       usage_error(std::string("--mutant: ") + e.what());
     }
     co.mutant = v;
+  } else if (f == "--process") {
+    co.process = a.value();
+    if (co.process.empty()) usage_error("--process: expected a process name or all");
   } else if (f == "--replay") {
     co.replay = a.value();
     co.replaying = true;
@@ -159,6 +163,8 @@ std::string replay_command(const CheckOptions& co, const std::string& sched) {
     cmd += " --godebug containermaxprocs=" + std::to_string(c.setup.containermaxprocs) +
            ",updatemaxprocs=" + std::to_string(c.setup.updatemaxprocs);
   }
+  if (!c.setup.scenario->processes.empty())
+    cmd += " --process " + model::process_label(*c.setup.scenario, c.setup.process);
   if (!co.mutant.empty()) cmd += " --mutant " + co.mutant;
   if (!o.profile.empty()) cmd += " --profile " + o.profile;
   if (o.seed != 1) cmd += " --seed " + std::to_string(o.seed);
@@ -186,6 +192,8 @@ std::string replay_command(const CheckOptions& co, const std::string& sched) {
 bool show_replay(const CheckOptions& co, const model::Schedule& s) {
   const std::string& trace_path = co.run.sim.trace_path;
   std::vector<std::pair<std::string, std::string>> meta{{"schedule", s.str()}};
+  if (!co.cfg.setup.scenario->processes.empty())
+    meta.emplace_back("process", model::process_label(*co.cfg.setup.scenario, co.cfg.setup.process));
   model::Execution ex;
   try {
     ex = model::replay(co.cfg.setup, s, trace_path, meta);
@@ -225,6 +233,41 @@ int run_replay(const CheckOptions& co, const model::Schedule& sched) {
   }
 }
 
+// --process (and a replayed schedule's NAME@): the checked process. A scenario of several
+// processes checks its first by default; a schedule recorded under one --process does not replay
+// under another. False (after the error) when the two disagree or the name is unknown.
+bool resolve_process(CheckOptions& co, model::Schedule& sched) {
+  const scenario::Scenario& sc = *co.cfg.setup.scenario;
+  std::string want = co.process;
+  if (co.replaying && !sched.process.empty()) {
+    if (sc.processes.empty()) {
+      std::fprintf(stderr, "gmpsim: --replay: the schedule names process '%s', but the scenario has one process\n",
+                   sched.process.c_str());
+      return false;
+    }
+    if (!want.empty() && want != sched.process) {
+      std::fprintf(stderr,
+                   "gmpsim: --replay: the schedule was recorded with --process %s, not %s; its picks mean another "
+                   "run under another --process\n",
+                   sched.process.c_str(), want.c_str());
+      return false;
+    }
+    want = sched.process;
+  }
+  if (want.empty() || (sc.processes.empty() && want == "all")) {
+    co.cfg.setup.process = 0;
+  } else {
+    try {
+      co.cfg.setup.process = model::resolve_process(sc, want);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "gmpsim: --process: %s\n", e.what());
+      return false;
+    }
+  }
+  if (!sc.processes.empty()) sched.process = model::process_label(sc, co.cfg.setup.process);
+  return true;
+}
+
 // What the search is about to do: the scenario, the strategy and its parameters, the properties.
 void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
   const model::CheckConfig& c = co.cfg;
@@ -239,6 +282,17 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
   std::printf(", seed %llu", static_cast<unsigned long long>(co.run.seed));
   if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
   if (c.shards > 1) std::printf(", shard %u/%u", c.shard, c.shards);
+  if (!sc.processes.empty()) {
+    if (c.setup.process == model::kAllProcesses) {
+      std::printf("\nprocesses: all %zu; every process's steps are choices, and the properties hold for each runtime",
+                  sc.processes.size());
+    } else {
+      std::printf(
+          "\nprocess %s (--process; of %zu): only its steps are choices, the other processes' run in a fixed "
+          "order (lowest thread first, whenever one can)",
+          model::process_label(sc, c.setup.process).c_str(), sc.processes.size());
+    }
+  }
   std::printf("\nproperties: %s; at most %llu steps an execution, ", props.c_str(),
               static_cast<unsigned long long>(c.setup.max_steps));
   if (c.setup.strict_time) {
@@ -254,6 +308,13 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
       std::printf("note: the scenario's %zu latency assertion%s %s checked under --time strict only\n", timed,
                   timed == 1 ? "" : "s", timed == 1 ? "is" : "are");
     }
+  }
+  bool quota = c.setup.cgroup.quota >= 0 || !c.setup.cgroup.changes.empty();
+  for (const scenario::ProcessSpec& p : sc.processes) quota |= p.cgroup.quota >= 0 || !p.cgroup.changes.empty();
+  if (quota) {
+    std::printf(
+        "note: the checker enforces no cgroup CPU quota: its threads take no time, so none is throttled "
+        "(docs/checker.md, \"Several processes\")\n");
   }
   std::fflush(stdout);
 }
@@ -286,18 +347,19 @@ int print_report(const CheckOptions& co, const model::CheckReport& rep) {
     return 0;
   }
   const model::Found& f = *rep.found;
+  model::Schedule shown = f.schedule;  // with the process it chose for, when there are several
+  if (!c.setup.scenario->processes.empty()) shown.process = model::process_label(*c.setup.scenario, c.setup.process);
   std::printf("\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
               model::find_strategy(c.strategy)->exhaustive ? "share" : "execution",
               static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
-  std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps",
-              f.schedule.str().c_str(), f.schedule.picks.size(), f.preemptions,
-              static_cast<unsigned long long>(f.schedule.steps));
+  std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps", shown.str().c_str(),
+              f.schedule.picks.size(), f.preemptions, static_cast<unsigned long long>(f.schedule.steps));
   if (c.shrink) {
     std::printf("; shrunk from %zu departures, %u preemptions, %llu steps in %u replays", f.original.picks.size(),
                 f.original_preemptions, static_cast<unsigned long long>(f.original.steps), f.shrink_runs);
   }
-  std::printf(")\nreplay: %s\n", replay_command(co, f.schedule.str()).c_str());
-  show_replay(co, f.schedule);
+  std::printf(")\nreplay: %s\n", replay_command(co, shown.str()).c_str());
+  show_replay(co, shown);
   return 3;
 }
 
@@ -350,13 +412,16 @@ std::string check_usage() {
       "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
       "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
       "                        [--property LIST] [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE]\n"
-      "                        [--profile F] [--gogc N|off] [--memlimit SIZE|off]\n"
+      "                        [--profile F] [--gogc N|off] [--memlimit SIZE|off] [--process NAME|all]\n"
       "                        [--cpu-quota CPUS] [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST]\n"
       "                        [--godebug containermaxprocs=0,updatemaxprocs=0]   (--procs auto: Go's default)\n"
       "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
       "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
       "      work-conservation, lost-wakeup, livelock, assertions, stw-completes, default, all. Exit\n"
-      "      status 3 when a property is violated (the schedule, its interleaving and --trace show it).\n";
+      "      status 3 when a property is violated (the schedule, its interleaving and --trace show it).\n"
+      "      --process: with several processes, whose steps are choices and whose runtime the properties\n"
+      "      are about (default: the first process declared); the others run in a fixed order; all: every\n"
+      "      process's steps and runtimes.\n";
   u += "      strategies (the first is the default) and their flags:\n";
   for (const model::StrategyInfo& s : model::strategies()) {
     std::string head = "        " + std::string(s.name);
@@ -400,6 +465,7 @@ int cmd_check(int argc, char** argv) {
   const Loaded in = load_inputs(co.run);
   co.cfg.setup.scenario = &in.scenario;
   co.cfg.setup.profile = &in.profile;
+  if (!resolve_process(co, sched)) return 2;
   if (co.replaying) return run_replay(co, sched);
   print_heading(co, in.scenario);
   const model::CheckReport rep = run_search(co);

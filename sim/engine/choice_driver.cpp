@@ -62,7 +62,9 @@ uint64_t ChoiceDriver::newosproc(std::string name, plat::Fiber::Entry entry, voi
   t.t = now_;
   t.step = Step{};
   t.step.tid = t.id;
-  chooser_->thread_created(t.id, running_ ? cur_ : UINT32_MAX, daemon);
+  t.step.process = process;
+  processes_ = std::max(processes_, process + 1);
+  chooser_->thread_created(t.id, running_ ? cur_ : UINT32_MAX, daemon, process);
   return t.id;
 }
 
@@ -76,6 +78,7 @@ void ChoiceDriver::choice_point(Step s) {
   if (self.pending != 0 && !self.in_handler) deliver_signals();
   ChoiceThread& me = cur();
   s.tid = me.id;
+  s.process = me.process;
   s.g = plat::getg();
   me.step = s;
   if (++stats_.events > event_limit_) {
@@ -97,6 +100,7 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   auto timeout = [](const ChoiceThread& t) {
     Step s;
     s.tid = t.id;
+    s.process = t.process;
     s.kind = StepKind::Timeout;
     s.obj = t.wait_on != nullptr && t.wait == Wait::Note ? &static_cast<const plat::Note*>(t.wait_on)->key : nullptr;
     s.clock = true;
@@ -152,14 +156,28 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   PointInfo info;
   info.quiescent = true;
   info.now = now_;
+  if (processes_ > 1) {  // each process's own counts too
+    per_process_.assign(processes_, info);
+    info.per_process = per_process_.data();
+    info.processes = processes_;
+    // A process none of whose threads lives (it exited) has no quiescent points: what its
+    // runtime holds is where the exit left it, not a state of the scheduler at rest.
+    for (PointInfo& pi : per_process_) pi.quiescent = false;
+    for (const auto& tp : threads_) {
+      if (tp->state != State::Exited && !dead(*tp)) per_process_[tp->process].quiescent = true;
+    }
+  }
   for (const auto& tp : threads_) {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
     if (t.state == State::Exited || dead(t)) continue;
     const bool user = t.state == State::Blocked && (t.computing || t.wait == Wait::Syscall);
-    info.user_running += user ? 1 : 0;
     const bool parked = t.state == State::Blocked && (t.wait == Wait::Note || (t.daemon && t.wait == Wait::Sleep));
-    if (!user && !parked) info.quiescent = false;
-    if (parked && !t.daemon && t.deadline != kNever) info.timed_parked++;
+    for (PointInfo* pi : {&info, processes_ > 1 ? &per_process_[t.process] : nullptr}) {
+      if (pi == nullptr) continue;
+      pi->user_running += user ? 1 : 0;
+      if (!user && !parked) pi->quiescent = false;
+      if (parked && !t.daemon && t.deadline != kNever) pi->timed_parked++;
+    }
   }
   const size_t i = chooser_->choose(steps_, cur_, info);
   if (i == kStopRun) {
@@ -221,6 +239,7 @@ void ChoiceDriver::enable(ChoiceThread& t, Step s) {
   t.wait_on = nullptr;
   t.deadline = kNever;
   s.tid = t.id;
+  s.process = t.process;
   s.g = t.ctx->g;
   t.step = s;
 }

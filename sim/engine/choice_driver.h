@@ -78,6 +78,8 @@ class ChoiceDriver final : public DriverBase {
   // sets the chosen thread's to it, so the running thread's clock is this clock (DriverBase::now).
   int64_t now_ = 0;
   std::vector<Step> steps_;          // scratch: the enabled steps at a point
+  uint32_t processes_ = 1;           // 1 + the highest process id of a thread
+  std::vector<PointInfo> per_process_;  // scratch: PointInfo::per_process at a point
   uint32_t idle_daemon_rounds_ = 0;  // daemon waits ended with nothing else enabled
   bool chooser_stopped_ = false;     // the chooser returned kStopRun
 };

@@ -65,6 +65,7 @@ struct Step {
   uint64_t expected = 0;         // Access: CAS expected value
   int64_t deadline = 0;          // Timeout: when the wait would end by itself
   bool user = false;             // Timeout: the end of user code (a compute, a system call)
+  uint32_t process = 0;          // the simulated process of the thread (newosproc's)
   rt::g* g = nullptr;            // getg() when the thread stopped
   plat::Site site;               // where in the port
 };
@@ -85,6 +86,12 @@ struct PointInfo {
   uint32_t user_running = 0;  // threads computing user code or in a system call
   uint32_t timed_parked = 0;  // non-daemon threads parked on a note with a deadline
   int64_t now = 0;            // the clock, ns since the start of the run
+  // Several processes: the same counts over each process's threads alone, indexed by process id
+  // (`quiescent` then says that no scheduler code of that process is in flight). Empty (nullptr)
+  // while every thread belongs to process 0; of() then gives this point itself.
+  const PointInfo* per_process = nullptr;
+  uint32_t processes = 0;
+  const PointInfo& of(uint32_t process) const { return process < processes ? per_process[process] : *this; }
 };
 
 // Returned by Chooser::choose to end the run at this point (Engine::Stop::Stopped).
@@ -93,10 +100,13 @@ inline constexpr size_t kStopRun = SIZE_MAX;
 class Chooser {
  public:
   virtual ~Chooser() = default;
-  // The run's runtime exists and is about to boot.
-  virtual void started(rt::Runtime& /*r*/) {}
-  // Thread `tid` was created by thread `parent` (UINT32_MAX: before the run).
-  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/) {}
+  // Process `process`'s runtime exists and is about to boot. A run calls it once for every process,
+  // in id order, before any process boots (one process: once, with id 0).
+  virtual void process_started(uint32_t /*process*/, rt::Runtime& /*r*/) {}
+  // A run of one process: its runtime, process 0's.
+  void started(rt::Runtime& r) { process_started(0, r); }
+  // Thread `tid` of process `process` was created by thread `parent` (UINT32_MAX: before the run).
+  virtual void thread_created(uint32_t /*tid*/, uint32_t /*parent*/, bool /*daemon*/, uint32_t /*process*/) {}
   // Picks which of `enabled` (ascending by tid, never empty) takes the next step; returns its
   // index in `enabled`, or kStopRun. `current` is the thread that stopped last (it may not be
   // enabled).

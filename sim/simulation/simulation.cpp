@@ -220,8 +220,10 @@ class Sim final {
   SimResult run() {
     Process& first = *processes_.front();
     plat::set_signal_handler(rt::sigPreempt, &sighandler);
-    // The checker's properties and fingerprints are about one runtime: the first process's.
-    if (cfg_.chooser != nullptr) cfg_.chooser->started(first.runtime());
+    // The checker learns every process's runtime; which it checks is its own (--process).
+    if (cfg_.chooser != nullptr) {
+      for (auto& p : processes_) cfg_.chooser->process_started(p->id(), p->runtime());
+    }
     for (auto& p : processes_) p->boot();
     const Engine::Result er = engine_.run();  // the process hook makes each thread's runtime current
     rt::Runtime::setCurrent(nullptr);
