@@ -345,19 +345,21 @@ def main():
                 defaults[q] = point(1, q, "unset", "closed")
 
         log(f"# load average at end: {loadavg()}")
-        log("# medians over the repetitions, [min-max]; latencies in us; throttled: nr_throttled of nr_periods")
+        log("# medians over the repetitions, [min-max]; latencies in us; lag_p99: the generator's own send delay "
+            "(open loop; of the size of p99: the tail is the generator's); throttled: nr_throttled of nr_periods")
         hdr = (f"{'quota':>5} {'gmp':>5} {'load':>6} {'achieved/s':>20} {'p50_us':>20} {'p99_us':>22} "
-               f"{'p99.9_us':>10} {'periods':>8} {'throttled':>18} {'thr_ms':>8}")
+               f"{'p99.9_us':>10} {'lag_p99':>8} {'periods':>8} {'throttled':>18} {'thr_ms':>8}")
         log(hdr)
         for (q, p, ld), rs in rows.items():
             col = lambda k: [r[k] for r in rs]
             log(f"{q:>5g} {p:>5} {ld:>6} {summary(col('achieved')):>20} {summary(col('p50')):>20} "
                 f"{summary(col('p99')):>22} {fmt_num(statistics.median(col('p999'))):>10} "
+                f"{fmt_num(statistics.median(col('lag_p99'))):>8} "
                 f"{statistics.median(col('nr_periods')):>8.0f} {summary(col('nr_throttled')):>18} "
                 f"{statistics.median(col('throttled_ms')):>8.0f}")
         for q, d in defaults.items():
             log(f"{q:>5g} {'unset':>5} {'closed':>6} {fmt_num(d['achieved']):>20} {fmt_num(d['p50']):>20} "
-                f"{fmt_num(d['p99']):>22} {fmt_num(d['p999']):>10} {d['nr_periods']:>8} "
+                f"{fmt_num(d['p99']):>22} {fmt_num(d['p999']):>10} {fmt_num(d['lag_p99']):>8} {d['nr_periods']:>8} "
                 f"{d['nr_throttled']:>18} {d['throttled_ms']:>8.0f}   # GOMAXPROCS unset: the runtime chose "
                 f"{d['gomaxprocs']}")
     finally:
