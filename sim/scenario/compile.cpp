@@ -11,6 +11,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -75,9 +76,16 @@ std::string clip(const std::string& s) { return s.size() <= 40 ? s : s.substr(0,
 
 class Compiler {
  public:
-  Compiler(std::string source, const LoadOptions& options) : options_(options) { out_.source = std::move(source); }
+  Compiler(std::string source, const LoadOptions& options, ProgramContext& context)
+      : options_(options), context_(context), conns_total_(context.conns), requests_total_(context.requests) {
+    out_.source = std::move(source);
+  }
 
   Scenario run(const ScenarioFile& file, const Node& root) {
+    // The conns of the listeners another process dials: their requests are that process's writes.
+    for (const ListenerDecl& l : file.listener()) {
+      if (context_.dialled_listeners.contains(l.name())) fed_conns_.insert(l.conn());
+    }
     declare(file.chan(), root, "chan", "channel", chans_, [&](const ChanDecl& d, const Node& n) {
       if (d.cap() < 0) error(n.at("cap"), "negative channel capacity " + std::to_string(d.cap()));
       if (d.has_count() && (d.count() < 1 || d.count() > kMaxChanArray)) {
@@ -118,10 +126,13 @@ class Compiler {
     if (auto it = funcs_.find("main"); it != funcs_.end()) {
       out_.entry = it->second.id;
     } else if (!bench_func_) {
-      error(Pos{}, "no function \"main\": the main goroutine has nothing to run");
+      error(root.self(), std::string("no function \"main\": the main goroutine") +
+                             (context_.processes ? " of this process" : "") + " has nothing to run");
     }
     if (file.has_benchmark()) benchmark(file.benchmark(), root.child("benchmark"));
     for (int i = 0; i < file.assertion_size(); i++) assertion(file.assertion(i), root.child("assertion", i));
+    context_.conns = conns_total_;
+    context_.requests = requests_total_;
     if (!errors_.empty()) {
       std::stable_sort(errors_.begin(), errors_.end(),
                        [&](const Diagnostic& a, const Diagnostic& b) {  // the scenario's own first
@@ -210,6 +221,33 @@ class Compiler {
     c.name = d.name();
     c.poisson = d.poisson();
     const bool file = !d.arrivals().empty();
+    const bool dialled = !d.dial().empty();
+    if (dialled) dial_conns_.insert(d.name());
+    const bool fed = fed_conns_.contains(d.name());
+    if (dialled && !context_.processes) {
+      error(n.at("dial"), "dial connects to another process's listener: only a file that declares processes "
+                          "(process { ... }) has other processes");
+    }
+    if (dialled || fed) {
+      // Its requests are the writes of the other end: nothing generates arrivals for it.
+      for (const char* f : {"count", "ns", "duration", "poisson", "start_ns", "start", "stagger_ns", "stagger",
+                            "burst", "arrivals"}) {
+        const FieldDescriptor* fd = ConnDecl::descriptor()->FindFieldByName(f);
+        if (!d.GetReflection()->HasField(d, fd)) continue;
+        error(n.at(f), std::string(f) + " is for generated arrivals: " +
+                           (dialled ? "a dialled connection's requests are its own process's writes"
+                                    : "this connection's listener is dialled, so its requests are the writes of "
+                                      "the process that dials it"));
+      }
+      if (d.has_conns() && (d.conns() < 1 || d.conns() > kMaxConns)) {
+        error(n.at("conns"), "a connection array's length " + std::to_string(d.conns()) +
+                                 " is out of range: from 1 to " + std::to_string(kMaxConns));
+      }
+      c.length = d.has_conns() ? std::clamp<int64_t>(d.conns(), 1, kMaxConns) : 0;
+      c.count = 0;
+      peer_fed(d, n, c);
+      return;
+    }
     if (file) {
       // The file gives the times: nothing else may.
       for (const char* f : {"ns", "duration", "poisson", "start_ns", "start", "stagger_ns", "stagger"}) {
@@ -245,6 +283,32 @@ class Compiler {
       }
       c.burst = std::clamp<int64_t>(d.burst(), 1, kMaxConnRequests);
     }
+    c.start = optional_time(d, n, "start_ns", "start", -1);
+    c.stagger = optional_time(d, n, "stagger_ns", "stagger", 0);
+    if (d.shift_case() != ConnDecl::SHIFT_NOT_SET) {
+      const std::string field = d.has_stagger_ns() ? "stagger_ns" : "stagger";
+      if (c.length == 0) {
+        error(n.at(field), "stagger spaces the connections of an array (conns): a single connection has none");
+      } else if (c.stagger > 0 && c.length - 1 > kMaxDurationNs / c.stagger) {
+        error(n.at(field), "the array's last connection would begin " + std::to_string(c.length - 1) + " staggers of " +
+                               std::to_string(c.stagger) + "ns after its first: at most " +
+                               std::to_string(kMaxDurationNs) + "ns");
+      }
+    }
+    int64_t requests = std::max<int64_t>(c.length, 1) * c.count;
+    if (file) requests = arrival_file(d, n, c);
+    if (requests_total_ <= kMaxConnRequests && requests_total_ + requests > kMaxConnRequests) {
+      error(n.at(file ? "arrivals" : "count"), "more than " + std::to_string(kMaxConnRequests) +
+                                                   " requests on all connections together (count times conns, over "
+                                                   "every conn)");
+    }
+    requests_total_ += requests;
+    peer_fed(d, n, c);
+  }
+
+  // What every connection has, generated, dialled or fed by a dial: its send side, and its place
+  // among all the connections of the file.
+  void peer_fed(const ConnDecl& d, const Node& n, Conn& c) {
     const size_t before = errors_.size();
     c.write_service = optional_time(d, n, "write_service_ns", "write_service", 0);
     if (d.send_case() != ConnDecl::SEND_NOT_SET && c.write_service == 0 && errors_.size() == before) {
@@ -260,32 +324,12 @@ class Compiler {
       }
       c.send_buffer = std::clamp<int64_t>(d.send_buffer(), 1, kMaxSendBuffer);
     }
-    c.start = optional_time(d, n, "start_ns", "start", -1);
-    c.stagger = optional_time(d, n, "stagger_ns", "stagger", 0);
-    if (d.shift_case() != ConnDecl::SHIFT_NOT_SET) {
-      const std::string field = d.has_stagger_ns() ? "stagger_ns" : "stagger";
-      if (c.length == 0) {
-        error(n.at(field), "stagger spaces the connections of an array (conns): a single connection has none");
-      } else if (c.stagger > 0 && c.length - 1 > kMaxDurationNs / c.stagger) {
-        error(n.at(field), "the array's last connection would begin " + std::to_string(c.length - 1) + " staggers of " +
-                               std::to_string(c.stagger) + "ns after its first: at most " +
-                               std::to_string(kMaxDurationNs) + "ns");
-      }
-    }
     const int64_t conns = std::max<int64_t>(c.length, 1);
     if (conns_total_ <= kMaxConns && conns_total_ + conns > kMaxConns) {
       error(n.at(d.has_conns() ? "conns" : "name"), "more than " + std::to_string(kMaxConns) +
                                                         " connections in all declarations together");
     }
-    int64_t requests = conns * c.count;
-    if (file) requests = arrival_file(d, n, c);
-    if (requests_total_ <= kMaxConnRequests && requests_total_ + requests > kMaxConnRequests) {
-      error(n.at(file ? "arrivals" : "count"), "more than " + std::to_string(kMaxConnRequests) +
-                                                   " requests on all connections together (count times conns, over "
-                                                   "every conn)");
-    }
     conns_total_ += conns;
-    requests_total_ += requests;
     out_.conns.push_back(std::move(c));
   }
 
@@ -331,17 +375,31 @@ class Compiler {
   void listener(const ListenerDecl& d, const Node& n) {
     Listener l{.name = d.name(), .poisson = d.poisson()};
     l.conn = resolve(conns_, d.conn(), n, "conn", "connection");
-    Instr gap;
-    amount(d, n, gap);
-    if (d.interval_case() != ListenerDecl::INTERVAL_NOT_SET && gap.ns == 0) {
-      error(n.at(d.has_ns() ? "ns" : "duration"), "a listener's interval between connections must be positive");
+    if (context_.dialled_listeners.contains(d.name())) {
+      // Its connections connect when the other process dials them, as the run starts.
+      for (const char* f : {"ns", "duration", "poisson", "start_ns", "start"}) {
+        const FieldDescriptor* fd = ListenerDecl::descriptor()->FindFieldByName(f);
+        if (d.GetReflection()->HasField(d, fd)) {
+          error(n.at(f), std::string(f) + " times a listener's connections: this one is dialled by another "
+                                          "process, whose connections connect as the run starts");
+        }
+      }
+    } else {
+      Instr gap;
+      amount(d, n, gap);
+      if (d.interval_case() != ListenerDecl::INTERVAL_NOT_SET && gap.ns == 0) {
+        error(n.at(d.has_ns() ? "ns" : "duration"), "a listener's interval between connections must be positive");
+      }
+      l.interval = gap.ns;
+      l.start = optional_time(d, n, "start_ns", "start", -1);
     }
-    l.interval = gap.ns;
-    l.start = optional_time(d, n, "start_ns", "start", -1);
     const auto id = static_cast<int32_t>(out_.listeners.size());
     if (l.conn >= 0) {
       Conn& c = out_.conns[static_cast<size_t>(l.conn)];
-      if (c.listener >= 0) {
+      if (dial_conns_.contains(c.name)) {
+        error(n.at("conn"), "connection " + quote(c.name) +
+                                " dials another process's listener: its other end is accepted there, not here");
+      } else if (c.listener >= 0) {
         error(n.at("conn"), "connection " + quote(c.name) + " already has a listener, " +
                                 quote(out_.listeners[static_cast<size_t>(c.listener)].name));
       } else if (c.stagger > 0) {
@@ -1117,12 +1175,15 @@ class Compiler {
   }
 
   LoadOptions options_;
+  ProgramContext& context_;
   Scenario out_;
   std::vector<Diagnostic> errors_;
   Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, listeners_, funcs_, spawns_;
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
   bool bench_func_ = false;               // a benchmark func: N is b.N
+  std::set<std::string, std::less<>> fed_conns_;  // the conns of listeners another process dials
+  std::set<std::string, std::less<>> dial_conns_;  // the conns that dial
   int64_t conns_total_ = 0;               // connections declared so far, arrays' elements each
   int64_t requests_total_ = 0;            // their requests
   Emitter* e_ = nullptr;
@@ -1131,9 +1192,17 @@ class Compiler {
 
 }  // namespace
 
+Scenario compile_program(const ScenarioFile& file, const Node& root, const std::string& source,
+                         const LoadOptions& options, ProgramContext& context) {
+  return Compiler(source, options, context).run(file, root);
+}
+
 Scenario compile(const ScenarioFile& file, const Node::Tree& tree, const std::string& source,
                  const LoadOptions& options) {
-  return Compiler(source, options).run(file, Node(ScenarioFile::descriptor(), &tree, Pos{}, "file"));
+  const Node root(ScenarioFile::descriptor(), &tree, Pos{}, "file");
+  if (file.process_size() > 0) return compile_processes(file, root, source, options);
+  ProgramContext context;
+  return compile_program(file, root, source, options, context);
 }
 
 }  // namespace gmp::scenario

@@ -25,6 +25,27 @@ inline constexpr int kParserRecursionLimit = 3 * kMaxNesting + 16;
 // GOMAXPROCS, as --procs, a process's procs and the gomaxprocs operation give it.
 inline constexpr int64_t kMaxProcs = 1024;
 
+// Processes of one scenario file (ProcessDecl): each is a whole Go runtime with its own threads,
+// so the bound keeps a file's memory and the engine's thread count in proportion to its text.
+inline constexpr int64_t kMaxProcesses = 64;
+
+// A cgroup's CPU bandwidth (CgroupDecl, --cpu-quota, --cpu-period): the period's range and the
+// least quota per period are cgroup v2's (kernel/sched/core.c: min_cfs_quota_period 1 ms,
+// max_cfs_quota_period 1 s; tg_set_cfs_bandwidth refuses a quota below 1 ms); the default period
+// is the kernel's (default_cfs_period, 100 ms). Whether a quota exceeds the machine's cores is
+// known only at run time; here a quota is at most kMaxQuotaCpus CPUs.
+inline constexpr int64_t kMinCpuPeriodNs = 1'000'000;
+inline constexpr int64_t kMaxCpuPeriodNs = 1'000'000'000;
+inline constexpr int64_t kDefaultCpuPeriodNs = 100'000'000;
+inline constexpr int64_t kMinQuotaNs = 1'000'000;
+inline constexpr double kMaxQuotaCpus = 4096;
+// A cpuset's core numbers: 0 to 4095 (the machine's own cores are checked at run time).
+inline constexpr int32_t kMaxCpusetCore = 4095;
+
+// GOGC, as --gogc and a process's gogc give it: -1 (off) or 0 to this. Go takes any int32; beyond
+// this the heap may grow to 10,001 times the live heap, far past any memory limit.
+inline constexpr int32_t kMaxGOGC = 1'000'000;
+
 // A duration (compute, sleep, syscall, busy_poll per poll, a device's service time): at most
 // 10^15 ns, 1,000,000 s or about 11.6 days of virtual time.
 inline constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;

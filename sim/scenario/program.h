@@ -187,6 +187,11 @@ struct Conn {
   // accepts it; -1: a connection whose requests come from its arrivals.
   int32_t dial_process = -1;
   int32_t dial_listener = -1;
+  // The other end of a connection between processes, on both sides: the process and its conn
+  // (the dialled listener's conn array, or the dialling one); element k joins element k. A conn
+  // with a peer has no count, interval or arrival times: its requests are the peer's writes.
+  int32_t peer_process = -1;
+  int32_t peer_conn = -1;
   // From an arrival file (arrivals.h): element e's arrival times are times[first[e]] ..
   // times[first[e+1] - 1], each one a burst, and count is unused (each element has its own);
   // first is empty when the times are generated.
