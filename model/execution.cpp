@@ -327,6 +327,10 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   cfg.procs = setup.procs;
   cfg.seed = setup.seed;
   cfg.gc = setup.gc;
+  cfg.procs_auto = setup.procs_auto;
+  cfg.containermaxprocs = setup.containermaxprocs;
+  cfg.updatemaxprocs = setup.updatemaxprocs;
+  cfg.cgroup = setup.cgroup;
   cfg.event_limit = setup.max_steps;
   cfg.chooser = &rec;
   cfg.daemon_rounds = setup.daemon_rounds;

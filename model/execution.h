@@ -40,6 +40,10 @@ struct CheckSetup {
   int32_t procs = 1;
   uint64_t seed = 1;  // the runtime's own randomness (cheaprand, steal order)
   rt::GCSettings gc;  // GOGC and GOMEMLIMIT (--gogc, --memlimit)
+  // --procs auto, --godebug and the cgroup flags, as engine::SimConfig has them.
+  bool procs_auto = false;
+  int32_t containermaxprocs = 1, updatemaxprocs = 1;
+  scenario::Cgroup cgroup;
   uint64_t max_steps = 200'000;
   uint32_t daemon_rounds = 2;  // sysmon's waits per execution that may end by choice (free time)
   // Strict time (engine::EngineConfig::strict_time): waits end in deadline order, sysmon runs

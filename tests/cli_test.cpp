@@ -78,7 +78,7 @@ TEST_CASE("gmpsim run --check-determinism compares output and traces", "[cli][de
 TEST_CASE("bad flags exit 2 naming the flag", "[cli][errors]") {
   Out o = gmpsim("run " + kScenarios + "pingpong.textproto --procs 0");
   CHECK(o.status == 2);
-  CHECK(o.text.find("--procs: expected an integer in [1, 1024], got '0'") != std::string::npos);
+  CHECK(o.text.find("--procs: expected auto or an integer in [1, 1024], got '0'") != std::string::npos);
   o = gmpsim("run " + kScenarios + "pingpong.textproto --schedtrace 10parsecs");
   CHECK(o.status == 2);
   CHECK(o.text.find("--schedtrace") != std::string::npos);
@@ -330,8 +330,8 @@ TEST_CASE("flags take exactly what they say", "[cli][errors]") {
       {"--max-time 2000000000000000000", "at most 1e18ns"},
       {"--jitter 2s", "--jitter: expected a duration of at most 1s"},
       {"--profile ''", "--profile: expected a file or a builtin name, got ''"},
-      {"--procs ' 2'", "--procs: expected an integer in [1, 1024], got ' 2'"},
-      {"--procs +2", "--procs: expected an integer in [1, 1024], got '+2'"},
+      {"--procs ' 2'", "--procs: expected auto or an integer in [1, 1024], got ' 2'"},
+      {"--procs +2", "--procs: expected auto or an integer in [1, 1024], got '+2'"},
       {"--seed -1", "--seed: expected an integer"},
   };
   for (const auto& c : cases) {
@@ -1127,4 +1127,78 @@ TEST_CASE("gmpsim run: an alloc whose expression is out of range panics at its f
   CHECK(o.status == 1);
   CHECK_THAT(o.text, Catch::Contains(path + ":2:16: bytes 0 is out of range: from 1 to 1073741824"));
   std::remove(path.c_str());
+}
+
+// ---- Containers: the cgroup flags, --procs auto and --godebug (docs/scenarios.md, "Processes").
+
+TEST_CASE("the cgroup flags take quotas periods bursts and cpusets and refuse bad ones", "[cli][cgroup][errors]") {
+  for (const char* good : {"--cpu-quota 2.5", "--cpu-quota 0", "--cpu-quota 0.01", "--cpu-quota 4096",
+                           "--cpu-quota 1 --cpu-period 1ms", "--cpu-quota 1 --cpu-period 1s",
+                           "--cpu-quota 1 --cpu-burst 100ms", "--cpuset 0-3,8", "--cpuset 0", "--procs auto",
+                           "--godebug containermaxprocs=0,updatemaxprocs=0", "--godebug updatemaxprocs=1",
+                           "--cpu-period=50ms --cpu-quota=0.5"}) {
+    INFO(good);
+    const Out o = gmpsim("run " + kPingPong + " " + good);
+    CHECK(o.status == 0);
+  }
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"--cpu-quota -1", "--cpu-quota: expected CPUs such as 2.5, 0 (no limit) or above 0 and at most 4096, got '-1'"},
+      {"--cpu-quota 4097", "at most 4096, got '4097'"},
+      {"--cpu-quota nan", "got 'nan'"},
+      {"--cpu-quota 1e3", "got '1e3'"},
+      {"--cpu-quota 1..5", "got '1..5'"},
+      {"--cpu-quota .", "got '.'"},
+      {"--cpu-quota 0.005", "--cpu-quota: quota 0.005 CPUs of a 100ms period is 500us per period: at least 1ms"},
+      {"--cpu-quota 0.5 --cpu-period 1ms", "--cpu-quota: quota 0.5 CPUs of a 1ms period is 500us per period"},
+      {"--cpu-quota 1,2", "run: --cpu-quota takes one value (a list is for gmpsim sweep)"},
+      {"--cpu-period 999us", "--cpu-period: expected a duration from 1ms to 1s (cgroup v2's cpu.max), got '999us'"},
+      {"--cpu-period 2s", "--cpu-period: expected a duration from 1ms to 1s"},
+      {"--cpu-period x", "--cpu-period: expected a duration such as 10ms"},
+      {"--cpu-burst 5ms", "--cpu-burst: needs a --cpu-quota"},
+      {"--cpu-quota 0.5 --cpu-burst 60ms", "--cpu-burst: 60ms is more than the quota's 50ms per period"},
+      {"--cpuset 3-1", "--cpuset: range \"3-1\" runs backwards"},
+      {"--cpuset 4096", "--cpuset: \"4096\" is not a core or a range: expected cores and ranges such as \"0-3,8\", each core 0 to 4095, got '4096'"},
+      {"--cpuset ''", "--cpuset: an empty cpuset has no core"},
+      {"--procs automatic", "--procs: expected auto or an integer in [1, 1024], got 'automatic'"},
+      {"--procs auto,2", "run: --procs takes one value"},
+      {"--godebug gctrace=1", "--godebug: unknown GODEBUG setting \"gctrace\": expected containermaxprocs or updatemaxprocs"},
+      {"--godebug updatemaxprocs=2", "--godebug: GODEBUG updatemaxprocs takes 0 or 1"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const Out o = gmpsim("run " + kPingPong + " " + c.args);
+    CHECK(o.status == 2);
+    CHECK_THAT(o.text, Catch::Contains(c.says));
+  }
+  Out o = gmpsim("sweep " + kPingPong + " --procs 1 --cpu-quota 1,x");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("--cpu-quota: expected CPUs such as 2.5"));
+  o = gmpsim("check " + kPingPong + " --procs 1 --cpu-quota 1,2");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("check: --cpu-quota takes one value"));
+  o = gmpsim("check " + kPingPong + " --procs 1 --cpu-period 0");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("--cpu-period: expected a duration from 1ms to 1s"));
+  o = gmpsim("help");
+  CHECK_THAT(o.text, Catch::Contains("[--cpu-quota CPUS] [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST]"));
+}
+
+TEST_CASE("gmpsim sweep varies the CPU quota as a dimension with a column only when given", "[cli][cgroup][sweep]") {
+  Out o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2 --cpu-quota 0.5,0");
+  CHECK(o.status == 0);
+  CHECK_THAT(o.text, Catch::Contains("\n     CPU quota    GOMAXPROCS "));
+  CHECK_THAT(o.text, Catch::Contains("\n           0.5             1"));
+  CHECK_THAT(o.text, Catch::Contains("\n           0.5             2"));
+  CHECK_THAT(o.text, Catch::Contains("\n          none             1"));
+  CHECK_THAT(o.text, Catch::Contains("cpu-quota: 0.5\n"));
+  o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,2");
+  CHECK(o.status == 0);
+  CHECK(o.text.find("CPU quota") == std::string::npos);
+  CHECK(o.text.find("cpu-quota") == std::string::npos);
+  o = gmpsim("sweep " + kScenarios + "cpu.textproto --procs 1,auto");
+  CHECK(o.status == 0);
+  CHECK_THAT(o.text, Catch::Contains("\n          auto "));
 }

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -414,4 +416,259 @@ TEST_CASE("using a listener's connection before it is accepted panics", "[net]")
                           1);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.message, Catch::Contains("c[1] before its listener accepted it"));
+}
+
+// ---- Dialled connections (ConnDecl.dial): a client process's ends joined to a server process's
+// listener's array, within one machine.
+
+namespace {
+
+using Got = workload::Network::Got;
+using Wrote = workload::Network::Wrote;
+
+// A client array of n ends dialling listener 0 of process 1.
+scenario::Conn client_decl(int64_t n) {
+  scenario::Conn c;
+  c.name = "cl";
+  c.length = n;
+  c.dial_process = 1;
+  c.dial_listener = 0;
+  return c;
+}
+
+// The server side: an array of n ends handed out by listener 0, which on its own would connect
+// them 5 us apart, from 5 us on.
+scenario::Conn server_decl(int64_t n, int64_t write_service = 0) {
+  scenario::Conn c;
+  c.name = "sv";
+  c.length = n;
+  c.listener = 0;
+  c.write_service = write_service;
+  return c;
+}
+std::vector<scenario::Listener> server_listener() {
+  scenario::Listener l;
+  l.name = "ln";
+  l.conn = 0;
+  l.interval = 5000;
+  return {l};
+}
+
+std::vector<rt::NetEvent> take(workload::Network& net, int64_t now) {
+  std::vector<rt::NetEvent> out;
+  net.takeEvents(now, &out);
+  return out;
+}
+
+// The two networks of a client (nanotime's epoch 1000) and a server (epoch 2000) with n
+// connections, joined element by element, the server's listener made a dialled one.
+struct Pair {
+  std::vector<scenario::Conn> cdecls, sdecls;
+  workload::Network client, server;
+  explicit Pair(int64_t n, int64_t write_service = 0)
+      : cdecls{client_decl(n)}, sdecls{server_decl(n, write_service)}, client(cdecls, 1, 1000),
+        server(sdecls, 2, 2000, server_listener()) {
+    server.dial_listener(0);
+    for (int32_t k = 0; k < n; k++) workload::Network::join(client, client.conn(0, k), server, server.conn(0, k));
+  }
+};
+
+}  // namespace
+
+// The dialled listener hands out its connections at time 0, in order (not 5 us apart as it would
+// alone); a client end has no event of its own until something is delivered to it (an end with
+// no requests of a schedule would report end of file at once).
+TEST_CASE("dialled connections: the server accepts them all as the run starts and the client ends are quiet",
+          "[net]") {
+  Pair p(2);
+  CHECK(p.client.nextEvent() == INT64_MAX);
+  CHECK(p.server.nextEvent() == 2000);
+  CHECK(take(p.server, 2000) == std::vector<rt::NetEvent>{{p.server.listener_pd(0), rt::EPOLLIN}});
+  CHECK(p.server.accept(0, 0) == 0);
+  CHECK(p.server.accept(0, 0) == 1);
+  CHECK(p.server.accept(0, 0) == -1);
+  CHECK(p.server.nextEvent() == INT64_MAX);
+  CHECK(p.client.read(0, 10) == Got::Again);
+  CHECK(p.server.read(0, 10) == Got::Again);
+}
+
+// A client's write is a request delivered at once: the server's next event is due then, and its
+// takeEvents reports the server end; the wake callback runs for each delivery that makes a new
+// edge, and not for one that lands on an edge netpoll has not taken yet.
+TEST_CASE("dialled connections: a client write is due at once on the server end and wakes its poller once",
+          "[net]") {
+  Pair p(2);
+  int server_wakes = 0, client_wakes = 0;
+  p.server.set_wake([&] { server_wakes++; });
+  p.client.set_wake([&] { client_wakes++; });
+  take(p.server, 2000);
+  REQUIRE(p.server.accept(0, 0) == 0);
+  REQUIRE(p.server.accept(0, 0) == 1);
+
+  CHECK(p.client.write(0, 100) == Wrote::Request);
+  CHECK(server_wakes == 1);
+  CHECK(p.server.nextEvent() == 2000 + 100);
+  CHECK(take(p.server, 2000 + 100) == std::vector<rt::NetEvent>{{p.server.pd(0), rt::EPOLLIN}});
+  CHECK(p.server.nextEvent() == INT64_MAX);
+  CHECK(p.client.write(0, 150) == Wrote::Request);  // a new edge after netpoll took the last
+  CHECK(server_wakes == 2);
+  CHECK(p.client.write(0, 160) == Wrote::Request);  // the 150 edge is still pending: no wake
+  CHECK(server_wakes == 2);
+  CHECK(p.server.wakes() == 2);
+  // Deliveries at one time come out in connection order.
+  CHECK(p.client.write(1, 160) == Wrote::Request);
+  CHECK(server_wakes == 3);
+  CHECK(take(p.server, 2000 + 200) ==
+        std::vector<rt::NetEvent>{{p.server.pd(0), rt::EPOLLIN}, {p.server.pd(1), rt::EPOLLIN}});
+
+  // The server reads each request once; then EAGAIN.
+  CHECK(p.server.read(0, 200) == Got::Request);
+  CHECK(p.server.read(0, 200) == Got::Request);
+  CHECK(p.server.read(0, 200) == Got::Request);
+  CHECK(p.server.read(0, 200) == Got::Again);
+  CHECK(p.server.requests() == 4);
+  CHECK(p.client.client_requests() == 4);
+  CHECK(p.client.requests() == 0);  // a client end's answers are not requests
+  CHECK(client_wakes == 0);
+}
+
+// A server write answers its oldest request (a server-side sample: arrival to answer) and
+// delivers the answer to the client end, whose read takes it (a client-side sample: the
+// request's write to the answer's read). The client reads EAGAIN until an answer has come.
+TEST_CASE("dialled connections: the server's answer reaches the client and both sides count latency", "[net]") {
+  Pair p(1);
+  int client_wakes = 0;
+  p.client.set_wake([&] { client_wakes++; });
+  take(p.server, 2000);
+  REQUIRE(p.server.accept(0, 0) == 0);
+  REQUIRE(p.client.write(0, 100) == Wrote::Request);
+  REQUIRE(p.client.write(0, 130) == Wrote::Request);
+  CHECK(p.server.read(0, 140) == Got::Request);
+  CHECK(p.client.read(0, 200) == Got::Again);
+  CHECK(p.server.write(0, 300) == Wrote::Answer);
+  CHECK(client_wakes == 1);
+  CHECK(p.client.nextEvent() == 1000 + 300);
+  CHECK(take(p.client, 1000 + 300) == std::vector<rt::NetEvent>{{p.client.pd(0), rt::EPOLLIN}});
+  CHECK(p.server.write(0, 310) == Wrote::Nothing);  // the second request is not read yet
+  CHECK(client_wakes == 1);
+  CHECK(p.server.read(0, 320) == Got::Request);
+  CHECK(p.server.write(0, 400) == Wrote::Answer);
+  CHECK(client_wakes == 2);
+  CHECK(p.client.read(0, 450) == Got::Request);
+  CHECK(p.client.read(0, 460) == Got::Request);
+  CHECK(p.client.read(0, 470) == Got::Again);
+  CHECK(p.server.latencies() == std::vector<int64_t>{300 - 100, 400 - 130});
+  CHECK(p.client.client_latencies() == std::vector<int64_t>{450 - 100, 460 - 130});
+  CHECK(p.client.last_answer() == 460);
+  CHECK(p.server.last_write() == 400);
+}
+
+// With a write_service on the server end, an answer reaches the client as it leaves: the client's
+// event is due then, and a read before it finds nothing. The server's close right after the
+// write follows the answer out: the client reads no end of file before it.
+TEST_CASE("dialled connections: an answer leaving slowly reaches the client when it has left", "[net]") {
+  Pair p(1, 50);
+  take(p.server, 2000);
+  REQUIRE(p.server.accept(0, 0) == 0);
+  REQUIRE(p.client.write(0, 100) == Wrote::Request);
+  REQUIRE(p.server.read(0, 100) == Got::Request);
+  CHECK(p.server.write(0, 200) == Wrote::Answer);  // leaves at 250
+  p.server.close(0, 210);
+  CHECK(p.client.nextEvent() == 1000 + 250);
+  CHECK(take(p.client, 1000 + 249).empty());
+  CHECK(p.client.read(0, 249) == Got::Again);
+  CHECK(take(p.client, 1000 + 250) == std::vector<rt::NetEvent>{{p.client.pd(0), rt::EPOLLIN | rt::EPOLLRDHUP}});
+  CHECK(p.client.read(0, 250) == Got::Request);
+  CHECK(p.client.read(0, 250) == Got::Eof);
+  CHECK(p.server.latencies() == std::vector<int64_t>{150});
+  CHECK(p.client.client_latencies() == std::vector<int64_t>{150});
+}
+
+// A request written before the server accepted its end waits in the socket: no event and no wake
+// (the end is in no epoll set), and Accept brings it to netpoll.
+TEST_CASE("dialled connections: a request before the accept waits for it", "[net]") {
+  Pair p(2);
+  int server_wakes = 0;
+  p.server.set_wake([&] { server_wakes++; });
+  take(p.server, 2000);
+  REQUIRE(p.server.accept(0, 0) == 0);
+  CHECK(p.client.write(1, 100) == Wrote::Request);
+  CHECK(server_wakes == 0);
+  CHECK(p.server.nextEvent() == INT64_MAX);
+  CHECK(p.server.accept(0, 200) == 1);
+  CHECK(p.server.nextEvent() == 2000 + 100);
+  CHECK(take(p.server, 2000 + 200) == std::vector<rt::NetEvent>{{p.server.pd(1), rt::EPOLLIN}});
+}
+
+// The client closes: the server end reports the close (EPOLLRDHUP) and reads end of file once it
+// has read every request; its answers after that are still taken (and counted), and dropped at
+// the closed end. The server closes: the client reads its answers, then end of file; its requests
+// after that go nowhere.
+TEST_CASE("dialled connections: a close reaches the peer as end of file after what was delivered", "[net]") {
+  Pair p(2);
+  int server_wakes = 0, client_wakes = 0;
+  p.server.set_wake([&] { server_wakes++; });
+  p.client.set_wake([&] { client_wakes++; });
+  take(p.server, 2000);
+  REQUIRE(p.server.accept(0, 0) == 0);
+  REQUIRE(p.server.accept(0, 0) == 1);
+
+  REQUIRE(p.client.write(0, 100) == Wrote::Request);
+  take(p.server, 2000 + 100);
+  p.client.close(0, 120);
+  CHECK(server_wakes == 2);
+  CHECK(take(p.server, 2000 + 120) == std::vector<rt::NetEvent>{{p.server.pd(0), rt::EPOLLIN | rt::EPOLLRDHUP}});
+  CHECK(p.server.read(0, 130) == Got::Request);
+  CHECK(p.server.read(0, 130) == Got::Eof);
+  CHECK(p.server.write(0, 140) == Wrote::Answer);
+  CHECK(p.server.latencies() == std::vector<int64_t>{40});
+  CHECK(client_wakes == 0);
+  CHECK(p.client.read(0, 150) == Got::Closed);
+  CHECK(p.client.nextEvent() == INT64_MAX);
+
+  REQUIRE(p.client.write(1, 200) == Wrote::Request);
+  REQUIRE(p.server.read(1, 200) == Got::Request);
+  REQUIRE(p.server.write(1, 210) == Wrote::Answer);
+  CHECK(client_wakes == 1);
+  take(p.client, 1000 + 210);
+  p.server.close(1, 220);
+  CHECK(client_wakes == 2);
+  CHECK(take(p.client, 1000 + 220) == std::vector<rt::NetEvent>{{p.client.pd(1), rt::EPOLLIN | rt::EPOLLRDHUP}});
+  CHECK(p.client.read(1, 230) == Got::Request);
+  CHECK(p.client.read(1, 230) == Got::Eof);
+  CHECK(p.server.read(1, 230) == Got::Closed);
+  const int before = server_wakes;
+  CHECK(p.client.write(1, 240) == Wrote::Request);
+  CHECK(server_wakes == before);
+  CHECK(p.server.requests() == 2);
+}
+
+// connect_dials joins each dialling declaration of each process to its listener's array, element
+// by element, and refuses arrays of different sizes.
+TEST_CASE("connect_dials joins processes' dialled connections by process and listener", "[net]") {
+  auto client = std::make_shared<scenario::Scenario>();
+  client->conns = {client_decl(3)};
+  auto server = std::make_shared<scenario::Scenario>();
+  server->conns = {server_decl(3)};
+  server->listeners = server_listener();
+  std::vector<scenario::ProcessSpec> procs(2);
+  procs[0].name = "loadgen";
+  procs[0].program = client;
+  procs[1].name = "server";
+  procs[1].program = server;
+  workload::Network c(client->conns, 1, 0), s(server->conns, 2, 0, server->listeners);
+  workload::connect_dials({&c, &s}, procs);
+  take(s, 0);
+  for (int k = 0; k < 3; k++) REQUIRE(s.accept(0, 0) == k);
+  REQUIRE(c.write(2, 10) == Wrote::Request);
+  CHECK(take(s, 10) == std::vector<rt::NetEvent>{{s.pd(2), rt::EPOLLIN}});
+  CHECK(s.read(2, 10) == Got::Request);
+  CHECK(s.read(1, 10) == Got::Again);
+
+  auto small = std::make_shared<scenario::Scenario>(*server);
+  small->conns = {server_decl(2)};
+  procs[1].program = small;
+  workload::Network c2(client->conns, 1, 0), s2(small->conns, 2, 0, small->listeners);
+  CHECK_THROWS_AS(workload::connect_dials({&c2, &s2}, procs), std::invalid_argument);
+  CHECK_THROWS_AS(workload::connect_dials({&c2, nullptr}, procs), std::invalid_argument);
 }

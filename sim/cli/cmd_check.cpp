@@ -16,6 +16,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/runtime/mutants.h"
+#include "sim/scenario/settings.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::cli {
@@ -128,10 +129,15 @@ CheckOptions parse_check_args(int argc, char** argv) {
     c.setup.max_time = o.sim.time_limit;
   }
   if (o.sim.asyncpreemptoff) usage_error("check: --asyncpreemptoff is for gmpsim run");
-  c.setup.procs = static_cast<int32_t>(o.procs.front());
   c.setup.seed = o.seed;
   single_gc_settings("check", o);
-  c.setup.gc = sim_config(o, 1, 0, o.seed).gc;
+  const engine::SimConfig sim = sim_config(o, o.procs.front(), 0, o.seed);
+  c.setup.procs = sim.procs;
+  c.setup.gc = sim.gc;
+  c.setup.procs_auto = sim.procs_auto;
+  c.setup.containermaxprocs = sim.containermaxprocs;
+  c.setup.updatemaxprocs = sim.updatemaxprocs;
+  c.setup.cgroup = sim.cgroup;
   c.search_seed = o.seed;
   return co;
 }
@@ -139,7 +145,20 @@ CheckOptions parse_check_args(int argc, char** argv) {
 std::string replay_command(const CheckOptions& co, const std::string& sched) {
   const RunOptions& o = co.run;
   const model::CheckConfig& c = co.cfg;
-  std::string cmd = "gmpsim check " + o.scenario_path + " --procs " + std::to_string(c.setup.procs);
+  std::string cmd = "gmpsim check " + o.scenario_path + " --procs " +
+                    (c.setup.procs_auto ? std::string("auto") : std::to_string(c.setup.procs));
+  if (!o.cpu_quota.empty()) cmd += " --cpu-quota " + scenario::cpus_text(o.cpu_quota.front());
+  if (c.setup.cgroup.period != scenario::Cgroup{}.period) cmd += " --cpu-period " + std::to_string(c.setup.cgroup.period) + "ns";
+  if (c.setup.cgroup.burst != 0) cmd += " --cpu-burst " + std::to_string(c.setup.cgroup.burst) + "ns";
+  if (!c.setup.cgroup.cpuset.empty()) {
+    std::string set;
+    for (int32_t cpu : c.setup.cgroup.cpuset) set += (set.empty() ? "" : ",") + std::to_string(cpu);
+    cmd += " --cpuset " + set;
+  }
+  if (c.setup.containermaxprocs != 1 || c.setup.updatemaxprocs != 1) {
+    cmd += " --godebug containermaxprocs=" + std::to_string(c.setup.containermaxprocs) +
+           ",updatemaxprocs=" + std::to_string(c.setup.updatemaxprocs);
+  }
   if (!co.mutant.empty()) cmd += " --mutant " + co.mutant;
   if (!o.profile.empty()) cmd += " --profile " + o.profile;
   if (o.seed != 1) cmd += " --seed " + std::to_string(o.seed);
@@ -332,6 +351,8 @@ std::string check_usage() {
       "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
       "                        [--property LIST] [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE]\n"
       "                        [--profile F] [--gogc N|off] [--memlimit SIZE|off]\n"
+      "                        [--cpu-quota CPUS] [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST]\n"
+      "                        [--godebug containermaxprocs=0,updatemaxprocs=0]   (--procs auto: Go's default)\n"
       "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
       "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
       "      work-conservation, lost-wakeup, livelock, assertions, stw-completes, default, all. Exit\n"

@@ -16,10 +16,15 @@ namespace gmp::cli {
 
 namespace {
 // A trace that cannot be written (no such folder, a full disk) ends the command with the writer's
-// message, which names the file; the writer leaves nothing half-written behind.
+// message, which names the file; the writer leaves nothing half-written behind. A machine that
+// cannot hold the cgroups (a cpuset past its cores, a quota above them) is refused before the run
+// writes anything.
 engine::SimResult simulate(const Loaded& in, const engine::SimConfig& cfg) {
   try {
     return engine::simulate(in.scenario, in.profile, cfg);
+  } catch (const engine::SimConfigError& e) {
+    end_progress();
+    usage_error(std::string("run: ") + e.what());
   } catch (const trace::TraceWriteError& e) {
     end_progress();
     std::fprintf(stderr, "gmpsim: %s\n", e.what());

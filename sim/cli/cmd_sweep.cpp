@@ -1,6 +1,7 @@
 // gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F]
-//                       [--gogc 50,100,off] [--memlimit 64MiB,off] [--svg OUT] [--seed S] [--jobs N]
-// Runs the scenario at every (procs, cores, GOGC, GOMEMLIMIT) point under K seeds; prints a table
+//                       [--gogc 50,100,off] [--memlimit 64MiB,off] [--cpu-quota 0.5,1,2]
+//                       [--svg OUT] [--seed S] [--jobs N]
+// Runs the scenario at every (procs, cores, CPU quota, GOGC, GOMEMLIMIT) point under K seeds; prints a table
 // per metric, then `go test -bench` lines for benchstat, and with --svg writes an SVG chart there.
 #include <unistd.h>
 
@@ -45,16 +46,28 @@ int cmd_sweep(int argc, char** argv) {
   const Loaded in = load_inputs(o);
 
   // GOGC and GOMEMLIMIT are dimensions only when given (the output is unchanged otherwise).
-  const SweepDims dims{!o.gogc.empty(), !o.memlimit.empty()};
+  const SweepDims dims{!o.gogc.empty(), !o.memlimit.empty(), !o.cpu_quota.empty()};
   const rt::GCSettings go_default;
   const std::vector<int64_t> limits = dims.memlimit ? o.memlimit : std::vector<int64_t>{go_default.memoryLimit};
   const std::vector<int32_t> gogcs = dims.gogc ? o.gogc : std::vector<int32_t>{go_default.gcPercent};
+  const std::vector<double> quotas = dims.quota ? o.cpu_quota : std::vector<double>{0};
   std::vector<SweepPoint> pts;
   for (int64_t c : o.cores) {
-    for (int64_t limit : limits) {
-      for (int32_t gogc : gogcs) {
-        for (int64_t p : o.procs) pts.push_back(SweepPoint{p, c, {}, rt::GCSettings{gogc, limit}});
+    for (double quota : quotas) {
+      for (int64_t limit : limits) {
+        for (int32_t gogc : gogcs) {
+          for (int64_t p : o.procs) pts.push_back(SweepPoint{p, c, {}, rt::GCSettings{gogc, limit}, quota});
+        }
       }
+    }
+  }
+  // A cgroup the machine cannot hold (a cpuset past its cores, a quota above them) is refused
+  // before any run.
+  for (const SweepPoint& pt : pts) {
+    try {
+      engine::check_machine(in.scenario, in.profile, sim_config(o, pt.procs, pt.cores, o.seed));
+    } catch (const engine::SimConfigError& e) {
+      usage_error(std::string("sweep: ") + e.what() + (pt.cores > 0 ? " (--cores " + std::to_string(pt.cores) + ")" : ""));
     }
   }
   // Every (point, seed) run is independent and deterministic on its own, so they run on worker
@@ -76,6 +89,7 @@ int cmd_sweep(int argc, char** argv) {
       try {
         engine::SimConfig cfg = sim_config(o, pt.procs, pt.cores, o.seed + k);
         cfg.gc = pt.gc;
+        cfg.cgroup.quota = quota_ns(o, pt.cpu_quota);
         pt.runs[k] = engine::simulate(in.scenario, in.profile, cfg);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
@@ -114,14 +128,14 @@ int cmd_sweep(int argc, char** argv) {
       if (st == kAssertionsViolated) {
         if (status == 0) status = st;
         const auto& v = r.violations.front();
-        std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%lld seed=%llu: assertion violated: %s: %s%s\n",
-                     gc_point_label(pt, dims).c_str(), static_cast<long long>(pt.procs), static_cast<unsigned long long>(r.seed), v.assertion.c_str(),
+        std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%s seed=%llu: assertion violated: %s: %s%s\n",
+                     gc_point_label(pt, dims).c_str(), procs_text(pt.procs).c_str(), static_cast<unsigned long long>(r.seed), v.assertion.c_str(),
                      v.detail.c_str(), r.violations.size() > 1 ? " (and more: gmpsim run shows them all)" : "");
         continue;
       }
       status = 2;
-      std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%lld seed=%llu: %s\n", gc_point_label(pt, dims).c_str(),
-                   static_cast<long long>(pt.procs),
+      std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%s seed=%llu: %s\n", gc_point_label(pt, dims).c_str(),
+                   procs_text(pt.procs).c_str(),
                    static_cast<unsigned long long>(r.seed), r.message.c_str());
     }
   }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "sim/scenario/error.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/settings.h"
 
 namespace gmp::cli {
 
@@ -21,7 +23,7 @@ constexpr int64_t kMaxFlagTime = 1'000'000'000'000'000'000;
 bool parse_common_flag(Args& a, RunOptions& o) {
   const std::string& f = a.flag();
   if (f == "--procs") {
-    o.procs = parse_list(f, a.value(), 1, 1024);
+    o.procs = parse_procs_list(f, a.value(), scenario::kMaxProcs);
   } else if (f == "--cores") {
     o.cores = parse_list(f, a.value(), 1, 4096);
   } else if (f == "--profile") {
@@ -50,6 +52,24 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   } else if (f == "--memlimit") {
     o.memlimit.clear();
     for (const std::string& v : split_list(a.value())) o.memlimit.push_back(parse_memlimit(f, v));
+  } else if (f == "--cpu-quota") {
+    o.cpu_quota = parse_cpus_list(f, a.value());
+  } else if (f == "--cpu-period") {
+    o.sim.cgroup.period = parse_duration(f, a.value(), scenario::kMinCpuPeriodNs, scenario::kMaxCpuPeriodNs,
+                                         "from 1ms to 1s (cgroup v2's cpu.max)");
+  } else if (f == "--cpu-burst") {
+    o.sim.cgroup.burst = parse_duration(f, a.value(), 0, kMaxFlagTime, "of at most the quota per period");
+  } else if (f == "--cpuset") {
+    const std::string v = a.value();
+    scenario::ParsedCpuset s = scenario::parse_cpuset(v);
+    if (!s.error.empty()) usage_error(f + ": " + s.error + ", got '" + v + "'");
+    o.sim.cgroup.cpuset = std::move(s.cpus);
+  } else if (f == "--godebug") {
+    const std::string v = a.value();
+    const scenario::ParsedGodebug g = scenario::parse_godebug(v);
+    if (!g.error.empty()) usage_error(f + ": " + g.error + ", got '" + v + "'");
+    if (g.containermaxprocs >= 0) o.sim.containermaxprocs = g.containermaxprocs;
+    if (g.updatemaxprocs >= 0) o.sim.updatemaxprocs = g.updatemaxprocs;
   } else if (f == "--max-events") {
     o.sim.event_limit = parse_uint(f, a.value(), 1, UINT64_MAX);
   } else {
@@ -57,6 +77,23 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   }
   return true;
 }
+
+void finish_common_flags(RunOptions& o) {
+  int64_t least = -1;  // the smallest quota given, ns per period
+  for (double cpus : o.cpu_quota) {
+    const scenario::QuotaNs q = scenario::quota_ns(cpus, o.sim.cgroup.period);
+    if (!q.error.empty()) usage_error("--cpu-quota: " + q.error);
+    if (q.ns >= 0) least = least < 0 ? q.ns : std::min(least, q.ns);
+  }
+  const int64_t burst = o.sim.cgroup.burst;
+  if (burst > 0 && least < 0) usage_error("--cpu-burst: needs a --cpu-quota (a burst carries unused quota over)");
+  if (burst > least && least >= 0) {
+    usage_error("--cpu-burst: " + scenario::ns_text(burst) + " is more than the quota's " + scenario::ns_text(least) +
+                " per period (cpu.max.burst is at most the quota)");
+  }
+}
+
+int64_t quota_ns(const RunOptions& o, double cpus) { return scenario::quota_ns(cpus, o.sim.cgroup.period).ns; }
 
 cost::Profile load_profile_option(const RunOptions& o) {
   try {
@@ -83,17 +120,21 @@ Loaded load_inputs(const RunOptions& o) {
 
 engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed) {
   engine::SimConfig c = o.sim;
-  c.procs = static_cast<int32_t>(procs);
+  // --procs auto: the runtime picks GOMAXPROCS (SimConfig::procs_auto); procs holds a placeholder.
+  c.procs_auto = procs == 0;
+  c.procs = procs == 0 ? 1 : static_cast<int32_t>(procs);
   c.cores = static_cast<int32_t>(cores);
   c.seed = seed;
   if (!o.gogc.empty()) c.gc.gcPercent = o.gogc.front();
   if (!o.memlimit.empty()) c.gc.memoryLimit = o.memlimit.front();
+  if (!o.cpu_quota.empty()) c.cgroup.quota = quota_ns(o, o.cpu_quota.front());
   return c;
 }
 
 void single_gc_settings(const std::string& cmd, const RunOptions& o) {
   if (o.gogc.size() > 1) usage_error(cmd + ": --gogc takes one value (a list is for gmpsim sweep)");
   if (o.memlimit.size() > 1) usage_error(cmd + ": --memlimit takes one value (a list is for gmpsim sweep)");
+  if (o.cpu_quota.size() > 1) usage_error(cmd + ": --cpu-quota takes one value (a list is for gmpsim sweep)");
 }
 
 int exit_status(const engine::SimResult& r) {

@@ -27,7 +27,7 @@ int cmd_calibrate(int argc, char** argv);
 struct RunOptions {
   std::string scenario_path;
   std::string profile;          // a path, or a builtin name; empty: the default profile
-  std::vector<int64_t> procs{1};
+  std::vector<int64_t> procs{1};  // 0: auto (Go's default GOMAXPROCS, SimConfig::procs_auto)
   std::vector<int64_t> cores{0};  // 0: the profile machine's
   uint64_t seed = 1;
   uint64_t seeds = 1;           // sweep: seeds per point
@@ -35,15 +35,23 @@ struct RunOptions {
   // only makes sense to sweep, in the order given.
   std::vector<int32_t> gogc;
   std::vector<int64_t> memlimit;
+  // --cpu-quota in CPUs (0: no limit), empty when not given; a list only makes sense to sweep.
+  // sim_config makes it cgroup.quota, CPUs times sim.cgroup.period (--cpu-period).
+  std::vector<double> cpu_quota;
   // The flags that go straight to each simulation (limits, schedtrace, jitter, trace); procs,
   // cores and seed are set per run by sim_config.
   engine::SimConfig sim;
 };
 
 // Handles a flag every simulating command takes; false if `a` holds another one. --procs, --cores,
-// --gogc and --memlimit take a single value or a comma-separated list (a list only makes sense to
-// sweep).
+// --gogc, --memlimit and --cpu-quota take a single value or a comma-separated list (a list only
+// makes sense to sweep).
 bool parse_common_flag(Args& a, RunOptions& o);
+// The checks that need every flag: a quota against the period (at least 1 ms per period), a burst
+// against the quota. Bad usage ends the program with status 2.
+void finish_common_flags(RunOptions& o);
+// The cgroup quota of `cpus` CPUs over o's period, in ns per period (-1: no limit).
+int64_t quota_ns(const RunOptions& o, double cpus);
 
 // Walks a simulating command's arguments: the one SCENARIO, the common flags, and the command's
 // own flags, which `own` handles (returning false for a flag it does not know).
@@ -62,6 +70,7 @@ void parse_sim_args(const char* cmd, int argc, char** argv, RunOptions& o, OwnFl
     }
   }
   if (o.scenario_path.empty()) usage_error(std::string(cmd) + ": missing SCENARIO");
+  finish_common_flags(o);
 }
 
 struct Loaded {
@@ -73,9 +82,10 @@ Loaded load_inputs(const RunOptions& o);
 // The profile alone, the same way.
 cost::Profile load_profile_option(const RunOptions& o);
 
-// The GC settings are the first --gogc and --memlimit given (sweep sets each point's own).
+// The GC settings and the quota are the first --gogc, --memlimit and --cpu-quota given (sweep sets
+// each point's own). procs 0 is --procs auto.
 engine::SimConfig sim_config(const RunOptions& o, int64_t procs, int64_t cores, uint64_t seed);
-// run and check take one --gogc and one --memlimit: a list is refused, naming the command.
+// run and check take one --gogc, --memlimit and --cpu-quota: a list is refused, naming the command.
 void single_gc_settings(const std::string& cmd, const RunOptions& o);
 
 // 0 for a program that ended normally; 2 for a fatal error or a limit, as Go exits 2 on a throw;

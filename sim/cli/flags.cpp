@@ -1,11 +1,13 @@
 #include "sim/cli/flags.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
 #include "sim/scenario/duration.h"
+#include "sim/scenario/settings.h"
 
 namespace gmp::cli {
 
@@ -65,65 +67,44 @@ std::vector<std::string> split_list(const std::string& text) {
   }
 }
 
-namespace {
-// strconv.ParseInt(s, 10, bits): an optional sign, then one or more decimal digits, within the
-// bits' signed range.
-std::optional<int64_t> parse_int(const std::string& s, int bits) {
-  size_t i = 0;
-  const bool neg = !s.empty() && s[0] == '-';
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) i = 1;
-  if (i == s.size()) return std::nullopt;
-  const uint64_t cutoff = uint64_t{1} << (bits - 1);  // |min|; max is one less
-  uint64_t n = 0;
-  for (; i < s.size(); i++) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    const auto d = static_cast<uint64_t>(s[i] - '0');
-    if (n > (cutoff - d) / 10) return std::nullopt;  // n*10 + d > cutoff
-    n = n * 10 + d;
-  }
-  if (!neg && n >= cutoff) return std::nullopt;
-  return neg ? static_cast<int64_t>(0 - n) : static_cast<int64_t>(n);
-}
-}  // namespace
+std::optional<int64_t> parse_byte_count(const std::string& s) { return scenario::parse_byte_count(s); }
 
-std::optional<int64_t> parse_byte_count(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  const char last = s.back();
-  if (last >= '0' && last <= '9') {
-    const auto n = parse_int(s, 64);
-    if (!n || *n < 0) return std::nullopt;
-    return n;
+std::vector<int64_t> parse_procs_list(const std::string& flag, const std::string& text, int64_t hi) {
+  std::vector<int64_t> out;
+  for (const std::string& item : split_list(text)) {
+    if (item == "auto") {
+      out.push_back(0);
+      continue;
+    }
+    const bool digits = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+    const uint64_t v = digits && item.size() <= 18 ? std::strtoull(item.c_str(), nullptr, 10) : 0;
+    if (v < 1 || v > static_cast<uint64_t>(hi)) {
+      usage_error(flag + ": expected auto or an integer in [1, " + std::to_string(hi) + "], got '" + item + "'");
+    }
+    out.push_back(static_cast<int64_t>(v));
   }
-  // Otherwise it ends in B, after a digit (plain bytes) or after a binary prefix's "i".
-  if (last != 'B' || s.size() < 2) return std::nullopt;
-  const char c = s[s.size() - 2];
-  if (c >= '0' && c <= '9') {
-    const auto n = parse_int(s.substr(0, s.size() - 1), 64);
-    if (!n || *n < 0) return std::nullopt;
-    return n;
+  return out;
+}
+
+std::vector<double> parse_cpus_list(const std::string& flag, const std::string& text) {
+  std::vector<double> out;
+  for (const std::string& item : split_list(text)) {
+    // Digits, at most one '.', and a digit somewhere: no sign, exponent, "inf" or "nan".
+    const bool form = !item.empty() && item.size() <= 24 && item.find_first_not_of("0123456789.") == std::string::npos &&
+                      std::count(item.begin(), item.end(), '.') <= 1 && item.find_first_of("0123456789") != std::string::npos;
+    const double v = form ? std::strtod(item.c_str(), nullptr) : -1;
+    if (!(v >= 0 && v <= scenario::kMaxQuotaCpus)) {
+      usage_error(flag + ": expected CPUs such as 2.5, 0 (no limit) or above 0 and at most " +
+                  scenario::cpus_text(scenario::kMaxQuotaCpus) + ", got '" + item + "'");
+    }
+    out.push_back(v);
   }
-  if (c != 'i' || s.size() < 4) return std::nullopt;
-  int power = 0;
-  switch (s[s.size() - 3]) {
-    case 'K': power = 1; break;
-    case 'M': power = 2; break;
-    case 'G': power = 3; break;
-    case 'T': power = 4; break;
-    default: return std::nullopt;
-  }
-  uint64_t m = 1;
-  for (int i = 0; i < power; i++) m *= 1024;
-  const auto n = parse_int(s.substr(0, s.size() - 3), 64);
-  if (!n || *n < 0) return std::nullopt;
-  const auto un = static_cast<uint64_t>(*n);
-  if (un > std::numeric_limits<uint64_t>::max() / m) return std::nullopt;
-  if (un * m > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
-  return static_cast<int64_t>(un * m);
+  return out;
 }
 
 int32_t parse_gogc(const std::string& flag, const std::string& text) {
   if (text == "off") return -1;
-  const auto n = parse_int(text, 32);
+  const auto n = scenario::parse_int(text, 32);
   if (!n || *n > kMaxGOGC) {
     usage_error(flag + ": expected off or a percentage in [0, " + std::to_string(kMaxGOGC) + "] (GOGC), got '" +
                 text + "'");

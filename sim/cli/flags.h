@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/limits.h"
+
 namespace gmp::cli {
 
 [[noreturn]] void usage_error(const std::string& msg);
@@ -22,9 +24,8 @@ std::vector<int64_t> parse_list(const std::string& flag, const std::string& text
 // The items of a comma-separated list, each as written ("50,100,off").
 std::vector<std::string> split_list(const std::string& text);
 
-// The largest --gogc: the heap may grow to 10,001 times the live heap before a cycle (Go takes any
-// int32; beyond this the pacer's goal is far past any memory limit anyway).
-inline constexpr int32_t kMaxGOGC = 1'000'000;
+// The largest --gogc (sim/scenario/limits.h: a process's gogc has the same bound).
+inline constexpr int32_t kMaxGOGC = scenario::kMaxGOGC;
 // GOGC as Go reads it (readGOGC, setGCPercent): "off", or a decimal integer with an optional sign,
 // a negative one meaning off as in Go; -1 for off, else 0 .. kMaxGOGC (0: collect continuously).
 int32_t parse_gogc(const std::string& flag, const std::string& text);
@@ -33,6 +34,12 @@ int64_t parse_memlimit(const std::string& flag, const std::string& text);
 // parseByteCount (runtime/string.go): a non-negative decimal integer, optionally followed by B,
 // KiB, MiB, GiB or TiB, that fits an int64; nothing when s is not one.
 std::optional<int64_t> parse_byte_count(const std::string& s);
+// --procs: a comma-separated list of GOMAXPROCS values in [1, hi], or "auto" (Go's default,
+// from the affinity and the cgroup's quota), given as 0.
+std::vector<int64_t> parse_procs_list(const std::string& flag, const std::string& text, int64_t hi);
+// --cpu-quota: a comma-separated list of CPUs ("0.5,1,2.5"), each 0 (no limit) or above 0 and at
+// most scenario::kMaxQuotaCpus; decimal digits with an optional fraction.
+std::vector<double> parse_cpus_list(const std::string& flag, const std::string& text);
 // How the report names a setting: "100" or "off"; "64MiB", "1000B" or "off".
 std::string gogc_text(int32_t gogc);
 std::string memlimit_text(int64_t limit);

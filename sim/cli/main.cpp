@@ -21,10 +21,13 @@ const char kRunUsage[] =
     "  gmpsim run SCENARIO [--procs N] [--cores N] [--profile F] [--seed S] [--trace OUT]\n"
     "                      [--schedtrace DUR] [--asyncpreemptoff] [--max-time DUR] [--max-events N]\n"
     "                      [--check-determinism] [--events] [--jitter DUR]\n"
-    "                      [--gogc N|off] [--memlimit SIZE|off] [--gctrace]\n";
+    "                      [--gogc N|off] [--memlimit SIZE|off] [--gctrace]\n"
+    "                      [--cpu-quota CPUS] [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST]\n"
+    "                      [--godebug containermaxprocs=0,updatemaxprocs=0]\n";
 const char kSweepUsage[] =
     "  gmpsim sweep SCENARIO --procs 1,2,4,8,16 [--cores 4,16,64] [--seeds K] [--profile F] [--svg OUT]\n"
-    "                        [--gogc 50,100,off] [--memlimit 64MiB,off]\n"
+    "                        [--gogc 50,100,off] [--memlimit 64MiB,off] [--cpu-quota 0.5,1,1.5]\n"
+    "                        [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST] [--godebug ...]\n"
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
     "      prints a table per metric and `go test -bench` lines; --svg also writes a chart there\n";
 const char kReplayUsage[] =
@@ -71,6 +74,11 @@ const char kNotes[] =
     "optional B, KiB, MiB, GiB or TiB suffix, default off) are read as Go reads its environment; run\n"
     "and check take one value each, sweep a list of each (columns of its tables). run --gctrace\n"
     "prints a GODEBUG=gctrace=1 line per GC cycle.\n"
+    "--procs auto is Go's default GOMAXPROCS (from the cores and the quota, kept current by sysmon);\n"
+    "sweep takes auto among its values. The process's cgroup: --cpu-quota CPUS (e.g. 2.5; 0: no\n"
+    "limit; sweep takes a list, a column of its tables), --cpu-period DUR (1ms to 1s, default 100ms;\n"
+    "quota times period at least 1ms), --cpu-burst DUR (at most the quota per period), --cpuset LIST\n"
+    "(cores such as 0-3,8). --godebug sets GODEBUG's containermaxprocs and updatemaxprocs (0 or 1).\n"
     "--trace and --svg replace a regular file through a temporary file next to it, follow a symbolic\n"
     "link to one, and write straight into a character device or FIFO (/dev/null, /dev/stdout). A run\n"
     "that fails (deadlock, fatal error, a limit) still writes its trace, up to where it stopped.\n"

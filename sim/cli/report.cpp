@@ -10,6 +10,7 @@
 
 #include "sim/cli/flags.h"
 #include "sim/runtime/gctrace.h"
+#include "sim/scenario/settings.h"
 
 namespace gmp::cli {
 
@@ -128,7 +129,95 @@ std::string format_gc_summary(const engine::SimResult& r) {
   return s;
 }
 
+std::string format_cpu_stat(const engine::SimResult& r) {
+  if (r.cpu_quota < 0) return "";
+  const engine::GroupStats& c = r.cpu_stat;
+  return "cpu.stat: nr_periods " + std::to_string(c.nr_periods) + " nr_throttled " + std::to_string(c.nr_throttled) +
+         " throttled_usec " + std::to_string(c.throttled_time / 1000) + "\n";
+}
+
+namespace {
+
+// A process's cgroup quota as cgroup v2's cpu.max says it (microseconds), and in CPUs.
+std::string quota_text(const engine::SimResult& r) {
+  if (r.cpu_quota < 0 || r.cpu_period <= 0) return "no quota";
+  return "quota " + fmt("%.2f", static_cast<double>(r.cpu_quota) / static_cast<double>(r.cpu_period)) +
+         " CPUs (cpu.max " + std::to_string(r.cpu_quota / 1000) + " " + std::to_string(r.cpu_period / 1000) + ")";
+}
+
+// One process's section of a run of several: what a run of one prints about its program.
+std::string format_process(const engine::SimResult& r, bool all_events, bool gctrace) {
+  std::string s = "\nprocess " + r.process + (r.daemon ? " (daemon)" : "") + ": GOMAXPROCS=" + std::to_string(r.procs);
+  if (r.procs_auto) s += " (auto)";
+  if (r.procs_end != 0 && r.procs_end != r.procs) {
+    s += ", " + std::to_string(r.procs_end) + " at the end (" + std::to_string(r.procs_changes) + " changes)";
+  }
+  s += "; cgroup " + quota_text(r) + "; seed=" + std::to_string(r.seed) + "\n";
+  if (r.exited) {
+    s += "exited (status " + std::to_string(r.exit_code) + ") at " + dur(r.exit_time) + " virtual\n";
+  } else {
+    s += "still running when the run ended at " + dur(r.end_time) + " virtual\n";
+  }
+  if (const size_t from = r.message.find_first_not_of('\n'); from != std::string::npos) s += r.message.substr(from) + "\n";
+  if (r.measured) {
+    s += bench_line(r);
+  } else if (!r.bench_name.empty()) {
+    s += r.bench_name + ": the measured loop did not finish\n";
+  }
+  s += "scheduling latency (runnable to running): p50 " + dur(r.lat_p50) + "  p90 " + dur(r.lat_p90) + "  p99 " +
+       dur(r.lat_p99) + "  max " + dur(r.lat_max) + "  (" + std::to_string(r.lat_samples) + " starts)\n";
+  if (r.requests > 0) {
+    s += "requests: " + std::to_string(r.answered) + " answered of " + std::to_string(r.requests) + "; latency p50 " +
+         dur(r.req_p50) + "  p99 " + dur(r.req_p99) + "  p99.9 " + dur(r.req_p999) + "  max " + dur(r.req_max) + "; " +
+         fmt("%.0f", r.req_per_s) + " requests/s\n";
+  }
+  s += "P utilisation:";
+  for (size_t i = 0; i < r.utilisation.size(); i++) s += " P" + std::to_string(i) + " " + fmt("%.1f%%", 100 * r.utilisation[i]);
+  s += "\n";
+  s += "counts: goroutines " + std::to_string(r.goroutines) + ", Ms created " + std::to_string(r.ms_created) +
+       ", steals " + std::to_string(r.steals) + ", wakeps " + std::to_string(r.wakeps) + ", handoffs " +
+       std::to_string(r.handoffs) + ", preemption requests " + std::to_string(r.preempt_requests) +
+       ", preemption signals " + std::to_string(r.preempt_signals) + ", global-queue puts " +
+       std::to_string(r.global_puts) + "\n";
+  s += format_gc_summary(r);
+  s += format_cpu_stat(r);
+  if (all_events) {
+    s += "events:";
+    for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
+    s += "\n";
+  }
+  s += format_assertions(r);
+  for (const auto& line : r.schedtrace) s += line + "\n";
+  if (gctrace) {
+    for (const auto& line : rt::gctraceLines(r.gc)) s += line + "\n";
+  }
+  return s;
+}
+
+// A run of several processes: the machine's lines, then a section per process.
+std::string format_machine(const engine::SimResult& r, bool all_events, bool gctrace) {
+  std::string s = "machine: cores=" + std::to_string(r.cores) + " seed=" + std::to_string(r.seed) + ", " +
+                  std::to_string(r.processes.size()) + " processes\n";
+  s += "ended: " + std::string(stop_name(r.stop));
+  if (r.stop == engine::Engine::Stop::Exit || r.stop == engine::Engine::Stop::AllExited) s += " (status " + std::to_string(r.exit_code) + ")";
+  s += " at " + dur(r.end_time) + " virtual, " + std::to_string(r.events) + " scheduler events\n";
+  if (!r.message.empty()) s += r.message + "\n";
+  s += "OS: preemptions " + std::to_string(r.os_preemptions) + ", cache-line transfers " + std::to_string(r.line_transfers) + "\n";
+  if (r.affine) {
+    s += "OS placement (affine): " + std::to_string(r.placed_on_prev) + " on their idle previous core, " +
+         std::to_string(r.placed_on_other) + " on another idle core, " + std::to_string(r.woken_delayed) +
+         " woken while still queued on theirs, " + std::to_string(r.queued_busy) + " queued on a busy core (" +
+         std::to_string(r.wake_preemptions) + " preempting); pulled by an idle core: " +
+         std::to_string(r.balance_pulls) + " at a tick, " + std::to_string(r.newidle_pulls) + " going idle\n";
+  }
+  for (const engine::SimResult& p : r.processes) s += format_process(p, all_events, gctrace);
+  return s;
+}
+
+}  // namespace
+
 std::string format_run(const engine::SimResult& r, bool all_events, bool gctrace) {
+  if (!r.processes.empty()) return format_machine(r, all_events, gctrace);
   std::string s;
   s += "GOMAXPROCS=" + std::to_string(r.procs) + " cores=" + std::to_string(r.cores) + " seed=" + std::to_string(r.seed) + "\n";
   s += "ended: " + std::string(stop_name(r.stop));
@@ -168,6 +257,7 @@ std::string format_run(const engine::SimResult& r, bool all_events, bool gctrace
        std::to_string(r.runnext_backoffs) + " usleep(3) back-offs, " + std::to_string(r.runnext_cas_fails) +
        " lost the CAS after\n";
   s += format_gc_summary(r);
+  s += format_cpu_stat(r);
   if (all_events) {
     // The OS placement metrics (docs/placement.md, "Metrics"), per second of virtual time.
     const double secs = r.end_time > 0 ? static_cast<double>(r.end_time) / 1e9 : 0;
@@ -227,6 +317,12 @@ const Metric kMetrics[] = {
      [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.stwMax) / 1e3 : NAN; }, "%.1f"},
     {"mark assists (ms)",
      [](const engine::SimResult& r) { return r.gc.allocBytes > 0 ? static_cast<double>(r.gc.assistTime) / 1e6 : NAN; }, "%.2f"},
+    // The cgroup's cpu.stat; a table only where some run had a quota.
+    {"cgroup throttled periods",
+     [](const engine::SimResult& r) { return r.cpu_quota >= 0 ? static_cast<double>(r.cpu_stat.nr_throttled) : NAN; }, "%.0f"},
+    {"cgroup throttled time (ms)",
+     [](const engine::SimResult& r) { return r.cpu_quota >= 0 ? static_cast<double>(r.cpu_stat.throttled_time) / 1e6 : NAN; },
+     "%.2f"},
     {"sched latency p50 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p50); }, "%.0f"},
     {"sched latency p99 (ns)", [](const engine::SimResult& r) { return static_cast<double>(r.lat_p99); }, "%.0f"},
     {"mean P utilisation (%)",
@@ -259,12 +355,17 @@ std::string gc_point_label(const SweepPoint& p, SweepDims dims) {
   std::string s;
   if (dims.gogc) s += "GOGC=" + gogc_text(p.gc.gcPercent) + " ";
   if (dims.memlimit) s += "GOMEMLIMIT=" + memlimit_text(p.gc.memoryLimit) + " ";
+  if (dims.quota) s += "quota=" + quota_text(p.cpu_quota) + " ";
   return s;
 }
 
+std::string procs_text(int64_t procs) { return procs == 0 ? "auto" : std::to_string(procs); }
+
+std::string quota_text(double cpus) { return cpus == 0 ? "none" : scenario::cpus_text(cpus); }
+
 namespace {
-using GCKey = std::pair<int32_t, int64_t>;  // (gcPercent, memoryLimit)
-GCKey gc_key(const SweepPoint& p) { return {p.gc.gcPercent, p.gc.memoryLimit}; }
+using GCKey = std::tuple<int32_t, int64_t, double>;  // (gcPercent, memoryLimit, CPU quota)
+GCKey gc_key(const SweepPoint& p) { return {p.gc.gcPercent, p.gc.memoryLimit, p.cpu_quota}; }
 // The points' distinct GC settings, in the order the points first have them.
 std::vector<GCKey> gc_keys(const std::vector<SweepPoint>& pts) {
   std::vector<GCKey> keys;
@@ -275,7 +376,35 @@ std::vector<GCKey> gc_keys(const std::vector<SweepPoint>& pts) {
 }
 }  // namespace
 
+namespace {
+// A sweep of a scenario of several processes: the points with each run replaced by its process k's
+// result.
+std::vector<SweepPoint> process_points(const std::vector<SweepPoint>& pts, size_t k) {
+  std::vector<SweepPoint> out = pts;
+  for (SweepPoint& p : out) {
+    for (engine::SimResult& r : p.runs) {
+      engine::SimResult one = k < r.processes.size() ? r.processes[k] : engine::SimResult{};
+      r = std::move(one);
+    }
+  }
+  return out;
+}
+
+size_t process_count(const std::vector<SweepPoint>& pts) {
+  return pts.empty() || pts.front().runs.empty() ? 0 : pts.front().runs.front().processes.size();
+}
+}  // namespace
+
 std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims dims) {
+  // Several processes: each process's tables in turn, under its name.
+  if (const size_t n = process_count(pts); n > 0) {
+    std::string s;
+    for (size_t k = 0; k < n; k++) {
+      s += "\nprocess " + pts.front().runs.front().processes[k].process + "\n";
+      s += format_sweep_tables(process_points(pts, k), dims);
+    }
+    return s;
+  }
   std::set<int64_t> procs, cores;
   std::map<std::tuple<GCKey, int64_t, int64_t>, const SweepPoint*> at;
   for (const auto& p : pts) {
@@ -295,7 +424,7 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims di
     // Server and GC tables only where some run has requests or allocated.
     const std::string_view name(m.name);
     if (name.starts_with("request") || name.starts_with("GC ") || name.starts_with("stop-the-world") ||
-        name.starts_with("mark assists")) {
+        name.starts_with("mark assists") || name.starts_with("cgroup ")) {
       bool any = false;
       for (const auto& p : pts) any = any || !std::isnan(mean(p.runs, m.get));
       if (!any) continue;
@@ -303,14 +432,16 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims di
     s += "\n" + std::string(m.name) + (seeds > 1 ? " (mean of " + std::to_string(seeds) + " seeds)" : "") + "\n";
     if (dims.gogc) s += cell("GOGC");
     if (dims.memlimit) s += cell("GOMEMLIMIT");
+    if (dims.quota) s += cell("CPU quota");
     s += cell("GOMAXPROCS");
     for (int64_t c : cores) s += cell(std::to_string(c) + " cores");
     s += "\n";
     for (const GCKey& g : gcs) {
       for (int64_t p : procs) {
-        if (dims.gogc) s += cell(gogc_text(g.first));
-        if (dims.memlimit) s += cell(memlimit_text(g.second));
-        s += cell(std::to_string(p));
+        if (dims.gogc) s += cell(gogc_text(std::get<0>(g)));
+        if (dims.memlimit) s += cell(memlimit_text(std::get<1>(g)));
+        if (dims.quota) s += cell(quota_text(std::get<2>(g)));
+        s += cell(procs_text(p));
         for (int64_t c : cores) {
           auto it = at.find({g, p, c});
           const double v = it == at.end() ? NAN : mean(it->second->runs, m.get);
@@ -324,6 +455,20 @@ std::string format_sweep_tables(const std::vector<SweepPoint>& pts, SweepDims di
 }
 
 std::string format_bench_lines(const std::vector<SweepPoint>& pts, SweepDims dims) {
+  // Several processes: each process's lines after a "process: NAME" configuration line.
+  if (const size_t n = process_count(pts); n > 0) {
+    std::string s;
+    for (size_t k = 0; k < n; k++) {
+      const std::vector<SweepPoint> one = process_points(pts, k);
+      bool measured = false;
+      for (const SweepPoint& p : one) {
+        for (const engine::SimResult& r : p.runs) measured |= r.measured;
+      }
+      const std::string lines = format_bench_lines(one, dims);
+      if (measured) s += "process: " + pts.front().runs.front().processes[k].process + "\n" + lines;
+    }
+    return s;
+  }
   // Configuration lines ("key: value", Go's benchmark data format) tell benchstat which machine
   // (and GC settings) each block of results ran on.
   std::string s;
@@ -336,9 +481,14 @@ std::string format_bench_lines(const std::vector<SweepPoint>& pts, SweepDims dim
       s += "cores: " + std::to_string(cores) + "\n";
     }
     if (new_cores || gc != gc_key(p)) {
-      if (dims.gogc && (new_cores || !gc || gc->first != p.gc.gcPercent)) s += "gogc: " + gogc_text(p.gc.gcPercent) + "\n";
-      if (dims.memlimit && (new_cores || !gc || gc->second != p.gc.memoryLimit)) {
+      if (dims.gogc && (new_cores || !gc || std::get<0>(*gc) != p.gc.gcPercent)) {
+        s += "gogc: " + gogc_text(p.gc.gcPercent) + "\n";
+      }
+      if (dims.memlimit && (new_cores || !gc || std::get<1>(*gc) != p.gc.memoryLimit)) {
         s += "memlimit: " + memlimit_text(p.gc.memoryLimit) + "\n";
+      }
+      if (dims.quota && (new_cores || !gc || std::get<2>(*gc) != p.cpu_quota)) {
+        s += "cpu-quota: " + quota_text(p.cpu_quota) + "\n";
       }
       gc = gc_key(p);
     }
@@ -396,7 +546,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
   }
   for (int64_t p : xs) {
     s += "<text x=\"" + fmt("%.1f", xpos(p)) + "\" y=\"" + fmt("%.0f", T + ph + 18) + "\" text-anchor=\"middle\">" +
-         std::to_string(p) + "</text>\n";
+         procs_text(p) + "</text>\n";
   }
   s += "<text x=\"" + fmt("%.0f", L + pw / 2) + "\" y=\"" + fmt("%.0f", H - 16) + "\" text-anchor=\"middle\">GOMAXPROCS</text>\n";
   s += "<text transform=\"rotate(-90)\" x=\"" + fmt("%.0f", -(T + ph / 2)) + "\" y=\"20\" text-anchor=\"middle\">" +
@@ -409,7 +559,7 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
     std::string path, label = std::to_string(c) + " cores";
     for (const auto& p : pts) {
       if (p.cores != c || gc_key(p) != g) continue;
-      if (dims.gogc || dims.memlimit) {
+      if (dims.gogc || dims.memlimit || dims.quota) {
         label = std::to_string(c) + " cores " + gc_point_label(p, dims);
         label.pop_back();  // the label's trailing space
       }

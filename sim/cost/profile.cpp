@@ -151,6 +151,38 @@ void check_linux(Problems& problems, const pb::LinuxScheduler& l, const Tree* tr
   }
 }
 
+// machine.cfs_bandwidth: each constant in its range, or the kernel's default where absent.
+void check_cfs_bandwidth(Problems& problems, const pb::Machine& m, const Tree* tree, Location at, CfsBandwidth& out) {
+  const char* src = "kernel/sched/fair.c default";
+  out.bandwidth_slice = {5e6, "ns", std::string(src) + ": sysctl kernel.sched_cfs_bandwidth_slice_us 5000 us "
+                                                        "(sysctl_sched_cfs_bandwidth_slice)"};
+  out.min_runtime = {1e6, "ns", std::string(src) + ": min_cfs_rq_runtime 1 ms"};
+  out.slack_period = {5e6, "ns", std::string(src) + ": cfs_bandwidth_slack_period 5 ms"};
+  out.min_expiration = {2e6, "ns", std::string(src) + ": min_bandwidth_expiration 2 ms"};
+  if (!m.has_cfs_bandwidth()) return;
+  out.from_profile = true;
+  const pb::CfsBandwidth& c = m.cfs_bandwidth();
+  const Tree* sub = nested(tree, m, "cfs_bandwidth");
+  const Location c_at = where(tree, m, "cfs_bandwidth", at);
+  const std::string path = "machine.cfs_bandwidth";
+  if (c.has_bandwidth_slice()) {
+    check_sourced(problems, c, sub, c_at, path, "bandwidth_slice", "ns", true,
+                  {1e3, 1e9, "between 1000 ns (1 us) and 1e+09 ns (1 s)"}, out.bandwidth_slice);
+  }
+  if (c.has_min_runtime()) {
+    check_sourced(problems, c, sub, c_at, path, "min_runtime", "ns", false, {0, 1e8, "at most 1e+08 ns (100 ms)"},
+                  out.min_runtime);
+  }
+  if (c.has_slack_period()) {
+    check_sourced(problems, c, sub, c_at, path, "slack_period", "ns", true,
+                  {1e5, 1e8, "between 1e+05 ns (0.1 ms) and 1e+08 ns (100 ms)"}, out.slack_period);
+  }
+  if (c.has_min_expiration()) {
+    check_sourced(problems, c, sub, c_at, path, "min_expiration", "ns", false, {0, 1e8, "at most 1e+08 ns (100 ms)"},
+                  out.min_expiration);
+  }
+}
+
 // A core group's speed curve: busy counts strictly increasing inside 1..the cluster's size,
 // factors inside kMinBusyFactor..kMaxBusyFactor, a source for each.
 void check_busy_speed(Problems& problems, const pb::CoreGroup& g, const Tree* tree, Location at,
@@ -248,6 +280,7 @@ void check_machine(Problems& problems, const pb::Machine& m, const Tree* tree, L
   }
   if (m.has_linux_scheduler()) check_linux(problems, m.linux_scheduler(), nested(tree, m, "linux_scheduler"),
                                            where(tree, m, "linux_scheduler", at), out.linux_scheduler);
+  check_cfs_bandwidth(problems, m, tree, at, out.cfs_bandwidth);
 }
 
 // gc (profile.proto): each of the collector's costs (gc_cost_fields) present unless optional, in

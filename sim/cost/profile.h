@@ -130,6 +130,14 @@ struct LinuxScheduler {
       balance_interval_per_cpu, cache_nice_tries, pelt_halflife, newidle_balance_cost, delay_dequeue;
 };
 
+// machine.cfs_bandwidth (profile.proto): CFS bandwidth control's constants, each with its source;
+// the loader fills an absent one with the kernel's default (from_profile: whether the profile
+// gave it, so that profile_text writes back only what it read).
+struct CfsBandwidth {
+  Sourced bandwidth_slice, min_runtime, slack_period, min_expiration;
+  bool from_profile = false;
+};
+
 struct Machine {
   std::string name;
   std::vector<CoreGroup> core_groups;
@@ -139,6 +147,7 @@ struct Machine {
   LinuxScheduler linux_scheduler;  // "affine" only
   std::optional<Sourced> memory_slowdown;  // "1/core"; absent: 0
   std::optional<Sourced> memory_bytes;     // "bytes"; absent: unbounded
+  CfsBandwidth cfs_bandwidth;              // always filled (defaults: the kernel's)
   uint32_t cores() const;          // sum of the groups' counts
 };
 

@@ -56,6 +56,13 @@ std::string profile_text(const Profile& p, const std::string& comment) {
   }
   if (p.machine.memory_slowdown) put(m->mutable_memory_slowdown(), *p.machine.memory_slowdown);
   if (p.machine.memory_bytes) put(m->mutable_memory_bytes(), *p.machine.memory_bytes);
+  if (const CfsBandwidth& b = p.machine.cfs_bandwidth; b.from_profile) {
+    pb::CfsBandwidth* o = m->mutable_cfs_bandwidth();
+    put(o->mutable_bandwidth_slice(), b.bandwidth_slice);
+    put(o->mutable_min_runtime(), b.min_runtime);
+    put(o->mutable_slack_period(), b.slack_period);
+    put(o->mutable_min_expiration(), b.min_expiration);
+  }
   if (const GCCosts& g = p.gc; g.has) {
     pb::GC* o = msg.mutable_gc();
     for (const GCCostField& f : gc_cost_fields()) {

@@ -109,6 +109,7 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   bool running = false;  // a thread is stopped at a step
   for (const auto& tp : threads_) {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
+    if (dead(t)) continue;  // an exited process's threads take no more steps
     if (t.state == State::Running) {
       steps_.push_back(t.step);
       running = true;
@@ -129,13 +130,13 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
     bool user_due = false;  // a thread other than a daemon waits with a deadline
     for (const auto& tp : threads_) {
       const auto& t = static_cast<const ChoiceThread&>(*tp);
-      if (t.state != State::Blocked || t.deadline == kNever) continue;
+      if (t.state != State::Blocked || t.deadline == kNever || dead(t)) continue;
       due = std::min(due, deadline(t));
       user_due |= !t.daemon;
     }
     for (const auto& tp : threads_) {
       const auto& t = static_cast<const ChoiceThread&>(*tp);
-      if (t.state == State::Blocked && t.deadline != kNever && deadline(t) <= std::max(due, now_))
+      if (t.state == State::Blocked && t.deadline != kNever && !dead(t) && deadline(t) <= std::max(due, now_))
         steps_.push_back(timeout(t));
     }
     if (user_due) idle_daemon_rounds_ = 0;
@@ -144,7 +145,7 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
     // Only daemons past their rounds can move: time passes for them alone.
     for (const auto& tp : threads_) {
       const auto& t = static_cast<const ChoiceThread&>(*tp);
-      if (t.state == State::Blocked && t.deadline != kNever) steps_.push_back(timeout(t));
+      if (t.state == State::Blocked && t.deadline != kNever && !dead(t)) steps_.push_back(timeout(t));
     }
     if (steps_.empty() || ++idle_daemon_rounds_ > kMaxIdleDaemonRounds) return nullptr;
   }
@@ -153,7 +154,7 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   info.now = now_;
   for (const auto& tp : threads_) {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
-    if (t.state == State::Exited) continue;
+    if (t.state == State::Exited || dead(t)) continue;
     const bool user = t.state == State::Blocked && (t.computing || t.wait == Wait::Syscall);
     info.user_running += user ? 1 : 0;
     const bool parked = t.state == State::Blocked && (t.wait == Wait::Note || (t.daemon && t.wait == Wait::Sleep));
@@ -371,7 +372,7 @@ std::string ChoiceDriver::blocked_threads() const {
   std::string out;
   for (const auto& tp : threads_) {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
-    if (t.state == State::Exited) continue;
+    if (t.state == State::Exited || dead(t)) continue;
     if (!out.empty()) out += ", ";
     out += t.name;
     if (t.state == State::Blocked) {

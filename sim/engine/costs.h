@@ -56,6 +56,15 @@ struct Costs {
     int64_t pelt_halflife = 0;
     int64_t newidle_balance_cost = 0;
     bool delay_dequeue = false;
+    // CFS bandwidth control (profile.proto CfsBandwidth), for any placement; the driver keeps the
+    // slice at least 1 ns. A group's queue on a core takes runtime from the group's pool a slice at
+    // a time, keeps min_cfs_rq_runtime when its last thread leaves, and the slack timer hands
+    // runtime given back to throttled queues slack_period later, unless the refill is nearer than
+    // min_bandwidth_expiration.
+    int64_t cfs_bandwidth_slice = 0;
+    int64_t min_cfs_rq_runtime = 0;
+    int64_t cfs_bandwidth_slack_period = 0;
+    int64_t min_bandwidth_expiration = 0;
   } kernel;
   // A compute's memory share takes this fraction longer per other busy core on the machine
   // (profile.proto, Machine.memory_slowdown); 0: no slowdown.

@@ -39,6 +39,7 @@ DriverBase::Thread& DriverBase::add_thread(std::unique_ptr<Thread> t, std::strin
 
 void DriverBase::thread_main(void* arg) {
   auto* t = static_cast<Thread*>(arg);
+  t->eng->drop_if_dead();  // started by a process that exited before it first ran
   t->entry(t->arg);  // a throw here reaches crash() through plat::Context
   t->eng->exit_thread();
 }
@@ -65,9 +66,10 @@ DriverBase::Result DriverBase::run() {
       result_.stop = Stop::Stopped;
       break;
     }
-    // Nothing can run: every thread has exited, or the rest can never run again.
+    // Nothing can run: every thread has exited, or the rest can never run again (a dead
+    // process's blocked threads count as exited).
     bool alive = false;
-    for (auto& t : threads_) alive |= t->state != State::Exited;
+    for (auto& t : threads_) alive |= t->state != State::Exited && !dead(*t);
     result_.stop = alive ? Stop::Deadlock : Stop::AllExited;
     if (alive) result_.message = "every thread is blocked forever: " + blocked_threads();
     break;
@@ -75,6 +77,7 @@ DriverBase::Result DriverBase::run() {
   int64_t end = 0;
   for (auto& t : threads_) end = std::max(end, t->t);
   if (result_.end_time == 0) result_.end_time = end;
+  run_ended(result_.end_time);
   plat::set_current_context(nullptr);
   running_ = false;
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
@@ -84,7 +87,7 @@ DriverBase::Result DriverBase::run() {
 std::string DriverBase::blocked_threads() const {
   std::string who;
   for (const auto& t : threads_) {
-    if (t->state == State::Exited) continue;
+    if (t->state == State::Exited || dead(*t)) continue;
     who += (who.empty() ? "" : ", ") + t->name;
   }
   return who;
@@ -102,7 +105,33 @@ void DriverBase::stop_run(Stop s, int code, std::string msg) {
   __builtin_unreachable();  // main never resumes a stopped run
 }
 
-void DriverBase::exit(int code) { stop_run(Stop::Exit, code, ""); }
+void DriverBase::exit(int code) {
+  if (cfg_.processes.empty()) stop_run(Stop::Exit, code, "");
+  const uint32_t me = cur().process;
+  if (dead_.empty()) dead_.assign(cfg_.processes.size(), 0);
+  if (me < dead_.size()) dead_[me] = 1;
+  any_dead_ = true;
+  // The run waits for every process that is not a daemon; when all are daemons, for all.
+  bool any_user = false, user_left = false, any_left = false;
+  for (size_t p = 0; p < cfg_.processes.size(); p++) {
+    const bool live = dead_[p] == 0;
+    any_left |= live;
+    if (cfg_.processes[p].daemon) continue;
+    any_user = true;
+    user_left |= live;
+  }
+  if (any_user ? !user_left : !any_left) stop_run(Stop::Exit, code, "");
+  exit_thread();  // its other threads go at their next resumption (drop_if_dead)
+  __builtin_unreachable();  // a call through the vtable loses the attribute
+}
+
+bool DriverBase::dead(const Thread& t) const { return any_dead_ && process_dead(t.process); }
+
+void DriverBase::drop_if_dead() {
+  if (any_dead_) [[unlikely]] {
+    if (process_dead(cur().process)) exit_thread();
+  }
+}
 
 plat::Context* DriverBase::thread_context(uint64_t tid) const { return threads_.at(tid)->g0ctx.get(); }
 
@@ -135,9 +164,13 @@ void DriverBase::switch_thread(Thread& to) {
     make_current(self);
     throw;
   }
+  drop_if_dead();
 }
 
-void DriverBase::to_main() { plat::Fiber::switch_to(cur().ctx->fiber, main_); }
+void DriverBase::to_main() {
+  plat::Fiber::switch_to(cur().ctx->fiber, main_);
+  drop_if_dead();
+}
 
 void DriverBase::deliver_signals() {
   Thread& self = cur();

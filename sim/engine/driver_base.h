@@ -19,6 +19,15 @@
 // run again. An exception that escaped a thread's stack (fail) is rethrown by run(), on its
 // caller's stack, once the run has stopped.
 //
+// Several processes (EngineConfig::processes non-empty): exit ends only the calling thread's
+// process. The process is marked dead; its calling thread exits, and each of its other threads is
+// dropped (exits) the next time it would run: when the run loop or another thread resumes it, or
+// when it would start. A dead process's threads that never run again (blocked on its own locks
+// and notes) stay blocked, and count neither as alive nor as deadlocked: the run ends in deadlock
+// only when a thread of a live process is blocked forever and nothing can run. The run ends
+// (Stop::Exit, with the last exit's code) once every process that is not a daemon has exited, or,
+// when every process is a daemon, once all have.
+//
 // Signals: each thread has 63 signals, each pending from a due time. deliver_signals runs, on the
 // current thread and in increasing signal order, the handlers of those due by its clock; never
 // inside a handler. Which time a signal is due at, and when delivery is tried, is the driver's.
@@ -75,8 +84,11 @@ class DriverBase : public plat::Driver {
   }
   // Runs the threads until the run stops (see the protocol above).
   Result run();
-  // Ends the run from inside a thread (Go's exit), after the current operation.
+  // Go's exit from inside a thread: with one process, ends the run after the current operation;
+  // with several, ends the calling thread's process (see above).
   [[noreturn]] void exit(int code);
+  // Whether a process has exited (several processes; always false with one).
+  bool process_dead(uint32_t process) const { return process < dead_.size() && dead_[process] != 0; }
   // The current thread exits (Go's mexit): it never runs again.
   [[noreturn]] virtual void exit_thread() = 0;
   // Charges ns of the calling thread's time as one event (nothing where costs play no part).
@@ -115,6 +127,8 @@ class DriverBase : public plat::Driver {
   virtual Thread* next_to_run() = 0;
   // Asked when next_to_run found nothing: whether the driver ended the run (Stop::Stopped).
   virtual bool ended_by_driver() const { return false; }
+  // Called once when the run has stopped, with its end time (the driver's last accounts).
+  virtual void run_ended(int64_t /*end*/) {}
   // The threads still alive, for a deadlock's message.
   virtual std::string blocked_threads() const;
 
@@ -122,6 +136,10 @@ class DriverBase : public plat::Driver {
   void enter_process(uint32_t process);  // make_current's call of the process hook
   void switch_thread(Thread& to);  // the current thread stops and `to` runs
   void to_main();                // the current thread stops and control goes back to run()
+  // Called on a thread's own stack each time it resumes: a thread of a dead process exits.
+  void drop_if_dead();
+  // Whether t belongs to a process that has exited.
+  bool dead(const Thread& t) const;
   [[noreturn]] void stop_run(Stop s, int code, std::string msg);
   void deliver_signals();        // runs the current thread's due handlers
   // Throws (a Go throw) unless tid names a thread and sig a signal.
@@ -154,6 +172,9 @@ class DriverBase : public plat::Driver {
 
  private:
   static void thread_main(void* arg);
+
+  std::vector<uint8_t> dead_;  // by process id (several processes): it has exited
+  bool any_dead_ = false;
 
   ProcessHook process_hook_ = nullptr;
   void* process_ctx_ = nullptr;

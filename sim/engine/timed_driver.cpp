@@ -70,6 +70,38 @@ struct TimedDriver::TimedThread final : DriverBase::Thread {
   // last sleeps, kept as a falling-slowly average); see core_util.
   Pelt util{0, 0, false};
   double util_est = 0;
+
+  // CPU bandwidth (timed_driver.h): its process's group (-1: the root group), the start of the
+  // stretch not yet charged to the group, when its core's runtime for the group runs out (or the
+  // group's next quota change: kNever when neither), and the core whose throttled queue holds it.
+  int32_t grp = -1;
+  int64_t bw_from = 0;
+  int64_t bw_until = kNever;
+  bool throttled = false;
+  int throttled_on = -1;
+};
+
+// A group's queue on one core: its cfs_rq's bandwidth fields.
+struct TimedDriver::BwQueue {
+  int64_t remaining = 0;          // runtime_remaining
+  bool throttled = false;
+  int64_t throttled_at = 0;       // throttled_clock
+  std::vector<uint32_t> parked;   // its threads waiting for the unthrottle, in arrival order
+};
+
+// A group's cfs_bandwidth: the pool, the period timer, the slack timer and the queues.
+struct TimedDriver::BwGroup {
+  const CpuGroup* cfg = nullptr;
+  size_t index = 0;
+  int64_t quota = -1;             // in effect now; -1: no limit
+  int64_t pool = 0;               // cfs_b->runtime
+  int64_t next_refill = 0;        // the next period boundary
+  size_t next_change = 0;         // cfg->changes not applied yet
+  int64_t slack_at = -1;          // the slack timer, -1 when not armed
+  bool active = false;            // had a runnable thread in the current period
+  std::vector<BwQueue> q;         // per core
+  std::vector<int> throttled;     // the cores whose queues are throttled, in throttle order
+  std::vector<char> allowed;      // per core: in the cpuset
 };
 
 inline TimedDriver::TimedThread& TimedDriver::cur() { return *static_cast<TimedThread*>(curp_); }
@@ -106,6 +138,36 @@ TimedDriver::TimedDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), rng_(cf
   set_next_limits();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
   fast_access = &TimedDriver::fast_access_of;
+  // CPU bandwidth: a group per EngineConfig::groups, its pool full at time 0 (tg_set_cfs_bandwidth
+  // refills it from 0) with the changes due at 0 applied.
+  stats_.groups.assign(cfg_.groups.size(), GroupStats{});
+  for (size_t i = 0; i < cfg_.groups.size(); i++) {
+    const CpuGroup& c = cfg_.groups[i];
+    if (c.period <= 0) throw std::invalid_argument("engine: a group's period must be > 0");
+    BwGroup g;
+    g.cfg = &c;
+    g.index = i;
+    g.quota = c.quota;
+    while (g.next_change < c.changes.size() && c.changes[g.next_change].at <= 0) g.quota = c.changes[g.next_change++].quota;
+    g.pool = std::max<int64_t>(g.quota, 0);
+    g.next_refill = c.period;
+    g.q.resize(cfg_.cores.size());
+    g.allowed.assign(cfg_.cores.size(), c.cpuset.empty() ? 1 : 0);
+    for (int32_t core : c.cpuset) {
+      if (core < 0 || static_cast<size_t>(core) >= cfg_.cores.size()) {
+        throw std::invalid_argument("engine: a group's cpuset names core " + std::to_string(core) + ", not on the machine");
+      }
+      g.allowed[static_cast<size_t>(core)] = 1;
+    }
+    bool limits = c.quota >= 0;
+    for (const CpuGroup::Change& ch : c.changes) limits |= ch.quota >= 0;
+    if (limits) rare_ |= kRareBw;
+    constrained_ |= limits || !c.cpuset.empty();
+    bw_.push_back(std::move(g));
+  }
+  for (const EngineProcess& p : cfg_.processes) {
+    if (p.group >= static_cast<int32_t>(cfg_.groups.size())) throw std::invalid_argument("engine: a process names a missing group");
+  }
 }
 
 TimedDriver::~TimedDriver() = default;
@@ -115,6 +177,7 @@ uint64_t TimedDriver::newosproc(std::string name, plat::Fiber::Entry entry, void
   const int64_t at = running_ ? cur().t : 0;
   auto& t = static_cast<TimedThread&>(add_thread(std::make_unique<TimedThread>(), std::move(name), entry, arg, g0, process));
   qpos_.push_back(-1);
+  if (process < cfg_.processes.size()) t.grp = std::max<int32_t>(cfg_.processes[process].group, -1);
   // The creator pays thread_create (through spend, by whoever calls this); the thread is ready now.
   make_ready(t, at);
   return t.id;
@@ -242,7 +305,7 @@ TimedDriver::TimedThread* TimedDriver::next_running() {
     if (n.state == State::Blocked) {
       wake(n, it.time);  // its timeout
     } else if (n.state == State::Ready) {
-      balance(n, it.time);
+      ready_timer(n, it.time);
     }
   }
   return nullptr;
@@ -279,7 +342,7 @@ void TimedDriver::yield_if_late() {
   if (n.state == State::Blocked) {
     wake(n, top.time);  // its timeout
   } else if (n.state == State::Ready) {
-    balance(n, top.time);
+    ready_timer(n, top.time);
   }
   reschedule();
 }
@@ -321,12 +384,14 @@ void TimedDriver::yield_core() {
   stats_.os_preemptions++;
   TimedThread& self = cur();
   const int core = self.core;
+  std::deque<uint32_t>& q = runq_of(core);
+  const auto pick = static_cast<size_t>(constrained_ ? spread_pick(core) : 0);
+  const uint32_t next = q[pick];
+  q.erase(q.begin() + static_cast<std::ptrdiff_t>(pick));
+  if (self.grp >= 0) bw_leave(self, core, self.t);
   set_core(core, -1, self.t);
   self.core = -1;
   self.state = State::Ready;
-  std::deque<uint32_t>& q = runq_of(core);
-  const uint32_t next = q.front();
-  q.pop_front();
   waiting_--;
   TimedThread& n = thread(next);
   n.queued_on = -1;
@@ -364,15 +429,21 @@ void TimedDriver::advance_rare(int64_t ns) {
   if (++stats_.events >= next_limits_ || self.t > time_limit_) enforce_limits();
   if (self.pending != 0) deliver_signals();
   if (waiting_ != 0) preempt_if_slice_over();
+  if ((rare_ & kRareBw) != 0) bw_check();
   if (self.t >= horizon_) yield_if_late();
   if (cur().pending != 0) deliver_signals();
 }
 
 bool TimedDriver::make_ready(TimedThread& t, int64_t at, int waker) {
+  if (t.grp >= 0) {  // the periods that ended while it slept count without it
+    BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+    bw_sync(g, std::max(t.t, at));
+    g.active = true;
+  }
   t.state = State::Ready;
   t.t = std::max(t.t, at);
   if (cfg_.costs.affine) return place_linux(t, waker);
-  const int best = fastest_free_core();
+  const int best = constrained_ ? free_core_for(t) : fastest_free_core();
   if (best >= 0) {
     stats_.placed_on_other++;
     give_core(t, best, t.t);
@@ -427,6 +498,7 @@ void TimedDriver::give_core(TimedThread& t, int core, int64_t at) {
   if (waiting_ == 0) rare_ &= ~kRareWaiting;
   t.state = State::Running;
   t.t = std::max(t.t, at) + cfg_.costs.context_switch;
+  if (t.grp >= 0) bw_enter(t, core, t.t);
   if (cfg_.costs.affine) {
     cs_[static_cast<size_t>(core)].idle_stamp = -1;
     t.run_start = t.t;
@@ -444,6 +516,7 @@ void TimedDriver::give_core(TimedThread& t, int core, int64_t at) {
 void TimedDriver::release_core(TimedThread& t, int64_t at) {
   if (t.core < 0) return;
   const int core = t.core;
+  if (t.grp >= 0) bw_leave(t, core, at);
   set_core(core, -1, at);
   t.core = -1;
   t.exec_end = at;
@@ -468,8 +541,10 @@ bool TimedDriver::serve_queue(int core, int64_t at) {
   }
   std::deque<uint32_t>& q = runq_of(core);
   if (q.empty()) return false;
-  TimedThread& n = thread(q.front());
-  q.pop_front();
+  const int pick = constrained_ ? spread_pick(core) : 0;
+  if (pick < 0) return false;
+  TimedThread& n = thread(q[static_cast<size_t>(pick)]);
+  q.erase(q.begin() + pick);
   waiting_--;
   n.queued_on = -1;
   give_core(n, core, at);
@@ -490,10 +565,15 @@ void TimedDriver::move_to_faster_core(int core, int64_t at) {
     if (id < 0 || cfg_.cores[c].speed >= speed) continue;
     TimedThread& r = thread(static_cast<size_t>(id));
     if (!r.computing || at < r.compute_start || at >= r.compute_end) continue;
+    if (constrained_ && !allowed(r, core)) continue;
     if (slowest == nullptr || cfg_.cores[c].speed < cfg_.cores[static_cast<size_t>(slowest->core)].speed) slowest = &r;
   }
   if (slowest == nullptr) return;
   const int left = slowest->core;
+  if (slowest->grp >= 0) {
+    bw_leave(*slowest, left, at);
+    bw_enter(*slowest, core, at);
+  }
   set_core(left, -1, at);
   set_core(core, static_cast<int32_t>(slowest->id), at);
   stats_.migrations++;
@@ -550,6 +630,7 @@ int64_t TimedDriver::compute(int64_t work, double memory_share) {
   // Affine: a runner preempted while it kept its core blocked (a spinning lock waiter) may come
   // back with its slice already over; it yields before computing, not after.
   if (cfg_.costs.affine && waiting_ != 0) preempt_if_slice_over();
+  if ((rare_ & kRareBw) != 0) bw_check();  // its runtime spent: throttled before it starts
   TimedThread& self = cur();
   self.memory_share = memory_share;
   const double speed = speed_varies_ ? speed_now(self) : cfg_.cores[static_cast<size_t>(self.core)].speed;
@@ -566,6 +647,8 @@ int64_t TimedDriver::compute(int64_t work, double memory_share) {
   if (waiting_ != 0 && others_ready(self.core) && self.slice_end > self.t && self.slice_end < self.compute_end) {
     self.compute_end = self.slice_end;
   }
+  // Cut when its core's runtime for its group runs out (bw_check left it in the future).
+  if (self.bw_until < self.compute_end) self.compute_end = self.bw_until;
   for (uint64_t m = self.pending; m != 0; m &= m - 1) {
     const auto sig = static_cast<size_t>(std::countr_zero(m));
     self.compute_end = std::min(self.compute_end, std::max(self.t, self.sig_at[sig]));
@@ -581,6 +664,9 @@ int64_t TimedDriver::compute(int64_t work, double memory_share) {
   const double rate = me.rate;
   enforce_limits();
   if (me.pending != 0) deliver_signals();
+  // Cut by its runtime: throttled here, at that moment. A compute that ends exactly as the runtime
+  // does returns first (the next operation finds the runtime spent).
+  if (left_ns > 0 && (rare_ & kRareBw) != 0) bw_check();
   preempt_if_slice_over();
   if (left_ns <= 0) return 0;
   return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(left_ns) * rate));
@@ -906,7 +992,8 @@ void TimedDriver::set_core(int core, int32_t tid, int64_t at) {
 }
 
 bool TimedDriver::others_ready(int core) const {
-  return cfg_.costs.affine ? cs_[static_cast<size_t>(core)].ready != 0 : !runq_[0].empty();
+  if (cfg_.costs.affine) return cs_[static_cast<size_t>(core)].ready != 0;
+  return constrained_ ? spread_pick(core) >= 0 : !runq_[0].empty();
 }
 
 // The idle-wait metric: time with a ready thread not running while a core is idle. Placement
@@ -1161,6 +1248,10 @@ bool TimedDriver::place_linux(TimedThread& t, int waker) {
     if (static_cast<__int128>(t.vrt) * n > sum) {  // still owes time: requeued where it is
       stats_.woken_delayed++;
       rq_remove(t);
+      if (t.grp >= 0 && bw_[static_cast<size_t>(t.grp)].q[static_cast<size_t>(core)].throttled) {
+        bw_park(t, bw_[static_cast<size_t>(t.grp)], core, at);  // enqueued on its throttled queue
+        return false;
+      }
       rq_add_ready(t, core);
       wakeup_preempt(core, t, at);
       return false;
@@ -1171,13 +1262,23 @@ bool TimedDriver::place_linux(TimedThread& t, int waker) {
   const int prev = t.last_core;
   int core;
   if (prev < 0) {  // a new thread: an idle core, else its creator's (a simplification of fork balancing)
-    core = fastest_free_core();
+    core = constrained_ ? free_core_for(t) : fastest_free_core();
     if (core >= 0 && !core_idle(core)) core = -1;
     if (core < 0) core = running_ && cur().core >= 0 ? cur().core : 0;
+    if (constrained_ && !in_cpuset(t, core)) {  // select_fallback_rq: the first core of its cpuset
+      for (core = 0; !in_cpuset(t, core); core++) {
+      }
+    }
   } else {
-    const int this_core = waker >= 0 ? waker : prev;  // a timer fires on the sleeper's core
+    int this_core = waker >= 0 ? waker : prev;  // a timer fires on the sleeper's core
+    if (constrained_ && !in_cpuset(t, this_core)) this_core = prev;  // no wake_affine onto a core it may not use
     const int target = this_core != prev ? wake_affine(t, this_core, prev, at) : prev;
     core = select_idle_sibling(t, prev, target, at);
+  }
+  if (t.grp >= 0 && bw_[static_cast<size_t>(t.grp)].q[static_cast<size_t>(core)].throttled) {
+    place_entity(t, core, at, prev < 0);
+    bw_park(t, bw_[static_cast<size_t>(t.grp)], core, at);  // enqueued on its throttled queue: it waits
+    return false;
   }
   place_entity(t, core, at, prev < 0);
   if (prev < 0) post_init_util(t, core, at);
@@ -1261,7 +1362,8 @@ int TimedDriver::select_idle_sibling(TimedThread& t, int prev, int target, int64
   if (prev != target && same_llc(prev, target) && core_idle(prev)) return prev;
   const int recent = t.recent_core;
   t.recent_core = prev;
-  if (recent >= 0 && recent != prev && recent != target && same_llc(recent, target) && core_idle(recent)) {
+  if (recent >= 0 && recent != prev && recent != target && same_llc(recent, target) && core_idle(recent) &&
+      (!constrained_ || in_cpuset(t, recent))) {
     return recent;
   }
   int budget = idle_scan_depth(target, at) + 1;
@@ -1271,7 +1373,7 @@ int TimedDriver::select_idle_sibling(TimedThread& t, int prev, int target, int64
     const int c = (target + i) % n;
     if (!same_llc(c, target)) continue;
     if (--budget <= 0) break;
-    if (core_idle(c)) return c;
+    if (core_idle(c) && (!constrained_ || in_cpuset(t, c))) return c;
   }
   return target;
 }
@@ -1312,7 +1414,7 @@ bool TimedDriver::newidle_balance(int core, int64_t at) {
   TimedThread* pick = nullptr;
   for (uint32_t id : runq_[static_cast<size_t>(src)]) {
     TimedThread& e = thread(id);
-    if (e.delayed || task_hot(e, at)) continue;
+    if (e.delayed || task_hot(e, at) || (constrained_ && !allowed(e, core))) continue;
     if (pick == nullptr || e.exec_end < pick->exec_end) pick = &e;
   }
   if (pick == nullptr) return false;
@@ -1345,7 +1447,7 @@ void TimedDriver::balance(TimedThread& t, int64_t at) {
   };
   int idle = -1;
   for (size_t c = 0; c < cs_.size(); c++) {
-    if (!core_idle(static_cast<int>(c))) continue;
+    if (!core_idle(static_cast<int>(c)) || (constrained_ && !allowed(t, static_cast<int>(c)))) continue;
     if (idle < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(idle)].speed) idle = static_cast<int>(c);
   }
   if (idle >= 0) {
@@ -1365,6 +1467,7 @@ void TimedDriver::balance(TimedThread& t, int64_t at) {
     for (size_t c = 0; c < cs_.size(); c++) {
       CoreState& d = cs_[c];
       if (static_cast<int>(c) == src || d.ready + 1 + 2 > nr_src) continue;
+      if (constrained_ && !allowed(t, static_cast<int>(c))) continue;  // can_migrate_task: cpus_ptr, throttled_lb_pair
       if (at - d.last_busy_balance < interval * k.busy_factor && d.last_busy_balance != at) continue;
       d.last_busy_balance = at;
       refresh_idle_scan(static_cast<int>(c), at);
@@ -1405,6 +1508,7 @@ void TimedDriver::yield_core_linux(bool sched_yield) {
   }
   stats_.os_preemptions++;
   rq_remove(*n);
+  if (self.grp >= 0) bw_leave(self, core, at);
   set_core(core, -1, at);
   self.core = -1;
   self.exec_end = at;
@@ -1412,6 +1516,337 @@ void TimedDriver::yield_core_linux(bool sched_yield) {
   rq_add_ready(self, core);
   give_core(*n, core, at);
   reschedule();
+}
+
+// ---- CPU bandwidth (cgroups): docs/placement.md, "CPU bandwidth (cgroups)" ----
+
+bool TimedDriver::in_cpuset(const TimedThread& t, int core) const {
+  return t.grp < 0 || bw_[static_cast<size_t>(t.grp)].allowed[static_cast<size_t>(core)] != 0;
+}
+
+bool TimedDriver::allowed(const TimedThread& t, int core) const {
+  if (t.grp < 0) return true;
+  const BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  return g.allowed[static_cast<size_t>(core)] != 0 && !g.q[static_cast<size_t>(core)].throttled;
+}
+
+int TimedDriver::free_core_for(const TimedThread& t) const {
+  int best = -1;
+  for (size_t c = 0; c < core_thread_.size(); c++) {
+    if (core_thread_[c] != -1 || !allowed(t, static_cast<int>(c))) continue;
+    if (best < 0 || cfg_.cores[c].speed > cfg_.cores[static_cast<size_t>(best)].speed) best = static_cast<int>(c);
+  }
+  return best;
+}
+
+int TimedDriver::spread_pick(int core) const {
+  const std::deque<uint32_t>& q = runq_[0];
+  for (size_t i = 0; i < q.size(); i++) {
+    if (allowed(static_cast<const TimedThread&>(*threads_[q[i]]), core)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// A Ready thread's queue entry: a parked thread's is its group's period or slack timer
+// (sched_cfs_period_timer, sched_cfs_slack_timer); any other's is its balancing tick.
+void TimedDriver::ready_timer(TimedThread& t, int64_t at) {
+  if (!t.throttled) {
+    balance(t, at);
+    return;
+  }
+  BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  bw_sync(g, at);
+  if (g.slack_at >= 0 && at >= g.slack_at) {  // do_sched_cfs_slack_timer
+    g.slack_at = -1;
+    const int64_t slice = std::max<int64_t>(cfg_.costs.kernel.cfs_bandwidth_slice, 1);
+    if (g.next_refill - at >= cfg_.costs.kernel.min_bandwidth_expiration && g.quota >= 0 && g.pool > slice) {
+      bw_distribute(g, at);
+    }
+  }
+  bw_arm(g);
+}
+
+// The period boundaries due by `at`, in order. A group that has no limit and no change to come
+// has nothing to do at its boundaries.
+void TimedDriver::bw_sync(BwGroup& g, int64_t at) {
+  while (at >= g.next_refill) {
+    if (g.quota < 0 && g.next_change >= g.cfg->changes.size()) return;
+    bw_period(g, g.next_refill);
+  }
+}
+
+// do_sched_cfs_period_timer at the boundary `at`: the ending period counts in cpu.stat (nr_periods
+// if it had a runnable thread, nr_throttled if a queue is throttled now), the quota changes due
+// take effect, __refill_cfs_bandwidth_runtime fills the pool (up to quota + burst), and
+// distribute_cfs_runtime hands it to the throttled queues.
+void TimedDriver::bw_period(BwGroup& g, int64_t at) {
+  GroupStats& st = stats_.groups[g.index];
+  if (g.quota >= 0) {
+    if (g.active) st.nr_periods++;
+    if (!g.throttled.empty()) st.nr_throttled++;
+  }
+  const std::vector<CpuGroup::Change>& ch = g.cfg->changes;
+  if (g.next_change < ch.size() && ch[g.next_change].at <= at) {
+    // tg_set_cfs_bandwidth: the running threads' time so far is charged under the old quota, and
+    // each queue starts again from no runtime.
+    for (int32_t id : core_thread_) {
+      if (id >= 0 && thread(static_cast<size_t>(id)).grp == static_cast<int32_t>(g.index)) {
+        bw_charge(thread(static_cast<size_t>(id)), at);
+      }
+    }
+    while (g.next_change < ch.size() && ch[g.next_change].at <= at) g.quota = ch[g.next_change++].quota;
+    for (BwQueue& q : g.q) q.remaining = 0;
+  }
+  g.next_refill = at + g.cfg->period;
+  if (g.quota >= 0) {
+    g.pool = std::min(g.pool + g.quota, g.quota + std::max<int64_t>(g.cfg->burst, 0));
+    bw_distribute(g, at);
+  } else {
+    g.pool = 0;
+    const std::vector<int> cores = std::move(g.throttled);
+    g.throttled.clear();
+    for (int c : cores) bw_unthrottle(g, c, at);
+  }
+  // The next period counts if the group has a runnable thread as it starts (or gets one).
+  g.active = false;
+  for (const auto& p : threads_) {
+    const auto& t = static_cast<const TimedThread&>(*p);
+    if (t.grp != static_cast<int32_t>(g.index)) continue;
+    if (t.state == State::Ready || t.state == State::Running || (t.state == State::Blocked && t.core >= 0)) {
+      g.active = true;
+      break;
+    }
+  }
+}
+
+// distribute_cfs_runtime: each throttled queue, in the order they were throttled, gets what it
+// owes plus 1 ns while the pool lasts, and is unthrottled once its runtime is above 0.
+void TimedDriver::bw_distribute(BwGroup& g, int64_t at) {
+  std::vector<int> still, now;
+  for (int c : g.throttled) {
+    BwQueue& q = g.q[static_cast<size_t>(c)];
+    if (g.pool > 0) {
+      const int64_t give = std::min(-q.remaining + 1, g.pool);
+      g.pool -= give;
+      q.remaining += give;
+    }
+    (q.remaining > 0 ? now : still).push_back(c);
+  }
+  g.throttled = std::move(still);
+  for (int c : now) bw_unthrottle(g, c, at);
+}
+
+// assign_cfs_rq_runtime: the queue tops its runtime up to a slice from the pool, as far as the
+// pool goes; true if it has runtime now.
+bool TimedDriver::bw_assign(BwGroup& g, BwQueue& q) {
+  const int64_t want = std::max<int64_t>(cfg_.costs.kernel.cfs_bandwidth_slice, 1) - q.remaining;
+  if (g.quota < 0) {
+    q.remaining += want;
+  } else if (g.pool > 0 && want > 0) {
+    const int64_t amount = std::min(g.pool, want);
+    g.pool -= amount;
+    q.remaining += amount;
+  }
+  g.active = true;
+  return q.remaining > 0;
+}
+
+// t starts running on core at `at` (after the context switch): its stretch starts, and its queue
+// there takes runtime if it has none (check_enqueue_throttle's account of 0 ns).
+void TimedDriver::bw_enter(TimedThread& t, int core, int64_t at) {
+  BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  bw_sync(g, at);
+  g.active = true;
+  t.bw_from = at;
+  if (g.quota >= 0) {
+    BwQueue& q = g.q[static_cast<size_t>(core)];
+    if (q.remaining <= 0 && !q.throttled) bw_assign(g, q);
+  }
+  bw_set_until(t, at);
+}
+
+// account_cfs_rq_runtime: the time t ran since its stretch began is the group's usage and comes
+// off its queue's runtime on the core it ran on.
+void TimedDriver::bw_charge(TimedThread& t, int64_t at) {
+  if (at <= t.bw_from) return;
+  BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  const int64_t d = at - t.bw_from;
+  stats_.groups[g.index].usage += d;
+  if (g.quota >= 0 && t.core >= 0) g.q[static_cast<size_t>(t.core)].remaining -= d;
+  t.bw_from = at;
+}
+
+// When t, running, must look at its runtime again: when its queue's runtime runs out; without a
+// limit, at the boundary where the group's next quota change takes effect (or never).
+void TimedDriver::bw_set_until(TimedThread& t, int64_t at) {
+  const BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  if (g.quota >= 0) {
+    t.bw_until = at + std::max<int64_t>(g.q[static_cast<size_t>(t.core)].remaining, 0);
+  } else if (g.next_change < g.cfg->changes.size()) {
+    const int64_t p = g.cfg->period, due = g.cfg->changes[g.next_change].at;
+    t.bw_until = std::max(g.next_refill, (due + p - 1) / p * p);
+  } else {
+    t.bw_until = kNever;
+  }
+}
+
+// t leaves core at `at`: its stretch is charged; if no other thread of its group is queued there,
+// return_cfs_rq_runtime gives the queue's runtime beyond min_cfs_rq_runtime back to the pool, and
+// with throttled queues waiting and more than a slice in the pool, arms the slack timer unless the
+// refill is near (start_cfs_slack_bandwidth).
+void TimedDriver::bw_leave(TimedThread& t, int core, int64_t at) {
+  BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  bw_charge(t, at);
+  t.bw_until = kNever;
+  if (g.quota < 0) return;
+  if (cfg_.costs.affine) {
+    for (uint32_t id : runq_[static_cast<size_t>(core)]) {
+      const TimedThread& o = thread(id);
+      if (o.grp == t.grp && !o.delayed) return;
+    }
+  }
+  BwQueue& q = g.q[static_cast<size_t>(core)];
+  const Costs::Kernel& k = cfg_.costs.kernel;
+  const int64_t slack = q.remaining - k.min_cfs_rq_runtime;
+  if (slack <= 0) return;
+  g.pool += slack;
+  q.remaining -= slack;
+  if (g.pool <= std::max<int64_t>(k.cfs_bandwidth_slice, 1) || g.throttled.empty()) return;
+  if (g.next_refill - at < k.cfs_bandwidth_slack_period + k.min_bandwidth_expiration || g.slack_at >= 0) return;
+  g.slack_at = at + k.cfs_bandwidth_slack_period;
+  bw_arm(g);
+}
+
+void TimedDriver::bw_check() {
+  TimedThread& self = cur();
+  if (self.core >= 0 && self.t >= self.bw_until) bw_expired(self);
+}
+
+// The current thread's runtime is spent (or its group's quota may have changed): charge it, take
+// more from the pool (__account_cfs_rq_runtime), and throttle its queue if the pool has none.
+void TimedDriver::bw_expired(TimedThread& t) {
+  BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  const int64_t at = t.t;
+  bw_sync(g, at);
+  bw_charge(t, at);
+  if (g.quota >= 0) {
+    BwQueue& q = g.q[static_cast<size_t>(t.core)];
+    if (q.remaining <= 0 && !q.throttled) bw_assign(g, q);
+    if (q.remaining <= 0 || q.throttled) {
+      bw_throttle(g, t.core, at);
+      return;
+    }
+  }
+  bw_set_until(t, at);
+}
+
+// throttle_cfs_rq: the group's queue on core stops. The current thread (running there) leaves the
+// core and waits, ready, with the group's threads queued there (affine), until the unthrottle; the
+// core goes to whoever is next.
+void TimedDriver::bw_throttle(BwGroup& g, int core, int64_t at) {
+  TimedThread& self = cur();
+  BwQueue& q = g.q[static_cast<size_t>(core)];
+  if (!q.throttled) {
+    q.throttled = true;
+    q.throttled_at = at;
+    g.throttled.push_back(core);
+  }
+  if (cfg_.costs.affine) {
+    std::vector<uint32_t> mine;
+    for (uint32_t id : runq_[static_cast<size_t>(core)]) {
+      const TimedThread& o = thread(id);
+      if (o.grp == self.grp && !o.delayed) mine.push_back(id);
+    }
+    for (uint32_t id : mine) {
+      TimedThread& o = thread(id);
+      rq_remove(o);
+      bw_park(o, g, core, at);
+    }
+    self.vrt = cur_vrt(self, at);
+    self.run_start = at;
+  }
+  release_core(self, at);
+  bw_park(self, g, core, at);
+  reschedule();
+}
+
+// t waits on the throttled queue of core: ready, on no core and in no run queue, its queue entry
+// the group's next timer.
+void TimedDriver::bw_park(TimedThread& t, BwGroup& g, int core, int64_t at) {
+  t.state = State::Ready;
+  t.throttled = true;
+  t.throttled_on = core;
+  t.vlag = 0;
+  g.active = true;
+  g.q[static_cast<size_t>(core)].parked.push_back(t.id);
+  enqueue(t, bw_next_timer(g));
+  if (cfg_.on_throttle) cfg_.on_throttle(t.id, true, at);
+}
+
+int64_t TimedDriver::bw_next_timer(const BwGroup& g) const {
+  return g.slack_at >= 0 ? std::min(g.slack_at, g.next_refill) : g.next_refill;
+}
+
+void TimedDriver::bw_arm(BwGroup& g) {
+  const int64_t when = bw_next_timer(g);
+  for (int c : g.throttled) {
+    for (uint32_t id : g.q[static_cast<size_t>(c)].parked) enqueue(thread(id), when);
+  }
+}
+
+// unthrottle_cfs_rq: the queue's throttled time goes into cpu.stat and its threads are ready again
+// on that core (affine: back in its run queue, placed at its average vruntime; spread: placed as
+// any ready thread). A free core takes one at once; a busy one's running compute ends with its slice.
+void TimedDriver::bw_unthrottle(BwGroup& g, int core, int64_t at) {
+  BwQueue& q = g.q[static_cast<size_t>(core)];
+  q.throttled = false;
+  stats_.groups[g.index].throttled_time += std::max<int64_t>(0, at - q.throttled_at);
+  const std::vector<uint32_t> parked = std::move(q.parked);
+  q.parked.clear();
+  for (uint32_t id : parked) {
+    TimedThread& t = thread(id);
+    t.throttled = false;
+    t.throttled_on = -1;
+    if (cfg_.on_throttle) cfg_.on_throttle(t.id, false, at);
+    if (t.state != State::Ready) continue;
+    t.t = std::max(t.t, at);
+    unqueue(t);
+    if (cfg_.costs.affine) {
+      place_entity(t, core, t.t, false);
+      rq_add_ready(t, core);
+    } else {
+      make_ready(t, t.t);
+    }
+  }
+  const int32_t r = core_thread_[static_cast<size_t>(core)];
+  if (r < 0) {
+    serve_queue(core, at);
+  } else if (cfg_.costs.affine && cs_[static_cast<size_t>(core)].ready != 0) {
+    TimedThread& run = thread(static_cast<size_t>(r));
+    if (run.state == State::Running && run.computing && run.slice_end < run.compute_end) {
+      interrupt(run, std::max(run.slice_end, at));
+    }
+  }
+  idle_wait_update(at);
+}
+
+// The end of the run: the stretches still running are the groups' usage, the throttled queues'
+// time so far their throttled time, and a period boundary passed but not yet handled counts.
+void TimedDriver::run_ended(int64_t end) {
+  for (BwGroup& g : bw_) {
+    GroupStats& st = stats_.groups[g.index];
+    if (g.quota >= 0 && end >= g.next_refill) {
+      if (g.active) st.nr_periods++;
+      if (!g.throttled.empty()) st.nr_throttled++;
+    }
+    for (int c : g.throttled) st.throttled_time += std::max<int64_t>(0, end - g.q[static_cast<size_t>(c)].throttled_at);
+  }
+  for (auto& p : threads_) {
+    auto& t = static_cast<TimedThread&>(*p);
+    if (t.grp >= 0 && t.core >= 0 && t.state != State::Exited) {
+      stats_.groups[static_cast<size_t>(t.grp)].usage += std::max<int64_t>(0, std::min(t.t, end) - t.bw_from);
+    }
+  }
 }
 
 }  // namespace gmp::engine

@@ -57,6 +57,17 @@
 // running target handles it at its first operation at or after that time; a target inside a long
 // compute is cut short there. A blocked or waiting target handles it when it next runs.
 //
+// CPU bandwidth (cgroups; docs/placement.md, "CPU bandwidth (cgroups)"). A thread's process may
+// sit in a group (EngineConfig::groups) with a quota per period and a cpuset. Each group has a
+// pool refilled to its quota at each period boundary (periods from time 0; unused runtime carries
+// over up to quota + burst); each core's queue of the group takes runtime from the pool a slice at
+// a time (Costs::kernel.cfs_bandwidth_slice) while a thread of the group runs there, and when that
+// runtime is spent with the pool empty the group is throttled on that core: its thread there is
+// taken off the core (a compute is cut at the exact moment) and its threads queued there (affine)
+// wait, parked, until a refill or the slack timer gives the queue runtime again. A cpuset keeps a
+// group's threads on its cores in both placements. Without groups none of this costs anything:
+// the checks sit behind rare_'s kRareBw bit, set only when some group has or will have a quota.
+//
 // Protocol. The timed driver guarantees: the thread that runs is always the one whose clock is
 // earliest among the threads that hold a core, to the granularity of one platform operation (a
 // thread that passes another's clock yields at its next operation, before that operation's effect
@@ -122,6 +133,7 @@ class TimedDriver final : public DriverBase {
   struct TimedThread;  // timed_driver.cpp
 
   Thread* next_to_run() override;
+  void run_ended(int64_t end) override;  // the groups' open stretches and periods, into their stats
 
   TimedThread& cur();                    // the current thread, as this driver's record
   TimedThread& thread(size_t id);        // threads_[id], as this driver's record
@@ -193,6 +205,30 @@ class TimedDriver final : public DriverBase {
   void preempt_if_slice_over();          // the current thread's slice is over and a thread waits: yield the core
   void yield_core();
   void enforce_limits();                 // stop at the event or time limit; report progress
+
+  // CPU bandwidth (docs/placement.md, "CPU bandwidth (cgroups)"): kernel/sched/fair.c's names.
+  struct BwQueue;   // a group's queue on one core (its cfs_rq's bandwidth fields)
+  struct BwGroup;   // a group's pool, period and queues (its cfs_bandwidth)
+  bool allowed(const TimedThread& t, int core) const;    // in t's cpuset and t's group not throttled there
+  bool in_cpuset(const TimedThread& t, int core) const;  // cpus_ptr
+  int free_core_for(const TimedThread& t) const;         // spread: the fastest free core t may run on
+  int spread_pick(int core) const;                       // spread: the first in runq_[0] that may run on core
+  void ready_timer(TimedThread& t, int64_t at);          // a Ready thread's queue entry came due
+  void bw_sync(BwGroup& g, int64_t at);                  // the period boundaries up to `at`
+  void bw_period(BwGroup& g, int64_t at);                // do_sched_cfs_period_timer at boundary `at`
+  void bw_distribute(BwGroup& g, int64_t at);            // distribute_cfs_runtime
+  bool bw_assign(BwGroup& g, BwQueue& q);                // assign_cfs_rq_runtime
+  void bw_enter(TimedThread& t, int core, int64_t at);   // t starts running on core: its stretch, its runtime
+  void bw_charge(TimedThread& t, int64_t at);            // account_cfs_rq_runtime up to `at`
+  void bw_leave(TimedThread& t, int core, int64_t at);   // t leaves core: charge, return_cfs_rq_runtime
+  void bw_set_until(TimedThread& t, int64_t at);         // when t must look at its runtime again
+  void bw_expired(TimedThread& t);                       // the current thread's runtime is spent
+  void bw_throttle(BwGroup& g, int core, int64_t at);    // throttle_cfs_rq; the current thread leaves
+  void bw_unthrottle(BwGroup& g, int core, int64_t at);  // unthrottle_cfs_rq
+  void bw_park(TimedThread& t, BwGroup& g, int core, int64_t at);  // t waits on a throttled queue
+  int64_t bw_next_timer(const BwGroup& g) const;         // the period or slack timer, whichever is first
+  void bw_arm(BwGroup& g);                               // parked threads' queue entries at bw_next_timer
+  void bw_check();                                       // the current thread's runtime is due: look at it
   void set_next_limits();                // when enforce_limits must run next
 
   // The event queue: at most one entry per thread (a running thread's next operation, or a
@@ -252,8 +288,11 @@ class TimedDriver final : public DriverBase {
   // advance_rare handles.
   uint64_t next_limits_ = 0;
   int64_t horizon_ = INT64_MIN;
-  static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2;
+  // kRareBw: some group has (or will have) a quota: each operation looks at its thread's bw_until.
+  static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2, kRareBw = 4;
   uint32_t rare_ = 0;
+  std::vector<BwGroup> bw_;  // per EngineConfig::groups
+  bool constrained_ = false;  // some group has a cpuset or a quota: placement looks at allowed()
   SplitMix64 rng_;  // the driver's only source of randomness, seeded by the run seed
   uint64_t wait_seq_ = 0;
 };

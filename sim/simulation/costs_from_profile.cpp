@@ -77,6 +77,14 @@ Costs costs_from_profile(const cost::Profile& prof) {
     c.kernel.newidle_balance_cost = whole(l.newidle_balance_cost);
     c.kernel.delay_dequeue = l.delay_dequeue.value != 0;
   }
+  {
+    const cost::CfsBandwidth& b = prof.machine.cfs_bandwidth;
+    auto whole = [](const cost::Sourced& s) { return static_cast<int64_t>(std::llround(s.value)); };
+    c.kernel.cfs_bandwidth_slice = whole(b.bandwidth_slice);
+    c.kernel.min_cfs_rq_runtime = whole(b.min_runtime);
+    c.kernel.cfs_bandwidth_slack_period = whole(b.slack_period);
+    c.kernel.min_bandwidth_expiration = whole(b.min_expiration);
+  }
   c.os_idle_exit_latency = ns(prof, Param::OsIdleExitLatency);
   c.os_wake_ipi = ns(prof, Param::OsWakeIpi);
   c.memory_slowdown = prof.machine.memory_slowdown ? prof.machine.memory_slowdown->value : 0.0;

@@ -44,6 +44,13 @@ trace::Process Process::trace_entry() const {
   return p;
 }
 
+int64_t Process::m_of(uint64_t tid) const {
+  for (const auto& [t, m] : threads_) {
+    if (t == tid) return m;
+  }
+  return -1;
+}
+
 void Process::boot() {
   rt::Runtime* const was = rt::Runtime::current();
   rt::Runtime::setCurrent(&runtime_);
@@ -106,6 +113,32 @@ void Process::finish(const Engine::Result& er, SimResult& res) {
   res.violations = asserts_.violations();
   res.assertions_unchecked = asserts_.unchecked();
   res.gc = runtime_.gcstats;
+  finish_machine_view(er, res);
+}
+
+void Process::finish_machine_view(const Engine::Result& er, SimResult& res) const {
+  res.process = cfg_.name;
+  res.seed = cfg_.seed;
+  res.procs_auto = cfg_.procs_auto;
+  res.daemon = cfg_.daemon;
+  const EngineConfig& ec = engine_.config();
+  if (cfg_.id < ec.processes.size()) {
+    const int32_t gi = ec.processes[cfg_.id].group;
+    if (gi >= 0 && static_cast<size_t>(gi) < ec.groups.size()) {
+      res.cpu_quota = ec.groups[static_cast<size_t>(gi)].quota;
+      res.cpu_period = ec.groups[static_cast<size_t>(gi)].period;
+      if (static_cast<size_t>(gi) < engine_.stats().groups.size()) res.cpu_stat = engine_.stats().groups[static_cast<size_t>(gi)];
+    }
+  }
+  // Several processes: one that exited ended then, with its own status; the others ran as long as
+  // the machine did (the caller copies the machine's stop for a single process).
+  if (ec.processes.size() > 1) {
+    res.stop = exited_ ? Engine::Stop::Exit : er.stop;
+    res.exit_code = exited_ ? exit_code_ : er.exit_code;
+    res.end_time = exited_ ? exit_time_ : er.end_time;
+    res.exited = exited_;
+    res.exit_time = exit_time_;
+  }
 }
 
 void Process::newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) {
@@ -114,6 +147,7 @@ void Process::newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) {
   const std::string name =
       (cfg_.id == 0 ? std::string() : cfg_.name + " ") + "M" + std::to_string(mp->id) + (sysmon ? " (sysmon)" : "");
   const uint64_t tid = engine_.newosproc(name, fn, arg, mp->g0, sysmon, cfg_.id);
+  threads_.emplace_back(tid, mp->id);
   mp->g0->stack = engine_.thread_context(tid);
   mp->procid = tid;
   if (plat::current_driver() != nullptr) engine_.spend(engine_.config().costs.thread_create);
@@ -121,8 +155,14 @@ void Process::newosproc(rt::m* mp, plat::Fiber::Entry fn, void* arg) {
 
 void Process::exitThread() { engine_.exit_thread(); }
 
-// Go's exit ends the process; the machine's run ends with it while it runs one process.
-void Process::exit(int code) { engine_.exit(code); }
+// Go's exit ends the process; the machine's run ends with it while it runs one process, or when
+// it was the last process the run waits for (DriverBase::exit).
+void Process::exit(int code) {
+  exited_ = true;
+  exit_code_ = code;
+  exit_time_ = engine_.now();
+  engine_.exit(code);
+}
 
 void Process::runGoroutine(rt::g* gp) { interp_.run(gp); }
 

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/cost/profile.h"
 #include "sim/engine/engine.h"
@@ -56,6 +58,8 @@ class Process final : public rt::Host {
   const workload::Network* network() const { return interp_.network(); }
   // Its entry in a trace's Header.processes.
   trace::Process trace_entry() const;
+  // The id of the M whose thread is engine thread tid; -1 if tid is not one of its threads.
+  int64_t m_of(uint64_t tid) const;
 
   // Starts the program (rt0_go on m0's new thread), its runtime current meanwhile.
   void boot();
@@ -76,6 +80,9 @@ class Process final : public rt::Host {
   std::string start_function(uintptr_t pc) const;
   std::string goroutine_dump() const;
 
+  // finish's parts about the machine's view of the process: its exit, cgroup and cpu.stat.
+  void finish_machine_view(const Engine::Result& er, SimResult& res) const;
+
   ProcessConfig cfg_;
   const scenario::Scenario& sc_;
   Engine& engine_;
@@ -84,6 +91,10 @@ class Process final : public rt::Host {
   Metrics metrics_;
   workload::Interpreter interp_;
   workload::AssertionChecker asserts_;
+  std::vector<std::pair<uint64_t, int64_t>> threads_;  // (engine thread, M id), in start order
+  bool exited_ = false;  // it called exit (several processes: the run may go on without it)
+  int exit_code_ = 0;
+  int64_t exit_time_ = 0;
 };
 
 }  // namespace gmp::engine

@@ -1,6 +1,6 @@
 // A simulation: a scenario's goroutine program run on the ported scheduler under the virtual-time
 // engine, on a machine and costs from a profile. The machine (simulation.cpp) holds the engine and
-// the trace file and runs processes (process.h), one so far; a process is its runtime's Host: it
+// the trace file and runs processes (process.h), one or the scenario's several; a process is its runtime's Host: it
 // starts its Ms' threads in the engine, runs goroutines' code through the interpreter, and turns
 // the scheduler's events into metrics and, optionally, the trace's events.
 //
@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +100,14 @@ struct SimResult {
   GroupStats cpu_stat;
   int32_t procs_end = 0;
   uint32_t procs_changes = 0;
+  // The process's cgroup at the start: its quota (ns per period, -1: none) and period; whether its
+  // GOMAXPROCS is Go's default (--procs auto).
+  int64_t cpu_quota = -1, cpu_period = 0;
+  bool procs_auto = false;
+  // Several processes: whether it is a daemon, and whether (and when, with exit_code) it exited;
+  // one that did not was still running when the run ended.
+  bool daemon = false, exited = false;
+  int64_t exit_time = 0;
   // Several processes: the process's name, and each process's own results in declaration order
   // (its requests, latencies, counts, GC, cpu_stat; the machine's figures stay in this result).
   // Empty for a scenario of one process, whose figures are this result's.
@@ -111,6 +120,20 @@ struct SimResult {
 // numbers the groups' clusters (CoreGroup::cluster_size) in order.
 std::vector<Core> machine_cores(const cost::Profile& prof, int32_t cores);
 
+// A machine that cannot hold the run's cgroups: a cpuset naming a core the machine lacks, a quota
+// above its cores. Known only once the core count is (a flag's or the profile's), so simulate
+// reports it, before it writes anything.
+class SimConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws SimConfigError if the scenario's processes' cgroups (or, for one process, cfg.cgroup) do
+// not fit the machine cfg and prof make.
+void check_machine(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg);
+
+// Runs sc on the machine; with Scenario::processes, one process per declaration (ids 0..n-1 in
+// order), each with its own results in SimResult::processes. Throws SimConfigError (check_machine).
 SimResult simulate(const scenario::Scenario& sc, const cost::Profile& prof, const SimConfig& cfg);
 
 }  // namespace gmp::engine

@@ -247,10 +247,10 @@ void Interpreter::compute(rt::g* gp, const Instr& in) {
 }
 
 // internal/poll's fd.destroy: the last reference of a closed descriptor is gone. runtime_pollClose
-// (the network forgets the socket: no more events), the close system call, and Close's wait on
-// csema ends.
+// (the network forgets the socket: no more events), the close system call (a dialled end's peer
+// gets its end of file from it), and Close's wait on csema ends.
 void Interpreter::destroy_fd(size_t fd) {
-  if (fd < static_cast<size_t>(net_->conns())) net_->close(static_cast<int32_t>(fd));
+  if (fd < static_cast<size_t>(net_->conns())) net_->close(static_cast<int32_t>(fd), clock_());
   r_.entersyscall();
   plat::charge(plat::Cost::SyscallEnterExit);
   r_.exitsyscall();
@@ -415,8 +415,9 @@ inline void Interpreter::op_bench(const Instr& in) {
 }
 
 [[gnu::always_inline]] inline void Interpreter::op_read(const Instr& in, Task& t) {
-  // internal/poll's fd.Read. End of file, or an error once the server has closed it, leaves
-  // the innermost loop around it.
+  // internal/poll's fd.Read. End of file, or an error once this end was closed, leaves the
+  // innermost loop around it. On a dialled client end it reads an answer (EAGAIN parks it in
+  // netpoll until the server's write delivers one).
   const int32_t c = connection(in.obj, in.index, t);
   Network::Got got = Network::Got::Closed;
   fd_call(static_cast<size_t>(c), net_->pd(c), 'r', [&] {
@@ -427,7 +428,8 @@ inline void Interpreter::op_bench(const Instr& in) {
 }
 
 [[gnu::always_inline]] inline void Interpreter::op_write(const Instr& in, Task& t) {
-  // internal/poll's fd.Write: EAGAIN when the send buffer is full, until an answer has left.
+  // internal/poll's fd.Write: EAGAIN when the send buffer is full, until an answer has left. On a
+  // dialled end the write delivers to the peer within the system call (and wakes its poller).
   const int32_t c = connection(in.obj, in.index, t);
   Network::Wrote w = Network::Wrote::Closed;
   fd_call(static_cast<size_t>(c), net_->pd(c), 'w', [&] {

@@ -78,6 +78,7 @@ class Interpreter {
   const rt::hchan* chan(int32_t id) const { return chans_[chan_base_[static_cast<size_t>(id)]]; }
   // The scenario's connections (nullptr when it has none).
   const Network* network() const { return net_.get(); }
+  Network* network() { return net_.get(); }  // to join dialled connections (connect_dials) and set the wake
 
  private:
   struct Parallel;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace gmp::workload {
 
@@ -51,6 +53,11 @@ Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_
       c.count = d.requests(k);
       c.listener = d.listener;
       c.index = k;
+      if (d.dial_process >= 0) {  // a client end: what it reads comes from its server, once joined
+        c.dialled = true;
+        c.client = true;
+        c.count = 0;
+      }
       if (d.listener >= 0) c.origin = listeners_[static_cast<size_t>(d.listener)].connect[static_cast<size_t>(k)];
       if (!d.first.empty()) c.file_at = d.first[static_cast<size_t>(k)];
       // The first generated arrival comes one gap after this, or at it when a start is given.
@@ -67,6 +74,7 @@ Network::Network(const std::vector<scenario::Conn>& conns, uint64_t seed, int64_
 // it, and each next one a gap after the one before. A gap is the interval, or with poisson an
 // exponential gap of that mean, -mean * ln(U) for U uniform in (0, 1].
 int64_t Network::arrival(Conn& c, int64_t k) {
+  if (c.dialled) return c.arrivals[static_cast<size_t>(k - c.read)];  // every delivery is known
   const scenario::Conn& d = *c.decl;
   while (c.read + static_cast<int64_t>(c.arrivals.size()) <= k) {
     if (!d.first.empty()) {
@@ -97,7 +105,8 @@ int64_t Network::next_of(Conn& c) {
   if (c.listener >= 0 && c.index >= listeners_[static_cast<size_t>(c.listener)].accepted) return INT64_MAX;
   const int64_t k = std::max(c.reported, c.read);
   int64_t t = k < c.count ? arrival(c, k) : INT64_MAX;
-  if (c.count == 0 && !c.eof_seen) t = c.origin;
+  if (c.count == 0 && !c.eof_seen && !c.dialled) t = c.origin;
+  if (c.peer_closed && !c.hup_reported) t = std::min(t, c.peer_closed_at);
   if (c.want_write && !c.leaving.empty()) t = std::min(t, c.leaving.front());
   return t;
 }
@@ -149,14 +158,19 @@ void Network::takeEvents(int64_t now, std::vector<rt::NetEvent>* out) {
     }
     Conn& c = conns_[static_cast<size_t>(i)];
     uint32_t events = 0;
-    if (c.count == 0 && !c.eof_seen && c.origin <= now) {
+    if (c.count == 0 && !c.eof_seen && !c.dialled && c.origin <= now) {
       c.eof_seen = true;
       events |= rt::EPOLLIN | rt::EPOLLRDHUP;
     }
     for (int64_t k = std::max(c.reported, c.read); k < c.count && arrival(c, k) <= now; k++) {
       c.reported = k + 1;
       events |= rt::EPOLLIN;
-      if (c.reported == c.count) events |= rt::EPOLLRDHUP;  // the client's last request, then its close
+      // The client's last request, then its close (a dialled peer's close is its own event).
+      if (c.reported == c.count && !c.dialled) events |= rt::EPOLLRDHUP;
+    }
+    if (c.peer_closed && !c.hup_reported && c.peer_closed_at <= now) {
+      c.hup_reported = true;
+      events |= rt::EPOLLIN | rt::EPOLLRDHUP;
     }
     if (c.want_write && !c.leaving.empty() && c.leaving.front() <= now) {
       c.want_write = false;
@@ -170,6 +184,24 @@ void Network::takeEvents(int64_t now, std::vector<rt::NetEvent>* out) {
 Network::Got Network::read(int32_t conn, int64_t now) {
   Conn& c = conns_[static_cast<size_t>(conn)];
   if (c.closed) return Got::Closed;
+  if (c.dialled) {
+    if (c.read < c.count && c.arrivals.front() <= now) {
+      if (c.client) {  // an answer: its request's round trip ends here
+        client_latencies_.push_back(now - c.sent.front());
+        c.sent.pop_front();
+        last_answer_ = std::max(last_answer_, now);
+      } else {
+        c.unanswered.push_back(c.arrivals.front());
+      }
+      c.arrivals.pop_front();
+      c.read++;
+      schedule(conn);
+      return Got::Request;
+    }
+    // Every delivery has come before the peer's close: with none left, end of file.
+    if (c.read >= c.count && c.peer_closed && c.peer_closed_at <= now) return Got::Eof;
+    return Got::Again;
+  }
   if (c.read >= c.count) {
     // The client closed its end with its last request (or as it connected, with none).
     if (c.count == 0 && c.origin > now) return Got::Again;
@@ -195,10 +227,13 @@ int64_t Network::accept(int32_t l, int64_t now) {
   return k;
 }
 
-void Network::close(int32_t conn) {
+void Network::close(int32_t conn, int64_t now) {
   Conn& c = conns_[static_cast<size_t>(conn)];
+  if (c.closed) return;
   c.closed = true;
   c.want_write = false;
+  // The FIN follows what this end sent: after its last answer or request has left.
+  if (c.peer != nullptr) c.peer->peer_close(c.peer_conn, c.leaving.empty() ? now : std::max(now, c.leaving.back()));
 }
 
 Network::Wrote Network::write(int32_t conn, int64_t now) {
@@ -217,16 +252,112 @@ Network::Wrote Network::write(int32_t conn, int64_t now) {
     gone = begin > INT64_MAX - c.decl->write_service ? INT64_MAX : begin + c.decl->write_service;
     c.leaving.push_back(gone);
   }
+  if (c.client) {
+    c.sent.push_back(now);
+    client_requests_++;
+    if (c.peer != nullptr) c.peer->deliver(c.peer_conn, gone);
+    return Wrote::Request;
+  }
   if (c.unanswered.empty()) return Wrote::Nothing;
   latencies_.push_back(gone - c.unanswered.front());
   c.unanswered.pop_front();
   last_write_ = std::max(last_write_, gone);
+  if (c.peer != nullptr) c.peer->deliver(c.peer_conn, gone);
   return Wrote::Answer;
+}
+
+// A delivery never comes before an earlier one on the same connection (TCP's order), nor before
+// the end was made; a closed end drops it.
+void Network::deliver(int32_t conn, int64_t at) {
+  Conn& c = conns_[static_cast<size_t>(conn)];
+  if (c.closed) return;
+  const int64_t before = next_of(c);
+  c.delivered_at = std::max(c.delivered_at, at);
+  c.arrivals.push_back(c.delivered_at);
+  c.count++;
+  queue_and_wake(conn, before);
+}
+
+void Network::peer_close(int32_t conn, int64_t at) {
+  Conn& c = conns_[static_cast<size_t>(conn)];
+  if (c.closed || c.peer_closed) return;
+  const int64_t before = next_of(c);
+  c.peer_closed = true;
+  c.peer_closed_at = std::max(c.delivered_at, at);
+  queue_and_wake(conn, before);
+}
+
+// The new event, if it comes before what the descriptor waited for, is a new edge: queued, and
+// the poller woken. Otherwise what is queued already covers it (a descriptor not yet accepted
+// has no events: Accept queues it).
+void Network::queue_and_wake(int32_t conn, int64_t before) {
+  const int64_t after = next_of(conns_[static_cast<size_t>(conn)]);
+  if (after >= before) return;
+  due_.emplace(after, conn);
+  wakes_++;
+  if (wake_) wake_();
+}
+
+void Network::dial_listener(int32_t l) {
+  Listener& ln = listeners_[static_cast<size_t>(l)];
+  std::fill(ln.connect.begin(), ln.connect.end(), 0);
+  for (size_t k = 0; k < ln.connect.size(); k++) {
+    Conn& c = conns_[static_cast<size_t>(ln.first) + k];
+    c.dialled = true;
+    c.count = 0;
+    c.origin = 0;
+    c.arrivals.clear();
+  }
+  schedule(conns() + l);
+}
+
+void Network::join(Network& a, int32_t client, Network& b, int32_t server) {
+  Conn& c = a.conns_[static_cast<size_t>(client)];
+  Conn& s = b.conns_[static_cast<size_t>(server)];
+  if (!c.client || !s.dialled || s.client || c.peer != nullptr || s.peer != nullptr) {
+    throw std::invalid_argument("Network::join: connection " + std::to_string(client) +
+                                " is no free client end or " + std::to_string(server) + " no free dialled server end");
+  }
+  c.peer = &b;
+  c.peer_conn = server;
+  s.peer = &a;
+  s.peer_conn = client;
+}
+
+void connect_dials(const std::vector<Network*>& nets, const std::vector<scenario::ProcessSpec>& procs) {
+  for (size_t i = 0; i < procs.size() && i < nets.size(); i++) {
+    if (nets[i] == nullptr || procs[i].program == nullptr) continue;
+    const scenario::Scenario& from = *procs[i].program;
+    for (size_t d = 0; d < from.conns.size(); d++) {
+      const scenario::Conn& decl = from.conns[d];
+      if (decl.dial_process < 0) continue;
+      const auto p = static_cast<size_t>(decl.dial_process);
+      const std::string what = "process " + procs[i].name + "'s connection " + decl.name + " dials ";
+      if (p >= procs.size() || p >= nets.size() || nets[p] == nullptr || procs[p].program == nullptr) {
+        throw std::invalid_argument(what + "process " + std::to_string(p) + ", which has no network");
+      }
+      const scenario::Scenario& to = *procs[p].program;
+      if (decl.dial_listener < 0 || static_cast<size_t>(decl.dial_listener) >= to.listeners.size()) {
+        throw std::invalid_argument(what + "a missing listener of " + procs[p].name);
+      }
+      const scenario::Listener& ln = to.listeners[static_cast<size_t>(decl.dial_listener)];
+      const scenario::Conn& server = to.conns[static_cast<size_t>(ln.conn)];
+      const int64_t n = std::max<int64_t>(decl.length, 1);
+      if (std::max<int64_t>(server.length, 1) != n) {
+        throw std::invalid_argument(what + procs[p].name + "." + ln.name + ", whose array has another size");
+      }
+      nets[p]->dial_listener(decl.dial_listener);
+      for (int64_t k = 0; k < n; k++) {
+        Network::join(*nets[i], nets[i]->conn(static_cast<int32_t>(d), k), *nets[p],
+                      nets[p]->conn(ln.conn, k));
+      }
+    }
+  }
 }
 
 int64_t Network::requests() const {
   int64_t n = 0;
-  for (const Conn& c : conns_) n += c.count;
+  for (const Conn& c : conns_) n += c.client ? 0 : c.count;
   return n;
 }
 

@@ -1,0 +1,243 @@
+// Several processes on one simulated machine (simulate with Scenario::processes): each runs its
+// own program with its own results, a process that exits leaves the others running, the run waits
+// for every process that is not a daemon, and the cgroups (the scenario's, or --cpu-quota's for a
+// single process) reach the engine and the results. The scenarios are built by hand: a program per
+// process, parsed from text, under a machine scenario that lists them.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/cost/profile.h"
+#include "sim/engine/chooser.h"
+#include "sim/scenario/scenario.h"
+#include "sim/simulation/simulation.h"
+#include "tests/temp_dir.h"
+#include "traces/trace_reader.h"
+
+using namespace gmp;
+using namespace gmp::engine;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// main computes for `ms` milliseconds and returns (the program exits with status 0).
+std::string compute_program(int ms) {
+  return "func { name: \"main\" op { compute { ns: " + std::to_string(ms * kMs) + " } } }\n";
+}
+
+// A server that never exits: it wakes every millisecond, forever.
+constexpr char kForever[] = R"(
+func { name: "main" op { loop { forever: true op { sleep { duration: "1ms" } } } } }
+)";
+
+scenario::ProcessSpec spec(const std::string& name, const std::string& text, bool daemon = false) {
+  scenario::ProcessSpec p;
+  p.name = name;
+  p.procs = 1;
+  p.daemon = daemon;
+  p.program = std::make_shared<const scenario::Scenario>(scenario::parse_scenario(text, name + ".textproto"));
+  return p;
+}
+
+scenario::Scenario machine(std::vector<scenario::ProcessSpec> procs) {
+  scenario::Scenario sc;
+  sc.source = "machine.textproto";
+  sc.processes = std::move(procs);
+  return sc;
+}
+
+SimConfig two_cores() {
+  SimConfig cfg;
+  cfg.cores = 2;
+  cfg.time_limit = 10'000 * kMs;
+  return cfg;
+}
+
+// Takes the first enabled step always: a plain order for the choice driver.
+class First final : public Chooser {
+ public:
+  size_t choose(std::span<const Step>, uint32_t, const PointInfo&) override { return 0; }
+};
+
+}  // namespace
+
+TEST_CASE("two processes on two cores both run and finish with their own results", "[machine]") {
+  const scenario::Scenario sc = machine({spec("a", compute_program(20)), spec("b", compute_program(30))});
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  const SimResult& a = r.processes[0];
+  const SimResult& b = r.processes[1];
+  CHECK(a.process == "a");
+  CHECK(b.process == "b");
+  CHECK(a.exited);
+  CHECK(b.exited);
+  // Each computed its own work: 20 ms and 30 ms at least, on its own P.
+  CHECK(a.exit_time >= 20 * kMs);
+  CHECK(b.exit_time >= 30 * kMs);
+  CHECK(a.lat_samples > 0);
+  CHECK(b.lat_samples > 0);
+  REQUIRE(a.utilisation.size() == 1);
+  REQUIRE(b.utilisation.size() == 1);
+  // On two cores they ran side by side: the run ends with b, well before the 50 ms the two would
+  // take one after the other.
+  CHECK(r.end_time >= 30 * kMs);
+  CHECK(r.end_time < 45 * kMs);
+  CHECK(a.exit_time < b.exit_time);
+  // Each process draws its own seed; the first keeps the run's.
+  CHECK(a.seed == r.seed);
+  CHECK(b.seed != r.seed);
+}
+
+TEST_CASE("a process that exits leaves the other running", "[machine]") {
+  const scenario::Scenario sc = machine({spec("short", compute_program(5)), spec("long", compute_program(40))});
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].exited);
+  CHECK(r.processes[0].exit_time < 10 * kMs);
+  CHECK(r.processes[1].exited);
+  CHECK(r.processes[1].exit_time >= 40 * kMs);
+  CHECK(r.end_time >= 40 * kMs);
+}
+
+TEST_CASE("an exited process's threads stop using the cores", "[machine]") {
+  // One core, kept busy while anything can run. Process a (GOMAXPROCS 2) starts a goroutine that
+  // computes forever on its second M, computes 5 ms in main and returns; b computes 20 ms. Once a
+  // has exited, its spinner must stop: the core then has 25 ms of work in all (plus the runtimes'
+  // own), so b ends near 25 ms. Were the spinner to go on, b would share the core with it after a's
+  // exit and end near 45 ms.
+  constexpr char kSpinner[] = R"(
+func { name: "main" op { go { func: "spin" } } op { compute { duration: "5ms" } } }
+func { name: "spin" op { loop { forever: true op { compute { duration: "1ms" } } } } }
+)";
+  SimConfig cfg = two_cores();
+  cfg.cores = 1;
+  scenario::ProcessSpec a = spec("a", kSpinner);
+  a.procs = 2;
+  const scenario::Scenario sc = machine({a, spec("b", compute_program(20))});
+  const SimResult r = simulate(sc, cost::default_profile(), cfg);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].exited);
+  CHECK(r.processes[0].exit_time >= 5 * kMs);
+  CHECK(r.processes[1].exit_time >= 25 * kMs);
+  CHECK(r.processes[1].exit_time < 28 * kMs);
+}
+
+TEST_CASE("a daemon process does not keep the run alive", "[machine]") {
+  const scenario::Scenario sc = machine({spec("server", kForever, /*daemon=*/true), spec("client", compute_program(10))});
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK_FALSE(r.processes[0].exited);
+  CHECK(r.processes[0].daemon);
+  CHECK(r.processes[1].exited);
+  CHECK(r.end_time == r.processes[1].exit_time);
+  CHECK(r.end_time < 20 * kMs);
+  // The server ran meanwhile: it woke about every millisecond.
+  CHECK(r.processes[0].lat_samples >= 5);
+}
+
+TEST_CASE("a process that is no daemon keeps the run alive", "[machine]") {
+  SimConfig cfg = two_cores();
+  cfg.time_limit = 50 * kMs;
+  const scenario::Scenario sc = machine({spec("server", kForever), spec("client", compute_program(10))});
+  const SimResult r = simulate(sc, cost::default_profile(), cfg);
+  CHECK(r.stop == Engine::Stop::TimeLimit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[1].exited);
+  CHECK_FALSE(r.processes[0].exited);
+}
+
+TEST_CASE("under the choice driver an exited process's threads take no more steps", "[machine]") {
+  // Choice mode has no costs: computes end by choice, and First always takes the lowest thread
+  // first. The second process still finishes after the first exited.
+  First chooser;
+  SimConfig cfg;
+  cfg.cores = 2;
+  cfg.chooser = &chooser;
+  cfg.event_limit = 200'000;
+  const scenario::Scenario sc = machine({spec("a", compute_program(1)), spec("b", compute_program(1))});
+  const SimResult r = simulate(sc, cost::default_profile(), cfg);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].exited);
+  CHECK(r.processes[1].exited);
+}
+
+TEST_CASE("--cpu-quota on a single process gives it a cgroup", "[machine]") {
+  SimConfig cfg = two_cores();
+  cfg.cgroup.quota = 50 * kMs;
+  cfg.cgroup.period = 100 * kMs;
+  const scenario::Scenario sc = scenario::parse_scenario(compute_program(5), "one.textproto");
+  const SimResult r = simulate(sc, cost::default_profile(), cfg);
+  CHECK(r.stop == Engine::Stop::Exit);
+  CHECK(r.processes.empty());
+  CHECK(r.cpu_quota == 50 * kMs);
+  CHECK(r.cpu_period == 100 * kMs);
+  SimConfig none = two_cores();
+  const SimResult plain = simulate(sc, cost::default_profile(), none);
+  CHECK(plain.cpu_quota == -1);
+}
+
+TEST_CASE("each process reports its own cgroup", "[machine]") {
+  scenario::ProcessSpec a = spec("a", compute_program(5));
+  a.cgroup.quota = 150 * kMs;
+  a.cgroup.period = 100 * kMs;
+  const scenario::Scenario sc = machine({a, spec("b", compute_program(5))});
+  const SimResult r = simulate(sc, cost::default_profile(), two_cores());
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].cpu_quota == 150 * kMs);
+  CHECK(r.processes[1].cpu_quota == -1);
+}
+
+TEST_CASE("a cgroup the machine cannot hold is refused before anything is written", "[machine]") {
+  TempDir dir;
+  const std::string path = dir.file("t.gmptrace");
+  SimConfig cfg = two_cores();
+  cfg.trace_path = path;
+  scenario::ProcessSpec a = spec("a", compute_program(1));
+  a.cgroup.cpuset = {0, 2};  // the machine has cores 0 and 1
+  const scenario::Scenario bad_set = machine({a, spec("b", compute_program(1))});
+  CHECK_THROWS_AS(simulate(bad_set, cost::default_profile(), cfg), SimConfigError);
+  CHECK_THROWS_WITH(check_machine(bad_set, cost::default_profile(), cfg), Catch::Contains("core 2"));
+  CHECK_FALSE(std::filesystem::exists(path));
+  SimConfig quota = cfg;
+  quota.cgroup.quota = 300 * kMs;  // 3 CPUs on 2 cores
+  const scenario::Scenario one = scenario::parse_scenario(compute_program(1), "one.textproto");
+  CHECK_THROWS_AS(simulate(one, cost::default_profile(), quota), SimConfigError);
+  CHECK_FALSE(std::filesystem::exists(path));
+  quota.cgroup.quota = 200 * kMs;  // every core: allowed
+  CHECK_NOTHROW(check_machine(one, cost::default_profile(), quota));
+}
+
+TEST_CASE("a trace of several processes lists them with their quotas", "[machine][trace]") {
+  TempDir dir;
+  const std::string path = dir.file("t.gmptrace");
+  SimConfig cfg = two_cores();
+  cfg.trace_path = path;
+  scenario::ProcessSpec a = spec("a", compute_program(2));
+  a.cgroup.quota = 50 * kMs;
+  a.cgroup.period = 100 * kMs;
+  const scenario::Scenario sc = machine({a, spec("b", compute_program(2))});
+  simulate(sc, cost::default_profile(), cfg);
+  trace::TraceReader rd(path);
+  const trace::Header& h = rd.header();
+  REQUIRE(h.processes_size() == 2);
+  CHECK(h.processes(0).name() == "a");
+  CHECK(h.processes(0).cpu_quota() == Approx(0.5));
+  CHECK(h.processes(0).cpu_period() == 100 * kMs);
+  CHECK(h.processes(1).name() == "b");
+  CHECK(h.processes(1).cpu_quota() == 0);
+  bool saw1 = false;
+  trace::Event e;
+  while (rd.next(e)) saw1 |= e.process() == 1;
+  CHECK(saw1);
+}
