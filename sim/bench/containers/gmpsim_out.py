@@ -5,7 +5,8 @@ A run of a file with several processes prints a block per process; this reader t
 the named process's block (from a line that names it, "process NAME" or "NAME:", up to the next
 process's) when the output has such blocks, and the whole output otherwise. From it: the
 `requests:` line's p50, p99, p99.9 (in us) and requests/s, and cpu.stat's nr_periods,
-nr_throttled and throttled time (ms) from a line that carries them.
+nr_throttled and throttled time (ms) from its `cpu.stat: nr_periods N nr_throttled N
+throttled_usec N` line.
 """
 
 import re
@@ -59,10 +60,7 @@ def figures(out, process=None):
         m = re.search(r"nr_throttled[\s=:]+(\d+)", line)
         if m:
             f["nr_throttled"] = int(m.group(1))
-        m = re.search(r"throttled(?:_time| time)[\s=:]+(\S+)", line)
+        m = re.search(r"throttled_usec[\s=:]+(\d+)", line)
         if m:
-            try:
-                f["throttled_ms"] = us(m.group(1)) / 1e3
-            except ValueError:
-                pass
+            f["throttled_ms"] = int(m.group(1)) / 1e3
     return f
