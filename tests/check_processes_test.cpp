@@ -169,7 +169,7 @@ TEST_CASE("a schedule names the process it was recorded for", "[check][processes
   CHECK_THROWS_WITH(Schedule::parse("@1:0/3"), Catch::Contains("byte 0: expected a process name"));
 }
 
-TEST_CASE("--process names a declared process or all", "[check][processes]") {
+TEST_CASE("the process flag names a declared process or all", "[check][processes]") {
   scenario::Scenario sc;
   sc.processes.resize(2);
   sc.processes[0].name = "client";

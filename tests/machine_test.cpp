@@ -172,7 +172,7 @@ TEST_CASE("under the choice driver an exited process's threads take no more step
   CHECK(r.processes[1].exited);
 }
 
-TEST_CASE("--cpu-quota on a single process gives it a cgroup", "[machine]") {
+TEST_CASE("a cpu quota on a single process gives it a cgroup", "[machine]") {
   SimConfig cfg = two_cores();
   cfg.cgroup.quota = 50 * kMs;
   cfg.cgroup.period = 100 * kMs;

@@ -470,7 +470,7 @@ TEST_CASE("each P's utilisation is over the time it existed when GOMAXPROCS chan
   CHECK(m.count(Ev::ProcsChange) == 2);
 }
 
-TEST_CASE("--procs auto through simulate: the cpuset's CPUs, then the quota's changes", "[maxprocs]") {
+TEST_CASE("procs auto through simulate: the cpuset's CPUs, then the quota's changes", "[maxprocs]") {
   engine::SimConfig cfg;
   cfg.procs_auto = true;
   cfg.cores = 8;

@@ -191,9 +191,17 @@ void StateMachine::containers(const Event& e, const Rule& r) {
       issue(Issue::Code::BadProcs, e.value());
     } else {
       procs_[process_] = e.value();
+      if (e.has_m()) procs_mover_[process_] = static_cast<int64_t>(e.m());
     }
   } else if (e.has_p() && !procs_.empty()) {  // nothing to check before the first PROCS
-    if (auto it = procs_.find(process_); it != procs_.end() && e.p() >= it->second) {
+    // procresize's caller may hold a P that goes away: it stops its goroutine there and releases
+    // it after the PROCS event (Go traces it in that order too), then takes P 0.
+    auto mover = procs_mover_.find(process_);
+    const bool moving = mover != procs_mover_.end() && e.has_m() && mover->second == static_cast<int64_t>(e.m()) &&
+                        (e.kind() == KIND_GO_STOP || e.kind() == KIND_P_RELEASE);
+    if (moving) {
+      if (e.kind() == KIND_P_RELEASE) procs_mover_.erase(mover);
+    } else if (auto it = procs_.find(process_); it != procs_.end() && e.p() >= it->second) {
       issue(Issue::Code::PGone, e.p(), it->second);
     }
   }

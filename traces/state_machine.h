@@ -433,6 +433,7 @@ class StateMachine {
   std::map<Key, bool> sweeping_;   // by M: sweeping
   std::map<Key, bool> throttled_;  // by M: throttled by its cgroup
   std::map<uint32_t, int64_t> procs_;  // by process: GOMAXPROCS since its last PROCS
+  std::map<uint32_t, int64_t> procs_mover_;  // by process: the M of its last PROCS, until it releases its P
   uint32_t process_ = 0;  // the event being applied's
   int64_t last_ts_ = INT64_MIN;
   Transition t_;

@@ -213,7 +213,7 @@ TEST_CASE("processes: a bad setting is reported at its field") {
   expect(t, find(t, "godebug"), "unknown GODEBUG setting \"gctrace\"");
 }
 
-TEST_CASE("processes: names are present and unique and dot-free; at most 64 processes") {
+TEST_CASE("processes: names are present and unique and dot-free and at most 64 processes") {
   std::string t = "process { name: \"a\" program { func { name: \"main\" } } }\n"
                   "process { name: \"a\" program { func { name: \"main\" } } }\n";
   expect(t, Where{2, 11}, "duplicate process \"a\" (first declared at 1:11)");
