@@ -17,6 +17,7 @@
 #include "sim/cli/flags.h"
 #include "sim/runtime/mutants.h"
 #include "sim/scenario/settings.h"
+#include "sim/simulation/simulation.h"
 #include "traces/trace_writer.h"
 
 namespace gmp::cli {
@@ -378,6 +379,9 @@ model::CheckReport run_search(CheckOptions& co) {
   model::CheckReport rep;
   try {
     rep = model::run_check(c);
+  } catch (const engine::SimConfigError& e) {  // a cgroup the machine cannot hold, as run refuses it
+    if (tty) std::fputs("\r\033[K", stderr);
+    usage_error(std::string("check: ") + e.what());
   } catch (const std::runtime_error& e) {
     if (tty) std::fputs("\r\033[K", stderr);
     std::fprintf(stderr, "gmpsim: %s\n", e.what());
