@@ -380,3 +380,31 @@ process {
   CHECK(client.client_max >= 20'000);
   CHECK(client.client_max < 1 * kMs);
 }
+
+TEST_CASE("a busy client process whose writes wake the server keeps running its own goroutines", "[machine][net]") {
+  // 42 connections into a server of 2 Ps from a client of 8: the client's writes wake the server's
+  // poller (netpollBreak) while other client threads are ready, so the engine switches between the
+  // client's own threads inside a wake. Those threads must run on the client's runtime: a wake that
+  // made the server's runtime current for its duration ran client goroutines on the server's
+  // interpreter (a segmentation fault).
+  std::string text = kClientServer;
+  auto replace = [&text](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  replace("conns: 4", "conns: 42");
+  replace("count: 4 ", "count: 42 ");
+  replace("n: 4 ", "n: 42 ");
+  replace("count: 50", "count: 20");
+  replace("procs: 1", "procs: 8");
+  const scenario::Scenario sc = scenario::parse_scenario(text, "busy-client.textproto");
+  engine::SimConfig cfg = two_cores();
+  cfg.procs = 2;
+  cfg.cores = 4;
+  const SimResult r = simulate(sc, cost::default_profile(), cfg);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].answered == 840);
+  CHECK(r.processes[1].client_answered == 840);
+}

@@ -370,7 +370,10 @@ class Sim final {
 
   // Joins the processes' dialled connections (workload::connect_dials) and lets a peer's delivery
   // wake each process's poller: its network's wake callback is its runtime's netpollBreak, called
-  // on the writer's thread with the woken process's runtime current meanwhile.
+  // on the writer's thread. The writer's runtime stays current: netpollBreak touches only its own
+  // runtime's cells, and its platform operations may let other threads run, which the process hook
+  // switches by the thread's process (making the woken runtime current here would leave it current
+  // for the writer's own process's next thread, which runs its goroutines on the wrong runtime).
   void connect_networks(const scenario::Scenario& sc) {
     std::vector<workload::Network*> nets;
     for (auto& p : processes_) nets.push_back(p->network());
@@ -379,12 +382,7 @@ class Sim final {
       workload::Network* net = p->network();
       if (net == nullptr) continue;
       rt::Runtime* r = &p->runtime();
-      net->set_wake([r] {
-        rt::Runtime* const was = rt::Runtime::current();
-        rt::Runtime::setCurrent(r);
-        r->netpollBreak();
-        rt::Runtime::setCurrent(was);
-      });
+      net->set_wake([r] { r->netpollBreak(); });
     }
   }
 
