@@ -37,10 +37,16 @@ void Process::set_maxprocs_settings() {
   runtime_.maxprocsSettings.updatemaxprocs = cfg_.updatemaxprocs;
 }
 
-// GOMAXPROCS at the end of the run and how many times procresize changed it.
+// GOMAXPROCS at the start (schedinit's choice: Go's default under --procs auto) and at the end of
+// the run, and how many times procresize changed it after the start.
 void Process::finish_maxprocs(SimResult& res) {
+  uint32_t changes = static_cast<uint32_t>(metrics_.count(Ev::ProcsChange));
+  if (procs_start_ > 0) {
+    res.procs = procs_start_;
+    changes--;
+  }
   res.procs_end = runtime_.gomaxprocs;
-  res.procs_changes = static_cast<uint32_t>(metrics_.count(Ev::ProcsChange));
+  res.procs_changes = changes;
 }
 
 rt::CPULimit Process::cgroupCPULimit() {
@@ -198,6 +204,8 @@ void Process::runGoroutine(rt::g* gp) { interp_.run(gp); }
 void Process::event(Ev e, rt::g* gp, rt::p* pp, int64_t arg) {
   const int64_t now = engine_.now();  // measuring costs the simulated program nothing
   metrics_.on_event(e, gp, pp, arg, now);
+  // schedinit's procresize, before runtime.main: the starting count, not a change.
+  if (e == Ev::ProcsChange && !runtime_.mainStarted) procs_start_ = static_cast<int32_t>(arg);
   if (asserts_.watching()) asserts_.on_event(e, gp, pp, arg, now);
   // WakepSpinning .. RunnextCasFail are counts only; the GC's kinds after them are traced.
   if (trace_ != nullptr && (e < Ev::WakepSpinning || rt::isGCEvent(e))) {

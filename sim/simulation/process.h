@@ -80,6 +80,7 @@ class Process final : public rt::Host {
  private:
   void set_maxprocs_settings();
   void finish_maxprocs(SimResult& res);
+  int32_t procs_start_ = 0;  // GOMAXPROCS as schedinit set it when that differed from cfg_.procs
   std::string start_function(uintptr_t pc) const;
   std::string goroutine_dump() const;
 

@@ -4,7 +4,9 @@ docs/studies/g-automaxprocs.py.
 A run of a file with several processes prints a block per process; this reader takes the lines of
 the named process's block (from a line that names it, "process NAME" or "NAME:", up to the next
 process's) when the output has such blocks, and the whole output otherwise. From it: the
-`requests:` line's p50, p99, p99.9 (in us) and requests/s, and cpu.stat's nr_periods,
+`requests:` line's p50, p99, p99.9 (in us) and requests/s (a server's: arrival to answer), or, for a
+process that only dials (a load generator), its `round trips:` line's (write to answer read, and
+round trips/s), and cpu.stat's nr_periods,
 nr_throttled and throttled time (ms) from its `cpu.stat: nr_periods N nr_throttled N
 throttled_usec N` line.
 """
@@ -46,12 +48,12 @@ def figures(out, process=None):
     a figure the output lacks is None."""
     f = dict.fromkeys(["rps", "p50", "p99", "p999", "nr_periods", "nr_throttled", "throttled_ms"])
     for line in block(out, process):
-        if re.match(r"^\s*requests: ", line):
+        if re.match(r"^\s*(requests|round trips): ", line):
             for key, name in (("p50", "p50"), ("p99", "p99"), ("p999", r"p99\.9")):
                 m = re.search(rf"\b{name}\s+(\S+)", line)
                 if m:
                     f[key] = us(m.group(1))
-            m = re.search(r"([\d.]+) requests/s", line)
+            m = re.search(r"([\d.]+) (?:requests|round trips)/s", line)
             if m:
                 f["rps"] = float(m.group(1))
         m = re.search(r"nr_periods[\s=:]+(\d+)", line)
