@@ -388,7 +388,7 @@ void TimedDriver::yield_core() {
   const auto pick = static_cast<size_t>(constrained_ ? spread_pick(core) : 0);
   const uint32_t next = q[pick];
   q.erase(q.begin() + static_cast<std::ptrdiff_t>(pick));
-  if (self.grp >= 0) bw_leave(self, core, self.t);
+  if (self.grp >= 0) bw_leave(self, core, self.t, /*dequeued=*/false);  // preempted: still queued
   set_core(core, -1, self.t);
   self.core = -1;
   self.state = State::Ready;
@@ -1508,7 +1508,7 @@ void TimedDriver::yield_core_linux(bool sched_yield) {
   }
   stats_.os_preemptions++;
   rq_remove(*n);
-  if (self.grp >= 0) bw_leave(self, core, at);
+  if (self.grp >= 0) bw_leave(self, core, at, /*dequeued=*/false);  // preempted: still queued
   set_core(core, -1, at);
   self.core = -1;
   self.exec_end = at;
@@ -1690,15 +1690,19 @@ void TimedDriver::bw_set_until(TimedThread& t, int64_t at) {
   }
 }
 
-// t leaves core at `at`: its stretch is charged; if no other thread of its group is queued there,
+// t leaves core at `at`: its stretch is charged (after the period boundaries up to `at`, so that
+// a return lands in the refilled pool, as the kernel's would). Only a thread that leaves its
+// queue (blocks, exits, migrates: dequeue_entity) can return runtime; a preempted one stays queued
+// there (put_prev_entity returns nothing). Then, if no other thread of its group is queued there,
 // return_cfs_rq_runtime gives the queue's runtime beyond min_cfs_rq_runtime back to the pool, and
 // with throttled queues waiting and more than a slice in the pool, arms the slack timer unless the
 // refill is near (start_cfs_slack_bandwidth).
-void TimedDriver::bw_leave(TimedThread& t, int core, int64_t at) {
+void TimedDriver::bw_leave(TimedThread& t, int core, int64_t at, bool dequeued) {
   BwGroup& g = bw_[static_cast<size_t>(t.grp)];
+  bw_sync(g, at);
   bw_charge(t, at);
   t.bw_until = kNever;
-  if (g.quota < 0) return;
+  if (g.quota < 0 || !dequeued) return;
   if (cfg_.costs.affine) {
     for (uint32_t id : runq_[static_cast<size_t>(core)]) {
       const TimedThread& o = thread(id);

@@ -220,7 +220,8 @@ class TimedDriver final : public DriverBase {
   bool bw_assign(BwGroup& g, BwQueue& q);                // assign_cfs_rq_runtime
   void bw_enter(TimedThread& t, int core, int64_t at);   // t starts running on core: its stretch, its runtime
   void bw_charge(TimedThread& t, int64_t at);            // account_cfs_rq_runtime up to `at`
-  void bw_leave(TimedThread& t, int core, int64_t at);   // t leaves core: charge, return_cfs_rq_runtime
+  // t leaves core: charge, and (dequeued: it blocked, exited or moved) return_cfs_rq_runtime
+  void bw_leave(TimedThread& t, int core, int64_t at, bool dequeued = true);
   void bw_set_until(TimedThread& t, int64_t at);         // when t must look at its runtime again
   void bw_expired(TimedThread& t);                       // the current thread's runtime is spent
   void bw_throttle(BwGroup& g, int core, int64_t at);    // throttle_cfs_rq; the current thread leaves
