@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
@@ -18,6 +20,7 @@
 #include "sim/simulation/simulation.h"
 #include "tests/temp_dir.h"
 #include "traces/trace_reader.h"
+#include "traces/validate.h"
 
 using namespace gmp;
 using namespace gmp::engine;
@@ -407,4 +410,30 @@ TEST_CASE("a busy client process whose writes wake the server keeps running its 
   REQUIRE(r.processes.size() == 2);
   CHECK(r.processes[0].answered == 840);
   CHECK(r.processes[1].client_answered == 840);
+}
+
+TEST_CASE("a quota-bound server's trace stays in time order with its throttles", "[machine][cfs]") {
+  // The echo server under 0.5 CPU on the fitted 2-core VM (affine placement): its threads are
+  // throttled at the end of their runtime, and threads woken onto a throttled queue are parked
+  // from their wake-up time, which the OS's wake-up latency puts after the waker's clock. The
+  // parking's THROTTLE_BEGIN was stamped with that later time and written before events of other
+  // threads that came earlier ("time goes back" in the validator).
+  std::ifstream in(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/containers-echo-closed.textproto");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(text.find("quota: 1 ") != std::string::npos);
+  text.replace(text.find("quota: 1 "), 9, "quota: 0.5 ");
+  REQUIRE(text.find("count: 1500") != std::string::npos);
+  text.replace(text.find("count: 1500"), 11, "count: 300");
+  const scenario::Scenario sc = scenario::parse_scenario(text, "echo-closed.textproto");
+  const cost::Profile prof = cost::load_profile(std::string(GMP_SOURCE_DIR) + "/sim/cost/profiles/epyc-vm-fitted.textproto");
+  TempDir dir;
+  SimConfig cfg = two_cores();
+  cfg.procs = 2;
+  cfg.trace_path = dir.file("echo.trace");
+  const SimResult r = simulate(sc, prof, cfg);
+  REQUIRE(r.stop == Engine::Stop::Exit);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].cpu_stat.nr_throttled >= 2);
+  const trace::Validator v = trace::validate_file(cfg.trace_path);
+  CHECK(v.issue_count() == 0);
 }

@@ -429,8 +429,10 @@ void TimedDriver::advance_rare(int64_t ns) {
   if (++stats_.events >= next_limits_ || self.t > time_limit_) enforce_limits();
   if (self.pending != 0) deliver_signals();
   if (waiting_ != 0) preempt_if_slice_over();
-  if ((rare_ & kRareBw) != 0) bw_check();
+  // Threads due earlier run first: a throttle (and its trace event) happens at this thread's
+  // clock, so nothing earlier may still be to come.
   if (self.t >= horizon_) yield_if_late();
+  if ((rare_ & kRareBw) != 0) bw_check();
   if (cur().pending != 0) deliver_signals();
 }
 
@@ -1721,7 +1723,11 @@ void TimedDriver::bw_leave(TimedThread& t, int core, int64_t at, bool dequeued) 
   bw_arm(g);
 }
 
+// The throttle happens at this thread's clock: threads due before it run first, so that nothing
+// earlier is still to come (its trace event stays in time order).
 void TimedDriver::bw_check() {
+  if (cur().core < 0 || cur().t < cur().bw_until) return;
+  if (cur().t >= horizon_) yield_if_late();
   TimedThread& self = cur();
   if (self.core >= 0 && self.t >= self.bw_until) bw_expired(self);
 }
@@ -1784,7 +1790,10 @@ void TimedDriver::bw_park(TimedThread& t, BwGroup& g, int core, int64_t at) {
   g.active = true;
   g.q[static_cast<size_t>(core)].parked.push_back(t.id);
   enqueue(t, bw_next_timer(g));
-  if (cfg_.on_throttle) cfg_.on_throttle(t.id, true, at);
+  // A thread woken onto a throttled queue is parked from its wake-up time, which the OS's wake-up
+  // latency can put after the waker's clock: the event is stamped no later than the caller's
+  // clock, so that the trace stays in time order.
+  if (cfg_.on_throttle) cfg_.on_throttle(t.id, true, std::min(at, now()));
 }
 
 int64_t TimedDriver::bw_next_timer(const BwGroup& g) const {
