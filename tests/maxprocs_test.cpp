@@ -408,14 +408,16 @@ TEST_CASE("procs auto starts at the quota's default and the updates stop with up
   SECTION("updates on: 3 from the start, 8 once the limit is gone") {
     const engine::SimResult r = run_in_group(kIdle, 8, g, pc);
     REQUIRE(r.stop == engine::Engine::Stop::Exit);
-    CHECK(r.procs_changes == 2);  // 8 (the constructor's) -> 3 at start, -> 8 after 1 s
+    CHECK(r.procs == 3);          // schedinit's choice is the start, not a change
+    CHECK(r.procs_changes == 1);  // -> 8 after 1 s
     CHECK(r.procs_end == 8);
   }
   SECTION("updatemaxprocs=0: 3 for good") {
     pc.updatemaxprocs = 0;
     const engine::SimResult r = run_in_group(kIdle, 8, g, pc);
     REQUIRE(r.stop == engine::Engine::Stop::Exit);
-    CHECK(r.procs_changes == 1);
+    CHECK(r.procs == 3);
+    CHECK(r.procs_changes == 0);
     CHECK(r.procs_end == 3);
     CHECK(r.gc.stwCount == 0);
   }
@@ -479,8 +481,9 @@ TEST_CASE("procs auto through simulate: the cpuset's CPUs, then the quota's chan
     cfg.cgroup.cpuset = {0, 1};
     const engine::SimResult r = run(kIdle, 8, cfg);
     REQUIRE(r.stop == engine::Engine::Stop::Exit);
+    CHECK(r.procs == 2);          // not --procs' 8: schedinit's choice
     CHECK(r.procs_end == 2);
-    CHECK(r.procs_changes == 1);  // 8 (--procs) -> 2 at start
+    CHECK(r.procs_changes == 0);
   }
   SECTION("an autoscaled quota: 8 -> 3 -> 2 -> 8") {
     const engine::CpuGroup g = autoscaled();
