@@ -146,6 +146,25 @@ std::string quota_text(const engine::SimResult& r) {
 }
 
 // One process's section of a run of several: what a run of one prints about its program.
+// A process's benchmark line, scheduling latency and (a server's) requests: what a run of one
+// process and each process of several print alike.
+std::string program_lines(const engine::SimResult& r) {
+  std::string s;
+  if (r.measured) {
+    s += bench_line(r);
+  } else if (!r.bench_name.empty()) {
+    s += r.bench_name + ": the measured loop did not finish\n";
+  }
+  s += "scheduling latency (runnable to running): p50 " + dur(r.lat_p50) + "  p90 " + dur(r.lat_p90) + "  p99 " +
+       dur(r.lat_p99) + "  max " + dur(r.lat_max) + "  (" + std::to_string(r.lat_samples) + " starts)\n";
+  if (r.requests > 0) {
+    s += "requests: " + std::to_string(r.answered) + " answered of " + std::to_string(r.requests) + "; latency p50 " +
+         dur(r.req_p50) + "  p99 " + dur(r.req_p99) + "  p99.9 " + dur(r.req_p999) + "  max " + dur(r.req_max) + "; " +
+         fmt("%.0f", r.req_per_s) + " requests/s\n";
+  }
+  return s;
+}
+
 std::string format_process(const engine::SimResult& r, bool all_events, bool gctrace) {
   std::string s = "\nprocess " + r.process + (r.daemon ? " (daemon)" : "") + ": GOMAXPROCS=" + std::to_string(r.procs);
   if (r.procs_auto) s += " (auto)";
@@ -159,18 +178,7 @@ std::string format_process(const engine::SimResult& r, bool all_events, bool gct
     s += "still running when the run ended at " + dur(r.end_time) + " virtual\n";
   }
   if (const size_t from = r.message.find_first_not_of('\n'); from != std::string::npos) s += r.message.substr(from) + "\n";
-  if (r.measured) {
-    s += bench_line(r);
-  } else if (!r.bench_name.empty()) {
-    s += r.bench_name + ": the measured loop did not finish\n";
-  }
-  s += "scheduling latency (runnable to running): p50 " + dur(r.lat_p50) + "  p90 " + dur(r.lat_p90) + "  p99 " +
-       dur(r.lat_p99) + "  max " + dur(r.lat_max) + "  (" + std::to_string(r.lat_samples) + " starts)\n";
-  if (r.requests > 0) {
-    s += "requests: " + std::to_string(r.answered) + " answered of " + std::to_string(r.requests) + "; latency p50 " +
-         dur(r.req_p50) + "  p99 " + dur(r.req_p99) + "  p99.9 " + dur(r.req_p999) + "  max " + dur(r.req_max) + "; " +
-         fmt("%.0f", r.req_per_s) + " requests/s\n";
-  }
+  s += program_lines(r);
   if (r.client_answered > 0) {
     s += "round trips: " + std::to_string(r.client_answered) + " answered of " + std::to_string(r.client_requests) +
          " sent; latency p50 " + dur(r.client_p50) + "  p99 " + dur(r.client_p99) + "  p99.9 " + dur(r.client_p999) +
@@ -229,18 +237,7 @@ std::string format_run(const engine::SimResult& r, bool all_events, bool gctrace
   if (r.stop == engine::Engine::Stop::Exit || r.stop == engine::Engine::Stop::AllExited) s += " (status " + std::to_string(r.exit_code) + ")";
   s += " at " + dur(r.end_time) + " virtual, " + std::to_string(r.events) + " scheduler events\n";
   if (!r.message.empty()) s += r.message + "\n";
-  if (r.measured) {
-    s += bench_line(r);
-  } else if (!r.bench_name.empty()) {
-    s += r.bench_name + ": the measured loop did not finish\n";
-  }
-  s += "scheduling latency (runnable to running): p50 " + dur(r.lat_p50) + "  p90 " + dur(r.lat_p90) + "  p99 " +
-       dur(r.lat_p99) + "  max " + dur(r.lat_max) + "  (" + std::to_string(r.lat_samples) + " starts)\n";
-  if (r.requests > 0) {
-    s += "requests: " + std::to_string(r.answered) + " answered of " + std::to_string(r.requests) + "; latency p50 " +
-         dur(r.req_p50) + "  p99 " + dur(r.req_p99) + "  p99.9 " + dur(r.req_p999) + "  max " + dur(r.req_max) + "; " +
-         fmt("%.0f", r.req_per_s) + " requests/s\n";
-  }
+  s += program_lines(r);
   s += "P utilisation:";
   for (size_t i = 0; i < r.utilisation.size(); i++) s += " P" + std::to_string(i) + " " + fmt("%.1f%%", 100 * r.utilisation[i]);
   s += "\n";

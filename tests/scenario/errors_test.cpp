@@ -10,6 +10,7 @@
 
 #include "sim/scenario/scenario.h"
 #include "tests/temp_dir.h"
+#include "tests/scenario/where.h"
 
 using namespace gmp::scenario;
 
@@ -17,23 +18,8 @@ namespace {
 
 const std::string kName = "bad.textproto";
 
-struct Where {
-  int line;
-  int column;
-};
-
-// The 1-based position of the first `at` after the first `after` (after "" is the start).
-Where find(const std::string& text, const std::string& at, const std::string& after = "") {
-  size_t from = after.empty() ? 0 : text.find(after);
-  REQUIRE(from != std::string::npos);
-  size_t offset = text.find(at, from);
-  REQUIRE(offset != std::string::npos);
-  size_t line_start = text.rfind('\n', offset);
-  line_start = line_start == std::string::npos ? 0 : line_start + 1;
-  int line = 1;
-  for (size_t i = 0; i < offset; i++) line += text[i] == '\n';
-  return {line, static_cast<int>(offset - line_start) + 1};
-}
+using testing::find;
+using testing::Where;
 
 std::vector<Diagnostic> errors(const std::string& text) {
   try {
