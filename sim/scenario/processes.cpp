@@ -181,8 +181,9 @@ class Processes {
       auto& from = programs[static_cast<size_t>(dial.from)];
       auto& to = programs[static_cast<size_t>(dial.to)];
       if (!from || !to) continue;  // its errors are reported
+      const std::string& wanted = dial.listener;  // a lambda may not capture a structured binding (C++20 in clang 14)
       const auto l = std::find_if(to->listeners.begin(), to->listeners.end(),
-                                  [&](const Listener& x) { return x.name == dial.listener; });
+                                  [&wanted](const Listener& x) { return x.name == wanted; });
       const std::string name = file_process(dial.to) + "." + dial.listener;
       if (l == to->listeners.end()) {
         error(dial.at, "dial " + quote(name) + ": process " + quote(file_process(dial.to)) + " has no listener " +
