@@ -287,3 +287,39 @@ TEST_CASE("cfs bandwidth: a group without a limit changes nothing", "[engine][cf
     }
   }
 }
+
+// A return after a period boundary lands in the refilled pool (__return_cfs_rq_runtime adds to the
+// pool as it stands, which the period timer has already refilled). Quota 10 ms per 100 ms, one
+// core, no burst. The thread blocks at once (its queue keeps 1 ms, the pool has 9 ms), wakes at
+// 97 ms and computes 3.5 ms: its 1 ms, then a 5 ms slice from the pool (4 ms left). At 100 ms the
+// pool is refilled to 10 ms; at 100.5 ms it blocks with 2.5 ms of its slice left and returns 1.5
+// ms: the pool holds 11.5 ms. Woken at 110 ms it runs its queue's 1 ms and the pool's 11.5 ms and
+// is throttled 12.5 ms later. Returning before catching up with the boundary (the pool at 4 ms +
+// 1.5, then refilled to at most 10) would throttle it 1.5 ms earlier.
+TEST_CASE("cfs bandwidth: runtime returned after a period boundary lands in the refilled pool", "[engine][cfs]") {
+  for (bool affine : {false, true}) {
+    INFO("affine " << affine);
+    EngineConfig cfg = config(1, affine);
+    limit(cfg, 10 * kMs);
+    std::vector<Throttle> events;
+    cfg.on_throttle = [&](uint64_t tid, bool on, int64_t at) { events.emplace_back(tid, on, at); };
+    Engine e(cfg);
+    int64_t woke = 0;
+    Fns f;
+    f.fns.emplace_back([&] {
+      e.block_for(97 * kMs);
+      work(e, 3 * kMs + kMs / 2);
+      e.block_for(110 * kMs - e.now());
+      woke = e.now();
+      work(e, 20 * kMs);
+    });
+    f.spawn(e);
+    REQUIRE(e.run().stop == Engine::Stop::AllExited);
+    REQUIRE_FALSE(events.empty());
+    const auto& [tid, on, at] = events.front();
+    CHECK(on);
+    // From its start after the wake (a context switch of 10 ns later, a few ns of wake-up cost).
+    CHECK(at - woke >= 12 * kMs + kMs / 2);
+    CHECK(at - woke <= 12 * kMs + kMs / 2 + 1000);
+  }
+}
