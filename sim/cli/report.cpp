@@ -165,6 +165,23 @@ std::string program_lines(const engine::SimResult& r) {
   return s;
 }
 
+// What a run and each process end with: every event's count (--events), the assertions, the
+// schedtrace lines and the gctrace lines.
+std::string closing_lines(const engine::SimResult& r, bool all_events, bool gctrace) {
+  std::string s;
+  if (all_events) {
+    s += "events:";
+    for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
+    s += "\n";
+  }
+  s += format_assertions(r);
+  for (const auto& line : r.schedtrace) s += line + "\n";
+  if (gctrace) {
+    for (const auto& line : rt::gctraceLines(r.gc)) s += line + "\n";
+  }
+  return s;
+}
+
 std::string format_process(const engine::SimResult& r, bool all_events, bool gctrace) {
   std::string s = "\nprocess " + r.process + (r.daemon ? " (daemon)" : "") + ": GOMAXPROCS=" + std::to_string(r.procs);
   if (r.procs_auto) s += " (auto)";
@@ -194,17 +211,7 @@ std::string format_process(const engine::SimResult& r, bool all_events, bool gct
        std::to_string(r.global_puts) + "\n";
   s += format_gc_summary(r);
   s += format_cpu_stat(r);
-  if (all_events) {
-    s += "events:";
-    for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
-    s += "\n";
-  }
-  s += format_assertions(r);
-  for (const auto& line : r.schedtrace) s += line + "\n";
-  if (gctrace) {
-    for (const auto& line : rt::gctraceLines(r.gc)) s += line + "\n";
-  }
-  return s;
+  return s + closing_lines(r, all_events, gctrace);
 }
 
 // A run of several processes: the machine's lines, then a section per process.
@@ -279,17 +286,7 @@ std::string format_run(const engine::SimResult& r, bool all_events, bool gctrace
     s += "warning: for " + fmt("%.0f%%", 100.0 * static_cast<double>(r.idle_wait_ns) / static_cast<double>(r.end_time)) +
          " of the run a thread waited for a core while another core was idle (OS placement)\n";
   }
-  if (all_events) {
-    s += "events:";
-    for (const auto& [name, n] : r.event_counts) s += " " + name + "=" + std::to_string(n);
-    s += "\n";
-  }
-  s += format_assertions(r);
-  for (const auto& line : r.schedtrace) s += line + "\n";
-  if (gctrace) {
-    for (const auto& line : rt::gctraceLines(r.gc)) s += line + "\n";
-  }
-  return s;
+  return s + closing_lines(r, all_events, gctrace);
 }
 
 namespace {
