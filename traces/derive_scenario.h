@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "traces/timeline.h"
 
@@ -48,7 +49,15 @@ namespace gmp::trace {
 // about 0.7 us, a read that waits for the network as long as the network takes.
 inline constexpr int64_t kOnCpuSyscallNs = 20000;
 
+// How goroutines' work is replayed. Pinned: each goroutine replays the work it did in the trace
+// (today's derivation). Shared: goroutines found to share one work source (a pool: same start
+// function, blocked at the same receive site, unblocked by the same senders; replay_pool.h) pull
+// their work items from one channel, each item's size sent as its value, so work follows the items
+// at any GOMAXPROCS; goroutines without that structure stay pinned.
+enum class ReplayMode : uint8_t { Shared, Pinned };
+
 struct DeriveOptions {
+  ReplayMode mode = ReplayMode::Shared;
   // What one replayed operation (go, a send, a receive, a system call, a sleep, a yield) costs the
   // replay in running time that the trace's running time already holds: taken out of the compute
   // before it (after it, for a receive). gmpsim replay fits it (sim/simulation/replay_fit.h); 0:
@@ -69,6 +78,14 @@ struct DerivedScenario {
   uint64_t trace_gc_cycles = 0;  // GC cycles that ended in the trace
   int64_t span = 0;   // of the trace
   int32_t procs = 0;  // the trace's GOMAXPROCS (its header's num_ps)
+  uint64_t tracer_gs = 0;       // the tracer's own goroutines, left out (replay_clean.h)
+  int64_t tracer_running_ns = 0;  // their running time, left out
+  // Shared mode: one line per pool found ("8 goroutines of main.worker at main.go:21, fed by
+  // G1: pooled, 5000 items") and per candidate that could not be pooled, with the reason.
+  std::vector<std::string> pools;
+  // What the user should know about the result (OS wait taken out, running time over what the
+  // cores could give, the fit at its cap, ...): printed as "warning: ..." lines.
+  std::vector<std::string> warnings;
 };
 
 // `source`: how the header comment names the trace (its path).

@@ -45,6 +45,9 @@ GState interval_state(GStatus s) {
   }
 }
 
+// The first line of a stack (its innermost frame), or "".
+std::string first_line(const std::string& stack) { return stack.substr(0, stack.find('\n')); }
+
 class Builder {
  public:
   explicit Builder(Timeline& tl) : tl_(tl) {}
@@ -69,6 +72,8 @@ class Builder {
     if (r.creates_g()) {
       GLife& g = tl_.gs[GKey{e.process(), e.g()}];
       g.parent = e.has_peer_g() ? e.peer_g() : -1;
+      g.start_fn = e.label();
+      g.create_site = first_line(e.stack());
       enter(g, interval_state(r.to), t, e);
     } else {
       GLife& g = life(e, interval_state(r.need));
@@ -153,6 +158,7 @@ class Builder {
     if (s == GState::Blocked) {
       iv.wait = e.wait_reason();
       iv.label = e.label();
+      iv.site = first_line(e.stack());
     }
     g.intervals.push_back(std::move(iv));
   }

@@ -45,6 +45,12 @@ struct Interval {
   bool open_end = false;                      // the trace ended in it
   bool assumed = false;                       // implied by the G's first event: began before the trace did
   Reason reason = REASON_UNSPECIFIED;         // the reason of the event that began it (GOSCHED, ...)
+  // Blocked: where the G parked, the first frame of its GO_PARK's stack ("main.worker
+  // /src/main.go:21"); empty when the trace has no stacks (simulated traces).
+  std::string site;
+  // Running: how much of it the OS held the G's thread off its core, as a trace cleaning
+  // (replay_clean.h) estimates it; 0 in a trace as read. The G's work is t1 - t0 - off_cpu.
+  int64_t off_cpu = 0;
 };
 
 // g became runnable at t because `by` created it (create) or readied it; by < 0: a timer, the
@@ -62,6 +68,11 @@ struct GLife {
   std::vector<Interval> intervals;  // in time order, contiguous
   bool exited = false;
   int64_t parent = -1;  // -1: not created in the trace (or by nobody)
+  // Its start function, the label of its GO_CREATE ("main.worker", "main.main.func1"); and the go
+  // statement, the first frame of that event's stack. Empty when the trace does not say (a G
+  // already there when the trace began, a trace without stacks).
+  std::string start_fn;
+  std::string create_site;
 };
 
 // A span of the garbage collector (state_machine.h's GcSpan): a cycle, a stop-the-world pause, a

@@ -43,6 +43,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::GC: return "GC";
     case Opcode::ReadMemStats: return "ReadMemStats";
     case Opcode::Gomaxprocs: return "Gomaxprocs";
+    case Opcode::Local: return "Local";
   }
   return "?";
 }

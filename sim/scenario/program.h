@@ -77,7 +77,12 @@ enum class Opcode : uint8_t {
   GC,              // runtime.GC
   ReadMemStats,    // runtime.ReadMemStats: stops the world and starts it again
   Gomaxprocs,      // runtime.GOMAXPROCS(exprs[bytes_expr] or bytes): resize the Ps (0: read only)
+  Local,           // vars[var] = a new object's handle (LocalOp): a channel of capacity count
+                   // (or exprs[expr]), a WaitGroup or a mutex (Instr::local_kind)
 };
+
+// What a handle names (Instr::handle, Instr::local_kind, a typed parameter).
+enum class ObjKind : uint8_t { None, Chan, WaitGroup, Mutex };
 
 const char* opcode_name(Opcode op);
 
@@ -114,6 +119,16 @@ struct Instr {
   // computes bytes at run time (count's expression, for Alloc, is expr); -1 when none.
   int32_t bytes_expr = -1;
   int64_t bytes = 0;
+  // Values (docs/scenarios.md, "Values"). Send: exprs[value] is the value sent (-1: 0).
+  // Recv, RangeRecv, Select's cases: bind (a var slot) gets the value received, bind_ok 1 or 0
+  // (received, or the channel was closed); -1 when not bound.
+  int32_t value = -1;
+  int32_t bind = -1;
+  int32_t bind_ok = -1;
+  // An operation on a local or a typed parameter: vars[handle] holds the object's handle (the
+  // interpreter's numbering), and obj is -1. -1: obj names a declared object.
+  int32_t handle = -1;
+  ObjKind local_kind = ObjKind::None;  // Local
 };
 
 struct SelectCase {
@@ -121,6 +136,10 @@ struct SelectCase {
   int32_t chan = -1;
   int32_t target = -1;  // the pc of the case's body
   int32_t index = -1;   // the element of a channel array: exprs[index]
+  int32_t value = -1;   // as Instr's
+  int32_t bind = -1;
+  int32_t bind_ok = -1;
+  int32_t handle = -1;
 };
 
 struct Function {
@@ -130,6 +149,7 @@ struct Function {
   int32_t num_counters = 0;  // loop counters a goroutine running this function needs
   int32_t num_params = 0;    // variables bound by the caller: slots 0 .. num_params-1
   int32_t num_vars = 0;      // variables a goroutine running this function needs (params first)
+  std::vector<ObjKind> param_kinds;  // per parameter: None (an int64) or the object it takes
   std::vector<int32_t> args;  // Go and AfterFunc arguments (expr ids), see Instr::first_arg
 };
 
@@ -151,6 +171,7 @@ struct Channel {
 
 struct Mutex {
   std::string name;
+  int64_t length = 0;  // an array's elements; 0 for a single mutex
 };
 
 struct Var {
@@ -159,6 +180,7 @@ struct Var {
 
 struct WaitGroup {
   std::string name;
+  int64_t length = 0;  // an array's elements; 0 for a single WaitGroup
 };
 
 // A device (scenario.proto's DeviceDecl): serves requests in order, service ns each.

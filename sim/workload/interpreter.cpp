@@ -545,6 +545,7 @@ inline void Interpreter::op_release(const Instr& in, const Task& t) {
     case Opcode::Gomaxprocs:
       r_.GOMAXPROCS(static_cast<int32_t>(in.bytes_expr >= 0 ? bounded(in.bytes_expr, t, 0, scenario::kMaxProcs) : in.bytes));
       break;
+    case Opcode::Local: break;  // issue 26's seam: the compiler does not emit it yet
   }
 }
 
