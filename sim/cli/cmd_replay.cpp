@@ -1,4 +1,4 @@
-// gmpsim replay TRACE [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of gmpsim sweep]
+// gmpsim replay TRACE [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of gmpsim sweep]
 // Derives a scenario from the trace (traces/derive_scenario.h), writes it where users can read
 // and edit it, and sweeps it over GOMAXPROCS and core counts: a recorded run replayed as a what-if.
 //
@@ -26,6 +26,7 @@ int cmd_replay(int argc, char** argv) {
   const std::string trace_path = argv[0];
   std::string out_path, profile;
   bool procs_given = false, svg_given = false, fit = true;
+  trace::DeriveOptions derive_opt;  // --mode: shared (the default) or pinned
   std::vector<std::string> rest;  // everything else goes to gmpsim sweep as it is
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
@@ -35,6 +36,21 @@ int cmd_replay(int argc, char** argv) {
     } else if (arg.rfind("--out=", 0) == 0) {
       out_path = arg.substr(6);
       if (out_path.empty()) usage_error("replay: --out needs a file name");
+    } else if (arg == "--mode" || arg.rfind("--mode=", 0) == 0) {
+      std::string m;
+      if (arg == "--mode") {
+        if (i + 1 >= argc) usage_error("replay: --mode needs shared or pinned");
+        m = argv[++i];
+      } else {
+        m = arg.substr(7);
+      }
+      if (m == "shared") {
+        derive_opt.mode = trace::ReplayMode::Shared;
+      } else if (m == "pinned") {
+        derive_opt.mode = trace::ReplayMode::Pinned;
+      } else {
+        usage_error("replay: --mode is shared or pinned, not \"" + m + "\"");
+      }
     } else if (arg == "--no-fit") {
       fit = false;
     } else {
@@ -61,7 +77,7 @@ int cmd_replay(int argc, char** argv) {
   // Written unfitted first, so that an unwritable output is reported before the fit's run.
   trace::DerivedScenario d;
   try {
-    d = trace::derive_scenario(tl, trace_path);
+    d = trace::derive_scenario(tl, trace_path, derive_opt);
   } catch (const trace::DeriveError& e) {
     std::fprintf(stderr, "gmpsim replay: %s: %s\n", trace_path.c_str(), e.what());
     return 1;
@@ -72,7 +88,8 @@ int cmd_replay(int argc, char** argv) {
       RunOptions o;
       o.profile = profile;
       const engine::FittedScenario f = engine::derive_fitted(tl, trace_path, load_profile_option(o),
-                                                             sim_config(o, 1, 0, 1), out_path + ".fit.trace");
+                                                             sim_config(o, 1, 0, 1), out_path + ".fit.trace",
+                                                             derive_opt.mode);
       if (f.fitted) {
         d = f.derived;
         trace::write_output_file(out_path, d.text);
@@ -96,6 +113,8 @@ int cmd_replay(int argc, char** argv) {
       trace_path.c_str(), out_path.c_str(), static_cast<unsigned long long>(d.goroutines),
       static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.ops),
       static_cast<double>(d.span) / 1e6, d.procs);
+  for (const std::string& line : d.pools) std::printf("replay: pool: %s\n", line.c_str());
+  if (!d.pools.empty()) std::printf("\n");
   std::fflush(stdout);
   std::vector<std::string> args{out_path};
   // The chart goes next to the derived scenario (go123.textproto or go123.replay.textproto:

@@ -7,7 +7,8 @@
 // goroutines against the trace's T, and derives again with (R - T) / operations, at most
 // kMaxOverheadNs, taken out next to each operation (DeriveOptions::op_overhead_ns). Nothing is
 // taken out when the trace names no GOMAXPROCS, has no operations, the run does not exit, or R <= T.
-// The run's trace goes to `scratch_trace`, which is removed afterwards.
+// The run's trace goes to `scratch_trace`, which is removed afterwards. `mode`: how the scenario
+// replays the goroutines' work (derive_scenario.h's ReplayMode), for both derivations.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,7 @@ struct FittedScenario {
 };
 
 FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,
-                             SimConfig cfg, const std::string& scratch_trace);
+                             SimConfig cfg, const std::string& scratch_trace,
+                             trace::ReplayMode mode = trace::ReplayMode::Shared);
 
 }  // namespace gmp::engine
