@@ -160,6 +160,80 @@ TEST_CASE("replay pool: a producer and three workers at one receive site are one
         "median item 0.001 ms");
 }
 
+// A buffered channel that is full: the producer G2 waits in a send (at 50, 1030 and 2030) and
+// each worker that takes an item then readies it; the workers never wait. G3 runs 20-6020 and
+// readies G2 at 1020 and 2020; G4 runs 20-4020, readies G2 at 3020 and main (its WaitGroup
+// Done) at 4019. G2 runs 20-50 and 10 ns after each wake-up, then exits at 3030.
+Timeline buffered_trace() {
+  constexpr WaitReason S = WAIT_REASON_CHAN_SEND;
+  return timeline_of({
+      {0, KIND_GO_CREATE, 1, 0, 0, -1, "main"},
+      {0, KIND_GO_START, 1, 0, 0},
+      {10, KIND_GO_CREATE, 2, 0, 0, 1, "main.producer"},
+      {11, KIND_GO_CREATE, 3, 0, 0, 1, "main.worker"},
+      {12, KIND_GO_CREATE, 4, 0, 0, 1, "main.worker"},
+      {15, KIND_GO_PARK, 1, 0, 0, -1, "", WAIT_REASON_SYNC_WAITGROUP_WAIT},
+      {20, KIND_GO_START, 2, 0, 0},
+      {20, KIND_GO_START, 3, 1, 1},
+      {20, KIND_GO_START, 4, 2, 2},
+      {50, KIND_GO_PARK, 2, 0, 0, -1, "", S},
+      {1020, KIND_GO_UNPARK, 2, 1, 1, 3},
+      {1020, KIND_GO_START, 2, 0, 0},
+      {1030, KIND_GO_PARK, 2, 0, 0, -1, "", S},
+      {2020, KIND_GO_UNPARK, 2, 1, 1, 3},
+      {2020, KIND_GO_START, 2, 0, 0},
+      {2030, KIND_GO_PARK, 2, 0, 0, -1, "", S},
+      {3020, KIND_GO_UNPARK, 2, 2, 2, 4},
+      {3020, KIND_GO_START, 2, 0, 0},
+      {3030, KIND_GO_EXIT, 2, 0, 0},
+      {4019, KIND_GO_UNPARK, 1, 2, 2, 4},
+      {4020, KIND_GO_EXIT, 4, 2, 2},
+      {4020, KIND_GO_START, 1, 0, 0},
+      {4030, KIND_GO_EXIT, 1, 0, 0},
+      {6020, KIND_GO_EXIT, 3, 1, 1},
+  });
+}
+
+TEST_CASE("replay pool: workers that take from a full buffer split their long stretches by the median",
+          "[replay][pool]") {
+  const PoolAnalysis pa = find_pools(buffered_trace(), 0, {1, 2, 3, 4}, 1);
+  REQUIRE(pa.pools.size() == 1);
+  const Pool& p = pa.pools[0];
+  CHECK(p.site == "chan send (taken from blocked senders)");
+  CHECK(p.feeders == std::vector<int64_t>{2});
+  // The one stretch between two pulls, G3's 1020-2020, is the median: 1000. G3's start (1000) is
+  // one item, its last stretch (4000) four; G4's start (3000) three, its last (1000, less nothing:
+  // its Done at 4019 is its end) one.
+  CHECK(p.median_ns == 1000);
+  REQUIRE(p.items.size() == 10);
+  for (const PoolItem& it : p.items) CHECK(it.ns == 1000);
+  CHECK(p.stretches == 5);
+  CHECK(p.merged == 2);
+  CHECK(p.merged_items == 7);
+  CHECK((p.members[0].prologue_ns == 0 && p.members[0].epilogue_ns == 0));
+  CHECK((p.members[1].prologue_ns == 0 && p.members[1].epilogue_ns == 0));
+  // Taken at 20 (G3 one, G4 three), 1020 (G3), 2020 (G3 four), 3020 (G4): positions 0, 0, 1, 2.
+  std::vector<size_t> pos;
+  for (const PoolItem& it : p.items) pos.push_back(it.position);
+  CHECK(pos == std::vector<size_t>{0, 0, 0, 0, 0, 1, 1, 1, 1, 2});
+  CHECK(pa.lines[0].find("pooled, 10 items, median item 0.001 ms; 2 of 5 stretches held several items (taken as 7") !=
+        std::string::npos);
+  // The producer hands the items out where its waits ended, and no longer waits.
+  const DerivedScenario d = derive(buffered_trace(), ReplayMode::Shared);
+  std::string items5, items4;
+  for (int i = 0; i < 5; i++) items5 += "  op { send { chan: \"pool1\" value: \"1000\" } }\n";
+  for (int i = 0; i < 4; i++) items4 += "  op { send { chan: \"pool1\" value: \"1000\" } }\n";
+  CHECK(func(d.text, "g2") == "func {\n  name: \"g2\"\n"
+                              "  op { compute { ns: 30 } }\n" +
+                                  items5 + "  op { compute { ns: 10 } }\n" + items4 +
+                                  "  op { compute { ns: 10 } }\n"
+                                  "  op { send { chan: \"pool1\" value: \"1000\" } }\n"
+                                  "  op { close { chan: \"pool1\" } }\n"
+                                  "  op { compute { ns: 10 } }\n"
+                                  "  op { done { wg: \"exited\" } }\n}\n");
+  CHECK_NOTHROW(gmp::scenario::parse_scenario(d.text, "buffered.replay"));
+}
+
 TEST_CASE("replay pool: workers parked at two different sites are refused and the line says where", "[replay][pool]") {
   const PoolAnalysis pa = find_pools(pool_trace(kOther), 0, {1, 2, 3, 4, 5}, 1);
   CHECK(pa.pools.empty());

@@ -222,6 +222,7 @@ class Finder {
         for (size_t k = 1; k < ss.size(); k++) works.push_back(ss[k].work);
       }
     }
+    if (works.empty()) return refuse(fn, gs.size(), "no stretch of work follows a pull");
     std::sort(works.begin(), works.end());
     const int64_t med = std::max<int64_t>(1, works[(works.size() - 1) / 2]);
     pool.median_ns = med;
@@ -257,7 +258,7 @@ class Finder {
           (k == 0 ? m.prologue_ns : m.epilogue_ns) += s.work;
           continue;
         }
-        if (s.at_pull) pool.stretches++;
+        pool.stretches++;
         if (n > 1) {
           pool.merged++;
           pool.merged_items += static_cast<uint64_t>(n);

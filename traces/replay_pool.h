@@ -75,7 +75,7 @@ struct Pool {
   std::vector<FeedPosition> positions;  // in time order
   std::vector<PoolItem> items;          // in the order taken
   int64_t median_ns = 0;                // of the stretches between two pulls
-  uint64_t stretches = 0;               // stretches that began at a pull
+  uint64_t stretches = 0;               // stretches taken as one item or more
   uint64_t merged = 0, merged_items = 0;  // stretches taken as several items, and how many items they became
   uint64_t backpressure = 0;              // members' waits in a send dropped as back-pressure
   bool all_exited = false;                // every member exited: the replay closes the channel
