@@ -155,9 +155,10 @@ TEST_CASE("replay pool: a producer and three workers at one receive site are one
   REQUIRE(p.positions.size() == 7);
   for (size_t i = 0; i < 4; i++) CHECK(p.items[i].position == i);
   REQUIRE(pa.lines.size() == 1);
-  CHECK(pa.lines[0] ==
-        "3 goroutines of main.worker blocked at main.worker /src/main.go:21, fed by G2 (main.producer): pooled, 4 items, "
-        "median item 0.001 ms");
+  CHECK(
+      pa.lines[0] ==
+      "3 goroutines of main.worker blocked at main.worker /src/main.go:21, fed by G2 (main.producer): pooled, 4 items, "
+      "median item 0.001 ms");
 }
 
 // A buffered channel that is full: the producer G2 waits in a send (at 50, 1030 and 2030) and
@@ -223,14 +224,15 @@ TEST_CASE("replay pool: workers that take from a full buffer split their long st
   std::string items5, items4;
   for (int i = 0; i < 5; i++) items5 += "  op { send { chan: \"pool1\" value: \"1000\" } }\n";
   for (int i = 0; i < 4; i++) items4 += "  op { send { chan: \"pool1\" value: \"1000\" } }\n";
-  CHECK(func(d.text, "g2") == "func {\n  name: \"g2\"\n"
-                              "  op { compute { ns: 30 } }\n" +
-                                  items5 + "  op { compute { ns: 10 } }\n" + items4 +
-                                  "  op { compute { ns: 10 } }\n"
-                                  "  op { send { chan: \"pool1\" value: \"1000\" } }\n"
-                                  "  op { close { chan: \"pool1\" } }\n"
-                                  "  op { compute { ns: 10 } }\n"
-                                  "  op { done { wg: \"exited\" } }\n}\n");
+  CHECK(func(d.text, "g2") ==
+        "func {\n  name: \"g2\"\n"
+        "  op { compute { ns: 30 } }\n" +
+            items5 + "  op { compute { ns: 10 } }\n" + items4 +
+            "  op { compute { ns: 10 } }\n"
+            "  op { send { chan: \"pool1\" value: \"1000\" } }\n"
+            "  op { close { chan: \"pool1\" } }\n"
+            "  op { compute { ns: 10 } }\n"
+            "  op { done { wg: \"exited\" } }\n}\n");
   CHECK_NOTHROW(gmp::scenario::parse_scenario(d.text, "buffered.replay"));
 }
 
@@ -256,26 +258,28 @@ TEST_CASE("replay pool: the shared scenario hands the items out as values and ke
   CHECK(d.text.find("waitgroup { name: \"pool1_end\" }") != std::string::npos);
   // The producer: its running time between the hand-outs, each item's work as the value, the close
   // where it closed.
-  CHECK(func(d.text, "g2") == "func {\n  name: \"g2\"\n"
-                              "  op { compute { ns: 80 } }\n"
-                              "  op { send { chan: \"pool1\" value: \"1000\" } }\n"
-                              "  op { compute { ns: 100 } }\n"
-                              "  op { send { chan: \"pool1\" value: \"1500\" } }\n"
-                              "  op { compute { ns: 100 } }\n"
-                              "  op { send { chan: \"pool1\" value: \"1200\" } }\n"
-                              "  op { compute { ns: 900 } }\n"
-                              "  op { send { chan: \"pool1\" value: \"800\" } }\n"
-                              "  op { compute { ns: 1800 } }\n"
-                              "  op { close { chan: \"pool1\" } }\n"
-                              "  op { done { wg: \"exited\" } }\n}\n");
+  CHECK(func(d.text, "g2") ==
+        "func {\n  name: \"g2\"\n"
+        "  op { compute { ns: 80 } }\n"
+        "  op { send { chan: \"pool1\" value: \"1000\" } }\n"
+        "  op { compute { ns: 100 } }\n"
+        "  op { send { chan: \"pool1\" value: \"1500\" } }\n"
+        "  op { compute { ns: 100 } }\n"
+        "  op { send { chan: \"pool1\" value: \"1200\" } }\n"
+        "  op { compute { ns: 900 } }\n"
+        "  op { send { chan: \"pool1\" value: \"800\" } }\n"
+        "  op { compute { ns: 1800 } }\n"
+        "  op { close { chan: \"pool1\" } }\n"
+        "  op { done { wg: \"exited\" } }\n}\n");
   // A worker: its start, the loop over the items, its end as a WaitGroup's Done.
-  CHECK(func(d.text, "g5") == "func {\n  name: \"g5\"\n"
-                              "  op { compute { ns: 20 } }\n"
-                              "  op {\n    loop {\n      range: \"pool1\"\n      var: \"v\"\n"
-                              "      op { compute { duration_expr: \"v\" } }\n    }\n  }\n"
-                              "  op { compute { ns: 21 } }\n"
-                              "  op { done { wg: \"pool1_end\" } }\n"
-                              "  op { done { wg: \"exited\" } }\n}\n");
+  CHECK(func(d.text, "g5") ==
+        "func {\n  name: \"g5\"\n"
+        "  op { compute { ns: 20 } }\n"
+        "  op {\n    loop {\n      range: \"pool1\"\n      var: \"v\"\n"
+        "      op { compute { duration_expr: \"v\" } }\n    }\n  }\n"
+        "  op { compute { ns: 21 } }\n"
+        "  op { done { wg: \"pool1_end\" } }\n"
+        "  op { done { wg: \"exited\" } }\n}\n");
   // Main waits for the pool's end where the last Done woke it.
   const std::string main_fn = func(d.text, "main");
   CHECK(main_fn.find("  op { add { wg: \"pool1_end\" n: 3 } }\n") != std::string::npos);
@@ -302,13 +306,14 @@ TEST_CASE("replay pool: pinned mode derives each worker's own work as before", "
   const DerivedScenario d = derive(pool_trace(), ReplayMode::Pinned);
   CHECK(d.pools.empty());
   CHECK(d.text.find("pool1") == std::string::npos);
-  CHECK(func(d.text, "g3") == "func {\n  name: \"g3\"\n"
-                              "  op { compute { ns: 10 } }\n"
-                              "  op { recv { chan: \"wake_g3\" } }\n"
-                              "  op { compute { ns: 1000 } }\n"
-                              "  op { recv { chan: \"wake_g3\" } }\n"
-                              "  op { compute { ns: 800 } }\n"
-                              "  op { recv { chan: \"wake_g3\" } }\n"
-                              "  op { compute { ns: 5 } }\n"
-                              "  op { done { wg: \"exited\" } }\n}\n");
+  CHECK(func(d.text, "g3") ==
+        "func {\n  name: \"g3\"\n"
+        "  op { compute { ns: 10 } }\n"
+        "  op { recv { chan: \"wake_g3\" } }\n"
+        "  op { compute { ns: 1000 } }\n"
+        "  op { recv { chan: \"wake_g3\" } }\n"
+        "  op { compute { ns: 800 } }\n"
+        "  op { recv { chan: \"wake_g3\" } }\n"
+        "  op { compute { ns: 5 } }\n"
+        "  op { done { wg: \"exited\" } }\n}\n");
 }

@@ -31,11 +31,28 @@ namespace {
 
 struct Op {
   enum Kind {
-    Compute, Go, Send, Recv, Sleep, Syscall, Gosched, Add, Done, Wait, Alloc, Release,
+    Compute,
+    Go,
+    Send,
+    Recv,
+    Sleep,
+    Syscall,
+    Gosched,
+    Add,
+    Done,
+    Wait,
+    Alloc,
+    Release,
     // Shared mode (replay_pool.h): an item sent on pool `target`'s channel (ns: its value); the
     // channel's close; a member's loop over it; the pool's WaitGroups (ns: 0 its end, 1 its feeders;
     // Add: aux the count); starting the pool's closer.
-    Item, Close, PoolRange, PoolAdd, PoolDone, PoolWait, GoCloser
+    Item,
+    Close,
+    PoolRange,
+    PoolAdd,
+    PoolDone,
+    PoolWait,
+    GoCloser
   } kind;
   int64_t ns = 0;       // Alloc, Release: bytes
   int64_t target = -1;  // Go: the goroutine started; Send, Recv: whose wake channel (-1: "never");
@@ -307,13 +324,13 @@ class Deriver {
 
   struct PoolPlan {
     Pool pool;
-    std::vector<int64_t> targets;     // goroutines outside the pool its items wake, by goid
-    std::vector<int64_t> base;        // per target: the largest count in one item, plus 1
-    int64_t scale = 1;                // the product of the bases: value = ns * scale + counts
-    std::vector<std::vector<size_t>> at;  // per position: its items
+    std::vector<int64_t> targets;           // goroutines outside the pool its items wake, by goid
+    std::vector<int64_t> base;              // per target: the largest count in one item, plus 1
+    int64_t scale = 1;                      // the product of the bases: value = ns * scale + counts
+    std::vector<std::vector<size_t>> at;    // per position: its items
     std::vector<std::vector<HeapOp>> heap;  // per position: the members' heap operations made there
-    std::map<int64_t, size_t> last;   // per feeder: its last position
-    size_t last_pos = 0;              // the last position with items, or the last of all
+    std::map<int64_t, size_t> last;         // per feeder: its last position
+    size_t last_pos = 0;                    // the last position with items, or the last of all
   };
 
   void shared_setup() {
@@ -417,7 +434,8 @@ class Deriver {
         ops.push_back({Op::Sleep, life.intervals.front().t0 - tl_.t_begin, -1});
       }
     }
-    const auto m = std::find_if(pool.members.begin(), pool.members.end(), [&](const PoolMember& x) { return x.g == g; });
+    const auto m =
+        std::find_if(pool.members.begin(), pool.members.end(), [&](const PoolMember& x) { return x.g == g; });
     compute(ops, m->prologue_ns);
     ops.push_back({Op::PoolRange, 0, static_cast<int64_t>(id)});
     compute(ops, m->epilogue_ns);
@@ -466,8 +484,8 @@ class Deriver {
     int64_t below = plan.scale;
     for (size_t j = 0; j < plan.targets.size(); j++) {
       below /= plan.base[j];
-      const std::string count = (below == 1 ? std::string("v") : "v / " + std::to_string(below)) + " % " +
-                                std::to_string(plan.base[j]);
+      const std::string count =
+          (below == 1 ? std::string("v") : "v / " + std::to_string(below)) + " % " + std::to_string(plan.base[j]);
       t += "      op { loop { count_expr: \"" + count + "\" op { send { chan: \"wake_g" +
            std::to_string(plan.targets[j]) + "\" } } } }\n";
     }
@@ -523,7 +541,8 @@ class Deriver {
         t += "waitgroup { name: \"pool" + id + "_end\" }  # its workers' ends\n";
       }
       if (pool.all_exited && pool.feeders.size() > 1) {
-        t += "waitgroup { name: \"pool" + id + "_fed\" }  # its feeders' last items: then pool" + id + "_closer closes\n";
+        t += "waitgroup { name: \"pool" + id + "_fed\" }  # its feeders' last items: then pool" + id +
+             "_closer closes\n";
       }
     }
     if (exited_ != 0) t += "waitgroup { name: \"exited\" }  # the goroutines that ended before the program did\n";

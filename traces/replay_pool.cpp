@@ -25,10 +25,14 @@ bool send_wait(const Interval& iv) { return iv.wait == WAIT_REASON_CHAN_SEND || 
 std::string wait_name(const Interval& iv) {
   if (!iv.label.empty()) return iv.label;
   switch (iv.wait) {
-    case WAIT_REASON_CHAN_RECEIVE: return "chan receive";
-    case WAIT_REASON_CHAN_SEND: return "chan send";
-    case WAIT_REASON_SELECT: return "select";
-    default: return WaitReason_Name(iv.wait);
+    case WAIT_REASON_CHAN_RECEIVE:
+      return "chan receive";
+    case WAIT_REASON_CHAN_SEND:
+      return "chan send";
+    case WAIT_REASON_SELECT:
+      return "select";
+    default:
+      return WaitReason_Name(iv.wait);
   }
 }
 
@@ -96,9 +100,7 @@ class Finder {
   static int64_t work(const Interval& iv, int64_t a, int64_t b) {
     const int64_t len = iv.t1 - iv.t0;
     if (len <= 0) return 0;
-    auto off = [&](int64_t t) {
-      return static_cast<int64_t>(static_cast<__int128>(iv.off_cpu) * (t - iv.t0) / len);
-    };
+    auto off = [&](int64_t t) { return static_cast<int64_t>(static_cast<__int128>(iv.off_cpu) * (t - iv.t0) / len); };
     return (b - a) - (off(b) - off(a));
   }
 
@@ -123,10 +125,11 @@ class Finder {
         if (iv.state == GState::Blocked) {
           auto it = woke_.find({g, i + 1});
           if (it == woke_.end()) {
-            if (last && iv.open_end) continue;  // blocked when the trace ended
+            if (last && iv.open_end) continue;            // blocked when the trace ended
             if (by_runtime_.count({g, i + 1})) continue;  // the runtime's goroutines ended it
-            return refuse(fn, gs.size(), gname(g) + " waits at " + where(iv) + " for a timer or the OS (" +
-                                             wait_name(iv) + "): an item cannot carry it");
+            return refuse(fn, gs.size(),
+                          gname(g) + " waits at " + where(iv) + " for a timer or the OS (" + wait_name(iv) +
+                              "): an item cannot carry it");
           }
           const WakeEdge& x = tl_.wakes[it->second];
           if (members.count(x.by)) {
@@ -145,8 +148,9 @@ class Finder {
             pool.dropped_waits.insert({g, i});
             pool.dropped_wakes.insert(it->second);
           } else {
-            return refuse(fn, gs.size(), gname(g) + " also waits at " + where(iv) + " (" + wait_name(iv) + ") for " +
-                                             gname(x.by) + ": not an item pull");
+            return refuse(fn, gs.size(),
+                          gname(g) + " also waits at " + where(iv) + " (" + wait_name(iv) + ") for " + gname(x.by) +
+                              ": not an item pull");
           }
           continue;
         }
@@ -284,10 +288,12 @@ class Finder {
     // Wake-ups of members that were not pulls (back-pressure, a close's) are left out.
     for (size_t w = 0; w < tl_.wakes.size(); w++) {
       const WakeEdge& x = tl_.wakes[w];
-      if (x.process == proc_ && members.count(x.g) && !x.create && !pool.pull_wakes.count(w)) pool.dropped_wakes.insert(w);
+      if (x.process == proc_ && members.count(x.g) && !x.create && !pool.pull_wakes.count(w))
+        pool.dropped_wakes.insert(w);
     }
-    std::stable_sort(pool.items.begin(), pool.items.end(),
-                     [](const PoolItem& a, const PoolItem& b) { return std::tie(a.t, a.member) < std::tie(b.t, b.member); });
+    std::stable_sort(pool.items.begin(), pool.items.end(), [](const PoolItem& a, const PoolItem& b) {
+      return std::tie(a.t, a.member) < std::tie(b.t, b.member);
+    });
     std::stable_sort(pool.positions.begin(), pool.positions.end(),
                      [](const FeedPosition& a, const FeedPosition& b) { return a.t < b.t; });
     size_t p = 0;
@@ -297,8 +303,8 @@ class Finder {
     }
     std::string fs;
     for (int64_t f : pool.feeders) fs += (fs.empty() ? "" : ", ") + gname(f);
-    std::string line = std::to_string(gs.size()) + " goroutines of " + fn + " blocked at " + pool.site + ", fed by " + fs +
-                       ": pooled, " + std::to_string(pool.items.size()) + " items, median item " + ms(med);
+    std::string line = std::to_string(gs.size()) + " goroutines of " + fn + " blocked at " + pool.site + ", fed by " +
+                       fs + ": pooled, " + std::to_string(pool.items.size()) + " items, median item " + ms(med);
     if (pool.merged > 0) {
       line += "; " + std::to_string(pool.merged) + " of " + std::to_string(pool.stretches) +
               " stretches held several items (taken as " + std::to_string(pool.merged_items) + ", by the median)";

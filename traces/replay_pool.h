@@ -45,9 +45,9 @@
 namespace gmp::trace {
 
 struct PoolItem {
-  int64_t t = 0;        // when it was taken (the pull that began its stretch)
-  int64_t member = -1;  // who took it in the trace
-  int64_t ns = 0;       // its work
+  int64_t t = 0;                     // when it was taken (the pull that began its stretch)
+  int64_t member = -1;               // who took it in the trace
+  int64_t ns = 0;                    // its work
   std::map<int64_t, int64_t> sends;  // wake-ups of goroutines outside the pool made after its work: target -> count
   size_t position = 0;               // in Pool::positions
 };
@@ -69,13 +69,13 @@ struct PoolMember {
 
 struct Pool {
   std::string start_fn;
-  std::string site;  // the receive site, or the wait reason for a trace without stacks
-  std::vector<PoolMember> members;  // by goid
-  std::vector<int64_t> feeders;     // by goid
-  std::vector<FeedPosition> positions;  // in time order
-  std::vector<PoolItem> items;          // in the order taken
-  int64_t median_ns = 0;                // of the stretches between two pulls
-  uint64_t stretches = 0;               // stretches taken as one item or more
+  std::string site;                       // the receive site, or the wait reason for a trace without stacks
+  std::vector<PoolMember> members;        // by goid
+  std::vector<int64_t> feeders;           // by goid
+  std::vector<FeedPosition> positions;    // in time order
+  std::vector<PoolItem> items;            // in the order taken
+  int64_t median_ns = 0;                  // of the stretches between two pulls
+  uint64_t stretches = 0;                 // stretches taken as one item or more
   uint64_t merged = 0, merged_items = 0;  // stretches taken as several items, and how many items they became
   uint64_t backpressure = 0;              // members' waits in a send dropped as back-pressure
   bool all_exited = false;                // every member exited: the replay closes the channel
@@ -86,8 +86,8 @@ struct Pool {
   // waits for all the pool's workers there.
   std::set<std::pair<int64_t, size_t>> end_waits;
   std::set<std::pair<int64_t, size_t>> dropped_waits;  // members' back-pressure waits (g, interval)
-  size_t line = 0;                                       // its line in PoolAnalysis::lines
-  int64_t work_ns() const;                               // items, prologues and epilogues
+  size_t line = 0;                                     // its line in PoolAnalysis::lines
+  int64_t work_ns() const;                             // items, prologues and epilogues
 };
 
 struct PoolAnalysis {

@@ -87,9 +87,8 @@ int cmd_replay(int argc, char** argv) {
     if (fit) {
       RunOptions o;
       o.profile = profile;
-      const engine::FittedScenario f = engine::derive_fitted(tl, trace_path, load_profile_option(o),
-                                                             sim_config(o, 1, 0, 1), out_path + ".fit.trace",
-                                                             derive_opt.mode);
+      const engine::FittedScenario f = engine::derive_fitted(
+          tl, trace_path, load_profile_option(o), sim_config(o, 1, 0, 1), out_path + ".fit.trace", derive_opt.mode);
       if (f.fitted) {
         d = f.derived;
         trace::write_output_file(out_path, d.text);
