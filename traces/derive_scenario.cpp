@@ -1,5 +1,7 @@
 #include "traces/derive_scenario.h"
 
+#include "traces/replay_pool.h"
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -30,10 +32,34 @@ bool runtime_wait_reason(const std::string& label) {
 namespace {
 
 struct Op {
-  enum Kind { Compute, Go, Send, Recv, Sleep, Syscall, Gosched, Add, Done, Wait, Alloc, Release } kind;
+  enum Kind {
+    Compute,
+    Go,
+    Send,
+    Recv,
+    Sleep,
+    Syscall,
+    Gosched,
+    Add,
+    Done,
+    Wait,
+    Alloc,
+    Release,
+    // Shared mode (replay_pool.h): an item sent on pool `target`'s channel (ns: its value); the
+    // channel's close; a member's loop over it; the pool's WaitGroups (ns: 0 its end, 1 its feeders;
+    // Add: aux the count); starting the pool's closer.
+    Item,
+    Close,
+    PoolRange,
+    PoolAdd,
+    PoolDone,
+    PoolWait,
+    GoCloser
+  } kind;
   int64_t ns = 0;       // Alloc, Release: bytes
   int64_t target = -1;  // Go: the goroutine started; Send, Recv: whose wake channel (-1: "never");
                         // Alloc: 1 to retain it
+  int64_t aux = 0;      // PoolAdd: the count
 };
 
 // What the heap counter says a goroutine did at one point of its run: `release` bytes of the live
@@ -51,7 +77,14 @@ class Deriver {
     classify();
     index_wakes();
     derive_heap();
-    for (int64_t g : user_) derive(g);
+    if (opt_.mode == ReplayMode::Shared) shared_setup();
+    for (int64_t g : user_) {
+      if (member_pool_.count(g) != 0) {
+        derive_member(g);
+      } else {
+        derive(g);
+      }
+    }
     for (auto& [g, ops] : ops_) take_overhead(ops);
     return format(source);
   }
@@ -249,8 +282,13 @@ class Deriver {
             compute(ops, work(std::clamp(t, at, iv.t1) - at));
             at = std::clamp(t, at, iv.t1);
             if (k < nw) {
-              const WakeEdge& x = tl_.wakes[(*wakes)[k]];
-              ops.push_back({x.create ? Op::Go : Op::Send, 0, x.g});
+              const size_t w = (*wakes)[k];
+              const WakeEdge& x = tl_.wakes[w];
+              if (auto p = fwd_pos_.find(w); p != fwd_pos_.end()) {
+                feed(ops, g, p->second);
+              } else if (dropped_wakes_.count(w) == 0) {
+                ops.push_back({x.create ? Op::Go : Op::Send, 0, x.g});
+              }
             } else {
               heap_op(ops, (*heap)[k - nw]);
             }
@@ -262,7 +300,11 @@ class Deriver {
           if (iv.reason == REASON_GOSCHED && i > 0) ops.push_back({Op::Gosched, 0, -1});
           break;
         case GState::Blocked:
-          if (auto it = woken_by_.find({g, i + 1}); !last && it != woken_by_.end()) {
+          if (auto p = back_pos_.find({g, i}); p != back_pos_.end()) {
+            feed(ops, g, p->second);  // it waited to hand an item to the pool: the channel decides now
+          } else if (auto e = end_waits_.find({g, i}); e != end_waits_.end()) {
+            ops.push_back({Op::PoolWait, 0, static_cast<int64_t>(e->second)});
+          } else if (auto it = woken_by_.find({g, i + 1}); !last && it != woken_by_.end()) {
             ops.push_back({Op::Recv, 0, g});
           } else if (!last && by_runtime_.count({g, i + 1}) != 0) {
             // The runtime's own goroutines ended it (main waiting for them to start, say): the
@@ -287,12 +329,139 @@ class Deriver {
     }
   }
 
+  // ---- Shared mode: pools (traces/replay_pool.h) pull their items from one channel each.
+
+  struct PoolPlan {
+    Pool pool;
+    std::vector<int64_t> targets;           // goroutines outside the pool its items wake, by goid
+    std::vector<int64_t> base;              // per target: the largest count in one item, plus 1
+    int64_t scale = 1;                      // the product of the bases: value = ns * scale + counts
+    std::vector<std::vector<size_t>> at;    // per position: its items
+    std::vector<std::vector<HeapOp>> heap;  // per position: the members' heap operations made there
+    std::map<int64_t, size_t> last;         // per feeder: its last position
+    size_t last_pos = 0;                    // the last position with items, or the last of all
+  };
+
+  void shared_setup() {
+    PoolAnalysis pa = find_pools(tl_, proc_, user_, main_);
+    for (size_t k = 0; k < pa.pools.size(); k++) {
+      PoolPlan plan;
+      plan.pool = std::move(pa.pools[k]);
+      const Pool& pool = plan.pool;
+      // The counts of each target's wake-ups an item carries, mixed radix under its work.
+      std::map<int64_t, int64_t> most;
+      int64_t longest = 1;
+      for (const PoolItem& it : pool.items) {
+        longest = std::max(longest, it.ns);
+        for (const auto& [h, c] : it.sends) most[h] = std::max(most[h], c);
+      }
+      bool fits = true;
+      for (const auto& [h, c] : most) {
+        plan.targets.push_back(h);
+        plan.base.push_back(c + 1);
+        if (plan.scale > (int64_t{1} << 40) / (c + 1)) fits = false;
+        plan.scale *= fits ? c + 1 : 1;
+      }
+      if (!fits || longest > (int64_t{1} << 62) / plan.scale) {
+        pa.lines[pool.line] = std::to_string(pool.members.size()) + " goroutines of " + pool.start_fn +
+                              ": not pooled, their items wake too many goroutines to carry as values";
+        continue;
+      }
+      const int64_t id = static_cast<int64_t>(plans_.size()) + 1;
+      plan.at.resize(pool.positions.size());
+      plan.heap.resize(pool.positions.size());
+      for (size_t i = 0; i < pool.items.size(); i++) plan.at[pool.items[i].position].push_back(i);
+      for (size_t p = 0; p < pool.positions.size(); p++) {
+        plan.last[pool.positions[p].feeder] = p;
+        if (!plan.at[p].empty() || p + 1 == pool.positions.size()) plan.last_pos = p;
+      }
+      for (const PoolMember& m : pool.members) member_pool_[m.g] = static_cast<size_t>(id);
+      for (size_t p = 0; p < pool.positions.size(); p++) {
+        const FeedPosition& fp = pool.positions[p];
+        if (fp.wake != SIZE_MAX) fwd_pos_[fp.wake] = {static_cast<size_t>(id), p};
+        if (fp.interval != SIZE_MAX) back_pos_[{fp.feeder, fp.interval}] = {static_cast<size_t>(id), p};
+      }
+      dropped_wakes_.insert(pool.dropped_wakes.begin(), pool.dropped_wakes.end());
+      dropped_wakes_.insert(pool.end_wakes.begin(), pool.end_wakes.end());
+      dropped_wakes_.insert(pool.pull_wakes.begin(), pool.pull_wakes.end());
+      if (pool.all_exited) {
+        for (const auto& w : pool.end_waits) end_waits_[w] = static_cast<size_t>(id);
+      }
+      // The members' heap operations are made by the feeder as it hands out the items of that time.
+      for (const PoolMember& m : pool.members) {
+        sends_.erase(m.g);
+        for (auto it = heap_at_.lower_bound({m.g, 0}); it != heap_at_.end() && it->first.first == m.g;) {
+          for (const HeapOp& h : it->second) {
+            size_t p = 0;
+            while (p + 1 < pool.positions.size() && pool.positions[p + 1].t <= h.t) p++;
+            plan.heap[p].push_back(h);
+          }
+          it = heap_at_.erase(it);
+        }
+      }
+      sync_ops_ += pool.items.size();  // each item's receive, and its sends
+      for (const PoolItem& it : pool.items) {
+        for (const auto& [h, c] : it.sends) sync_ops_ += static_cast<uint64_t>(c);
+      }
+      plans_.push_back(std::move(plan));
+    }
+    pools_ = std::move(pa.lines);
+  }
+
+  // What feeder g does at position pos of a pool: the members' heap operations of that time, then
+  // each item's value, then the close (or its part of it) after its last position.
+  void feed(std::vector<Op>& ops, int64_t g, std::pair<size_t, size_t> at) {
+    PoolPlan& plan = plans_[at.first - 1];
+    const auto id = static_cast<int64_t>(at.first);
+    for (const HeapOp& h : plan.heap[at.second]) heap_op(ops, h);
+    for (size_t i : plan.at[at.second]) ops.push_back({Op::Item, value(plan, plan.pool.items[i]), id});
+    if (!plan.pool.all_exited) return;
+    if (plan.pool.feeders.size() == 1 && at.second == plan.last_pos) ops.push_back({Op::Close, 0, id});
+    if (plan.pool.feeders.size() > 1 && plan.last.at(g) == at.second) ops.push_back({Op::PoolDone, 1, id});
+  }
+
+  // An item's value: its work, less the fitted cost of its receive and its sends, then the counts.
+  int64_t value(const PoolPlan& plan, const PoolItem& it) const {
+    int64_t n = 1;
+    for (const auto& [h, c] : it.sends) n += c;
+    int64_t v = std::max<int64_t>(1, it.ns - opt_.op_overhead_ns * n);
+    for (size_t j = 0; j < plan.targets.size(); j++) {
+      auto c = it.sends.find(plan.targets[j]);
+      v = v * plan.base[j] + (c == it.sends.end() ? 0 : c->second);
+    }
+    return v;
+  }
+
+  void derive_member(int64_t g) {
+    const GLife& life = tl_.gs.at(GKey{proc_, g});
+    const size_t id = member_pool_.at(g);
+    const Pool& pool = plans_[id - 1].pool;
+    std::vector<Op>& ops = ops_[g];
+    if (created_.count(g) == 0) {
+      orphans_.push_back(g);
+      if (!life.intervals.empty() && life.intervals.front().t0 > tl_.t_begin) {
+        ops.push_back({Op::Sleep, life.intervals.front().t0 - tl_.t_begin, -1});
+      }
+    }
+    const auto m =
+        std::find_if(pool.members.begin(), pool.members.end(), [&](const PoolMember& x) { return x.g == g; });
+    compute(ops, m->prologue_ns);
+    ops.push_back({Op::PoolRange, 0, static_cast<int64_t>(id)});
+    compute(ops, m->epilogue_ns);
+    if (pool.all_exited && !pool.end_waits.empty()) ops.push_back({Op::PoolDone, 0, static_cast<int64_t>(id)});
+    if (life.exited) {
+      ops.push_back({Op::Done, 0, -1});
+      exited_++;
+    }
+  }
+
   // Takes the fitted cost of each operation out of the compute next to it: the one before it, or
   // for a receive the one after it (the rest of the receive runs once the goroutine is woken).
   void take_overhead(std::vector<Op>& ops) {
     for (size_t i = 0; i < ops.size(); i++) {
       const Op::Kind k = ops[i].kind;
-      if (k != Op::Go && k != Op::Send && k != Op::Recv && k != Op::Syscall && k != Op::Sleep && k != Op::Gosched) {
+      if (k != Op::Go && k != Op::Send && k != Op::Recv && k != Op::Syscall && k != Op::Sleep && k != Op::Gosched &&
+          k != Op::Item) {
         continue;
       }
       sync_ops_++;
@@ -315,6 +484,23 @@ class Deriver {
     return d >= kMs && d % kMs < kTimerRoundingSlackNs ? d - d % kMs : d;
   }
 
+  // A pool member's loop: each item's work, then the wake-ups it carries (value = ns * scale +
+  // the counts, mixed radix in plan.targets' order).
+  static std::string range_loop(const PoolPlan& plan, int64_t id) {
+    const std::string s = std::to_string(plan.scale);
+    std::string t = "  op {\n    loop {\n      range: \"pool" + std::to_string(id) + "\"\n      var: \"v\"\n";
+    t += "      op { compute { duration_expr: \"" + (plan.scale == 1 ? std::string("v") : "v / " + s) + "\" } }\n";
+    int64_t below = plan.scale;
+    for (size_t j = 0; j < plan.targets.size(); j++) {
+      below /= plan.base[j];
+      const std::string count =
+          (below == 1 ? std::string("v") : "v / " + std::to_string(below)) + " % " + std::to_string(plan.base[j]);
+      t += "      op { loop { count_expr: \"" + count + "\" op { send { chan: \"wake_g" +
+           std::to_string(plan.targets[j]) + "\" } } } }\n";
+    }
+    return t + "    }\n  }\n";
+  }
+
   static std::string fname(int64_t g, int64_t main) { return g == main ? "main" : "g" + std::to_string(g); }
 
   DerivedScenario format(const std::string& source) {
@@ -327,6 +513,7 @@ class Deriver {
     out.alloc_bytes = heap_.alloc_bytes;
     out.retained_bytes = heap_.retained;
     out.trace_gc_cycles = tl_.gc_ends.size();
+    out.pools = pools_;
     for (int64_t g : user_) {
       for (const Interval& iv : tl_.gs.at(GKey{proc_, g}).intervals) {
         if (iv.state == GState::Running) out.running_ns += iv.t1 - iv.t0 - iv.off_cpu;
@@ -346,6 +533,11 @@ class Deriver {
     t += "# Each goroutine's running time is compute; its waits for another goroutine are receives on its\n"
          "# wake channel, on which the waker sends; other waits are sleeps, system calls syscalls.\n"
          "# traces/derive_scenario.h says how, and what a replay does not reproduce.\n";
+    if (!plans_.empty()) {
+      t += "# Shared work (traces/replay_pool.h): a pool's goroutines take their items from one channel, each\n"
+           "# item's work in ns as its value (times the scale, plus the wake-ups it carries), sent by its feeders.\n";
+      for (const PoolPlan& plan : plans_) t += "#   " + pools_[plan.pool.line] + "\n";
+    }
     if (!tl_.heap.empty()) {
       t += "# Allocation from the trace's heap counter: " + std::to_string(out.alloc_bytes) +
            " bytes; the live heap kept as each GC cycle marked it, " + std::to_string(out.retained_bytes) +
@@ -356,6 +548,19 @@ class Deriver {
       t += "chan { name: \"wake_g" + std::to_string(g) + "\" cap: " + std::to_string(std::max<uint64_t>(n, 1)) + " }\n";
     }
     if (never_) t += "chan { name: \"never\" }  # nobody sends: a wait that never ended\n";
+    for (size_t k = 0; k < plans_.size(); k++) {
+      const Pool& pool = plans_[k].pool;
+      const std::string id = std::to_string(k + 1);
+      t += "chan { name: \"pool" + id + "\" cap: " + std::to_string(std::max<size_t>(pool.items.size(), 1)) +
+           " }  # the items of " + std::to_string(pool.members.size()) + " goroutines of " + pool.start_fn + "\n";
+      if (pool.all_exited && !pool.end_waits.empty()) {
+        t += "waitgroup { name: \"pool" + id + "_end\" }  # its workers' ends\n";
+      }
+      if (pool.all_exited && pool.feeders.size() > 1) {
+        t += "waitgroup { name: \"pool" + id + "_fed\" }  # its feeders' last items: then pool" + id +
+             "_closer closes\n";
+      }
+    }
     if (exited_ != 0) t += "waitgroup { name: \"exited\" }  # the goroutines that ended before the program did\n";
     if (main_ < 0) {
       t += "\nfunc { name: \"main\" }\n";
@@ -365,6 +570,16 @@ class Deriver {
     std::vector<Op> start;
     for (int64_t g : orphans_) start.push_back({Op::Go, 0, g});
     for (const HeapOp& h : unplaced_) heap_op(start, h);  // heap operations of goroutines that never ran
+    for (size_t k = 0; k < plans_.size(); k++) {
+      const Pool& pool = plans_[k].pool;
+      const auto id = static_cast<int64_t>(k + 1);
+      if (!pool.all_exited) continue;
+      if (!pool.end_waits.empty()) start.push_back({Op::PoolAdd, 0, id, static_cast<int64_t>(pool.members.size())});
+      if (pool.feeders.size() > 1) {
+        start.push_back({Op::PoolAdd, 1, id, static_cast<int64_t>(pool.feeders.size())});
+        start.push_back({Op::GoCloser, 0, id});
+      }
+    }
     main_ops.insert(main_ops.begin(), start.begin(), start.end());
     if (end_release_ > 0) main_ops.push_back({Op::Release, end_release_, -1});
     if (exited_ != 0) {
@@ -421,9 +636,39 @@ class Deriver {
           case Op::Release:
             t += "  op { release { bytes: " + std::to_string(op.ns) + " } }\n";
             break;
+          case Op::Item:
+            t += "  op { send { chan: \"pool" + std::to_string(op.target) + "\" value: \"" + std::to_string(op.ns) +
+                 "\" } }\n";
+            break;
+          case Op::Close:
+            t += "  op { close { chan: \"pool" + std::to_string(op.target) + "\" } }\n";
+            break;
+          case Op::PoolRange:
+            t += range_loop(plans_[static_cast<size_t>(op.target) - 1], op.target);
+            break;
+          case Op::PoolAdd:
+            t += "  op { add { wg: \"pool" + std::to_string(op.target) + (op.ns == 0 ? "_end" : "_fed") +
+                 "\" n: " + std::to_string(op.aux) + " } }\n";
+            break;
+          case Op::PoolDone:
+            t += "  op { done { wg: \"pool" + std::to_string(op.target) + (op.ns == 0 ? "_end" : "_fed") + "\" } }\n";
+            break;
+          case Op::PoolWait:
+            t += "  op { wait { wg: \"pool" + std::to_string(op.target) + "_end\" } }\n";
+            break;
+          case Op::GoCloser:
+            t += "  op { go { func: \"pool" + std::to_string(op.target) + "_closer\" } }\n";
+            break;
         }
       }
       t += "}\n";
+    }
+    for (size_t k = 0; k < plans_.size(); k++) {
+      const std::string id = std::to_string(k + 1);
+      if (!plans_[k].pool.all_exited || plans_[k].pool.feeders.size() < 2) continue;
+      t += "\nfunc {\n  name: \"pool" + id + "_closer\"\n  op { wait { wg: \"pool" + id +
+           "_fed\" } }\n  op { close { chan: \"pool" + id + "\" } }\n}\n";
+      out.ops += 2;
     }
     return out;
   }
@@ -439,6 +684,16 @@ class Deriver {
   std::set<std::pair<int64_t, size_t>> by_runtime_;                 // (g, interval begun): the runtime woke it
   std::map<int64_t, uint64_t> sends_;                               // wakee -> sends to its channel
   std::map<int64_t, std::vector<Op>> ops_;
+  // Shared mode: the pools replayed, their members (-> pool id, from 1), the feeders' positions
+  // (forward: by wake index; backward: by the feeder's wait) -> (pool id, position), the wake-ups
+  // left out, the waits for a pool's end, the report lines.
+  std::vector<PoolPlan> plans_;
+  std::map<int64_t, size_t> member_pool_;
+  std::map<size_t, std::pair<size_t, size_t>> fwd_pos_;
+  std::map<std::pair<int64_t, size_t>, std::pair<size_t, size_t>> back_pos_;
+  std::set<size_t> dropped_wakes_;
+  std::map<std::pair<int64_t, size_t>, size_t> end_waits_;
+  std::vector<std::string> pools_;
   std::vector<int64_t> orphans_;
   bool never_ = false;
   std::map<std::pair<int64_t, size_t>, std::vector<HeapOp>> heap_at_;  // (g, running interval) -> heap ops

@@ -29,6 +29,12 @@
 // (`release`) before the first allocation after the last cycle. So the replay's live heap, which
 // the collector's pace follows, is the traced one at each cycle's end, and the replay ends with
 // the last marked heap retained. Object sizes are not in a trace: each rise is one object.
+// Shared mode (the default) replays worker pools differently: replay_pool.h finds them, each
+// member's running time is cut into the items it took, the feeders send each item's work as a value
+// on one channel per pool (`poolN`, as large as the pool's items), and each member becomes a range
+// loop over it (`compute { duration_expr: "v" }`, then the wake-ups the item carries); a member's
+// end that woke a waiter becomes a WaitGroup (`poolN_end`) that waiter waits on. Everything else is
+// derived as above, so a trace without pools gives the same text in both modes.
 // Preemptions are not replayed: the simulated scheduler preempts on its own. The running time kept
 // includes what the runtime spent on the goroutine's behalf (its channel operations, say), which
 // the replay spends again: a replay at the trace's own GOMAXPROCS runs a little longer.

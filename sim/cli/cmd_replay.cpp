@@ -1,10 +1,11 @@
-// gmpsim replay TRACE... [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [--traced-cores N]
-//               [--cpu-time DURATION[,DURATION...]] [the flags of gmpsim sweep]
+// gmpsim replay TRACE... [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO]
+//               [--traced-cores N] [--cpu-time DURATION[,DURATION...]] [the flags of gmpsim sweep]
 // Reads and checks each trace, cleans it (traces/replay_clean.h: the tracer's goroutines, OS
 // waits), combines several into one (traces/replay_combine.h: each goroutine's median work),
-// derives a scenario (traces/derive_scenario.h), writes it where users can read and edit it (next
-// to the first trace, under its whole name, unless -o says), and sweeps it over GOMAXPROCS and
-// core counts: a recorded run replayed as a what-if. docs/replay.md.
+// derives a scenario (traces/derive_scenario.h; shared mode pools goroutines that share a work
+// source, traces/replay_pool.h), writes it where users can read and edit it (next to the first
+// trace, under its whole name, unless -o says), and sweeps it over GOMAXPROCS and core counts: a
+// recorded run replayed as a what-if. docs/replay.md.
 //
 // The fit (unless --no-fit): sim/simulation/replay_fit.h.
 #include <unistd.h>
@@ -59,6 +60,7 @@ int cmd_replay(int argc, char** argv) {
   bool procs_given = false, svg_given = false, fit = true;
   int32_t traced_cores = 0;
   std::vector<int64_t> cpu_times;
+  trace::DeriveOptions derive_opt;  // --mode: shared (the default) or pinned
   std::vector<std::string> rest;  // everything else goes to gmpsim sweep as it is
   for (; i < argc; i++) {
     const std::string arg = argv[i];
@@ -73,6 +75,21 @@ int cmd_replay(int argc, char** argv) {
     } else if (arg.rfind("--out=", 0) == 0) {
       out_path = arg.substr(6);
       if (out_path.empty()) usage_error("replay: --out needs a file name");
+    } else if (arg == "--mode" || arg.rfind("--mode=", 0) == 0) {
+      std::string m;
+      if (arg == "--mode") {
+        if (i + 1 >= argc) usage_error("replay: --mode needs shared or pinned");
+        m = argv[++i];
+      } else {
+        m = arg.substr(7);
+      }
+      if (m == "shared") {
+        derive_opt.mode = trace::ReplayMode::Shared;
+      } else if (m == "pinned") {
+        derive_opt.mode = trace::ReplayMode::Pinned;
+      } else {
+        usage_error("replay: --mode is shared or pinned, not \"" + m + "\"");
+      }
     } else if (arg == "--no-fit") {
       fit = false;
     } else if (arg == "--traced-cores" || arg.rfind("--traced-cores=", 0) == 0) {
@@ -144,7 +161,7 @@ int cmd_replay(int argc, char** argv) {
   // Written unfitted first, so that an unwritable output is reported before the fit's run.
   trace::DerivedScenario d;
   try {
-    d = trace::derive_scenario(tl, source);
+    d = trace::derive_scenario(tl, source, derive_opt);
   } catch (const trace::DeriveError& e) {
     std::fprintf(stderr, "gmpsim replay: %s: %s\n", source.c_str(), e.what());
     return 1;
@@ -155,7 +172,7 @@ int cmd_replay(int argc, char** argv) {
       RunOptions o;
       o.profile = profile;
       const engine::FittedScenario f = engine::derive_fitted(tl, source, load_profile_option(o),
-                                                             sim_config(o, 1, 0, 1), out_path + ".fit.trace");
+                                                             sim_config(o, 1, 0, 1), out_path + ".fit.trace", derive_opt.mode);
       if (f.fitted) {
         d = f.derived;
         trace::write_output_file(out_path, trace::add_header_comments(d.text, header));
@@ -185,6 +202,7 @@ int cmd_replay(int argc, char** argv) {
       static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.tracer_gs),
       trace::ms_text(d.tracer_running_ns).c_str(), static_cast<unsigned long long>(d.ops),
       static_cast<double>(d.span) / 1e6, d.procs);
+  for (const std::string& line : d.pools) std::printf("replay: pool: %s\n", line.c_str());
   for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
   std::printf("\n");
   std::fflush(stdout);

@@ -31,7 +31,7 @@ const char kSweepUsage[] =
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
     "      prints a table per metric and `go test -bench` lines; --svg also writes a chart there\n";
 const char kReplayUsage[] =
-    "  gmpsim replay TRACE [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of sweep]\n"
+    "  gmpsim replay TRACE [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of sweep]\n"
     "      derives a scenario from the trace (written to SCENARIO, default TRACE's name + .replay.textproto)\n"
     "      and sweeps it: the recorded run as a what-if at other GOMAXPROCS and core counts; the\n"
     "      chart goes next to SCENARIO (go123.textproto: go123-sweep.svg) unless --svg says where\n";

@@ -9,9 +9,11 @@
 namespace gmp::engine {
 
 FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,
-                             SimConfig cfg, const std::string& scratch_trace) {
+                             SimConfig cfg, const std::string& scratch_trace, trace::ReplayMode mode) {
   FittedScenario f;
-  f.derived = trace::derive_scenario(tl, source);
+  trace::DeriveOptions opt;
+  opt.mode = mode;
+  f.derived = trace::derive_scenario(tl, source, opt);
   if (f.derived.procs <= 0 || f.derived.sync_ops == 0) return f;
   const scenario::Scenario sc = scenario::parse_scenario(f.derived.text, source + ".replay");
   cfg.procs = static_cast<int32_t>(f.derived.procs);
@@ -28,7 +30,6 @@ FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& sourc
   f.replay_running_ns = again.running_ns;
   const int64_t extra = again.running_ns - f.derived.running_ns;
   if (r.stop != Engine::Stop::Exit || extra <= 0) return f;
-  trace::DeriveOptions opt;
   opt.op_overhead_ns = std::min(kMaxOverheadNs, extra / static_cast<int64_t>(f.derived.sync_ops));
   f.derived = trace::derive_scenario(tl, source, opt);
   f.fitted = true;

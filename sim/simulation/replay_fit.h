@@ -9,6 +9,8 @@
 // taken out when the trace names no GOMAXPROCS, has no operations, the run does not exit, or R <= T.
 // The run's trace goes to `scratch_trace`, which is removed afterwards. When the fit reaches the
 // cap, FittedScenario says so (at_cap, over_pct) and the derived scenario's warnings say it too.
+// `mode`: how the scenario replays the goroutines' work (derive_scenario.h's ReplayMode), for
+// both derivations.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,7 @@ struct FittedScenario {
 };
 
 FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,
-                             SimConfig cfg, const std::string& scratch_trace);
+                             SimConfig cfg, const std::string& scratch_trace,
+                             trace::ReplayMode mode = trace::ReplayMode::Shared);
 
 }  // namespace gmp::engine
