@@ -1,7 +1,7 @@
 // pipeline: three stages. A source makes 6,000 items (2 units of work each) and sends their sizes;
 // the middle stage is 4 goroutines on one channel, each item common.Size units (5 to 202, mean
-// about 55) divided by 2; the sink does 2 units per item and hands main the total. About 200 ms
-// of work at GOMAXPROCS 1.
+// about 55) halved; the sink does 2 units per item and hands main the total. About 160 ms
+// of CPU at GOMAXPROCS 1.
 package main
 
 import (

@@ -1,6 +1,6 @@
 // pool: a worker pool of 8 over 5,000 uneven jobs (common.Size: 5 to 202 units, mean about 55).
 // A producer sends the sizes on jobs and closes it; the workers send results; a closer waits for
-// the workers and closes results; main sums them. About 280 ms of work at GOMAXPROCS 1.
+// the workers and closes results; main sums them. About 230 ms of CPU at GOMAXPROCS 1.
 // sim/scenarios/whatif-pool.textproto is this program written by hand.
 package main
 
