@@ -228,8 +228,9 @@ class Replayer:
                     break
                 for p, ms in vt.items():
                     preds.setdefault(p, []).append(ms)
-                report += [line for line in (out + err).splitlines()
-                           if line.startswith("replay") or "warning" in line.lower()]
+                # replay's own lines: everything before the sweep's tables, and stderr
+                head = out.split("\nsweep of ")[0]
+                report += [line for line in (head + "\n" + err).splitlines() if line.strip()]
             if ok:
                 self.form = label
                 return preds, report
