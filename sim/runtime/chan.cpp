@@ -1,12 +1,40 @@
 // Channels (chan.go). The protocol is stated in chan.h.
 //
 // Left out with their callers: timer channels (c.timer, maybeRunChan, blockTimerChan), synctest
-// bubbles, the race detector, the block profile, and the element copies (values are counted only).
+// bubbles, the race detector and the block profile. Elements are int64 values (chan.h).
 #include "sim/runtime/chan.h"
+
+#include <algorithm>
 
 #include "sim/runtime/runtime.h"
 
 namespace gmp::rt {
+
+namespace {
+// The value an element pointer holds; nil stands for the zero value (a send of 0).
+int64_t elemval(const void* p) { return p == nullptr ? 0 : *static_cast<const int64_t*>(p); }
+// typedmemclr (mbarrier.go) of one element.
+void elemclr(void* p) { *static_cast<int64_t*>(p) = 0; }
+}  // namespace
+
+// chanbuf (chan.go), read through: the element in slot i.
+int64_t chanbufload(const hchan* c, uint64_t i) { return i < c->buf.size() ? c->buf[i] : 0; }
+
+// typedmemmove (mbarrier.go) into chanbuf (chan.go).
+void chanbufstore(hchan* c, uint64_t i, const void* src) {
+  const int64_t v = elemval(src);
+  if (i >= c->buf.size()) {
+    if (v == 0) return;  // the slot already reads 0
+    // Grow by doubling, never past the capacity: a ring used up to slot i needs i+1 slots.
+    c->buf.resize(static_cast<size_t>(std::min<uint64_t>(c->dataqsiz, std::max<uint64_t>(i + 1, 2 * c->buf.size()))));
+  }
+  c->buf[i] = v;
+}
+
+// typedmemclr (mbarrier.go) of chanbuf (chan.go).
+void chanbufclr(hchan* c, uint64_t i) {
+  if (i < c->buf.size()) c->buf[i] = 0;
+}
 
 // makechan (chan.go)
 hchan* makechan(int64_t size) {
@@ -61,6 +89,7 @@ bool chansend(hchan* c, void* ep, bool block) {
 
   if (c->qcount.get() < c->dataqsiz) {
     // Room in the buffer: the value goes into slot sendx.
+    chanbufstore(c, c->sendx, ep);
     c->sendx++;
     if (c->sendx == c->dataqsiz) c->sendx = 0;
     c->qcount.set(c->qcount.get() + 1);
@@ -108,9 +137,9 @@ bool chansend(hchan* c, void* ep, bool block) {
 // send unlocks it with unlockf, then readies the receiver.
 void send(hchan* c, sudog* sg, void* ep, const std::function<void()>& unlockf, int skip) {
   (void)c;
-  (void)ep;
   if (sg->elem != nullptr) {
-    // sendDirect: the value would be copied to the receiver's stack here.
+    // sendDirect: the value goes straight to where the parked receiver wants it.
+    *static_cast<int64_t*>(sg->elem) = elemval(ep);
     sg->elem = nullptr;
   }
   g* gp = sg->g;
@@ -140,7 +169,7 @@ void closechan(hchan* c) {
     sudog* sg = c->recvq.dequeue();
     if (sg == nullptr) break;
     if (sg->elem != nullptr) {
-      // typedmemclr: the receiver's element would be zeroed here.
+      elemclr(sg->elem);  // the receiver gets the zero value
       sg->elem = nullptr;
     }
     if (sg->releasetime != 0) sg->releasetime = plat::nanotime();
@@ -204,6 +233,7 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
     // so look once more.
     if (empty(c)) {
       // Closed and drained: the zero value, not ok.
+      if (ep != nullptr) elemclr(ep);
       return {true, false};
     }
   }
@@ -213,6 +243,7 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
   if (c->closed.get() != 0) {
     if (c->qcount.get() == 0) {
       unlock(&c->lock);
+      if (ep != nullptr) elemclr(ep);
       return {true, false};
     }
     // Closed, but buffered values remain: they are received first, below.
@@ -227,7 +258,9 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
   }
 
   if (c->qcount.get() > 0) {
-    // A buffered value: take slot recvx.
+    // A buffered value: take slot recvx, and leave it zeroed.
+    if (ep != nullptr) *static_cast<int64_t*>(ep) = chanbufload(c, c->recvx);
+    chanbufclr(c, c->recvx);
     c->recvx++;
     if (c->recvx == c->dataqsiz) c->recvx = 0;
     c->qcount.set(c->qcount.get() - 1);
@@ -273,11 +306,13 @@ std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block) {
 // goes to the tail, the same slot since the queue is full. c must be locked; recv unlocks it with
 // unlockf, then readies the sender.
 void recv(hchan* c, sudog* sg, void* ep, const std::function<void()>& unlockf, int skip) {
-  (void)ep;
   if (c->dataqsiz == 0) {
-    // recvDirect: the value would be copied from the sender when ep != nil.
+    // recvDirect: straight from the parked sender's element, when the value is wanted.
+    if (ep != nullptr) *static_cast<int64_t*>(ep) = elemval(sg->elem);
   } else {
     // Queue is full: the head moves to the receiver, the sender's value into the freed slot.
+    if (ep != nullptr) *static_cast<int64_t*>(ep) = chanbufload(c, c->recvx);
+    chanbufstore(c, c->recvx, sg->elem);
     c->recvx++;
     if (c->recvx == c->dataqsiz) c->recvx = 0;
     c->sendx = c->recvx;  // c.sendx = (c.sendx+1) % c.dataqsiz

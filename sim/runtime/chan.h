@@ -14,14 +14,20 @@
 // The non-blocking fast paths read closed, qcount and the queue heads without the lock: those
 // fields are Atomic (see atomic.h); the plain accesses Go makes under the lock are get()/set().
 //
-// Element values are not simulated: an element is counted, not copied. qcount, sendx and recvx
-// are kept as Go keeps them; ep and sudog.elem are opaque tokens that are passed along and tested
-// against nil as in Go, never dereferenced.
+// Element values. Every channel carries int64 elements, as a Go channel whose element is 8 bytes
+// wide: ep, sudog.elem and scase.elem point at one int64 (nil, as in Go, for a receive whose value
+// is dropped; here also for a send of 0, the zero value). The copies are made where chan.go makes
+// them, under c.lock, as plain memory: a buffered send writes slot sendx, a buffered receive reads
+// and then zeroes slot recvx, a hand-off writes straight into the parked peer's elem, and a
+// receive from a closed, drained channel zeroes ep. An ep must stay valid while its goroutine is
+// parked, so it points at heap memory (the interpreter's Task), never at a goroutine's stack,
+// which the stack pool moves away while the goroutine sleeps (docs/architecture.md).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <utility>
+#include <vector>
 
 #include "sim/platform/atomic.h"
 #include "sim/platform/platform.h"
@@ -53,6 +59,10 @@ struct hchan {
   plat::Mutex lock;
   // Not in Go: the channel's stable identity, select's lock order (Go sorts by address).
   uint64_t id = 0;
+  // buf: the ring of dataqsiz elements. Not in Go: it is grown on demand, up to the highest slot
+  // a value other than 0 was written to, so a channel that only ever carries 0 (every channel of
+  // a program without values) allocates nothing; a slot past its end holds 0.
+  std::vector<int64_t> buf;
 
   hchan(uint64_t size, uint64_t id_) : dataqsiz(size), id(id_) {}
 
@@ -75,6 +85,12 @@ void chanrecv1(hchan* c, void* elem);
 std::pair<bool, bool> chanrecv(hchan* c, void* ep, bool block);
 void recv(hchan* c, sudog* sg, void* ep, const std::function<void()>& unlockf, int skip);
 bool chanparkcommit(g* gp, void* chanLock);
+// chanbuf (chan.go): slot i's value, reading 0 past what buf holds.
+int64_t chanbufload(const hchan* c, uint64_t i);
+// typedmemmove into chanbuf(c, i) from src (nil: the value 0), growing buf when the value needs it.
+void chanbufstore(hchan* c, uint64_t i, const void* src);
+// typedmemclr of chanbuf(c, i).
+void chanbufclr(hchan* c, uint64_t i);
 bool selectnbsend(hchan* c, void* elem);
 std::pair<bool, bool> selectnbrecv(void* elem, hchan* c);
 int64_t chanlen(hchan* c);

@@ -1,7 +1,7 @@
 // The select statement (select.go). The protocol is stated in select.h.
 //
-// Left out: synctest bubbles, timer channels, the race/msan/asan hooks, the block profile, and
-// the element copies (values are counted only).
+// Left out: synctest bubbles, timer channels, the race/msan/asan hooks and the block profile.
+// Elements are int64 values, copied as chan.cpp copies them (chan.h).
 #include "sim/runtime/select.h"
 
 #include "sim/runtime/rand.h"
@@ -236,6 +236,8 @@ std::pair<int, bool> selectgo(scase* cas0, uint16_t* order0, int nsends, int nre
 bufrecv:
   // Receive a buffered value.
   recvOK = true;
+  if (cas->elem != nullptr) *static_cast<int64_t*>(cas->elem) = chanbufload(c, c->recvx);
+  chanbufclr(c, c->recvx);
   c->recvx++;
   if (c->recvx == c->dataqsiz) c->recvx = 0;
   c->qcount.set(c->qcount.get() - 1);
@@ -244,6 +246,7 @@ bufrecv:
 
 bufsend:
   // Room in the buffer: send into it.
+  chanbufstore(c, c->sendx, cas->elem);
   c->sendx++;
   if (c->sendx == c->dataqsiz) c->sendx = 0;
   c->qcount.set(c->qcount.get() + 1);
@@ -260,6 +263,7 @@ rclose:
   // Closed and drained: the zero value, recvOK false.
   selunlock(scases, lockorder);
   recvOK = false;
+  if (cas->elem != nullptr) *static_cast<int64_t*>(cas->elem) = 0;
   goto retc;
 
 send:

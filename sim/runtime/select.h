@@ -20,7 +20,7 @@
 
 namespace gmp::rt {
 
-// scase (select.go): a case's channel (nil: the case is ignored) and element token.
+// scase (select.go): a case's channel (nil: the case is ignored) and where its element is (chan.h).
 struct scase {
   hchan* c = nullptr;
   void* elem = nullptr;

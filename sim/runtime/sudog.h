@@ -32,7 +32,7 @@ struct sudog {
   guintptr g = nullptr;
   sudog* next = nullptr;
   sudog* prev = nullptr;
-  void* elem = nullptr;  // data element (a token: values are not simulated); for a semaphore, its Sema
+  void* elem = nullptr;  // data element (a channel's: an int64, chan.h); for a semaphore, its Sema
 
   // Never accessed concurrently (see the protocol above).
   int64_t acquiretime = 0;

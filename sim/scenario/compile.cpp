@@ -444,7 +444,8 @@ class Compiler {
 
   // Compiles the expression in field `field` (its k-th value, for a repeated one) of n, reading
   // the names in scope now; its id, or -1 after reporting what is wrong at the field.
-  int32_t expr(const std::string& text, const Node& n, const std::string& field, int k = -1) {
+  // units: literals may carry duration units (duration_expr).
+  int32_t expr(const std::string& text, const Node& n, const std::string& field, int k = -1, bool units = false) {
     Expr x;
     x.text = text;
     x.field = field;
@@ -464,9 +465,9 @@ class Compiler {
         return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
       }
       return "unknown name " + quote(name) + ": not a parameter of " + e->fn.name +
-             " nor the var of a counted loop around it or of an accept before it";
+             " nor the var of a loop around it or of an accept or receive before it";
     };
-    std::string err = parse_expr(text, scope, unknown, x);
+    std::string err = parse_expr(text, scope, unknown, x, units);
     if (!err.empty()) {
       error(p, field + " " + quote(clip(text)) + ": " + err);
       return -1;
@@ -564,6 +565,8 @@ class Compiler {
     } else if (const FieldDescriptor* iterations_expr = given("iterations_expr")) {
       in.expr = expr(reflection->GetString(m, iterations_expr), n, "iterations_expr");
       in.expr_iterations = true;
+    } else if (const FieldDescriptor* duration_expr = given("duration_expr")) {
+      in.expr = expr(reflection->GetString(m, duration_expr), n, "duration_expr", -1, true);
     } else {
       bool by_iterations = type->FindFieldByName("iterations") != nullptr;
       error(n.self(), n.name() + " needs a duration: ns or duration" +
@@ -594,6 +597,22 @@ class Compiler {
     const size_t visible = e_->scope.size();
     for (int i = 0; i < list.size(); i++) op(list[i], parent.child("op", i));
     e_->scope.resize(visible);
+  }
+
+  // A send's value: its expression's id, or -1 for the default, 0.
+  int32_t send_value(const SendOp& s, const Node& n) { return s.value().empty() ? -1 : expr(s.value(), n, "value"); }
+
+  // A receive's var and ok: each one's new slot (-1 when not given), in scope from now until the
+  // enclosing list ends. The two must differ.
+  void recv_binds(const RecvOp& r, const Node& n, int32_t& bind, int32_t& bind_ok) {
+    bind = bind_ok = -1;
+    if (!r.var().empty() && new_var(r.var(), n, "var")) bind = new_slot(r.var());
+    if (r.ok().empty()) return;
+    if (r.ok() == r.var()) {
+      error(n.at("ok"), "ok " + quote(r.ok()) + " has the name of the receive's var: v, ok := <-ch needs two names");
+    } else if (new_var(r.ok(), n, "ok")) {
+      bind_ok = new_slot(r.ok());
+    }
   }
 
   // A new variable in the next free slot after the parameters and the variables in scope.
@@ -664,12 +683,14 @@ class Compiler {
       case Op::kReadMemStats: emit({.op = Opcode::ReadMemStats}, n.self()); return;
       case Op::kSend: {
         const ChanRef c = chan_ref(o.send().chan(), o.send().index(), n);
-        emit({.op = Opcode::Send, .obj = c.id, .index = c.index}, n.self());
+        emit({.op = Opcode::Send, .obj = c.id, .index = c.index, .value = send_value(o.send(), n)}, n.self());
         return;
       }
       case Op::kRecv: {
         const ChanRef c = chan_ref(o.recv().chan(), o.recv().index(), n);
-        emit({.op = Opcode::Recv, .obj = c.id, .index = c.index}, n.self());
+        Instr in{.op = Opcode::Recv, .obj = c.id, .index = c.index};
+        recv_binds(o.recv(), n, in.bind, in.bind_ok);  // in scope for the rest of the list
+        emit(in, n.self());
         return;
       }
       case Op::kClose: {
@@ -873,7 +894,9 @@ class Compiler {
     int32_t id = new_loop(l.name(), n, kind);
     int32_t top = pc();
     const bool counted = l.repeat_case() == LoopOp::kCount || l.repeat_case() == LoopOp::kCountExpr;
-    if (!l.var().empty() && !counted) error(n.at("var"), "var is the index of a counted loop (count or count_expr)");
+    if (!l.var().empty() && !counted && l.repeat_case() != LoopOp::kRange) {
+      error(n.at("var"), "var is the index of a counted loop (count or count_expr) or the value of a range loop");
+    }
     if (!l.index().empty() && l.repeat_case() != LoopOp::kRange) {
       error(n.at("index"), "index is the element of the channel array a range loop receives from");
     }
@@ -902,8 +925,13 @@ class Compiler {
         }
         case LoopOp::kRange: {
           const ChanRef c = chan_ref(l.range(), l.index(), n, "range");
-          emit({.op = Opcode::RangeRecv, .obj = c.id, .index = c.index}, n.self());
+          Instr in{.op = Opcode::RangeRecv, .obj = c.id, .index = c.index};
+          // for v := range ch: v is the value received, in the body only.
+          const size_t visible = e_->scope.size();
+          if (!l.var().empty() && new_var(l.var(), n, "var")) in.bind = new_slot(l.var());
+          emit(in, n.self());
           ops(l.op(), n);
+          e_->scope.resize(visible);
           emit({.op = Opcode::Jump, .target = top}, n.self());
           code(top).target = pc();
           return;
@@ -953,15 +981,19 @@ class Compiler {
         const SelectOp::Case& c = s.case_(i);
         Node cn = n.child("case", i);
         SelectCase sc;
+        // A receive case's var and ok are in scope in its body only.
+        const size_t visible = e_->scope.size();
         switch (c.comm_case()) {
           case SelectOp::Case::kSend: {
             const ChanRef r = chan_ref(c.send().chan(), c.send().index(), cn.child("send"));
             sc = {true, r.id, -1, r.index};
+            sc.value = send_value(c.send(), cn.child("send"));
             break;
           }
           case SelectOp::Case::kRecv: {
             const ChanRef r = chan_ref(c.recv().chan(), c.recv().index(), cn.child("recv"));
             sc = {false, r.id, -1, r.index};
+            recv_binds(c.recv(), cn.child("recv"), sc.bind, sc.bind_ok);
             break;
           }
           case SelectOp::Case::COMM_NOT_SET:
@@ -971,6 +1003,7 @@ class Compiler {
         sc.target = pc();
         e_->fn.cases[first + i] = sc;
         ops(c.op(), cn);
+        e_->scope.resize(visible);
         e_->open.back().breaks.push_back(emit({.op = Opcode::Jump}, cn.self()));
       }
       if (s.has_default_()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/scenario/duration.h"
 #include "sim/scenario/limits.h"
 
 namespace gmp::scenario {
@@ -14,8 +15,8 @@ namespace {
 class Parser {
  public:
   Parser(const std::string& text, const ExprScope& scope,
-         const std::function<std::string(const std::string&)>& unknown, Expr& e)
-      : s_(text), scope_(scope), unknown_(unknown), e_(e) {}
+         const std::function<std::string(const std::string&)>& unknown, Expr& e, bool units)
+      : s_(text), scope_(scope), unknown_(unknown), e_(e), units_(units) {}
 
   std::string run() {
     skip();
@@ -27,6 +28,12 @@ class Parser {
 
  private:
   bool at_end() const { return pos_ >= s_.size(); }
+  // What may follow a literal's digits as (part of) a unit: letters, '_', and the bytes of the
+  // UTF-8 micro signs (µ, μ).
+  static bool unit_char(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalpha(u) != 0 || c == '_' || u >= 0x80;
+  }
   void skip() {
     while (!at_end() && (s_[pos_] == ' ' || s_[pos_] == '\t')) pos_++;
   }
@@ -116,8 +123,24 @@ class Parser {
         }
         pos_++;
       }
-      if (!at_end() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) != 0 || s_[pos_] == '_'))
-        return fail("a number followed by a letter");
+      if (!at_end() && (s_[pos_] == '.' || unit_char(s_[pos_]))) {
+        if (!units_) {
+          return fail(s_[pos_] == '.' ? "a decimal point: expressions are integers"
+                                      : "a number followed by a letter (duration units such as 1us are for "
+                                        "duration_expr)");
+        }
+        // A Go duration literal ("1us", "1.5ms", "1h30m"): parse_duration's syntax, in ns.
+        while (!at_end() && (s_[pos_] == '.' || unit_char(s_[pos_]) ||
+                             std::isdigit(static_cast<unsigned char>(s_[pos_])) != 0)) {
+          pos_++;
+        }
+        const ParsedDuration d = parse_duration(std::string_view(s_).substr(start, pos_ - start));
+        if (!d.error.empty()) {
+          pos_ = start;
+          return fail(d.error);
+        }
+        v = d.ns;
+      }
       push({ExprOp::Const, -1, v});
       skip();
       return;
@@ -146,20 +169,21 @@ class Parser {
   size_t pos_ = 0;
   int nesting_ = 0;
   int32_t height_ = 0;
+  bool units_ = false;
   std::string error_;
 };
 
 }  // namespace
 
 std::string parse_expr(const std::string& text, const ExprScope& scope,
-                       const std::function<std::string(const std::string&)>& unknown, Expr& e) {
+                       const std::function<std::string(const std::string&)>& unknown, Expr& e, bool units) {
   e.code.clear();
   e.depth = 0;
   if (text.size() > static_cast<size_t>(kMaxExprLength)) {
     return "expression too long: " + std::to_string(text.size()) + " characters, at most " +
            std::to_string(kMaxExprLength);
   }
-  return Parser(text, scope, unknown, e).run();
+  return Parser(text, scope, unknown, e, units).run();
 }
 
 ExprValue eval_expr(const Expr& e, const int64_t* vars, int64_t n, std::vector<int64_t>& stack) {

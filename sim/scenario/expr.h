@@ -1,6 +1,8 @@
 // Integer expressions of the scenario language (docs/scenarios.md, "Expressions"): `+ - * / %`,
-// unary minus, parentheses, decimal literals and identifiers (a function's parameters, the index
-// variables of the counted loops around the use, and N, the benchmark's b.N).
+// unary minus, parentheses, decimal literals and identifiers (a function's parameters, the
+// variables in scope at the use: loops' vars, values received, accepted connections; and N, the
+// benchmark's b.N). With units (duration_expr), a literal may be a Go duration ("1us", "1.5ms",
+// "1h30m"), which stands for its ns.
 //
 // Protocol: the compiler parses an expression's text once, resolving each identifier to a variable
 // slot of the goroutine's Task (or to N), into a postfix program; the interpreter evaluates it on
@@ -50,9 +52,10 @@ inline constexpr int32_t kSlotN = -2;
 using ExprScope = std::function<std::optional<int32_t>(const std::string&)>;
 
 // Parses text into e.code and e.depth; returns "" or what is wrong with it (an unknown name: the
-// scope's unknown(name) text).
+// scope's unknown(name) text). units: literals may carry duration units.
 std::string parse_expr(const std::string& text, const ExprScope& scope,
-                       const std::function<std::string(const std::string&)>& unknown, Expr& e);
+                       const std::function<std::string(const std::string&)>& unknown, Expr& e,
+                       bool units = false);
 
 struct ExprValue {
   int64_t value = 0;

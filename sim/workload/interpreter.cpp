@@ -319,8 +319,28 @@ inline void Interpreter::op_loop_next(const Instr& in, Task& t) {
   }
 }
 
+// ch <- v: the channel (its element, in an array) is evaluated first, then the value, as in Go.
+inline void Interpreter::op_send(const Instr& in, Task& t) {
+  rt::hchan* c = channel(in.obj, in.index, t);
+  if (in.value < 0) {
+    rt::chansend(c, nullptr, true);  // the value 0
+    return;
+  }
+  t.elem = value(in.value, t);
+  rt::chansend(c, &t.elem, true);
+}
+
+// v, ok := <-ch: the runtime writes v straight into its variable (the Task's, on the heap).
+inline void Interpreter::op_recv(const Instr& in, Task& t) {
+  void* ep = in.bind >= 0 ? &t.vars[static_cast<size_t>(in.bind)] : nullptr;
+  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), ep, true);
+  (void)selected;
+  if (in.bind_ok >= 0) t.vars[static_cast<size_t>(in.bind_ok)] = received ? 1 : 0;
+}
+
 inline void Interpreter::op_range_recv(const Instr& in, Task& t) {
-  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), nullptr, true);
+  void* ep = in.bind >= 0 ? &t.vars[static_cast<size_t>(in.bind)] : nullptr;
+  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), ep, true);
   (void)selected;
   if (!received) t.pc = in.target;
 }
@@ -328,9 +348,12 @@ inline void Interpreter::op_range_recv(const Instr& in, Task& t) {
 inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Function& fn) {
   // Sends first, then receives, as the compiler lays out scases for selectgo.
   std::vector<rt::scase>& cases = t.sel_cases;
-  std::vector<int32_t>& targets = t.sel_targets;
+  std::vector<int32_t>& which = t.sel_which;
+  std::vector<int64_t>& values = t.sel_values;
   cases.clear();
-  targets.clear();
+  which.clear();
+  // Sized before any element points into it: it must not move while the goroutine is parked.
+  values.assign(static_cast<size_t>(in.num_cases), 0);
   int nsends = 0;  // selectgo takes the send cases first
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) nsends = static_cast<int>(cases.size());
@@ -339,17 +362,29 @@ inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Fun
       if (sc.send != (pass == 0)) continue;
       rt::scase c{};
       c.c = channel(sc.chan, sc.index, t);
-      c.elem = nullptr;
+      int64_t* slot = &values[cases.size()];
+      if (sc.send && sc.value >= 0) {
+        *slot = value(sc.value, t);
+        c.elem = slot;
+      } else if (!sc.send && sc.bind >= 0) {
+        c.elem = slot;  // the value received, copied to the case's var if the case is chosen
+      }
       cases.push_back(c);
-      targets.push_back(sc.target);
+      which.push_back(in.first_case + k);
     }
   }
   std::vector<uint16_t>& order = t.sel_order;
   order.assign(2 * cases.size(), 0);
   auto [chosen, recvOK] = rt::selectgo(cases.data(), order.data(), nsends, static_cast<int>(cases.size()) - nsends,
                                        !in.has_default);
-  (void)recvOK;
-  t.pc = chosen < 0 ? in.target : targets[static_cast<size_t>(chosen)];
+  if (chosen < 0) {
+    t.pc = in.target;
+    return;
+  }
+  const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(which[static_cast<size_t>(chosen)])];
+  if (sc.bind >= 0) t.vars[static_cast<size_t>(sc.bind)] = values[static_cast<size_t>(chosen)];
+  if (sc.bind_ok >= 0) t.vars[static_cast<size_t>(sc.bind_ok)] = recvOK ? 1 : 0;
+  t.pc = sc.target;
 }
 
 inline void Interpreter::op_syscall(const Instr& in, const Task& t) {
@@ -510,8 +545,8 @@ inline void Interpreter::op_release(const Instr& in, const Task& t) {
     case Opcode::RangeRecv: op_range_recv(in, t); break;
     case Opcode::Gosched: r_.Gosched(); break;
     case Opcode::ReadMemStats: r_.ReadMemStats(); break;
-    case Opcode::Send: rt::chansend(channel(in.obj, in.index, t), nullptr, true); break;
-    case Opcode::Recv: rt::chanrecv(channel(in.obj, in.index, t), nullptr, true); break;
+    case Opcode::Send: op_send(in, t); break;
+    case Opcode::Recv: op_recv(in, t); break;
     case Opcode::Close: rt::closechan(channel(in.obj, in.index, t)); break;
     case Opcode::Select: op_select(in, t, fn); break;
     case Opcode::Lock: mutexes_[obj]->Lock(); break;

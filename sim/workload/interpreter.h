@@ -46,8 +46,11 @@ struct Task {
   bool pb_took = false;   // whether this goroutine has taken iterations before
   // Scratch for select, kept here rather than on the goroutine's stack (see above).
   std::vector<rt::scase> sel_cases;
-  std::vector<int32_t> sel_targets;
+  std::vector<int32_t> sel_which;     // per scase: its SelectCase's index in Function::cases
+  std::vector<int64_t> sel_values;    // per scase: the value it sends, or where it receives one
   std::vector<uint16_t> sel_order;
+  // The element a send hands the runtime (chan.h: ep must outlive a park, so not on the stack).
+  int64_t elem = 0;
 };
 
 // What the benchmark loop measured.
@@ -116,6 +119,8 @@ class Interpreter {
   void op_after_func(const scenario::Instr& in, const Task& t);
   void op_loop_start(const scenario::Instr& in, Task& t, const scenario::Loop* bench);
   void op_loop_next(const scenario::Instr& in, Task& t);
+  void op_send(const scenario::Instr& in, Task& t);
+  void op_recv(const scenario::Instr& in, Task& t);
   void op_range_recv(const scenario::Instr& in, Task& t);
   void op_select(const scenario::Instr& in, Task& t, const scenario::Function& fn);
   void op_syscall(const scenario::Instr& in, const Task& t);

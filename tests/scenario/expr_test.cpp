@@ -147,3 +147,35 @@ TEST_CASE("expressions: random text parses or is refused, and evaluates without 
   }
   CHECK(parsed > 100);  // enough of them parse to exercise evaluation
 }
+
+namespace {
+// text's value with duration units allowed (duration_expr), i = 7; or its parse error.
+std::pair<int64_t, std::string> duration_value(const std::string& text) {
+  Expr e;
+  const std::string err = parse_expr(text, names, unknown, e, true);
+  if (!err.empty()) return {0, err};
+  const int64_t vars[] = {7, -3};
+  std::vector<int64_t> stack;
+  const ExprValue v = eval_expr(e, vars, 1000, stack);
+  return {v.value, v.error != nullptr ? v.error : ""};
+}
+}  // namespace
+
+// duration_expr's literals: Go's duration syntax, in ns; plain integers still count ns.
+TEST_CASE("expressions: duration units in duration_expr") {
+  CHECK(duration_value("i * 1us") == std::pair<int64_t, std::string>{7'000, ""});
+  CHECK(duration_value("1.5us") == std::pair<int64_t, std::string>{1'500, ""});
+  CHECK(duration_value("2ms + 3") == std::pair<int64_t, std::string>{2'000'003, ""});
+  CHECK(duration_value("1h30m") == std::pair<int64_t, std::string>{5'400'000'000'000, ""});
+  CHECK(duration_value("(i - 5) * 1s") == std::pair<int64_t, std::string>{2'000'000'000, ""});
+  CHECK(duration_value("10\u00b5s") == std::pair<int64_t, std::string>{10'000, ""});
+  CHECK(duration_value("10ns/2") == std::pair<int64_t, std::string>{5, ""});
+  CHECK(duration_value("2562047h * 2").second == "integer overflow");
+  CHECK_THAT(duration_value("1.5ns").second, Catch::Contains("not a whole number of nanoseconds"));
+  CHECK_THAT(duration_value("3x").second, Catch::Contains("unknown unit \"x\""));
+  CHECK_THAT(duration_value("1.5").second, Catch::Contains("missing unit"));
+  CHECK_THAT(duration_value("99999999999h").second, Catch::Contains("too large"));
+  // Elsewhere a unit is refused, and says where it belongs.
+  CHECK_THAT(parse_error("i * 1us"), Catch::Contains("duration units such as 1us are for duration_expr"));
+  CHECK_THAT(parse_error("1.5"), Catch::Contains("expressions are integers"));
+}

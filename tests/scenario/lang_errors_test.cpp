@@ -162,6 +162,61 @@ TEST_CASE("lang: var is for counted loops, index for range loops") {
   expect(program("  op { loop { index: \"0\" count: 1 op { gosched {} } } }\n"), "index", "", "range loop");
 }
 
+// ---- values (docs/scenarios.md, "Values").
+
+TEST_CASE("lang: values on channels compile to their binds and expressions") {
+  const Scenario s = parse_scenario(
+      program("  op { send { chan: \"c\" value: \"2+3\" } }\n"
+              "  op { recv { chan: \"c\" var: \"v\" ok: \"ok\" } }\n"
+              "  op { compute { duration_expr: \"v * 1us + ok\" } }\n"
+              "  op { loop { range: \"c\" var: \"w\" op { compute { duration_expr: \"w * 1ms\" } } } }\n"
+              "  op { select { case { recv { chan: \"c\" var: \"x\" ok: \"xok\" } op { sleep { duration_expr: \"x\" } } }\n"
+              "                case { send { chan: \"c\" value: \"v\" } } } }\n"),
+      kName);
+  const Function& main = s.funcs.at(0);
+  REQUIRE(main.code.size() >= 7);
+  CHECK(main.code[0].op == Opcode::Send);
+  CHECK(s.exprs.at(static_cast<size_t>(main.code[0].value)).text == "2+3");
+  CHECK(main.code[1].bind == 0);
+  CHECK(main.code[1].bind_ok == 1);
+  CHECK(main.code[2].expr >= 0);
+  CHECK(main.code[3].op == Opcode::RangeRecv);
+  CHECK(main.code[3].bind == 2);  // after v and ok
+  REQUIRE(main.cases.size() == 2);
+  CHECK(main.cases[0].bind == 2);  // the range loop's w is out of scope again
+  CHECK(main.cases[0].bind_ok == 3);
+  CHECK(s.exprs.at(static_cast<size_t>(main.cases[1].value)).text == "v");
+  CHECK(main.num_vars == 4);
+}
+
+TEST_CASE("lang: a received value is in scope after its receive only") {
+  expect(program("  op { compute { ns_expr: \"v\" } }\n  op { recv { chan: \"c\" var: \"v\" } }\n"), "ns_expr", "",
+         "unknown name \"v\"");
+  expect(program("  op { select { case { recv { chan: \"c\" var: \"v\" } } } }\n  op { compute { ns_expr: \"v\" } }\n"),
+         "ns_expr", "", "unknown name \"v\"");
+  expect(program("  op { loop { range: \"c\" var: \"v\" } }\n  op { compute { ns_expr: \"v\" } }\n"), "ns_expr", "",
+         "unknown name \"v\"");
+}
+
+TEST_CASE("lang: a receive's names may not clash") {
+  expect(program("  op { recv { chan: \"c\" var: \"v\" ok: \"v\" } }\n"), "ok:", "", "needs two names");
+  expect(program("  op { recv { chan: \"c\" var: \"v\" } }\n  op { recv { chan: \"c\" ok: \"v\" } }\n"), "ok:", "",
+         "duplicate variable \"v\"");
+  expect(program("  op { loop { var: \"k\" count: 2 op { recv { chan: \"c\" var: \"k\" } } } }\n"), "var: \"k\" }", "",
+         "duplicate variable \"k\"");
+  expect(program("  op { loop { range: \"c\" var: \"N\" } }\n"), "var", "", "N is b.N");
+  expect(program("  op { recv { chan: \"c\" ok: \"2x\" } }\n"), "ok:", "", "is not a name");
+}
+
+TEST_CASE("lang: a value or duration_expr that does not parse is reported at its field") {
+  expect(program("  op { send { chan: \"c\" value: \"1 +\" } }\n"), "value", "", "missing operand");
+  expect(program("  op { compute { duration_expr: \"2 * 1.5ns\" } }\n"), "duration_expr", "",
+         "not a whole number of nanoseconds");
+  expect(program("  op { sleep { ns_expr: \"3us\" } }\n"), "ns_expr", "", "are for duration_expr");
+  expect(program("  op { select { case { send { chan: \"c\" value: \"w\" } } } }\n"), "value", "",
+         "unknown name \"w\"");
+}
+
 TEST_CASE("lang: add takes n or n_expr") {
   expect(program("  op { add { wg: \"wg\" n: 1 n_expr: \"1\" } }\n"), "n_expr", "", "not both");
 }

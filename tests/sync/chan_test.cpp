@@ -135,3 +135,63 @@ TEST_CASE("chan: an unbuffered channel is full without receivers, empty without 
   REQUIRE(chanrecv(nullptr, nullptr, false) == std::pair<bool, bool>{false, false});
   REQUIRE_THROWS_AS(closechan(nullptr), plat::GoFatal);
 }
+
+// Values (chan.h): a buffered channel hands its int64 elements out in the order they went in, a
+// nil ep sends 0 and drops a received value, and a closed, drained channel zeroes the receiver's.
+TEST_CASE("chan: buffered values come out in order and a closed channel gives zero", "[chan]") {
+  FakeG fg;
+  hchan c(3, 1);
+  int64_t in = 0, out = -1;
+  // Twice round the ring of three, so that sendx and recvx wrap.
+  for (int64_t round = 0; round < 2; round++) {
+    for (int64_t v = 1; v <= 3; v++) {
+      in = 10 * round + v;
+      REQUIRE(chansend(&c, &in, false));
+    }
+    for (int64_t v = 1; v <= 3; v++) {
+      REQUIRE(chanrecv(&c, &out, false) == std::pair<bool, bool>{true, true});
+      CHECK(out == 10 * round + v);
+    }
+  }
+  // A received slot is zeroed; a nil send is the value 0; a nil receive drops the value.
+  CHECK(c.buf == std::vector<int64_t>{0, 0, 0});
+  REQUIRE(chansend(&c, nullptr, false));
+  in = 5;
+  REQUIRE(selectnbsend(&c, &in));
+  out = -1;
+  REQUIRE(chanrecv(&c, &out, false) == std::pair<bool, bool>{true, true});
+  CHECK(out == 0);
+  REQUIRE(selectnbrecv(nullptr, &c) == std::pair<bool, bool>{true, true});
+  // Closed: what is buffered comes first, then the zero value with ok false.
+  in = 9;
+  REQUIRE(chansend(&c, &in, false));
+  closechan(&c);
+  REQUIRE(chanrecv(&c, &out, false) == std::pair<bool, bool>{true, true});
+  CHECK(out == 9);
+  REQUIRE(chanrecv(&c, &out, false) == std::pair<bool, bool>{true, false});
+  CHECK(out == 0);
+  out = -1;
+  REQUIRE(chanrecv(&c, &out, true) == std::pair<bool, bool>{true, false});
+  CHECK(out == 0);
+}
+
+// A channel that only ever carries 0 allocates no buffer; a large one grows only as far as its
+// values reach.
+TEST_CASE("chan: the buffer is allocated only as far as non-zero values reach", "[chan]") {
+  FakeG fg;
+  hchan c(1'000'000'000'000, 1);
+  int64_t zero = 0;
+  for (int i = 0; i < 5; i++) REQUIRE(chansend(&c, i % 2 == 0 ? nullptr : &zero, false));
+  CHECK(c.buf.empty());
+  int64_t v = 7;
+  REQUIRE(chansend(&c, &v, false));  // slot 5
+  CHECK(c.buf.size() == 6);
+  for (int i = 0; i < 5; i++) {
+    int64_t out = -1;
+    REQUIRE(chanrecv(&c, &out, false) == std::pair<bool, bool>{true, true});
+    CHECK(out == 0);
+  }
+  int64_t out = 0;
+  REQUIRE(chanrecv(&c, &out, false) == std::pair<bool, bool>{true, true});
+  CHECK(out == 7);
+}

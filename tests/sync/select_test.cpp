@@ -81,3 +81,32 @@ TEST_CASE("selectgo: a ready case is taken without parking", "[select]") {
   REQUIRE(!recvOK2);
   REQUIRE(room.qcount.peek() == 1);
 }
+
+// Values through select's buffered cases (bufsend, bufrecv) and its closed-channel case (rclose),
+// which zeroes the receiving case's element.
+TEST_CASE("selectgo: buffered cases copy values and a closed case zeroes its element", "[select]") {
+  FakeG fg(nullptr, 5);
+  hchan buffered(2, 9), closed(1, 1), idle(0, 3);
+  closechan(&closed);
+  int64_t sent = 41;
+  scase sends[2] = {{&buffered, &sent}, {&idle, nullptr}};
+  uint16_t order[4];
+  REQUIRE(selectgo(sends, order, 1, 1, false).first == 0);
+  sent = 42;
+  REQUIRE(selectgo(sends, order, 1, 1, false).first == 0);
+
+  int64_t got = -1;
+  for (int64_t want : {41, 42}) {
+    scase recvs[2] = {{&idle, nullptr}, {&buffered, &got}};
+    auto [casi, recvOK] = selectgo(recvs, order, 0, 2, false);
+    REQUIRE(casi == 1);
+    REQUIRE(recvOK);
+    CHECK(got == want);
+  }
+  scase fromClosed[1] = {{&closed, &got}};
+  uint16_t order1[2];
+  auto [casi, recvOK] = selectgo(fromClosed, order1, 0, 1, false);
+  REQUIRE(casi == 0);
+  REQUIRE(!recvOK);
+  CHECK(got == 0);
+}
