@@ -11,6 +11,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -55,6 +56,9 @@ struct Emitter {
   // The names expressions can read, innermost last, with their variable slots: the parameters,
   // then the variables of the counted loops open around the code being emitted.
   std::vector<std::pair<std::string, int32_t>> scope;
+  // Per variable slot: None (an int64) or the kind of object whose handle it holds (a local or a
+  // typed parameter). A slot's entry is the one of its latest allocation, the one in scope.
+  std::vector<ObjKind> kinds;
 };
 
 // A channel or connection an operation names, and the index expression of its element when it is
@@ -62,7 +66,33 @@ struct Emitter {
 struct ChanRef {
   int32_t id = -1;
   int32_t index = -1;
+  int32_t handle = -1;  // a local or typed parameter: its variable slot (id is then -1)
 };
+
+const char* kind_name(ObjKind k) {
+  switch (k) {
+    case ObjKind::Chan: return "channel";
+    case ObjKind::WaitGroup: return "waitgroup";
+    case ObjKind::Mutex: return "mutex";
+    case ObjKind::None: break;
+  }
+  return "integer";
+}
+
+// A parameter's text: "name" (an int64) or "name chan", "name waitgroup", "name mutex". The kind is
+// nullopt when the text has another shape.
+std::pair<std::string, std::optional<ObjKind>> split_param(const std::string& text) {
+  std::istringstream in(text);
+  std::string name, type, rest;
+  in >> name >> type >> rest;
+  if (name.empty()) return {text, ObjKind::None};  // new_var reports the empty name
+  if (type.empty()) return {name, ObjKind::None};
+  if (!rest.empty()) return {name, std::nullopt};
+  if (type == "chan") return {name, ObjKind::Chan};
+  if (type == "waitgroup") return {name, ObjKind::WaitGroup};
+  if (type == "mutex") return {name, ObjKind::Mutex};
+  return {name, std::nullopt};
+}
 
 // An identifier as expressions read them: a letter or '_', then letters, digits or '_'.
 bool identifier(const std::string& s) {
@@ -95,10 +125,11 @@ class Compiler {
       out_.chans.push_back({d.name(), d.cap(), d.has_count() ? std::clamp<int64_t>(d.count(), 1, kMaxChanArray) : 0});
     });
     declare(file.mutex(), root, "mutex", "mutex", mutexes_,
-            [&](const MutexDecl& d, const Node&) { out_.mutexes.push_back({d.name()}); });
+            [&](const MutexDecl& d, const Node& n) { out_.mutexes.push_back({d.name(), sync_array(d, n, "mutex")}); });
     declare(file.var(), root, "var", "variable", vars_, [&](const VarDecl& d, const Node&) { out_.vars.push_back({d.name()}); });
-    declare(file.waitgroup(), root, "waitgroup", "waitgroup", waitgroups_,
-            [&](const WaitGroupDecl& d, const Node&) { out_.waitgroups.push_back({d.name()}); });
+    declare(file.waitgroup(), root, "waitgroup", "waitgroup", waitgroups_, [&](const WaitGroupDecl& d, const Node& n) {
+      out_.waitgroups.push_back({d.name(), sync_array(d, n, "waitgroup")});
+    });
     declare(file.device(), root, "device", "device", devices_, [&](const DeviceDecl& d, const Node& n) {
       Instr service;
       amount(d, n, service);
@@ -112,6 +143,10 @@ class Compiler {
     declare(file.func(), root, "func", "function", funcs_, [&](const FuncDecl& d, const Node&) {
       out_.funcs.emplace_back().name = d.name();
       declared_params_.push_back(std::min(d.param_size(), kMaxParams));
+      std::vector<ObjKind>& kinds = declared_kinds_.emplace_back();
+      for (int k = 0; k < d.param_size() && k < kMaxParams; k++) {
+        kinds.push_back(split_param(d.param(k)).second.value_or(ObjKind::None));
+      }
     });
     bench_func_ = file.has_benchmark() && !file.benchmark().func().empty();
     loop_names_.resize(static_cast<size_t>(file.func_size()));
@@ -186,13 +221,79 @@ class Compiler {
   // A channel and its element: an array needs an index, a plain channel takes none.
   ChanRef chan_ref(const std::string& name, const std::string& index, const Node& n,
                    const std::string& field = "chan") {
-    ChanRef r{chan(name, n, field), -1};
+    ChanRef r;
+    if (scoped_ref(name, index, ObjKind::Chan, n, field, r)) return r;
+    r.id = chan(name, n, field);
     if (r.id < 0) return r;
     const Channel& c = out_.chans[static_cast<size_t>(r.id)];
     if (c.length > 0 && index.empty()) {
       error(n.at(field), "channel array " + quote(name) + " needs the element's index (index: \"i\")");
     } else if (c.length == 0 && !index.empty()) {
       error(n.at("index"), "channel " + quote(name) + " is not an array: it takes no index");
+    } else if (!index.empty()) {
+      r.index = expr(index, n, "index");
+    }
+    return r;
+  }
+
+  // The length of a mutex or WaitGroup array (count), 0 for a single one.
+  template <class Decl>
+  int64_t sync_array(const Decl& d, const Node& n, const std::string& what) {
+    if (!d.has_count()) return 0;
+    if (d.count() < 1 || d.count() > kMaxSyncArray) {
+      error(n.at("count"), what + " array length " + std::to_string(d.count()) + " is out of range: from 1 to " +
+                               std::to_string(kMaxSyncArray));
+    }
+    return std::clamp<int64_t>(d.count(), 1, kMaxSyncArray);
+  }
+
+  // The slot and kind of the local or typed parameter `name` in scope; nullopt when name is none
+  // (an int64 variable names no object).
+  std::optional<std::pair<int32_t, ObjKind>> scoped_object(const std::string& name) const {
+    for (auto it = e_->scope.rbegin(); it != e_->scope.rend(); ++it) {
+      if (it->first != name) continue;
+      const ObjKind k = kind_of(*e_, it->second);
+      if (k == ObjKind::None) return std::nullopt;
+      return std::pair(it->second, k);
+    }
+    return std::nullopt;
+  }
+  static ObjKind kind_of(const Emitter& e, int32_t slot) {
+    return slot >= 0 && static_cast<size_t>(slot) < e.kinds.size() ? e.kinds[static_cast<size_t>(slot)] : ObjKind::None;
+  }
+
+  // Whether `name` is a local or typed parameter in scope. If it is, r.handle is its slot, or an
+  // error says why not (another kind of object, or an index given).
+  bool scoped_ref(const std::string& name, const std::string& index, ObjKind want, const Node& n,
+                  const std::string& field, ChanRef& r) {
+    const auto s = scoped_object(name);
+    if (!s) return false;
+    if (s->second != want) {
+      error(n.at(field), quote(name) + " is a " + kind_name(s->second) + ", not a " + kind_name(want));
+    } else if (!index.empty()) {
+      error(n.at("index"), kind_name(want) + std::string(" ") + quote(name) +
+                               " is a local or a parameter, a single one: it takes no index");
+    } else {
+      r.handle = s->first;
+    }
+    return true;
+  }
+
+  // A mutex or WaitGroup and its element: a local or typed parameter in scope, else a declared one
+  // (an array needs an index, a single one takes none).
+  ChanRef sync_ref(const Table& table, const std::string& name, const std::string& index, ObjKind kind,
+                   const Node& n, const std::string& field) {
+    ChanRef r;
+    if (!name.empty() && scoped_ref(name, index, kind, n, field, r)) return r;
+    const std::string what = kind_name(kind);
+    r.id = resolve(table, name, n, field, what);
+    if (r.id < 0) return r;
+    const auto id = static_cast<size_t>(r.id);
+    const int64_t length = kind == ObjKind::Mutex ? out_.mutexes[id].length : out_.waitgroups[id].length;
+    if (length > 0 && index.empty()) {
+      error(n.at(field), what + " array " + quote(name) + " needs the element's index (index: \"i\")");
+    } else if (length == 0 && !index.empty()) {
+      error(n.at("index"), what + " " + quote(name) + " is not an array: it takes no index");
     } else if (!index.empty()) {
       r.index = expr(index, n, "index");
     }
@@ -456,13 +557,17 @@ class Compiler {
     auto scope = [&](const std::string& name) -> std::optional<int32_t> {
       if (name == "N") return bench_func_ ? std::optional<int32_t>(kSlotN) : std::nullopt;
       for (auto it = e->scope.rbegin(); it != e->scope.rend(); ++it) {
-        if (it->first == name) return it->second;
+        // A local or typed parameter holds a handle, which is no integer to compute with.
+        if (it->first == name) return kind_of(*e, it->second) == ObjKind::None ? std::optional(it->second) : std::nullopt;
       }
       return std::nullopt;
     };
     auto unknown = [&](const std::string& name) {
       if (name == "N") {
         return std::string("N (b.N) is defined only with a benchmark func (benchmark { func: ... n: ... })");
+      }
+      for (auto it = e->scope.rbegin(); it != e->scope.rend(); ++it) {
+        if (it->first == name) return quote(name) + " is a " + kind_name(kind_of(*e, it->second)) + ", not an integer";
       }
       return "unknown name " + quote(name) + ": not a parameter of " + e->fn.name +
              " nor the var of a loop around it or of an accept or receive before it";
@@ -491,26 +596,108 @@ class Compiler {
     return false;
   }
 
-  // The function's parameters: slots 0 .. params-1.
+  // The name of a local or typed parameter: a new variable's name that is not a declared channel,
+  // mutex or waitgroup's either (it would hide it).
+  bool new_object(const std::string& name, const Node& n, const std::string& field, int k = -1) {
+    for (const auto& [table, what] : {std::pair{&chans_, "channel"}, {&mutexes_, "mutex"}, {&waitgroups_, "waitgroup"}}) {
+      if (auto it = table->find(name); it != table->end()) {
+        error(n.at(field, k), quote(name) + " would hide the " + what + " declared at " + str(it->second.pos) +
+                                  ": choose another name");
+        return false;
+      }
+    }
+    if (std::any_of(e_->scope.begin(), e_->scope.end(), [&](const auto& v) { return v.first == name; })) {
+      error(n.at(field, k), "duplicate name " + quote(name) + ": a parameter, a loop's var or a local in scope has it");
+      return false;
+    }
+    return new_var(name, n, field, k);
+  }
+
+  // The function's parameters: slots 0 .. params-1, each an int64 or, typed, an object's handle.
   void params(const FuncDecl& f, const Node& n, Emitter& e) {
     Emitter* outer = std::exchange(e_, &e);
     if (f.param_size() > kMaxParams) {
       error(n.at("param", kMaxParams), "too many parameters: at most " + std::to_string(kMaxParams));
     }
-    for (int k = 0; k < f.param_size() && k < kMaxParams; k++) {
+    const int num = std::min(f.param_size(), kMaxParams);
+    e.fn.param_kinds.assign(static_cast<size_t>(num), ObjKind::None);
+    e.kinds.assign(static_cast<size_t>(num), ObjKind::None);
+    for (int k = 0; k < num; k++) {
       // A refused name still takes its slot, so that the arguments still line up.
-      if (new_var(f.param(k), n, "param", k)) e.scope.emplace_back(f.param(k), k);
+      const auto [name, kind] = split_param(f.param(k));
+      if (!kind) {
+        error(n.at("param", k), "parameter " + quote(f.param(k)) + ": write \"name\" (an int64), \"name chan\", "
+                                "\"name waitgroup\" or \"name mutex\"");
+        continue;
+      }
+      if (*kind == ObjKind::None ? new_var(name, n, "param", k) : new_object(name, n, "param", k)) {
+        e.scope.emplace_back(name, k);
+      }
+      e.fn.param_kinds[static_cast<size_t>(k)] = e.kinds[static_cast<size_t>(k)] = *kind;
     }
-    e.fn.num_params = std::min(f.param_size(), kMaxParams);
+    e.fn.num_params = num;
     e.fn.num_vars = e.fn.num_params;
     e_ = outer;
+  }
+
+  // A go statement's argument for a parameter that takes an object: an expression that gives the
+  // callee the handle, a local's or typed parameter's slot, or a declared single object's -1-id.
+  int32_t object_arg(const std::string& name, ObjKind want, int32_t f, int k, const Node& n) {
+    const Pos p = n.at("arg", k);
+    const std::string param = "parameter " + std::to_string(k + 1) + " of " + out_.funcs[static_cast<size_t>(f)].name +
+                              " takes a " + kind_name(want);
+    Expr x;
+    x.text = name;
+    x.field = "arg";
+    x.line = p.line;
+    x.column = p.column;
+    x.depth = 1;
+    const Table* tables[] = {&chans_, &waitgroups_, &mutexes_};  // ObjKind's order, from Chan
+    if (const auto s = scoped_object(name)) {
+      if (s->second != want) {
+        error(p, quote(name) + " is a " + kind_name(s->second) + ": " + param);
+        return -1;
+      }
+      x.code.push_back({ExprOp::Var, s->first, 0});
+    } else {
+      const Table& table = *tables[static_cast<int>(want) - 1];
+      auto it = table.find(name);
+      if (it == table.end()) {
+        for (ObjKind other : {ObjKind::Chan, ObjKind::WaitGroup, ObjKind::Mutex}) {
+          if (tables[static_cast<int>(other) - 1]->contains(name)) {
+            error(p, quote(name) + " is a " + kind_name(other) + ": " + param);
+            return -1;
+          }
+        }
+        const bool is_int = std::any_of(e_->scope.begin(), e_->scope.end(), [&](const auto& v) { return v.first == name; });
+        error(p, (is_int ? quote(name) + " is an integer" : "unknown " + std::string(kind_name(want)) + " " + quote(name)) +
+                     ": " + param + " (a declared one, a local in scope, or a parameter of that kind)");
+        return -1;
+      }
+      const auto id = static_cast<size_t>(it->second.id);
+      const int64_t length = want == ObjKind::Chan        ? out_.chans[id].length
+                             : want == ObjKind::WaitGroup ? out_.waitgroups[id].length
+                                                          : out_.mutexes[id].length;
+      if (length > 0) {
+        error(p, quote(name) + " is an array of " + std::to_string(length) + ": " + param + ", a single one");
+        return -1;
+      }
+      x.code.push_back({ExprOp::Const, -1, -1 - static_cast<int64_t>(id)});
+    }
+    out_.exprs.push_back(std::move(x));
+    return static_cast<int32_t>(out_.exprs.size() - 1);
   }
 
   // A call's arguments (go, after_func): evaluated by the caller, one per parameter of funcs[f].
   void call(Instr& in, const RepeatedPtrField<std::string>& args, int32_t f, const Node& n) {
     in.first_arg = static_cast<int32_t>(e_->fn.args.size());
     in.num_args = args.size();
-    for (int k = 0; k < args.size(); k++) e_->fn.args.push_back(expr(args[k], n, "arg", k));
+    for (int k = 0; k < args.size(); k++) {
+      const std::vector<ObjKind>* kinds = f >= 0 ? &declared_kinds_[static_cast<size_t>(f)] : nullptr;
+      const ObjKind want = kinds != nullptr && k < static_cast<int>(kinds->size()) ? (*kinds)[static_cast<size_t>(k)]
+                                                                                  : ObjKind::None;
+      e_->fn.args.push_back(want == ObjKind::None ? expr(args[k], n, "arg", k) : object_arg(args[k], want, f, k, n));
+    }
     if (f < 0) return;
     const int32_t want = declared_params_[static_cast<size_t>(f)];
     if (args.size() != want) {
@@ -615,14 +802,53 @@ class Compiler {
     }
   }
 
-  // A new variable in the next free slot after the parameters and the variables in scope.
-  int32_t new_slot(const std::string& name) {
+  // A new variable in the next free slot after the parameters and the variables in scope; kind:
+  // what its value is (an int64, or a local's handle).
+  int32_t new_slot(const std::string& name, ObjKind kind = ObjKind::None) {
     const int32_t params = e_->fn.num_params;
     const auto above = [&](const auto& v) { return v.second >= params; };
     const int32_t slot = params + static_cast<int32_t>(std::count_if(e_->scope.begin(), e_->scope.end(), above));
     e_->scope.emplace_back(name, slot);
     e_->fn.num_vars = std::max(e_->fn.num_vars, slot + 1);
+    if (e_->kinds.size() <= static_cast<size_t>(slot)) e_->kinds.resize(static_cast<size_t>(slot) + 1, ObjKind::None);
+    e_->kinds[static_cast<size_t>(slot)] = kind;
     return slot;
+  }
+
+  // `local`: a new channel, WaitGroup or mutex each time it runs, its handle in a new variable
+  // whose name is in scope for the rest of the list (as an accept's var).
+  void local(const LocalOp& l, const Node& n) {
+    const int given = int{!l.chan().empty()} + int{!l.waitgroup().empty()} + int{!l.mutex().empty()};
+    if (given != 1) {
+      error(n.self(), given == 0 ? "local needs the name of what it makes: chan, waitgroup or mutex"
+                                 : "local makes one object: chan, waitgroup or mutex, not two");
+      return;
+    }
+    const ObjKind kind = !l.chan().empty() ? ObjKind::Chan : !l.waitgroup().empty() ? ObjKind::WaitGroup : ObjKind::Mutex;
+    const std::string field = kind == ObjKind::Chan ? "chan" : kind == ObjKind::WaitGroup ? "waitgroup" : "mutex";
+    const std::string& name = kind == ObjKind::Chan ? l.chan() : kind == ObjKind::WaitGroup ? l.waitgroup() : l.mutex();
+    Instr in{.op = Opcode::Local};
+    in.local_kind = kind;
+    if (kind == ObjKind::Chan) {
+      // Read before the name is in scope: a local's capacity cannot name the local itself.
+      in.expr = literal_or_expr(l.has_cap(), l.cap(), l.cap_expr(), n, "cap", false, 0, kMaxLocalChanCap,
+                                " elements", in.count);
+    } else if (l.has_cap() || !l.cap_expr().empty()) {
+      error(n.at(l.has_cap() ? "cap" : "cap_expr"), "cap is a channel's buffer: a " + field + " has none");
+    }
+    // The name's position, for the panic of a run that makes too many locals.
+    Expr site;
+    site.text = name;
+    site.field = "local " + field;
+    const Pos p = n.at(field);
+    site.line = p.line;
+    site.column = p.column;
+    site.code.push_back({ExprOp::Const, -1, 0});
+    site.depth = 1;
+    out_.exprs.push_back(std::move(site));
+    in.index = static_cast<int32_t>(out_.exprs.size() - 1);
+    if (new_object(name, n, field)) in.var = new_slot(name, kind);
+    emit(in, n.self());
   }
 
   // Opens a loop or select for break; closes it once body() has emitted it, patching its breaks.
@@ -683,12 +909,13 @@ class Compiler {
       case Op::kReadMemStats: emit({.op = Opcode::ReadMemStats}, n.self()); return;
       case Op::kSend: {
         const ChanRef c = chan_ref(o.send().chan(), o.send().index(), n);
-        emit({.op = Opcode::Send, .obj = c.id, .index = c.index, .value = send_value(o.send(), n)}, n.self());
+        emit({.op = Opcode::Send, .obj = c.id, .index = c.index, .value = send_value(o.send(), n), .handle = c.handle},
+             n.self());
         return;
       }
       case Op::kRecv: {
         const ChanRef c = chan_ref(o.recv().chan(), o.recv().index(), n);
-        Instr in{.op = Opcode::Recv, .obj = c.id, .index = c.index};
+        Instr in{.op = Opcode::Recv, .obj = c.id, .index = c.index, .handle = c.handle};
         recv_binds(o.recv(), n, in.bind, in.bind_ok);  // in scope for the rest of the list
         emit(in, n.self());
         return;
@@ -701,18 +928,23 @@ class Compiler {
           return;
         }
         const ChanRef c = chan_ref(o.close().chan(), o.close().index(), n);
-        emit({.op = Opcode::Close, .obj = c.id, .index = c.index}, n.self());
+        emit({.op = Opcode::Close, .obj = c.id, .index = c.index, .handle = c.handle}, n.self());
         return;
       }
       case Op::kSelect: nested(n, [&] { select(o.select(), n); }); return;
-      case Op::kLock:
-        emit({.op = Opcode::Lock, .obj = mutex(o.lock().mutex(), n)}, n.self());
+      case Op::kLock: {
+        const ChanRef m = sync_ref(mutexes_, o.lock().mutex(), o.lock().index(), ObjKind::Mutex, n, "mutex");
+        emit({.op = Opcode::Lock, .obj = m.id, .index = m.index, .handle = m.handle}, n.self());
         return;
-      case Op::kUnlock:
-        emit({.op = Opcode::Unlock, .obj = mutex(o.unlock().mutex(), n)}, n.self());
+      }
+      case Op::kUnlock: {
+        const ChanRef m = sync_ref(mutexes_, o.unlock().mutex(), o.unlock().index(), ObjKind::Mutex, n, "mutex");
+        emit({.op = Opcode::Unlock, .obj = m.id, .index = m.index, .handle = m.handle}, n.self());
         return;
+      }
       case Op::kAdd: {
-        Instr in{.op = Opcode::WgAdd, .obj = waitgroup(o.add().wg(), n)};
+        const ChanRef w = sync_ref(waitgroups_, o.add().wg(), o.add().index(), ObjKind::WaitGroup, n, "wg");
+        Instr in{.op = Opcode::WgAdd, .obj = w.id, .index = w.index, .handle = w.handle};
         if (!o.add().n_expr().empty()) {
           if (o.add().has_n()) error(n.at("n_expr"), "add takes n or n_expr, not both");
           in.expr = expr(o.add().n_expr(), n, "n_expr");
@@ -745,12 +977,16 @@ class Compiler {
         emit(in, n.self());
         return;
       }
-      case Op::kDone:
-        emit({.op = Opcode::WgDone, .obj = waitgroup(o.done().wg(), n)}, n.self());
+      case Op::kDone: {
+        const ChanRef w = sync_ref(waitgroups_, o.done().wg(), o.done().index(), ObjKind::WaitGroup, n, "wg");
+        emit({.op = Opcode::WgDone, .obj = w.id, .index = w.index, .handle = w.handle}, n.self());
         return;
-      case Op::kWait:
-        emit({.op = Opcode::WgWait, .obj = waitgroup(o.wait().wg(), n)}, n.self());
+      }
+      case Op::kWait: {
+        const ChanRef w = sync_ref(waitgroups_, o.wait().wg(), o.wait().index(), ObjKind::WaitGroup, n, "wg");
+        emit({.op = Opcode::WgWait, .obj = w.id, .index = w.index, .handle = w.handle}, n.self());
         return;
+      }
       case Op::kSleep: {
         Instr in{.op = Opcode::Sleep};
         amount(o.sleep(), n, in);
@@ -802,9 +1038,7 @@ class Compiler {
         }
         emit({.op = Opcode::ResetTimer}, n.self());
         return;
-      case Op::kLocal:
-        error(n.self(), "local: not built yet");  // issue 26's seam: the locals helper builds it
-        return;
+      case Op::kLocal: local(o.local(), n); return;
       case Op::KIND_NOT_SET: return;
     }
   }
@@ -850,12 +1084,6 @@ class Compiler {
     emit(in, n.self());
   }
 
-  int32_t mutex(const std::string& name, const Node& n) {
-    return resolve(mutexes_, name, n, "mutex", "mutex");
-  }
-  int32_t waitgroup(const std::string& name, const Node& n) {
-    return resolve(waitgroups_, name, n, "wg", "waitgroup");
-  }
   int32_t device(const std::string& name, const Node& n, const std::string& field = "device") {
     return resolve(devices_, name, n, field, "device");
   }
@@ -925,7 +1153,7 @@ class Compiler {
         }
         case LoopOp::kRange: {
           const ChanRef c = chan_ref(l.range(), l.index(), n, "range");
-          Instr in{.op = Opcode::RangeRecv, .obj = c.id, .index = c.index};
+          Instr in{.op = Opcode::RangeRecv, .obj = c.id, .index = c.index, .handle = c.handle};
           // for v := range ch: v is the value received, in the body only.
           const size_t visible = e_->scope.size();
           if (!l.var().empty() && new_var(l.var(), n, "var")) in.bind = new_slot(l.var());
@@ -988,12 +1216,14 @@ class Compiler {
             const ChanRef r = chan_ref(c.send().chan(), c.send().index(), cn.child("send"));
             sc = {true, r.id, -1, r.index};
             sc.value = send_value(c.send(), cn.child("send"));
+            sc.handle = r.handle;
             break;
           }
           case SelectOp::Case::kRecv: {
             const ChanRef r = chan_ref(c.recv().chan(), c.recv().index(), cn.child("recv"));
             sc = {false, r.id, -1, r.index};
             recv_binds(c.recv(), cn.child("recv"), sc.bind, sc.bind_ok);
+            sc.handle = r.handle;
             break;
           }
           case SelectOp::Case::COMM_NOT_SET:
@@ -1020,6 +1250,7 @@ class Compiler {
       const ChanRef c = chan_ref(b.until_recv(), b.index(), n, "until_recv");
       in.obj = c.id;
       in.index = c.index;
+      in.handle = c.handle;
     } else if (!b.index().empty()) {
       error(n.at("index"), "index is the element of until_recv's channel array");
     }
@@ -1045,6 +1276,10 @@ class Compiler {
     body.scope = e_->scope;
     for (const auto& v : body.scope) body.fn.num_params = std::max(body.fn.num_params, v.second + 1);
     body.fn.num_vars = body.fn.num_params;
+    // Locals and typed parameters among them pass their handles, as a closure shares the objects.
+    body.kinds = e_->kinds;
+    body.kinds.resize(static_cast<size_t>(body.fn.num_params), ObjKind::None);
+    body.fn.param_kinds = body.kinds;
     out_.funcs.emplace_back();
     Instr in{.op = Opcode::Parallel, .obj = body.id, .loop = id};
     if (!p.count_expr().empty()) {
@@ -1217,6 +1452,7 @@ class Compiler {
   Table chans_, mutexes_, vars_, waitgroups_, devices_, conns_, listeners_, funcs_, spawns_;
   std::vector<Table> loop_names_;        // per declared function: its loops' names
   std::vector<int32_t> declared_params_;  // per declared function: its parameters
+  std::vector<std::vector<ObjKind>> declared_kinds_;  // per declared function: its parameters' kinds
   bool bench_func_ = false;               // a benchmark func: N is b.N
   std::set<std::string, std::less<>> fed_conns_;  // the conns of listeners another process dials
   std::set<std::string, std::less<>> dial_conns_;  // the conns that dial

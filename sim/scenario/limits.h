@@ -79,6 +79,15 @@ inline constexpr int kMaxParams = 64;
 // A channel array's length: at most 1,000,000 (each element is a runtime hchan, allocated when the
 // run starts).
 inline constexpr int64_t kMaxChanArray = 1'000'000;
+// A mutex or WaitGroup array's length: at most 1,000,000 (each element is made when the run starts).
+inline constexpr int64_t kMaxSyncArray = 1'000'000;
+
+// Objects a run makes with `local` (LocalOp), all goroutines together: at most 1,000,000. A local
+// lives until the run ends (the simulator has no garbage collector of objects), so the bound keeps
+// a run's memory in proportion; past it the local panics. A local channel's capacity: 0 to
+// 1,000,000 elements.
+inline constexpr int64_t kMaxLocals = 1'000'000;
+inline constexpr int64_t kMaxLocalChanCap = 1'000'000;
 
 // An alloc (scenario.proto's AllocOp): objects of 1 byte to 1 GiB each (far above any single
 // object a server makes; Go gives each large object a span of its own), 0 to 2^40 of them, and at

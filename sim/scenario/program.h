@@ -110,8 +110,11 @@ struct Instr {
   // iterations (Compute, when expr_iterations), count (LoopStart, WgAdd, Parallel); -1 when none.
   int32_t expr = -1;
   bool expr_iterations = false;
-  int32_t index = -1;  // Send, Recv, Close, RangeRecv, BusyPoll, Read, Write: exprs[index] picks obj's element
-  int32_t var = -1;    // LoopStart, LoopNext: the loop variable's slot, or -1
+  // Send, Recv, Close, RangeRecv, BusyPoll, Read, Write, Lock, Unlock, WgAdd, WgDone, WgWait:
+  // exprs[index] picks obj's element. Local: exprs[index] is a constant at the local's name, the
+  // position of the panic of a run that makes more than kMaxLocals.
+  int32_t index = -1;
+  int32_t var = -1;    // LoopStart, LoopNext: the loop variable's slot, or -1; Local: the handle's slot
   // Go, AfterFunc: the callee's arguments are exprs[Function::args[first_arg + k]], k < num_args.
   int32_t first_arg = 0;
   int32_t num_args = 0;

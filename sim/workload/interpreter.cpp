@@ -58,9 +58,16 @@ Interpreter::Interpreter(const scenario::Scenario& sc, rt::Runtime& r, std::func
     chan_base_.push_back(chans_.size());
     for (int64_t k = 0; k < std::max<int64_t>(c.length, 1); k++) chans_.push_back(rt::makechan(r, c.capacity));
   }
-  for (size_t i = 0; i < sc.mutexes.size(); i++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
+  // Ids in declaration order, an array's elements in a row (without arrays: one id per declaration).
+  for (const auto& m : sc.mutexes) {
+    mutex_base_.push_back(mutexes_.size());
+    for (int64_t k = 0; k < std::max<int64_t>(m.length, 1); k++) mutexes_.push_back(std::make_unique<rt::syncMutex>(id++));
+  }
   vars_.resize(sc.vars.size());
-  for (size_t i = 0; i < sc.waitgroups.size(); i++) wgs_.push_back(std::make_unique<rt::WaitGroup>(id++));
+  for (const auto& w : sc.waitgroups) {
+    wg_base_.push_back(wgs_.size());
+    for (int64_t k = 0; k < std::max<int64_t>(w.length, 1); k++) wgs_.push_back(std::make_unique<rt::WaitGroup>(id++));
+  }
   parallel_id_base_ = id;
   for (const auto& d : sc.devices) devices_.push_back(Device{d.service, 0, {}});
   // testing's b.signal is unbuffered: the benchmark goroutine's last act is a send on it.
@@ -145,10 +152,77 @@ int64_t Interpreter::element(int32_t index, int64_t length, const Task& t) {
   return k;
 }
 
-rt::hchan* Interpreter::channel(int32_t id, int32_t index, const Task& t) {
+namespace {
+// Local objects' semaphore ids: above the declared objects' and Parallel's (counted up from 1) and
+// the network's descriptors' (from 2^40).
+constexpr uint64_t kLocalSyncIdBase = uint64_t{1} << 41;
+}  // namespace
+
+const LocalObj& Interpreter::local(int64_t h) const {
+  // The compiler lets only a slot that holds a handle of the right kind reach here.
+  if (h < 0 || static_cast<uint64_t>(h) >= locals_.size()) {
+    throw plat::GoFatal(plat::GoFatal::Kind::Throw, "scenario: handle " + std::to_string(h) + " names no local object");
+  }
+  return locals_[static_cast<size_t>(h)];
+}
+
+rt::hchan* Interpreter::channel(int32_t id, int32_t index, int32_t handle, const Task& t) {
+  if (handle >= 0) {
+    const int64_t h = t.vars[static_cast<size_t>(handle)];
+    if (h < 0) return chans_[chan_base_[static_cast<size_t>(-1 - h)]];
+    rt::hchan* c = local(h).chan;
+    if (c == nullptr) throw plat::GoFatal(plat::GoFatal::Kind::Throw, "scenario: a local of another kind used as a channel");
+    return c;
+  }
   const size_t base = chan_base_[static_cast<size_t>(id)];
   if (index < 0) return chans_[base];
   return chans_[base + static_cast<size_t>(element(index, sc_.chans[static_cast<size_t>(id)].length, t))];
+}
+
+rt::syncMutex* Interpreter::mutex(const Instr& in, const Task& t) {
+  if (in.handle >= 0) {
+    const int64_t h = t.vars[static_cast<size_t>(in.handle)];
+    if (h < 0) return mutexes_[mutex_base_[static_cast<size_t>(-1 - h)]].get();
+    rt::syncMutex* m = local(h).mu.get();
+    if (m == nullptr) throw plat::GoFatal(plat::GoFatal::Kind::Throw, "scenario: a local of another kind used as a mutex");
+    return m;
+  }
+  const size_t base = mutex_base_[static_cast<size_t>(in.obj)];
+  if (in.index < 0) return mutexes_[base].get();
+  return mutexes_[base + static_cast<size_t>(element(in.index, sc_.mutexes[static_cast<size_t>(in.obj)].length, t))].get();
+}
+
+rt::WaitGroup* Interpreter::waitgroup(const Instr& in, const Task& t) {
+  if (in.handle >= 0) {
+    const int64_t h = t.vars[static_cast<size_t>(in.handle)];
+    if (h < 0) return wgs_[wg_base_[static_cast<size_t>(-1 - h)]].get();
+    rt::WaitGroup* w = local(h).wg.get();
+    if (w == nullptr) throw plat::GoFatal(plat::GoFatal::Kind::Throw, "scenario: a local of another kind used as a waitgroup");
+    return w;
+  }
+  const size_t base = wg_base_[static_cast<size_t>(in.obj)];
+  if (in.index < 0) return wgs_[base].get();
+  return wgs_[base + static_cast<size_t>(element(in.index, sc_.waitgroups[static_cast<size_t>(in.obj)].length, t))].get();
+}
+
+// make(chan int, cap), or a zero sync.WaitGroup or sync.Mutex: a new object each time, its handle
+// the next in the run's order of making them.
+inline void Interpreter::op_local(const Instr& in, Task& t) {
+  if (locals_.size() >= static_cast<size_t>(scenario::kMaxLocals)) {
+    panic(sc_.exprs[static_cast<size_t>(in.index)],
+          "more than " + std::to_string(scenario::kMaxLocals) + " local objects in one run (the simulator's bound)");
+  }
+  const auto h = static_cast<int64_t>(locals_.size());
+  LocalObj& o = locals_.emplace_back();
+  switch (in.local_kind) {
+    case scenario::ObjKind::Chan:
+      o.chan = rt::makechan(r_, in.expr >= 0 ? bounded(in.expr, t, 0, scenario::kMaxLocalChanCap) : in.count);
+      break;
+    case scenario::ObjKind::Mutex: o.mu = std::make_unique<rt::syncMutex>(kLocalSyncIdBase + static_cast<uint64_t>(h)); break;
+    case scenario::ObjKind::WaitGroup: o.wg = std::make_unique<rt::WaitGroup>(kLocalSyncIdBase + static_cast<uint64_t>(h)); break;
+    case scenario::ObjKind::None: break;
+  }
+  t.vars[static_cast<size_t>(in.var)] = h;
 }
 
 int32_t Interpreter::connection(int32_t id, int32_t index, const Task& t) {
@@ -321,7 +395,7 @@ inline void Interpreter::op_loop_next(const Instr& in, Task& t) {
 
 // ch <- v: the channel (its element, in an array) is evaluated first, then the value, as in Go.
 inline void Interpreter::op_send(const Instr& in, Task& t) {
-  rt::hchan* c = channel(in.obj, in.index, t);
+  rt::hchan* c = channel(in.obj, in.index, in.handle, t);
   if (in.value < 0) {
     rt::chansend(c, nullptr, true);  // the value 0
     return;
@@ -333,14 +407,14 @@ inline void Interpreter::op_send(const Instr& in, Task& t) {
 // v, ok := <-ch: the runtime writes v straight into its variable (the Task's, on the heap).
 inline void Interpreter::op_recv(const Instr& in, Task& t) {
   void* ep = in.bind >= 0 ? &t.vars[static_cast<size_t>(in.bind)] : nullptr;
-  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), ep, true);
+  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, in.handle, t), ep, true);
   (void)selected;
   if (in.bind_ok >= 0) t.vars[static_cast<size_t>(in.bind_ok)] = received ? 1 : 0;
 }
 
 inline void Interpreter::op_range_recv(const Instr& in, Task& t) {
   void* ep = in.bind >= 0 ? &t.vars[static_cast<size_t>(in.bind)] : nullptr;
-  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), ep, true);
+  auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, in.handle, t), ep, true);
   (void)selected;
   if (!received) t.pc = in.target;
 }
@@ -361,7 +435,7 @@ inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Fun
       const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
       if (sc.send != (pass == 0)) continue;
       rt::scase c{};
-      c.c = channel(sc.chan, sc.index, t);
+      c.c = channel(sc.chan, sc.index, sc.handle, t);
       int64_t* slot = &values[cases.size()];
       if (sc.send && sc.value >= 0) {
         *slot = value(sc.value, t);
@@ -408,8 +482,8 @@ inline void Interpreter::op_busy_poll(rt::g* gp, const Instr& in, const Task& t)
     if (in.safe_point) r_.morestackPreemptCheck();
     compute(gp, in);
     polls++;
-    if (in.obj >= 0) {
-      auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, t), nullptr, false);
+    if (in.obj >= 0 || in.handle >= 0) {
+      auto [selected, received] = rt::chanrecv(channel(in.obj, in.index, in.handle, t), nullptr, false);
       (void)received;
       if (selected) break;
     }
@@ -547,13 +621,13 @@ inline void Interpreter::op_release(const Instr& in, const Task& t) {
     case Opcode::ReadMemStats: r_.ReadMemStats(); break;
     case Opcode::Send: op_send(in, t); break;
     case Opcode::Recv: op_recv(in, t); break;
-    case Opcode::Close: rt::closechan(channel(in.obj, in.index, t)); break;
+    case Opcode::Close: rt::closechan(channel(in.obj, in.index, in.handle, t)); break;
     case Opcode::Select: op_select(in, t, fn); break;
-    case Opcode::Lock: mutexes_[obj]->Lock(); break;
-    case Opcode::Unlock: mutexes_[obj]->Unlock(); break;
-    case Opcode::WgAdd: wgs_[obj]->Add(static_cast<int>(resolved(in, t).count)); break;
-    case Opcode::WgDone: wgs_[obj]->Done(); break;
-    case Opcode::WgWait: wgs_[obj]->Wait(); break;
+    case Opcode::Lock: mutex(in, t)->Lock(); break;
+    case Opcode::Unlock: mutex(in, t)->Unlock(); break;
+    case Opcode::WgAdd: waitgroup(in, t)->Add(static_cast<int>(resolved(in, t).count)); break;
+    case Opcode::WgDone: waitgroup(in, t)->Done(); break;
+    case Opcode::WgWait: waitgroup(in, t)->Wait(); break;
     case Opcode::Sleep: rt::timeSleep(resolved(in, t).ns); break;
     case Opcode::AfterFunc: op_after_func(in, t); break;
     case Opcode::Syscall: op_syscall(in, t); break;
@@ -580,7 +654,7 @@ inline void Interpreter::op_release(const Instr& in, const Task& t) {
     case Opcode::Gomaxprocs:
       r_.GOMAXPROCS(static_cast<int32_t>(in.bytes_expr >= 0 ? bounded(in.bytes_expr, t, 0, scenario::kMaxProcs) : in.bytes));
       break;
-    case Opcode::Local: break;  // issue 26's seam: the compiler does not emit it yet
+    case Opcode::Local: op_local(in, t); break;
   }
 }
 

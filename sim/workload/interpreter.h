@@ -34,6 +34,13 @@ struct WaitGroup;
 
 namespace gmp::workload {
 
+// An object made by `local` (one of the three, by its kind).
+struct LocalObj {
+  rt::hchan* chan = nullptr;  // the runtime owns it
+  std::unique_ptr<rt::syncMutex> mu;
+  std::unique_ptr<rt::WaitGroup> wg;
+};
+
 struct Task {
   int32_t func = -1;
   int32_t spawn = -1;  // the named go statement that started the goroutine (Scenario::spawns), or -1
@@ -103,8 +110,15 @@ class Interpreter {
   scenario::Instr resolved(const scenario::Instr& in, const Task& t);
   // The value of exprs[index] as an index into an array of length elements (out of range: a Go panic).
   int64_t element(int32_t index, int64_t length, const Task& t);
-  // chans[id], or for an array its element exprs[index] (out of range: a Go panic).
-  rt::hchan* channel(int32_t id, int32_t index, const Task& t);
+  // chans[id], or for an array its element exprs[index] (out of range: a Go panic); with handle >= 0,
+  // the channel whose handle t.vars[handle] holds (a local or a typed parameter).
+  rt::hchan* channel(int32_t id, int32_t index, int32_t handle, const Task& t);
+  // The mutex or WaitGroup an Lock, Unlock, WgAdd, WgDone or WgWait names (as channel's).
+  rt::syncMutex* mutex(const scenario::Instr& in, const Task& t);
+  rt::WaitGroup* waitgroup(const scenario::Instr& in, const Task& t);
+  // The local that handle h names (h >= 0: locals_[h]); a declared object's handle is -1-id.
+  const LocalObj& local(int64_t h) const;
+  void op_local(const scenario::Instr& in, Task& t);
   // The network's number for conns[id], or for an array its element exprs[index].
   int32_t connection(int32_t id, int32_t index, const Task& t);
   // Binds the callee's parameters: child's vars[k] = the k-th argument of in, evaluated for t.
@@ -156,9 +170,14 @@ class Interpreter {
   std::vector<size_t> chan_base_;      // chans[id]'s first element in chans_
   rt::hchan* bench_done_ = nullptr;    // testing's b.signal: the benchmark goroutine is done
   std::vector<int64_t> eval_stack_;    // scratch for expressions (evaluation never blocks)
-  std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;
+  std::vector<std::unique_ptr<rt::syncMutex>> mutexes_;  // every mutex, an array's elements in a row
+  std::vector<size_t> mutex_base_;                       // mutexes[id]'s first element in mutexes_
+  std::vector<size_t> wg_base_;                          // waitgroups[id]'s first element in wgs_
   std::deque<Atomic<int64_t>> vars_;  // the scenario's shared variables (a deque: cells never move)
   std::vector<std::unique_ptr<rt::WaitGroup>> wgs_;
+  // The objects `local` made, in the order the run made them: a handle h >= 0 is locals_[h]. Their
+  // semaphores' ids are kLocalSyncIdBase + h, apart from the declared objects' and the network's.
+  std::vector<LocalObj> locals_;
   std::vector<std::unique_ptr<Parallel>> parallels_;
   std::vector<Device> devices_;
   std::unique_ptr<Network> net_;
