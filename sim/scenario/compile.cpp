@@ -589,7 +589,8 @@ class Compiler {
     } else if (name == "N") {
       error(p, "N is b.N, the benchmark's count: choose another name");
     } else if (std::any_of(e_->scope.begin(), e_->scope.end(), [&](const auto& v) { return v.first == name; })) {
-      error(p, "duplicate variable " + quote(name) + ": a parameter or an enclosing loop's var has that name");
+      error(p, "duplicate variable " + quote(name) +
+                   ": a parameter or a variable in scope (a loop's, an accept's, a receive's) has that name");
     } else {
       return true;
     }

@@ -14,8 +14,8 @@ namespace {
 
 class Parser {
  public:
-  Parser(const std::string& text, const ExprScope& scope,
-         const std::function<std::string(const std::string&)>& unknown, Expr& e, bool units)
+  Parser(const std::string& text, const ExprScope& scope, const std::function<std::string(const std::string&)>& unknown,
+         Expr& e, bool units)
       : s_(text), scope_(scope), unknown_(unknown), e_(e), units_(units) {}
 
   std::string run() {
@@ -130,8 +130,8 @@ class Parser {
                                         "duration_expr)");
         }
         // A Go duration literal ("1us", "1.5ms", "1h30m"): parse_duration's syntax, in ns.
-        while (!at_end() && (s_[pos_] == '.' || unit_char(s_[pos_]) ||
-                             std::isdigit(static_cast<unsigned char>(s_[pos_])) != 0)) {
+        while (!at_end() &&
+               (s_[pos_] == '.' || unit_char(s_[pos_]) || std::isdigit(static_cast<unsigned char>(s_[pos_])) != 0)) {
           pos_++;
         }
         const ParsedDuration d = parse_duration(std::string_view(s_).substr(start, pos_ - start));

@@ -54,8 +54,7 @@ using ExprScope = std::function<std::optional<int32_t>(const std::string&)>;
 // Parses text into e.code and e.depth; returns "" or what is wrong with it (an unknown name: the
 // scope's unknown(name) text). units: literals may carry duration units.
 std::string parse_expr(const std::string& text, const ExprScope& scope,
-                       const std::function<std::string(const std::string&)>& unknown, Expr& e,
-                       bool units = false);
+                       const std::function<std::string(const std::string&)>& unknown, Expr& e, bool units = false);
 
 struct ExprValue {
   int64_t value = 0;

@@ -166,12 +166,13 @@ TEST_CASE("lang: var is for counted loops, index for range loops") {
 
 TEST_CASE("lang: values on channels compile to their binds and expressions") {
   const Scenario s = parse_scenario(
-      program("  op { send { chan: \"c\" value: \"2+3\" } }\n"
-              "  op { recv { chan: \"c\" var: \"v\" ok: \"ok\" } }\n"
-              "  op { compute { duration_expr: \"v * 1us + ok\" } }\n"
-              "  op { loop { range: \"c\" var: \"w\" op { compute { duration_expr: \"w * 1ms\" } } } }\n"
-              "  op { select { case { recv { chan: \"c\" var: \"x\" ok: \"xok\" } op { sleep { duration_expr: \"x\" } } }\n"
-              "                case { send { chan: \"c\" value: \"v\" } } } }\n"),
+      program(
+          "  op { send { chan: \"c\" value: \"2+3\" } }\n"
+          "  op { recv { chan: \"c\" var: \"v\" ok: \"ok\" } }\n"
+          "  op { compute { duration_expr: \"v * 1us + ok\" } }\n"
+          "  op { loop { range: \"c\" var: \"w\" op { compute { duration_expr: \"w * 1ms\" } } } }\n"
+          "  op { select { case { recv { chan: \"c\" var: \"x\" ok: \"xok\" } op { sleep { duration_expr: \"x\" } } }\n"
+          "                case { send { chan: \"c\" value: \"v\" } } } }\n"),
       kName);
   const Function& main = s.funcs.at(0);
   REQUIRE(main.code.size() >= 7);
