@@ -644,7 +644,8 @@ TEST_CASE("gmpsim replay derives a scenario from a trace, fits it and sweeps it"
   REQUIRE(gmpsim("run " + kScenarios + "goroutines.textproto --procs 2 --trace " + tr).status == 0);
   const Out o = gmpsim("replay " + tr + " --procs 1,2 --jobs 1 -o " + sc);
   CHECK(o.status == 0);
-  CHECK(o.text.find("10001 goroutines (4 of the runtime left out)") != std::string::npos);
+  CHECK(o.text.find("10001 goroutines (4 of the runtime left out; 0 of the tracer left out (0.000 ms of running))") !=
+        std::string::npos);
   CHECK(o.text.find("replay: fitted at GOMAXPROCS 2") != std::string::npos);
   CHECK(o.text.find("virtual time (ms)") != std::string::npos);
   CHECK(gmpsim("run " + sc + " --procs 2").status == 0);  // the derived scenario is a scenario
@@ -655,6 +656,59 @@ TEST_CASE("gmpsim replay derives a scenario from a trace, fits it and sweeps it"
   CHECK(gmpsim("replay " + tmp("no_such.trace")).status == 1);
   std::remove(tr.c_str());
   std::remove(sc.c_str());
+}
+
+// The derived scenario goes next to the trace under its whole name (not cut at the first dot),
+// and names its trace and its goroutines' start functions in its comments.
+TEST_CASE("gmpsim replay writes next to the trace under its whole name", "[cli][trace]") {
+  const std::string tr = tmp("w-go1.23-p2.trace"), sc = tmp("w-go1.23-p2.replay.textproto");
+  std::remove(sc.c_str());
+  REQUIRE(gmpsim("run " + kScenarios + "workers.textproto --procs 2 --trace " + tr).status == 0);
+  const Out o = gmpsim("replay " + tr + " --procs 2 --jobs 1 --no-fit --svg " + tmp("w.svg"));
+  CHECK(o.status == 0);
+  REQUIRE(exists(sc));
+  std::ifstream in(sc);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("# Derived by gmpsim replay from " + tr) != std::string::npos);
+  CHECK(text.find("# The program's goroutines by start function") != std::string::npos);
+  CHECK(text.find(" x main: ") != std::string::npos);
+  std::remove(tr.c_str());
+  std::remove(sc.c_str());
+  std::remove(tmp("w.svg").c_str());
+}
+
+// Several traces of one program: each one's span, the median; traces of another program refused,
+// naming both; a cut trace refused with the reader's byte offset, nothing written.
+TEST_CASE("gmpsim replay combines traces of one program and refuses others", "[cli][trace]") {
+  std::vector<std::string> trs;
+  for (const char* seed : {"1", "2", "3"}) {
+    trs.push_back(tmp(std::string("c") + seed + ".trace"));
+    REQUIRE(gmpsim("run " + kScenarios + "workers.textproto --procs 2 --seed " + seed + " --trace " + trs.back()).status ==
+            0);
+  }
+  const std::string sc = tmp("c.textproto");
+  const Out o = gmpsim("replay " + trs[0] + " " + trs[1] + " " + trs[2] + " --procs 2 --jobs 1 --no-fit -o " + sc);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("replay: " + trs[0] + ": span ") != std::string::npos);
+  CHECK(o.text.find("(the median: its structure is replayed)") != std::string::npos);
+  CHECK(o.text.find("goroutines matched in every trace") != std::string::npos);
+  const std::string other = tmp("other.trace");
+  REQUIRE(gmpsim("run " + kScenarios + "chanshared.textproto --procs 2 --trace " + other).status == 0);
+  std::remove(sc.c_str());
+  const Out diff = gmpsim("replay " + trs[0] + " " + other + " --procs 2 --no-fit -o " + sc);
+  CHECK(diff.status == 1);
+  CHECK(diff.text.find("look like traces of different programs") != std::string::npos);
+  CHECK(diff.text.find(trs[0]) != std::string::npos);
+  CHECK(diff.text.find(other) != std::string::npos);
+  CHECK_FALSE(exists(sc));
+  CHECK(shell("truncate -s -5 " + trs[1]).status == 0);
+  const Out cut = gmpsim("replay " + trs[1] + " --procs 2 --no-fit -o " + sc);
+  CHECK(cut.status == 1);
+  CHECK(cut.text.find("at byte offset") != std::string::npos);
+  CHECK_FALSE(exists(sc));
+  CHECK(gmpsim("replay " + trs[0] + " --cpu-time 1ms,2ms --no-fit -o " + sc).status == 2);  // one per trace
+  for (const std::string& t : trs) std::remove(t.c_str());
+  std::remove(other.c_str());
 }
 
 // At 1 P main yields to a goroutine that computes 50us, so it waits 50us to run again: a latency

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "traces/replay_clean.h"
+
 namespace gmp::trace {
 
 bool runtime_wait_reason(const std::string& label) {
@@ -61,10 +63,11 @@ class Deriver {
     for (const auto& [key, life] : tl_.gs) {
       const int64_t id = key.g;  // one process (derive_scenario refuses several)
       if (key.process != proc_) continue;
-      bool runtime = false;
-      for (const Interval& iv : life.intervals) runtime |= iv.state == GState::Blocked && runtime_wait_reason(iv.label);
-      runtime |= tl_.gc_workers.count(key) != 0;
-      (runtime ? runtime_ : user_).insert(id);
+      if (tracer_goroutine(life)) {  // the tracer's: left out, counted (replay_clean.h)
+        tracer_.insert(id);
+        continue;
+      }
+      (runtime_goroutine(tl_, key, life) ? runtime_ : user_).insert(id);
     }
     main_ = user_.count(1) != 0 ? 1 : (user_.empty() ? -1 : *user_.begin());
   }
@@ -236,8 +239,14 @@ class Deriver {
           for (size_t k = 0; heap != nullptr && k < heap->size(); k++) marks.push_back({(*heap)[k].t, nw + k});
           std::stable_sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
           int64_t at = iv.t0;
+          // Its work: the running time less what the OS held it off its core (replay_clean.h),
+          // spread evenly over the interval.
+          const auto work = [&](int64_t ns) {
+            return iv.off_cpu == 0 || d <= 0 ? ns
+                                             : static_cast<int64_t>(static_cast<__int128>(ns) * (d - iv.off_cpu) / d);
+          };
           for (const auto& [t, k] : marks) {
-            compute(ops, std::clamp(t, at, iv.t1) - at);
+            compute(ops, work(std::clamp(t, at, iv.t1) - at));
             at = std::clamp(t, at, iv.t1);
             if (k < nw) {
               const WakeEdge& x = tl_.wakes[(*wakes)[k]];
@@ -246,7 +255,7 @@ class Deriver {
               heap_op(ops, (*heap)[k - nw]);
             }
           }
-          compute(ops, iv.t1 - at);
+          compute(ops, work(iv.t1 - at));
           break;
         }
         case GState::Runnable:
@@ -320,13 +329,20 @@ class Deriver {
     out.trace_gc_cycles = tl_.gc_ends.size();
     for (int64_t g : user_) {
       for (const Interval& iv : tl_.gs.at(GKey{proc_, g}).intervals) {
-        if (iv.state == GState::Running) out.running_ns += iv.t1 - iv.t0;
+        if (iv.state == GState::Running) out.running_ns += iv.t1 - iv.t0 - iv.off_cpu;
+      }
+    }
+    out.tracer_gs = tracer_.size();
+    for (int64_t g : tracer_) {
+      for (const Interval& iv : tl_.gs.at(GKey{proc_, g}).intervals) {
+        if (iv.state == GState::Running) out.tracer_running_ns += iv.t1 - iv.t0;
       }
     }
     std::string& t = out.text;
     t += "# Derived by gmpsim replay from " + source + " (" + tl_.header.producer() + ", GOMAXPROCS " +
          std::to_string(out.procs) + ", " + std::to_string(out.span) + " ns, " + std::to_string(out.goroutines) +
-         " goroutines of the program; " + std::to_string(out.runtime_gs) + " of the runtime's left out).\n";
+         " goroutines of the program; " + std::to_string(out.runtime_gs) + " of the runtime's and " +
+         std::to_string(out.tracer_gs) + " of the tracer's left out).\n";
     t += "# Each goroutine's running time is compute; its waits for another goroutine are receives on its\n"
          "# wake channel, on which the waker sends; other waits are sleeps, system calls syscalls.\n"
          "# traces/derive_scenario.h says how, and what a replay does not reproduce.\n";
@@ -416,7 +432,7 @@ class Deriver {
   const DeriveOptions opt_;
   uint32_t proc_;  // the process whose program it derives
   uint64_t sync_ops_ = 0;
-  std::set<int64_t> user_, runtime_, created_;
+  std::set<int64_t> user_, runtime_, created_, tracer_;
   int64_t main_ = -1;
   std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made_;  // (g, interval) -> wakes it made
   std::map<std::pair<int64_t, size_t>, int64_t> woken_by_;          // (g, interval begun) -> waker

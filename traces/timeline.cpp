@@ -82,6 +82,7 @@ class Builder {
         g.exited = true;
       } else {
         enter(g, interval_state(r.to), t, e);
+        if (r.to == GStatus::Waiting && g.first_park_stack.empty()) g.first_park_stack = e.stack();
       }
     }
     if (r.edge == Edge::Create || r.edge == Edge::Ready) {

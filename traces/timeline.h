@@ -73,6 +73,10 @@ struct GLife {
   // already there when the trace began, a trace without stacks).
   std::string start_fn;
   std::string create_site;
+  // The whole stack of its first GO_PARK (frames one a line, innermost first), "" without stacks:
+  // how replay_clean.h recognises the runtime's and the tracer's goroutines that were already
+  // there when the trace began (no start_fn).
+  std::string first_park_stack;
 };
 
 // A span of the garbage collector (state_machine.h's GcSpan): a cycle, a stop-the-world pause, a

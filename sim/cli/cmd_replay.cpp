@@ -1,13 +1,20 @@
-// gmpsim replay TRACE [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of gmpsim sweep]
-// Derives a scenario from the trace (traces/derive_scenario.h), writes it where users can read
-// and edit it, and sweeps it over GOMAXPROCS and core counts: a recorded run replayed as a what-if.
+// gmpsim replay TRACE... [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [--traced-cores N]
+//               [--cpu-time DURATION[,DURATION...]] [the flags of gmpsim sweep]
+// Reads and checks each trace, cleans it (traces/replay_clean.h: the tracer's goroutines, OS
+// waits), combines several into one (traces/replay_combine.h: each goroutine's median work),
+// derives a scenario (traces/derive_scenario.h), writes it where users can read and edit it (next
+// to the first trace, under its whole name, unless -o says), and sweeps it over GOMAXPROCS and
+// core counts: a recorded run replayed as a what-if. docs/replay.md.
 //
 // The fit (unless --no-fit): sim/simulation/replay_fit.h.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cli/commands.h"
@@ -15,20 +22,51 @@
 #include "sim/simulation/replay_fit.h"
 #include "traces/derive_scenario.h"
 #include "traces/output_file.h"
+#include "traces/replay_clean.h"
+#include "traces/replay_combine.h"
 #include "traces/timeline.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "traces/validate.h"
 
 namespace gmp::cli {
 
+namespace {
+
+// The traced machine's cores when the trace does not say (a simulated trace's header has them).
+int32_t default_traced_cores(const trace::Timeline& tl) {
+  for (const trace::Metadata& m : tl.header.metadata()) {
+    if (m.key() == "cores") {
+      try {
+        const int v = std::stoi(m.value());
+        if (v > 0) return v;
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int32_t>(std::min<long>(n, 1 << 20)) : 1;
+}
+
+}  // namespace
+
 int cmd_replay(int argc, char** argv) {
   if (argc < 1 || argv[0][0] == '-') usage_error("replay: expected TRACE first, then the flags");
-  const std::string trace_path = argv[0];
+  std::vector<std::string> traces;
+  int i = 0;
+  for (; i < argc && argv[i][0] != '-'; i++) traces.push_back(argv[i]);
   std::string out_path, profile;
   bool procs_given = false, svg_given = false, fit = true;
+  int32_t traced_cores = 0;
+  std::vector<int64_t> cpu_times;
   std::vector<std::string> rest;  // everything else goes to gmpsim sweep as it is
-  for (int i = 1; i < argc; i++) {
+  for (; i < argc; i++) {
     const std::string arg = argv[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (arg.rfind(flag + "=", 0) == 0) return arg.substr(flag.size() + 1);
+      if (i + 1 >= argc) usage_error("replay: " + flag + " needs a value");
+      return argv[++i];
+    };
     if (arg == "-o" || arg == "--out") {
       if (i + 1 >= argc || argv[i + 1][0] == '\0') usage_error("replay: " + arg + " needs a file name");
       out_path = argv[++i];
@@ -37,6 +75,12 @@ int cmd_replay(int argc, char** argv) {
       if (out_path.empty()) usage_error("replay: --out needs a file name");
     } else if (arg == "--no-fit") {
       fit = false;
+    } else if (arg == "--traced-cores" || arg.rfind("--traced-cores=", 0) == 0) {
+      traced_cores = static_cast<int32_t>(parse_uint("--traced-cores", value("--traced-cores"), 1, 1 << 20));
+    } else if (arg == "--cpu-time" || arg.rfind("--cpu-time=", 0) == 0) {
+      for (const std::string& t : split_list(value("--cpu-time"))) {
+        cpu_times.push_back(parse_duration("--cpu-time", t, 1, int64_t{1} << 60, "that is positive, at most 2^60 ns"));
+      }
     } else {
       procs_given |= arg == "--procs" || arg.rfind("--procs=", 0) == 0;
       svg_given |= arg == "--svg" || arg.rfind("--svg=", 0) == 0;
@@ -45,42 +89,84 @@ int cmd_replay(int argc, char** argv) {
       rest.push_back(arg);
     }
   }
+  if (!cpu_times.empty() && cpu_times.size() != traces.size()) {
+    usage_error("replay: --cpu-time needs one duration per trace (" + std::to_string(traces.size()) + "), got " +
+                std::to_string(cpu_times.size()));
+  }
+  // Read, check and clean every trace before anything is written.
+  std::vector<trace::Timeline> tls(traces.size());
+  std::vector<trace::CleanReport> cleaned;
+  for (size_t k = 0; k < traces.size(); k++) {
+    if (const std::string err = trace::read_replay_trace(traces[k], tls[k]); !err.empty()) {
+      std::fprintf(stderr, "gmpsim replay: %s\n", err.c_str());
+      return 1;
+    }
+    trace::CleanOptions co;
+    co.traced_cores = traced_cores > 0 ? traced_cores : default_traced_cores(tls[k]);
+    if (!cpu_times.empty()) co.cpu_time_ns = cpu_times[k];
+    cleaned.push_back(trace::clean_timeline(tls[k], co));
+  }
   trace::Timeline tl;
-  try {
-    tl = trace::build_timeline(trace_path);
-  } catch (const trace::TraceFormatError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
+  std::string source = traces.front();
+  std::vector<std::string> header, notes;
+  trace::CombineReport comb;
+  if (traces.size() > 1) {
+    try {
+      tl = trace::combine_timelines(tls, traces, &comb);
+    } catch (const trace::CombineError& e) {
+      std::fprintf(stderr, "gmpsim replay: %s\n", e.what());
+      return 1;
+    }
+    source = traces[comb.median] + " (the median span of " + std::to_string(traces.size()) + " traces)";
+    header.push_back("Combined from " + std::to_string(traces.size()) +
+                     " traces, each goroutine's work the median over them (traces/replay_combine.h):");
+    for (size_t k = 0; k < traces.size(); k++) {
+      const std::string line = traces[k] + ": span " + trace::ms_text(comb.spans[k]) +
+                               (k == comb.median ? " (the median: its structure is replayed)" : "");
+      header.push_back("  " + line);
+      notes.push_back("replay: " + line);
+    }
+    notes.push_back("replay: " + std::to_string(comb.matched) + " of " + std::to_string(comb.goroutines) +
+                    " goroutines matched in every trace; their work " + trace::ms_text(comb.work_before) +
+                    " in the median trace, " + trace::ms_text(comb.work_after) + " as the median over the traces");
+    tls.clear();
+  } else {
+    tl = std::move(tls.front());
+    tls.clear();
   }
-  if (out_path.empty()) {
-    const size_t slash = trace_path.find_last_of('/');
-    std::string base = trace_path.substr(slash == std::string::npos ? 0 : slash + 1);
-    if (const size_t dot = base.find('.'); dot != std::string::npos && dot > 0) base = base.substr(0, dot);
-    out_path = base + ".replay.textproto";
+  header.push_back("The program's goroutines by start function (count x function: running time less OS waits):");
+  for (const std::string& l : trace::start_function_lines(tl)) header.push_back("  " + l);
+  std::vector<std::string> warnings;
+  for (size_t k = 0; k < cleaned.size(); k++) {
+    for (const std::string& w : cleaned[k].warnings) warnings.push_back((traces.size() > 1 ? traces[k] + ": " : "") + w);
   }
+  if (out_path.empty()) out_path = trace::replay_output_path(traces.front());
   // Written unfitted first, so that an unwritable output is reported before the fit's run.
   trace::DerivedScenario d;
   try {
-    d = trace::derive_scenario(tl, trace_path);
+    d = trace::derive_scenario(tl, source);
   } catch (const trace::DeriveError& e) {
-    std::fprintf(stderr, "gmpsim replay: %s: %s\n", trace_path.c_str(), e.what());
+    std::fprintf(stderr, "gmpsim replay: %s: %s\n", source.c_str(), e.what());
     return 1;
   }
   try {
-    trace::write_output_file(out_path, d.text);
+    trace::write_output_file(out_path, trace::add_header_comments(d.text, header));
     if (fit) {
       RunOptions o;
       o.profile = profile;
-      const engine::FittedScenario f = engine::derive_fitted(tl, trace_path, load_profile_option(o),
+      const engine::FittedScenario f = engine::derive_fitted(tl, source, load_profile_option(o),
                                                              sim_config(o, 1, 0, 1), out_path + ".fit.trace");
       if (f.fitted) {
         d = f.derived;
-        trace::write_output_file(out_path, d.text);
-        std::printf(
-            "replay: fitted at GOMAXPROCS %d: the replay ran its goroutines %.3f ms against the trace's %.3f ms; "
-            "%lld ns taken out next to each of %llu operations\n",
-            d.procs, static_cast<double>(f.replay_running_ns) / 1e6, static_cast<double>(d.running_ns) / 1e6,
-            static_cast<long long>(f.overhead_ns), static_cast<unsigned long long>(d.sync_ops));
+        trace::write_output_file(out_path, trace::add_header_comments(d.text, header));
+        notes.push_back("");
+        char buf[400];
+        std::snprintf(buf, sizeof buf,
+                      "replay: fitted at GOMAXPROCS %d: the replay ran its goroutines %.3f ms against the trace's %.3f ms; "
+                      "%lld ns taken out next to each of %llu operations",
+                      d.procs, static_cast<double>(f.replay_running_ns) / 1e6, static_cast<double>(d.running_ns) / 1e6,
+                      static_cast<long long>(f.overhead_ns), static_cast<unsigned long long>(d.sync_ops));
+        notes.back() = buf;
       }
     }
   } catch (const trace::OutputError& e) {
@@ -90,12 +176,17 @@ int cmd_replay(int argc, char** argv) {
     std::fprintf(stderr, "gmpsim: %s\n", e.what());
     return 1;
   }
+  warnings.insert(warnings.end(), d.warnings.begin(), d.warnings.end());
+  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
   std::printf(
-      "replay: %s -> %s: %llu goroutines (%llu of the runtime left out), %llu operations; the trace ran "
-      "%.3f ms at GOMAXPROCS %d\n\n",
-      trace_path.c_str(), out_path.c_str(), static_cast<unsigned long long>(d.goroutines),
-      static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.ops),
+      "replay: %s -> %s: %llu goroutines (%llu of the runtime left out; %llu of the tracer left out (%s of running)), "
+      "%llu operations; the trace ran %.3f ms at GOMAXPROCS %d\n",
+      source.c_str(), out_path.c_str(), static_cast<unsigned long long>(d.goroutines),
+      static_cast<unsigned long long>(d.runtime_gs), static_cast<unsigned long long>(d.tracer_gs),
+      trace::ms_text(d.tracer_running_ns).c_str(), static_cast<unsigned long long>(d.ops),
       static_cast<double>(d.span) / 1e6, d.procs);
+  for (const std::string& w : warnings) std::printf("warning: %s\n", w.c_str());
+  std::printf("\n");
   std::fflush(stdout);
   std::vector<std::string> args{out_path};
   // The chart goes next to the derived scenario (go123.textproto or go123.replay.textproto:

@@ -33,6 +33,16 @@ FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& sourc
   f.derived = trace::derive_scenario(tl, source, opt);
   f.fitted = true;
   f.overhead_ns = opt.op_overhead_ns;
+  const auto ops = static_cast<int64_t>(f.derived.sync_ops);
+  if (extra > kMaxOverheadNs * ops && f.derived.running_ns > 0) {
+    f.at_cap = true;
+    f.over_pct = 100.0 * static_cast<double>(extra - kMaxOverheadNs * ops) / static_cast<double>(f.derived.running_ns);
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "the fit reached its cap of %lld ns an operation: the replay still runs %.1f%% over the trace",
+                  static_cast<long long>(kMaxOverheadNs), f.over_pct);
+    f.derived.warnings.push_back(buf);
+  }
   return f;
 }
 

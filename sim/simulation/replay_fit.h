@@ -7,7 +7,8 @@
 // goroutines against the trace's T, and derives again with (R - T) / operations, at most
 // kMaxOverheadNs, taken out next to each operation (DeriveOptions::op_overhead_ns). Nothing is
 // taken out when the trace names no GOMAXPROCS, has no operations, the run does not exit, or R <= T.
-// The run's trace goes to `scratch_trace`, which is removed afterwards.
+// The run's trace goes to `scratch_trace`, which is removed afterwards. When the fit reaches the
+// cap, FittedScenario says so (at_cap, over_pct) and the derived scenario's warnings say it too.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,10 @@ struct FittedScenario {
   bool fitted = false;
   int64_t replay_running_ns = 0;  // R of the fitting run
   int64_t overhead_ns = 0;        // taken out next to each operation
+  // The fit reached kMaxOverheadNs: the excess was more than the cap takes out, and the replay
+  // still runs about over_pct percent over the trace's running time ((R - T - cap x operations) / T).
+  bool at_cap = false;
+  double over_pct = 0;
 };
 
 FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,

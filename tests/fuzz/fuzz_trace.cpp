@@ -4,7 +4,8 @@
 // validator must judge any events that parse, and the exporters write whatever model loads,
 // without failing themselves. The readers take a path, so the input is written to a memory file
 // (memfd) and opened through /proc/self/fd. A TraceFormatError is the expected answer to bad
-// bytes; anything else is a bug. Text and exports go to /dev/null.
+// bytes; anything else is a bug. Text and exports go to /dev/null. Whatever replay would read it
+// also cleans, combines (three copies) and derives.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,6 +22,10 @@
 #include "traces/lanes/model.h"
 #include "traces/trace_reader.h"
 #include "traces/validate.h"
+#include "traces/derive_scenario.h"
+#include "traces/replay_clean.h"
+#include "traces/replay_combine.h"
+#include "traces/timeline.h"
 
 namespace {
 
@@ -63,6 +68,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)gmp::exporter::export_perfetto(m, "/dev/null");
     (void)gmp::exporter::export_chrome_json(m, "/dev/null");
   } catch (const gmp::trace::TraceFormatError&) {
+  }
+  // Replay's reading, cleaning, combining and derivation (traces/replay_clean.h, replay_combine.h,
+  // derive_scenario.h): a message, a CombineError or a DeriveError are the expected answers.
+  try {
+    gmp::trace::Timeline tl;
+    if (gmp::trace::read_replay_trace(files.path, tl).empty()) {
+      gmp::trace::CleanOptions co;
+      co.traced_cores = 1 + static_cast<int32_t>(size % 4);
+      co.cpu_time_ns = static_cast<int64_t>(size) * 1000;
+      (void)gmp::trace::clean_timeline(tl, co);
+      const gmp::trace::Timeline both = gmp::trace::combine_timelines({tl, tl, tl}, {"a", "b", "c"});
+      (void)gmp::trace::start_function_lines(both);
+      (void)gmp::trace::derive_scenario(both, "fuzz");
+    }
+  } catch (const gmp::trace::TraceFormatError&) {
+  } catch (const gmp::trace::CombineError&) {
+  } catch (const gmp::trace::DeriveError&) {
   }
   return 0;
 }
