@@ -14,9 +14,9 @@ workers test (sim/bench/replay/gotest) with Go, then for each program:
      same way, and imports the traces (`gmpsim trace import`);
   3. replays the traces of each traced GOMAXPROCS at every GOMAXPROCS of --procs on --cores cores
      (default: the CPUs this process may use): `gmpsim replay T1 T2 T3 --procs ... --cores ...
-     --jobs 1 --cpu-time ...` where this gmpsim takes several traces and --cpu-time (each trace's
-     process CPU time, which the program printed), else one replay per trace, and the median of
-     their predictions;
+     --jobs 1 --cpu-time C1,C2,C3 --traced-cores N` (each trace's process CPU time, which the
+     program printed; the CPUs the traces ran on) where this gmpsim takes them, else one replay per
+     trace and the median of their predictions;
   4. runs the hand-written scenarios (sim/scenarios/whatif-pool.textproto, whatif-fanout.textproto)
      at the same GOMAXPROCS with `gmpsim sweep`.
 
@@ -133,9 +133,9 @@ def measure(prog, procs, trace, cwd, baseline):
         wall, cpu, _ = run_once(prog.argv(trace), procs, cwd)
         b = baseline.get(procs)
         if b:
-            wall -= statistics.median(x[0] for x in b)
-            cpu -= statistics.median(x[1] for x in b)
-        return wall, max(cpu, 0)
+            wall -= int(statistics.median(x[0] for x in b))
+            cpu -= int(statistics.median(x[1] for x in b))
+        return wall, max(cpu, 1)
     _, _, text = run_once(prog.argv(trace), procs, cwd)
     m = re.search(r"^whatif: wall_ns=(\d+) cpu_ns=(\d+) gomaxprocs=(\d+)$", text, re.M)
     if not m:
@@ -172,59 +172,56 @@ def gmpsim_run(argv):
 
 
 class Replayer:
-    """Replays traces with whatever this gmpsim offers: several traces in one replay and
-    --cpu-time where it has them (detected from its usage text, then by trying), else one replay
-    per trace and the median of their predictions."""
+    """Replays traces with whatever this gmpsim offers: several traces in one replay, --cpu-time
+    (each trace's process CPU time) and --traced-cores (the cores the traces ran on) where it has
+    them, else one replay per trace and the median of their predictions. The forms are tried in
+    that order (a gmpsim without a flag refuses it before it reads anything); the first that works
+    is used for every program."""
 
-    def __init__(self, gmpsim, cores, mode, work):
+    def __init__(self, gmpsim, cores, traced_cores, mode, work):
         self.gmpsim = gmpsim
         self.cores = cores
+        self.traced_cores = traced_cores
         self.mode = mode
         self.work = work
         _, out, err = gmpsim_run([gmpsim, "replay", "--help"])
-        usage = out + err
-        self.has_cpu = "--cpu-time" in usage
-        self.has_mode = "--mode" in usage
-        self.has_many = bool(re.search(r"replay TRACE(\.\.\.| \[TRACE)", usage))
+        self.has_mode = "--mode" in out + err
         self.form = None  # the form that worked, for the header
 
     def forms(self, traces, cpus):
-        durs = [f"{c}ns" for c in cpus]
-        many, one = [], []
-        if self.has_many or len(traces) > 1:
-            if self.has_cpu:
-                many.append(("several traces, --cpu-time list", [traces], ["--cpu-time", ",".join(durs)]))
-                rep = []
-                for d in durs:
-                    rep += ["--cpu-time", d]
-                many.append(("several traces, --cpu-time repeated", [traces], rep))
-            many.append(("several traces", [traces], []))
-        if self.has_cpu:
-            one.append(("one replay per trace, --cpu-time", [[t] for t in traces], None))
-        one.append(("one replay per trace", [[t] for t in traces], []))
-        return many + one, durs
+        """(label, groups of traces replayed together, flags per group)."""
+        durs = [f"{int(max(c, 1))}ns" for c in cpus]  # replay takes whole, positive ns
+        tc = ["--traced-cores", str(self.traced_cores)]
+        forms = []
+        if len(traces) > 1:
+            forms.append(("several traces, --cpu-time, --traced-cores", [traces],
+                          lambda g: ["--cpu-time", ",".join(durs)] + tc))
+            forms.append(("several traces", [traces], lambda g: []))
+        forms.append(("one replay per trace, --cpu-time, --traced-cores", [[t] for t in traces],
+                      lambda g: ["--cpu-time", durs[traces.index(g[0])]] + tc))
+        forms.append(("one replay per trace", [[t] for t in traces], lambda g: []))
+        return forms
 
     def replay(self, name, traces, cpus, procs):
         """Returns ({P: [predictions]}, report lines)."""
-        forms, durs = self.forms(traces, cpus)
+        forms = self.forms(traces, cpus)
         if self.form is not None:  # what worked before works again
             forms = [f for f in forms if f[0] == self.form] or forms
-        last = ""
-        for label, groups, extra in forms:
+        errors = []
+        for label, groups, flags in forms:
             preds, report, ok = {}, [], True
             for gi, group in enumerate(groups):
-                flags = list(extra) if extra is not None else ["--cpu-time", durs[traces.index(group[0])]]
                 out_path = os.path.join(self.work, f"{name}-{gi}.replay.textproto")
                 argv = [self.gmpsim, "replay"] + group + [
                     "--procs", ",".join(map(str, procs)), "--cores", str(self.cores), "--jobs", "1",
-                    "-o", out_path, "--svg", os.devnull] + flags
+                    "-o", out_path, "--svg", os.devnull] + flags(group)
                 if self.mode and self.has_mode:
                     argv += ["--mode", self.mode]
                 rc, out, err = gmpsim_run(argv)
                 vt = parse_virtual_time(out)
                 if rc != 0 or not vt:
                     ok = False
-                    last = f"{' '.join(argv)}: exit {rc}\n{err.strip() or out.strip()}"
+                    errors.append(f"[{label}] {' '.join(argv)}: exit {rc}\n{err.strip() or out.strip()}")
                     break
                 for p, ms in vt.items():
                     preds.setdefault(p, []).append(ms)
@@ -234,7 +231,7 @@ class Replayer:
             if ok:
                 self.form = label
                 return preds, report
-        raise Failure(f"replaying {name} failed in every form this gmpsim might take; the last:\n{last}")
+        raise Failure(f"replaying {name} failed in every form this gmpsim might take:\n" + "\n".join(errors))
 
 
 def hand_written(gmpsim, scenario, procs, cores):
@@ -333,7 +330,7 @@ def main():
                     model = line.split(":", 1)[1].strip()
                     break
         loadavg = lambda: " ".join(open("/proc/loadavg").read().split()[:3])
-        replayer = Replayer(a.gmpsim, a.cores, a.mode, work)
+        replayer = Replayer(a.gmpsim, a.cores, ncpu, a.mode, work)
         log(f"# gmpsim what-if validation (sim/bench/replay/whatif/run.py): {goversion}; {ncpu} CPUs, {model}")
         log(f"# programs {','.join(names)}; real GOMAXPROCS {a.procs}, {a.rounds} rounds interleaved"
             f"{' (traced runs)' if a.real_traced else ''}; traced at {a.trace_procs}, {a.traces} each; "
