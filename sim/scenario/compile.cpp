@@ -910,7 +910,8 @@ class Compiler {
       case Op::kReadMemStats: emit({.op = Opcode::ReadMemStats}, n.self()); return;
       case Op::kSend: {
         const ChanRef c = chan_ref(o.send().chan(), o.send().index(), n);
-        emit({.op = Opcode::Send, .obj = c.id, .index = c.index, .value = send_value(o.send(), n), .handle = c.handle}, n.self());
+        emit({.op = Opcode::Send, .obj = c.id, .index = c.index, .value = send_value(o.send(), n), .handle = c.handle},
+             n.self());
         return;
       }
       case Op::kRecv: {
@@ -1215,15 +1216,15 @@ class Compiler {
           case SelectOp::Case::kSend: {
             const ChanRef r = chan_ref(c.send().chan(), c.send().index(), cn.child("send"));
             sc = {true, r.id, -1, r.index};
-            sc.handle = r.handle;
             sc.value = send_value(c.send(), cn.child("send"));
+            sc.handle = r.handle;
             break;
           }
           case SelectOp::Case::kRecv: {
             const ChanRef r = chan_ref(c.recv().chan(), c.recv().index(), cn.child("recv"));
             sc = {false, r.id, -1, r.index};
-            sc.handle = r.handle;
             recv_binds(c.recv(), cn.child("recv"), sc.bind, sc.bind_ok);
+            sc.handle = r.handle;
             break;
           }
           case SelectOp::Case::COMM_NOT_SET:
