@@ -178,8 +178,9 @@ class Replayer:
     that order (a gmpsim without a flag refuses it before it reads anything); the first that works
     is used for every program."""
 
-    def __init__(self, gmpsim, cores, traced_cores, mode, work):
+    def __init__(self, gmpsim, cores, traced_cores, mode, work, profile=None):
         self.gmpsim = gmpsim
+        self.profile = profile
         self.cores = cores
         self.traced_cores = traced_cores
         self.mode = mode
@@ -217,6 +218,8 @@ class Replayer:
                     "-o", out_path, "--svg", os.devnull] + flags(group)
                 if self.mode and self.has_mode:
                     argv += ["--mode", self.mode]
+                if self.profile:
+                    argv += ["--profile", self.profile]
                 rc, out, err = gmpsim_run(argv)
                 vt = parse_virtual_time(out)
                 if rc != 0 or not vt:
@@ -234,10 +237,10 @@ class Replayer:
         raise Failure(f"replaying {name} failed in every form this gmpsim might take:\n" + "\n".join(errors))
 
 
-def hand_written(gmpsim, scenario, procs, cores):
+def hand_written(gmpsim, scenario, procs, cores, profile=None):
     """{P: ms} of the scenario swept at procs, or an error text."""
     argv = [gmpsim, "sweep", scenario, "--procs", ",".join(map(str, procs)), "--cores", str(cores),
-            "--jobs", "1", "--svg", os.devnull]
+            "--jobs", "1", "--svg", os.devnull] + (["--profile", profile] if profile else [])
     rc, out, err = gmpsim_run(argv)
     vt = parse_virtual_time(out)
     if rc != 0 or not vt:
@@ -280,6 +283,8 @@ def main():
                     help="the replay's cores (default: the CPUs this process may use)")
     ap.add_argument("--programs", default=",".join(PROGRAMS))
     ap.add_argument("--mode", choices=["shared", "pinned"], help="replay's --mode, where it has one")
+    ap.add_argument("--profile", help="the cost profile of the replays and the hand-written runs "
+                    "(default: gmpsim's default; sim/cost/profiles/epyc-vm-fitted.textproto is this VM's)")
     ap.add_argument("--no-hand", action="store_true", help="skip the hand-written scenarios")
     ap.add_argument("--real-traced", action="store_true",
                     help="time the real runs with tracing on (to a scratch file), as the traces ran")
@@ -330,8 +335,8 @@ def main():
                     model = line.split(":", 1)[1].strip()
                     break
         loadavg = lambda: " ".join(open("/proc/loadavg").read().split()[:3])
-        replayer = Replayer(a.gmpsim, a.cores, ncpu, a.mode, work)
-        log(f"# gmpsim what-if validation (sim/bench/replay/whatif/run.py): {goversion}; {ncpu} CPUs, {model}")
+        replayer = Replayer(a.gmpsim, a.cores, ncpu, a.mode, work, a.profile)
+        log(f"# gmpsim what-if validation (sim/bench/replay/whatif/run.py): {goversion}; {ncpu} CPUs, {model}; profile {a.profile or 'default'}")
         log(f"# programs {','.join(names)}; real GOMAXPROCS {a.procs}, {a.rounds} rounds interleaved"
             f"{' (traced runs)' if a.real_traced else ''}; traced at {a.trace_procs}, {a.traces} each; "
             f"replayed on {a.cores} cores")
@@ -400,7 +405,7 @@ def main():
                     continue
                 path = os.path.join(ROOT, "sim", "scenarios", HAND[prog.name])
                 progress(f"running {HAND[prog.name]}")
-                hand[prog.name] = hand_written(a.gmpsim, path, procs, a.cores)
+                hand[prog.name] = hand_written(a.gmpsim, path, procs, a.cores, a.profile)
                 assumed = scenario_unit(path)
                 if assumed:
                     log(f"# {HAND[prog.name]} assumes {assumed:.0f} ns a unit; measured here {unit:.1f} "
