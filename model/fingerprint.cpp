@@ -53,6 +53,9 @@ uint64_t fingerprint(const rt::Runtime& r, std::span<const engine::Step> enabled
       x.add(static_cast<uint64_t>(t->func));
       x.add(static_cast<uint64_t>(t->pc));
       for (int64_t c : t->counters) x.add(static_cast<uint64_t>(c));
+      // Its variables: parameters, loop vars and the values it received (a program's state now
+      // depends on the values its channels carry, so two states that differ only there differ).
+      for (int64_t v : t->vars) x.add(static_cast<uint64_t>(v));
     }
   }
   for (const engine::Step& s : enabled) {
