@@ -209,3 +209,16 @@ func { name: "main"
 }
 )s", "runtime error: integer overflow", "5:50: duration_expr");
 }
+
+// Go evaluates a select's channel operands and sent values once, in source order: the first
+// case's bad index panics before the second case's division by zero (laid out sends first, the
+// division came first).
+TEST_CASE("values: a select evaluates its cases in source order", "[sim][values]") {
+  expect_panic(R"s(
+chan { name: "a" count: 2 }
+chan { name: "b" }
+func { name: "main"
+  op { select { case { recv { chan: "a" index: "5" } } case { send { chan: "b" value: "1 / 0" } } } }
+}
+)s", "runtime error: index out of range [5] with length 2", "5:");
+}

@@ -428,6 +428,16 @@ inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Fun
   which.clear();
   // Sized before any element points into it: it must not move while the goroutine is parked.
   values.assign(static_cast<size_t>(in.num_cases), 0);
+  // Go evaluates the channel operands and the sent values once, in source order, on entering the
+  // select (so a panic in one is the first one's): first that, by source case k, then the scases
+  // laid out sends first.
+  std::vector<rt::hchan*>& chans = t.sel_chans;
+  chans.assign(static_cast<size_t>(in.num_cases), nullptr);
+  for (int32_t k = 0; k < in.num_cases; k++) {
+    const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
+    chans[static_cast<size_t>(k)] = channel(sc.chan, sc.index, sc.handle, t);
+    if (sc.send && sc.value >= 0) values[static_cast<size_t>(k)] = value(sc.value, t);
+  }
   int nsends = 0;  // selectgo takes the send cases first
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) nsends = static_cast<int>(cases.size());
@@ -435,16 +445,12 @@ inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Fun
       const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
       if (sc.send != (pass == 0)) continue;
       rt::scase c{};
-      c.c = channel(sc.chan, sc.index, sc.handle, t);
-      int64_t* slot = &values[cases.size()];
-      if (sc.send && sc.value >= 0) {
-        *slot = value(sc.value, t);
-        c.elem = slot;
-      } else if (!sc.send && sc.bind >= 0) {
-        c.elem = slot;  // the value received, copied to the case's var if the case is chosen
-      }
+      c.c = chans[static_cast<size_t>(k)];
+      // A send case's value, or where a receive case's value lands (copied to the case's var if
+      // the case is chosen).
+      if ((sc.send && sc.value >= 0) || (!sc.send && sc.bind >= 0)) c.elem = &values[static_cast<size_t>(k)];
       cases.push_back(c);
-      which.push_back(in.first_case + k);
+      which.push_back(k);
     }
   }
   std::vector<uint16_t>& order = t.sel_order;
@@ -455,8 +461,9 @@ inline void Interpreter::op_select(const Instr& in, Task& t, const scenario::Fun
     t.pc = in.target;
     return;
   }
-  const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(which[static_cast<size_t>(chosen)])];
-  if (sc.bind >= 0) t.vars[static_cast<size_t>(sc.bind)] = values[static_cast<size_t>(chosen)];
+  const int32_t k = which[static_cast<size_t>(chosen)];
+  const scenario::SelectCase& sc = fn.cases[static_cast<size_t>(in.first_case + k)];
+  if (sc.bind >= 0) t.vars[static_cast<size_t>(sc.bind)] = values[static_cast<size_t>(k)];
   if (sc.bind_ok >= 0) t.vars[static_cast<size_t>(sc.bind_ok)] = recvOK ? 1 : 0;
   t.pc = sc.target;
 }

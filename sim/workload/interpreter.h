@@ -53,8 +53,9 @@ struct Task {
   bool pb_took = false;   // whether this goroutine has taken iterations before
   // Scratch for select, kept here rather than on the goroutine's stack (see above).
   std::vector<rt::scase> sel_cases;
-  std::vector<int32_t> sel_which;   // per scase: its SelectCase's index in Function::cases
-  std::vector<int64_t> sel_values;  // per scase: the value it sends, or where it receives one
+  std::vector<int32_t> sel_which;   // per scase: its case's number in the select's source order
+  std::vector<int64_t> sel_values;  // per case (source order): the value it sends, or receives
+  std::vector<rt::hchan*> sel_chans;  // per case (source order): its channel
   std::vector<uint16_t> sel_order;
   // The element a send hands the runtime (chan.h: ep must outlive a park, so not on the stack).
   int64_t elem = 0;
