@@ -711,6 +711,29 @@ TEST_CASE("gmpsim replay combines traces of one program and refuses others", "[c
   std::remove(other.c_str());
 }
 
+// An imported Go trace does not say the traced machine's cores: replay takes nothing out for them
+// unless --traced-cores says them, and says so, rather than reading the cores of the machine that
+// replays (its output would depend on where it ran).
+TEST_CASE("gmpsim replay of a trace without its cores takes nothing out for them and says how to give them",
+          "[cli][trace]") {
+  const std::string gmp = tmp("gctrees-cores.gmp"), sc = tmp("gctrees-cores.textproto");
+  REQUIRE(gmpsim("trace import " + std::string(GMP_SOURCE_DIR) + "/tests/data/gctrees/gctrees-1.23.trace -o " + gmp)
+              .status == 0);
+  const Out o = gmpsim("replay " + gmp + " --procs 2 --jobs 1 --no-fit -o " + sc);
+  CHECK(o.status == 0);
+  CHECK(o.text.find("replay: the traced machine's cores are not known (the trace does not say them): no running "
+                    "time taken out where more goroutines ran than cores; --traced-cores N gives them") !=
+        std::string::npos);
+  CHECK(o.text.find("traced cores)") == std::string::npos);
+  const Out one = gmpsim("replay " + gmp + " --traced-cores 1 --procs 2 --jobs 1 --no-fit -o " + sc);
+  CHECK(one.status == 0);
+  CHECK(one.text.find("cores are not known") == std::string::npos);
+  CHECK(one.text.find("where more goroutines ran than the 1 traced cores") != std::string::npos);
+  std::remove(gmp.c_str());
+  std::remove(sc.c_str());
+  std::remove(tmp("gctrees-cores-sweep.svg").c_str());
+}
+
 // At 1 P main yields to a goroutine that computes 50us, so it waits 50us to run again: a latency
 // assertion the checker tests under strict time only, where the clock means what it does in a run.
 TEST_CASE("gmpsim check --time strict checks latency assertions, and its schedules replay with it", "[cli][check]") {

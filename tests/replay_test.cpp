@@ -154,3 +154,27 @@ TEST_CASE("a replayed Go trace collects about as often as the real run did, with
           0.2 * static_cast<double>(d.trace_gc_cycles));
   }
 }
+
+// A fitting run that does not exit fits nothing and says why, instead of leaving the scenario
+// unfitted without a word: here its virtual time runs out after 1 us.
+TEST_CASE("a fit whose run does not exit says so", "[replay]") {
+  const scenario::Scenario sc = scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/workers.textproto");
+  const TempDir dir("gmp_replay_test");
+  engine::SimConfig cfg;
+  cfg.procs = 2;
+  cfg.trace_path = dir.file("run.trace");
+  REQUIRE(engine::simulate(sc, cost::default_profile(), cfg).stop == engine::Engine::Stop::Exit);
+  const trace::Timeline tl = trace::build_timeline(cfg.trace_path);
+  engine::SimConfig fit_cfg;
+  fit_cfg.time_limit = 1000;
+  const engine::FittedScenario f =
+      engine::derive_fitted(tl, "workers", cost::default_profile(), fit_cfg, dir.file("fit.trace"));
+  CHECK_FALSE(f.fitted);
+  CHECK(f.not_fitted ==
+        "the fit's run at GOMAXPROCS 2 did not exit (it reached the virtual-time limit): nothing taken out next to "
+        "the operations");
+  // With time enough it fits, and says nothing of the kind.
+  const engine::FittedScenario ok =
+      engine::derive_fitted(tl, "workers", cost::default_profile(), engine::SimConfig{}, dir.file("fit.trace"));
+  CHECK(ok.not_fitted.empty());
+}

@@ -21,12 +21,61 @@ std::string ms_text(int64_t ns) {
   return buf;
 }
 
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t sat_sub(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+}
+
+namespace {
+
+// A stack's functions, innermost first (each line's text up to its first space).
+std::vector<std::string_view> stack_functions(std::string_view st) {
+  std::vector<std::string_view> out;
+  while (!st.empty()) {
+    const std::string_view line = st.substr(0, st.find('\n'));
+    if (!line.empty()) out.push_back(line.substr(0, line.find(' ')));
+    st.remove_prefix(std::min(st.size(), line.size() + 1));
+  }
+  return out;
+}
+
+bool runtime_function(std::string_view fn) {
+  return fn.rfind("runtime.", 0) == 0 || fn.rfind("internal/runtime/", 0) == 0;
+}
+
+}  // namespace
+
 std::string start_function(const GLife& life) {
   if (!life.start_fn.empty()) return life.start_fn;
+  const std::vector<std::string_view> fns = stack_functions(life.first_park_stack);
+  for (auto it = fns.rbegin(); it != fns.rend(); ++it) {
+    if (!runtime_function(*it)) return std::string(*it);
+  }
+  for (auto it = fns.rbegin(); it != fns.rend(); ++it) {
+    if (*it != "runtime.goexit") return std::string(*it);
+  }
   for (const Interval& iv : life.intervals) {
     if (iv.state == GState::Blocked && !iv.site.empty()) return iv.site.substr(0, iv.site.find(' '));
   }
   return "";
+}
+
+std::string start_function(const GKey& key, const GLife& life) {
+  if (life.start_fn.empty() && key.g == 1) return "main.main";
+  return start_function(life);
 }
 
 namespace {
@@ -40,11 +89,8 @@ bool started_or_parked_in(const GLife& life, std::initializer_list<const char*> 
     return false;
   };
   if (!life.start_fn.empty()) return named(life.start_fn);
-  std::string_view st = life.first_park_stack;
-  while (!st.empty()) {
-    const std::string_view line = st.substr(0, st.find('\n'));
-    if (named(line.substr(0, line.find(' ')))) return true;
-    st.remove_prefix(std::min(st.size(), line.size() + 1));
+  for (std::string_view fn : stack_functions(life.first_park_stack)) {
+    if (named(fn)) return true;
   }
   return false;
 }
@@ -65,9 +111,26 @@ bool runtime_goroutine(const Timeline& tl, const GKey& key, const GLife& life) {
   for (const Interval& iv : life.intervals) {
     if (iv.state == GState::Blocked && runtime_wait_reason(iv.label)) return true;
   }
-  // Go 1.19's traces give no wait reasons: the runtime's goroutines by where they start or park.
-  return started_or_parked_in(life, {"runtime.runfinq", "runtime.bgsweep", "runtime.bgscavenge",
-                                     "runtime.forcegchelper", "runtime.gcBgMarkWorker"});
+  // Go 1.19's traces give no wait reasons, and a runtime goroutine may park on a channel or a
+  // timer ("chan receive", "sleep"): the runtime's goroutines by where they start or park.
+  if (started_or_parked_in(life, {"runtime.runfinq", "runtime.bgsweep", "runtime.bgscavenge",
+                                  "runtime.forcegchelper", "runtime.gcBgMarkWorker"})) {
+    return true;
+  }
+  const std::string fn = start_function(key, life);
+  return fn != "runtime.main" && runtime_function(fn);
+}
+
+int32_t header_cores(const Timeline& tl) {
+  for (const Metadata& m : tl.header.metadata()) {
+    if (m.key() != "cores") continue;
+    int64_t v = 0;
+    const std::string& s = m.value();
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) continue;
+    v = std::stoll(s);
+    if (v > 0) return static_cast<int32_t>(std::min<int64_t>(v, 1 << 20));
+  }
+  return 0;
 }
 
 bool program_goroutine(const Timeline& tl, const GKey& key, const GLife& life) {
@@ -77,7 +140,7 @@ bool program_goroutine(const Timeline& tl, const GKey& key, const GLife& life) {
 int64_t work_ns(const GLife& life) {
   int64_t w = 0;
   for (const Interval& iv : life.intervals) {
-    if (iv.state == GState::Running) w += iv.t1 - iv.t0 - iv.off_cpu;
+    if (iv.state == GState::Running) w = sat_add(w, sat_sub(sat_sub(iv.t1, iv.t0), iv.off_cpu));
   }
   return w;
 }
@@ -108,13 +171,16 @@ int64_t take_over_cores(std::vector<Interval*>& running, int32_t cores) {
   for (const Mark& m : marks) {
     const int64_t n = static_cast<int64_t>(active.size());
     if (n > cores && m.t > prev) {
-      const int64_t excess = (n - cores) * (m.t - prev);
-      int64_t rem = excess % n;
+      // In 128 bits: (n - cores) x the stretch can pass int64 (many goroutines, crafted
+      // timestamps); each one's share, at most the stretch, cannot.
+      const __int128 excess = static_cast<__int128>(n - cores) * (static_cast<__int128>(m.t) - prev);
+      const auto share = static_cast<int64_t>(excess / n);
+      int64_t rem = static_cast<int64_t>(excess % n);
       for (size_t i : active) {
-        running[i]->off_cpu += excess / n + (rem > 0 ? 1 : 0);
+        running[i]->off_cpu = sat_add(running[i]->off_cpu, share + (rem > 0 ? 1 : 0));
         rem--;
       }
-      taken += excess;
+      taken = excess > INT64_MAX - taken ? INT64_MAX : taken + static_cast<int64_t>(excess);
     }
     prev = m.t;
     if (m.start != 0) {
@@ -128,20 +194,21 @@ int64_t take_over_cores(std::vector<Interval*>& running, int32_t cores) {
 
 // (b): `rest` ns more, from each interval in proportion to its remaining work.
 int64_t take_proportionally(std::vector<Interval*>& running, int64_t rest) {
+  // An interval's work left, and the sum, saturated: a crafted trace's sum can pass int64.
+  auto left = [](const Interval* iv) { return std::max<int64_t>(0, sat_sub(sat_sub(iv->t1, iv->t0), iv->off_cpu)); };
   int64_t work = 0;
-  for (const Interval* iv : running) work += std::max<int64_t>(0, iv->t1 - iv->t0 - iv->off_cpu);
+  for (const Interval* iv : running) work = sat_add(work, left(iv));
   if (work <= 0 || rest <= 0) return 0;
   rest = std::min(rest, work);
   int64_t taken = 0;
   for (Interval* iv : running) {
-    const int64_t w = std::max<int64_t>(0, iv->t1 - iv->t0 - iv->off_cpu);
-    const auto share = static_cast<int64_t>(static_cast<__int128>(rest) * w / work);
+    const auto share = static_cast<int64_t>(static_cast<__int128>(rest) * left(iv) / work);
     iv->off_cpu += share;
     taken += share;
   }
   // What the divisions left (a few ns), from the first stretches with work left.
   for (Interval* iv : running) {
-    const int64_t more = std::min(rest - taken, std::max<int64_t>(0, iv->t1 - iv->t0 - iv->off_cpu));
+    const int64_t more = std::min(rest - taken, left(iv));
     iv->off_cpu += more;
     taken += more;
   }
@@ -161,15 +228,16 @@ CleanReport clean_timeline(Timeline& tl, const CleanOptions& opt) {
     for (size_t i = 0; i < life.intervals.size(); i++) {
       Interval& iv = life.intervals[i];
       if (iv.state != GState::Running) continue;
-      rep.running_ns += iv.t1 - iv.t0;
-      if (tracer) rep.tracer_running_ns += iv.t1 - iv.t0;
+      const int64_t d = sat_sub(iv.t1, iv.t0);
+      rep.running_ns = sat_add(rep.running_ns, d);
+      if (tracer) rep.tracer_running_ns = sat_add(rep.tracer_running_ns, d);
       running.push_back(&iv);
       if (iv.p >= 0) on_p[{key.process, iv.p}].push_back({&iv, {key, i}});
     }
   }
-  const int64_t span = tl.t_end - tl.t_begin;
+  const int64_t span = sat_sub(tl.t_end, tl.t_begin);
   if (opt.traced_cores > 0) {
-    rep.capacity_ns = span * opt.traced_cores;
+    rep.capacity_ns = sat_mul(span, opt.traced_cores);
     rep.over_cores_ns = take_over_cores(running, opt.traced_cores);
     if (rep.running_ns > rep.capacity_ns) {
       rep.warnings.push_back("the trace's goroutines ran " + ms_text(rep.running_ns) + " in its " + ms_text(span) +
@@ -178,10 +246,10 @@ CleanReport clean_timeline(Timeline& tl, const CleanOptions& opt) {
     }
   }
   if (opt.cpu_time_ns >= 0 && rep.running_ns > opt.cpu_time_ns) {
-    const int64_t excess = rep.running_ns - opt.cpu_time_ns;
+    const int64_t excess = rep.running_ns - opt.cpu_time_ns;  // both >= 0: fits
     rep.over_cpu_time_ns = take_proportionally(running, excess - rep.over_cores_ns);
   }
-  if (rep.over_cores_ns + rep.over_cpu_time_ns > 0) {
+  if (rep.over_cores_ns > 0 || rep.over_cpu_time_ns > 0) {
     std::string how;
     if (rep.over_cores_ns > 0) {
       how += ms_text(rep.over_cores_ns) + " where more goroutines ran than the " + std::to_string(opt.traced_cores) +
@@ -191,7 +259,7 @@ CleanReport clean_timeline(Timeline& tl, const CleanOptions& opt) {
       how += (how.empty() ? "" : ", ") + ms_text(rep.over_cpu_time_ns) + " more to meet the measured CPU time of " +
              ms_text(opt.cpu_time_ns);
     }
-    rep.warnings.push_back(ms_text(rep.over_cores_ns + rep.over_cpu_time_ns) + " of the trace's " +
+    rep.warnings.push_back(ms_text(sat_add(rep.over_cores_ns, rep.over_cpu_time_ns)) + " of the trace's " +
                            ms_text(rep.running_ns) + " of running time taken out as OS waits (" + how + ")");
   }
   // Ps held with nothing running while a goroutine waited to run.
@@ -201,11 +269,11 @@ CleanReport clean_timeline(Timeline& tl, const CleanOptions& opt) {
     });
     for (size_t k = 1; k < v.size(); k++) {
       const int64_t stop = v[k - 1].first->t1, start = v[k].first->t0;
-      if (start - stop <= kHeldIdleNs) continue;
+      if (sat_sub(start, stop) <= kHeldIdleNs) continue;
       const auto& [key, i] = v[k].second;
       const std::vector<Interval>& ivs = tl.gs.at(key).intervals;
       if (i == 0 || ivs[i - 1].state != GState::Runnable || ivs[i - 1].t0 > stop) continue;
-      rep.held_idle_ns += start - stop;
+      rep.held_idle_ns = sat_add(rep.held_idle_ns, start - stop);
       rep.held_idle_stretches++;
     }
   }
@@ -236,6 +304,11 @@ std::string read_replay_trace(const std::string& path, Timeline& tl) {
   if (tl.events < kMinReplayEvents) {
     return path + ": too short to replay: " + std::to_string(tl.events) + " events (at least " +
            std::to_string(kMinReplayEvents) + ")";
+  }
+  if (static_cast<__int128>(tl.t_end) - tl.t_begin > kMaxReplaySpanNs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f s", (static_cast<double>(tl.t_end) - static_cast<double>(tl.t_begin)) / 1e9);
+    return path + ": its span, " + buf + ", is longer than replay takes (2^53 ns, about 104 days)";
   }
   uint64_t program = 0, runtime = 0, tracer = 0;
   for (const auto& [key, life] : tl.gs) {

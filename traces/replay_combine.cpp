@@ -13,8 +13,8 @@ namespace {
 
 const char* const kBeforeTrace = "(before the trace)";
 
-std::string key_fn(const GLife& life) {
-  const std::string f = start_function(life);
+std::string key_fn(const GKey& key, const GLife& life) {
+  const std::string f = start_function(key, life);
   return f.empty() ? kBeforeTrace : f;
 }
 
@@ -22,7 +22,7 @@ std::string key_fn(const GLife& life) {
 int64_t median(std::vector<int64_t> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+  return n % 2 == 1 ? v[n / 2] : static_cast<int64_t>((static_cast<__int128>(v[n / 2 - 1]) + v[n / 2]) / 2);
 }
 
 // Scales a goroutine's work to `target` through its running intervals' off_cpu.
@@ -52,7 +52,7 @@ std::vector<std::pair<std::pair<std::string, uint64_t>, GKey>> match_keys(const 
     auto it = tl.gs.find(key);
     if (it == tl.gs.end() || done[key] || !program_goroutine(tl, key, it->second)) return;
     done[key] = true;
-    const std::string f = key_fn(it->second);
+    const std::string f = key_fn(key, it->second);
     out.push_back({{f, seen[f]++}, key});
   };
   for (const WakeEdge& w : tl.wakes) {
@@ -65,7 +65,7 @@ std::vector<std::pair<std::pair<std::string, uint64_t>, GKey>> match_keys(const 
 Timeline combine_timelines(const std::vector<Timeline>& tls, const std::vector<std::string>& names,
                            CombineReport* report) {
   CombineReport rep;
-  for (const Timeline& tl : tls) rep.spans.push_back(tl.t_end - tl.t_begin);
+  for (const Timeline& tl : tls) rep.spans.push_back(sat_sub(tl.t_end, tl.t_begin));
   if (tls.empty()) return {};
   std::vector<size_t> order(tls.size());
   std::iota(order.begin(), order.end(), 0);
@@ -89,13 +89,24 @@ Timeline combine_timelines(const std::vector<Timeline>& tls, const std::vector<s
       throw CombineError(pair + " look like traces of different programs: only " + std::to_string(both) + " of " +
                          std::to_string(most) + " goroutines match by start function and creation order");
     }
-    const auto m0 = out.gs.find(GKey{0, 1});
-    const auto m1 = tls[i].gs.find(GKey{0, 1});
-    if (m0 != out.gs.end() && m1 != tls[i].gs.end() && !m0->second.start_fn.empty() && !m1->second.start_fn.empty() &&
-        m0->second.start_fn != m1->second.start_fn) {
-      throw CombineError(pair + " look like traces of different programs: main starts in " + m0->second.start_fn +
-                         " and in " + m1->second.start_fn);
+    const GKey main{0, 1};
+    const auto m0 = out.gs.find(main);
+    const auto m1 = tls[i].gs.find(main);
+    if (m0 != out.gs.end() && m1 != tls[i].gs.end()) {
+      const std::string f0 = start_function(main, m0->second), f1 = start_function(main, m1->second);
+      if (!f0.empty() && !f1.empty() && f0 != f1) {
+        throw CombineError(pair + " look like traces of different programs: main starts in " + f0 + " and in " + f1);
+      }
     }
+  }
+  // One program at different GOMAXPROCS: combined, but the work of each is another run's.
+  for (size_t i = 0; i < tls.size(); i++) {
+    const int32_t p0 = out.header.num_ps(), p1 = tls[i].header.num_ps();
+    if (i == rep.median || p0 <= 0 || p1 <= 0 || p0 == p1) continue;
+    rep.warnings.push_back(names[rep.median] + " was traced at GOMAXPROCS " + std::to_string(p0) + " and " + names[i] +
+                           " at " + std::to_string(p1) +
+                           ": each goroutine's median work mixes runs at different GOMAXPROCS (combine traces of one "
+                           "GOMAXPROCS)");
   }
   for (const auto& [k, g] : keys) {
     std::vector<int64_t> works;

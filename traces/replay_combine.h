@@ -4,7 +4,8 @@
 // The goroutines of the program (replay_clean.h's program_goroutine) are matched across the traces
 // by start function and creation order: the k-th goroutine created with start function F in each
 // trace (goroutines already there when the trace began count after those created in it, in goid
-// order, under replay_clean.h's start_function). The combined timeline is the trace whose span is
+// order, under replay_clean.h's start_function: G1 is main.main, others their first park's
+// outermost frame outside package runtime). The combined timeline is the trace whose span is
 // the median (of an even number, the lower of the two middle ones), with each of its matched
 // goroutines' work (running time less off-CPU time) scaled to the median of that goroutine's work
 // over the traces that have it. The scaling is carried by Interval::off_cpu: each running interval
@@ -13,7 +14,10 @@
 // The structure (who starts and wakes whom, waits, system calls) is the median trace's.
 //
 // Traces of different programs are refused (CombineError): fewer than half of the goroutines of
-// the two traces matched (the larger count), or different start functions where both name one.
+// the two traces matched (the larger count), or G1 (main) starting in different functions (a
+// simulated trace names the scenario's entry; in imported Go traces G1 is always main.main, so
+// there only the matching tells programs apart). Traces at different GOMAXPROCS (the header's
+// num_ps) are combined with a warning (CombineReport::warnings).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,7 @@ struct CombineReport {
   uint64_t matched = 0;        // of those, matched in every other trace
   int64_t work_before = 0;     // the median trace's program work, before and after scaling
   int64_t work_after = 0;
+  std::vector<std::string> warnings;  // traces at different GOMAXPROCS (header num_ps), one line each
 };
 
 // The match key of each of the program's goroutines: (start function, k), k from 0 in creation order.

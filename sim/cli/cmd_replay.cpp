@@ -8,8 +8,6 @@
 // recorded run replayed as a what-if. docs/replay.md.
 //
 // The fit (unless --no-fit): sim/simulation/replay_fit.h.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -31,25 +29,6 @@
 #include "traces/validate.h"
 
 namespace gmp::cli {
-
-namespace {
-
-// The traced machine's cores when the trace does not say (a simulated trace's header has them).
-int32_t default_traced_cores(const trace::Timeline& tl) {
-  for (const trace::Metadata& m : tl.header.metadata()) {
-    if (m.key() == "cores") {
-      try {
-        const int v = std::stoi(m.value());
-        if (v > 0) return v;
-      } catch (const std::exception&) {
-      }
-    }
-  }
-  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int32_t>(std::min<long>(n, 1 << 20)) : 1;
-}
-
-}  // namespace
 
 int cmd_replay(int argc, char** argv) {
   if (argc < 1 || argv[0][0] == '-') usage_error("replay: expected TRACE first, then the flags");
@@ -113,19 +92,23 @@ int cmd_replay(int argc, char** argv) {
   // Read, check and clean every trace before anything is written.
   std::vector<trace::Timeline> tls(traces.size());
   std::vector<trace::CleanReport> cleaned;
+  std::vector<std::string> no_cores;  // the traces whose cores nothing says
   for (size_t k = 0; k < traces.size(); k++) {
     if (const std::string err = trace::read_replay_trace(traces[k], tls[k]); !err.empty()) {
       std::fprintf(stderr, "gmpsim replay: %s\n", err.c_str());
       return 1;
     }
     trace::CleanOptions co;
-    co.traced_cores = traced_cores > 0 ? traced_cores : default_traced_cores(tls[k]);
+    // The traced machine's cores: --traced-cores, else the trace's header; never this machine's,
+    // so that the replay of a trace is the same wherever it runs.
+    co.traced_cores = traced_cores > 0 ? traced_cores : trace::header_cores(tls[k]);
+    if (co.traced_cores <= 0) no_cores.push_back(traces[k]);
     if (!cpu_times.empty()) co.cpu_time_ns = cpu_times[k];
     cleaned.push_back(trace::clean_timeline(tls[k], co));
   }
   trace::Timeline tl;
   std::string source = traces.front();
-  std::vector<std::string> header, notes;
+  std::vector<std::string> header, notes, combine_warnings;
   trace::CombineReport comb;
   if (traces.size() > 1) {
     try {
@@ -146,6 +129,7 @@ int cmd_replay(int argc, char** argv) {
     notes.push_back("replay: " + std::to_string(comb.matched) + " of " + std::to_string(comb.goroutines) +
                     " goroutines matched in every trace; their work " + trace::ms_text(comb.work_before) +
                     " in the median trace, " + trace::ms_text(comb.work_after) + " as the median over the traces");
+    combine_warnings = comb.warnings;
     tls.clear();
   } else {
     tl = std::move(tls.front());
@@ -156,6 +140,18 @@ int cmd_replay(int argc, char** argv) {
   std::vector<std::string> warnings;
   for (size_t k = 0; k < cleaned.size(); k++) {
     for (const std::string& w : cleaned[k].warnings) warnings.push_back((traces.size() > 1 ? traces[k] + ": " : "") + w);
+  }
+  warnings.insert(warnings.end(), combine_warnings.begin(), combine_warnings.end());
+  if (!no_cores.empty()) {
+    std::string which = traces.size() == 1 ? "the trace does" : "the traces do";
+    if (no_cores.size() < traces.size()) {
+      which.clear();
+      for (const std::string& t : no_cores) which += (which.empty() ? "" : ", ") + t;
+      which += no_cores.size() == 1 ? " does" : " do";
+    }
+    notes.push_back("replay: the traced machine's cores are not known (" + which +
+                    " not say them): no running time taken out where more goroutines ran than cores; "
+                    "--traced-cores N gives them");
   }
   if (out_path.empty()) out_path = trace::replay_output_path(traces.front());
   // Written unfitted first, so that an unwritable output is reported before the fit's run.
@@ -184,6 +180,8 @@ int cmd_replay(int argc, char** argv) {
                       d.procs, static_cast<double>(f.replay_running_ns) / 1e6, static_cast<double>(d.running_ns) / 1e6,
                       static_cast<long long>(f.overhead_ns), static_cast<unsigned long long>(d.sync_ops));
         notes.back() = buf;
+      } else if (!f.not_fitted.empty()) {
+        warnings.push_back("not fitted: " + f.not_fitted);
       }
     }
   } catch (const trace::OutputError& e) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "sim/scenario/scenario.h"
 
@@ -29,7 +30,17 @@ FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& sourc
   std::remove(scratch_trace.c_str());
   f.replay_running_ns = again.running_ns;
   const int64_t extra = again.running_ns - f.derived.running_ns;
-  if (r.stop != Engine::Stop::Exit || extra <= 0) return f;
+  if (r.stop != Engine::Stop::Exit) {
+    const char* how = r.stop == Engine::Stop::Deadlock    ? "every thread blocked"
+                      : r.stop == Engine::Stop::TimeLimit  ? "it reached the virtual-time limit"
+                      : r.stop == Engine::Stop::EventLimit ? "it reached the event limit"
+                      : r.stop == Engine::Stop::Fatal      ? "a fatal error"
+                                                           : "it stopped before main returned";
+    f.not_fitted = "the fit's run at GOMAXPROCS " + std::to_string(cfg.procs) + " did not exit (" + how +
+                   "): nothing taken out next to the operations";
+    return f;
+  }
+  if (extra <= 0) return f;
   opt.op_overhead_ns = std::min(kMaxOverheadNs, extra / static_cast<int64_t>(f.derived.sync_ops));
   f.derived = trace::derive_scenario(tl, source, opt);
   f.fitted = true;

@@ -6,7 +6,8 @@
 // GOMAXPROCS (cfg's other fields as given), sets the replay's running time R of the program's
 // goroutines against the trace's T, and derives again with (R - T) / operations, at most
 // kMaxOverheadNs, taken out next to each operation (DeriveOptions::op_overhead_ns). Nothing is
-// taken out when the trace names no GOMAXPROCS, has no operations, the run does not exit, or R <= T.
+// taken out when the trace names no GOMAXPROCS, has no operations, the run does not exit (then
+// FittedScenario::not_fitted says how it ended), or R <= T.
 // The run's trace goes to `scratch_trace`, which is removed afterwards. When the fit reaches the
 // cap, FittedScenario says so (at_cap, over_pct) and the derived scenario's warnings say it too.
 // `mode`: how the scenario replays the goroutines' work (derive_scenario.h's ReplayMode), for
@@ -36,6 +37,10 @@ struct FittedScenario {
   // still runs about over_pct percent over the trace's running time ((R - T - cap x operations) / T).
   bool at_cap = false;
   double over_pct = 0;
+  // Why nothing was fitted when that is worth a warning: the fitting run did not exit (it
+  // deadlocked, reached a limit, or failed), so its running time says nothing. "" otherwise (fitted,
+  // or nothing to fit: no GOMAXPROCS, no operations, R <= T).
+  std::string not_fitted;
 };
 
 FittedScenario derive_fitted(const trace::Timeline& tl, const std::string& source, const cost::Profile& prof,

@@ -30,12 +30,18 @@ struct Ev {
   const char* stack = "";
 };
 
-std::string write_trace(const std::string& name, const std::vector<Ev>& evs, int32_t ps, Clock clock = CLOCK_REAL) {
+std::string write_trace(const std::string& name, const std::vector<Ev>& evs, int32_t ps, Clock clock = CLOCK_REAL,
+                        const char* cores = nullptr) {
   const std::string path = (std::filesystem::temp_directory_path() / ("gmp_replay_clean_" + name)).string();
   Header h;
   h.set_producer("replay clean test");
   h.set_num_ps(ps);
   h.set_clock(clock);
+  if (cores != nullptr) {
+    Metadata* m = h.add_metadata();
+    m->set_key("cores");
+    m->set_value(cores);
+  }
   TraceWriter w(path, h);
   for (const Ev& x : evs) {
     Event e;
@@ -54,8 +60,8 @@ std::string write_trace(const std::string& name, const std::vector<Ev>& evs, int
   return path;
 }
 
-Timeline timeline_of(const std::vector<Ev>& evs, int32_t ps) {
-  const std::string path = write_trace("tl.trace", evs, ps);
+Timeline timeline_of(const std::vector<Ev>& evs, int32_t ps, const char* cores = nullptr) {
+  const std::string path = write_trace("tl.trace", evs, ps, CLOCK_REAL, cores);
   Timeline tl = build_timeline(path);
   std::filesystem::remove(path);
   return tl;
@@ -265,4 +271,106 @@ TEST_CASE("replay's reading refuses traces it cannot derive a program from, sayi
   for (const char* n : {"bad.trace", "short.trace", "tracer.trace", "cut.trace", "good.trace"}) {
     std::filesystem::remove(std::filesystem::temp_directory_path() / (std::string("gmp_replay_clean_") + n));
   }
+}
+
+// Products and sums that pass int64: span x cores on a 9000 s trace with 2^20 cores, and (running -
+// cores) x a stretch on crafted timestamps. Saturated, never wrapped (a wrap read as a negative
+// capacity and warned of running time above it).
+TEST_CASE("replay cleaning: span x cores and the excess over cores do not overflow", "[replay]") {
+  const int64_t s9000 = 9000 * int64_t{1000} * kMs;
+  Timeline tl = timeline_of(workers_events({s9000, s9000}, s9000), 2);
+  CleanOptions opt;
+  opt.traced_cores = 1 << 20;
+  CleanReport rep = clean_timeline(tl, opt);
+  CHECK(rep.capacity_ns == INT64_MAX);  // 9e12 ns x 2^20 is past int64
+  CHECK(rep.running_ns == 2 * s9000);
+  CHECK(rep.over_cores_ns == 0);
+  CHECK(rep.warnings.empty());
+  // 3 goroutines running 2^62 ns at once on 1 core: the excess, 2 x 2^62 = 2^63 ns, is past int64;
+  // each one's share is a third of it (the first two in goid order get the ns the division leaves).
+  const int64_t big = int64_t{1} << 62;
+  Timeline huge = timeline_of(workers_events({big, big, big}, big), 3);
+  opt.traced_cores = 1;
+  rep = clean_timeline(huge, opt);
+  CHECK(rep.running_ns == INT64_MAX);     // 3 x 2^62, saturated
+  CHECK(rep.over_cores_ns == INT64_MAX);  // 2^63, saturated
+  const int64_t third = static_cast<int64_t>((static_cast<__int128>(1) << 63) / 3);
+  CHECK(off_cpu(huge, 2) == third + 1);
+  CHECK(off_cpu(huge, 3) == third + 1);
+  CHECK(off_cpu(huge, 4) == third);
+  CHECK(work_ns(huge.gs.at(GKey{0, 2})) == big - third - 1);
+  CHECK(sat_add(INT64_MAX, 1) == INT64_MAX);
+  CHECK(sat_sub(INT64_MIN, 1) == INT64_MIN);
+  CHECK(sat_mul(INT64_MIN, 2) == INT64_MIN);
+  CHECK(sat_mul(-3, -4) == 12);
+  // replay refuses a span past 2^53 ns, so that derivation's sums stay in range.
+  Timeline t;
+  const std::string path = write_trace("long.trace", workers_events({kMs, kMs}, int64_t{1} << 54), 2);
+  CHECK(read_replay_trace(path, t).find(path + ": its span, 18014399 s, is longer than replay takes") == 0);
+  std::filesystem::remove(path);
+}
+
+// The traced machine's cores come from the trace's header or not at all (never from the machine
+// that replays): an imported Go trace says none.
+TEST_CASE("replay cleaning: the traced cores are the header's, none when it does not say", "[replay]") {
+  CHECK(header_cores(timeline_of(workers_events({kMs}, kMs), 1)) == 0);
+  CHECK(header_cores(timeline_of(workers_events({kMs}, kMs), 1, "4")) == 4);
+  CHECK(header_cores(timeline_of(workers_events({kMs}, kMs), 1, "-4")) == 0);
+  CHECK(header_cores(timeline_of(workers_events({kMs}, kMs), 1, "99999999999999")) == 0);
+}
+
+namespace {
+
+// A park's stack as an imported Go trace gives it: innermost first, one frame a line.
+const char* const kMainParked =
+    "runtime.gopark /go/src/runtime/proc.go:424\nruntime.chanrecv /go/src/runtime/chan.go:639\n"
+    "runtime.chanrecv2 /go/src/runtime/chan.go:494\nmain.main /src/main.go:40\n"
+    "runtime.main /go/src/runtime/proc.go:272\nruntime.goexit /go/src/runtime/asm_amd64.s:1700";
+
+}  // namespace
+
+// Goroutines already there when the trace began are named by their first park's outermost frame
+// outside package runtime, G1 is main.main, and one whose frames are all the runtime's is the
+// runtime's whatever it waits for.
+TEST_CASE("replay naming: goroutines from before the trace are named by their entry, not the park", "[replay]") {
+  std::vector<Ev> evs = workers_events({kMs}, 5 * kMs);
+  evs[1].stack = kMainParked;  // G1's park
+  evs.push_back({kMs, KIND_GO_START, 5, 0, 0});
+  evs.push_back({kMs + 10, KIND_GO_PARK, 5, 0, 0, -1, REASON_PARK, "chan receive",
+                 "runtime.gopark /r/proc.go:424\nruntime.chanrecv1 /r/chan.go:489\nmain.helper /src/main.go:20\n"
+                 "main.worker /src/main.go:12\nruntime.goexit /r/asm_amd64.s:1700"});
+  evs.push_back({kMs + 10, KIND_GO_START, 6, 0, 0});
+  evs.push_back({kMs + 20, KIND_GO_PARK, 6, 0, 0, -1, REASON_PARK, "chan receive",
+                 "runtime.gopark /r/proc.go:424\nruntime.chanrecv1 /r/chan.go:489\nruntime.runCleanups /r/mcleanup.go:9\n"
+                 "runtime.goexit /r/asm_amd64.s:1700"});
+  std::stable_sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) { return a.ts < b.ts; });
+  const Timeline tl = timeline_of(evs, 1);
+  CHECK(start_function(GKey{0, 1}, tl.gs.at(GKey{0, 1})) == "main.main");
+  CHECK(start_function(GKey{0, 5}, tl.gs.at(GKey{0, 5})) == "main.worker");
+  CHECK(start_function(GKey{0, 6}, tl.gs.at(GKey{0, 6})) == "runtime.runCleanups");
+  CHECK_FALSE(runtime_goroutine(tl, GKey{0, 1}, tl.gs.at(GKey{0, 1})));
+  CHECK_FALSE(runtime_goroutine(tl, GKey{0, 5}, tl.gs.at(GKey{0, 5})));
+  CHECK(runtime_goroutine(tl, GKey{0, 6}, tl.gs.at(GKey{0, 6})));
+  CHECK(start_function_lines(tl) ==
+        std::vector<std::string>{"2 x main.worker: 1.000 ms running", "1 x main.main: 0.000 ms running"});
+  const DerivedScenario d = derive_scenario(tl, "t");
+  CHECK(d.runtime_gs == 1);  // G6
+  CHECK(d.goroutines == 3);  // main, the created worker, G5
+}
+
+// Main parked in one trace (in runtime.chanrecv2) and never in the other: it matches all the same.
+TEST_CASE("replay combining: main matches whether or not it parked in the trace", "[replay]") {
+  std::vector<Ev> parked = workers_events({10 * kMs, 5 * kMs}, 50 * kMs);
+  parked[2].stack = kMainParked;
+  std::vector<Ev> ran = workers_events({10 * kMs, 5 * kMs}, 50 * kMs);
+  ran[2] = {0, KIND_GO_STOP, 1, 0, 0, -1, REASON_GOSCHED};
+  CombineReport rep;
+  (void)combine_timelines({timeline_of(parked, 2), timeline_of(ran, 2)}, {"a", "b"}, &rep);
+  CHECK(rep.goroutines == 3);
+  CHECK(rep.matched == 3);
+  CHECK(rep.warnings.empty());
+  // The same program traced at GOMAXPROCS 2 and 4: combined, with a warning naming both.
+  (void)combine_timelines({timeline_of(parked, 2), timeline_of(parked, 4)}, {"a", "b"}, &rep);
+  REQUIRE(rep.warnings.size() == 1);
+  CHECK(rep.warnings[0].find("a was traced at GOMAXPROCS 2 and b at 4") == 0);
 }
