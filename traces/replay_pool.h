@@ -65,6 +65,9 @@ struct PoolMember {
   int64_t prologue_ns = 0, epilogue_ns = 0;  // running time before its first item and after its last
   bool exited = false;
   uint64_t items = 0;
+  // Wake-ups of goroutines outside the pool made in its prologue and epilogue when they are its
+  // own (not items): (the work before it in that stretch, target), in order.
+  std::vector<std::pair<int64_t, int64_t>> prologue_sends, epilogue_sends;
 };
 
 struct Pool {
@@ -78,7 +81,7 @@ struct Pool {
   uint64_t stretches = 0;                 // stretches taken as one item or more
   uint64_t merged = 0, merged_items = 0;  // stretches taken as several items, and how many items they became
   uint64_t backpressure = 0;              // members' waits in a send dropped as back-pressure
-  bool all_exited = false;                // every member exited: the replay closes the channel
+  bool all_exited = false;                // every member exited: the replay waits for its end
   // Wake-ups the shared replay leaves out (index in Timeline::wakes): feeders' and others' readying
   // of members, and the members' ends.
   std::set<size_t> pull_wakes, dropped_wakes, end_wakes;
