@@ -402,8 +402,8 @@ TEST_CASE("replay pool: a member's last wake-up of a goroutine not at a WaitGrou
   }
   // A mutex's semaphore wait is no WaitGroup's.
   const PoolAnalysis mu = find_pools(
-      pool_trace(kSite, WAIT_REASON_OTHER, "sync", "sync.runtime_SemacquireMutex /usr/lib/go/src/runtime/sema.go:77"), 0,
-      {1, 2, 3, 4, 5}, 1);
+      pool_trace(kSite, WAIT_REASON_OTHER, "sync", "sync.runtime_SemacquireMutex /usr/lib/go/src/runtime/sema.go:77"),
+      0, {1, 2, 3, 4, 5}, 1);
   REQUIRE(mu.pools.size() == 1);
   CHECK(mu.pools[0].end_waits.empty());
 }

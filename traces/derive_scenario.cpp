@@ -582,7 +582,8 @@ class Deriver {
     for (size_t k = 0; k < plans_.size(); k++) {
       const Pool& pool = plans_[k].pool;
       const auto id = static_cast<int64_t>(k + 1);
-      if (pool.all_exited && !pool.end_waits.empty()) start.push_back({Op::PoolAdd, 0, id, static_cast<int64_t>(pool.members.size())});
+      if (pool.all_exited && !pool.end_waits.empty())
+        start.push_back({Op::PoolAdd, 0, id, static_cast<int64_t>(pool.members.size())});
       if (pool.feeders.size() > 1) {
         start.push_back({Op::PoolAdd, 1, id, static_cast<int64_t>(pool.feeders.size())});
         start.push_back({Op::GoCloser, 0, id});

@@ -157,9 +157,9 @@ class Finder {
       for (size_t k : kept) {
         const Pool& q = out_.pools[k];
         if (!touches(p, q) && !touches(q, p)) continue;
-        out_.lines[p.line] = std::to_string(p.members.size()) + " goroutines of " + p.start_fn +
-                             ": not pooled, " + (touches(p, q) ? "they feed or wake" : "they are fed or woken by") +
-                             " the pool of " + q.start_fn + " (a chain of pools: the one with more work is pooled)";
+        out_.lines[p.line] = std::to_string(p.members.size()) + " goroutines of " + p.start_fn + ": not pooled, " +
+                             (touches(p, q) ? "they feed or wake" : "they are fed or woken by") + " the pool of " +
+                             q.start_fn + " (a chain of pools: the one with more work is pooled)";
         keep[i] = false;
         break;
       }
@@ -331,7 +331,9 @@ class Finder {
         const bool interior = s.at_pull && k + 1 < ss.size();
         int64_t n = 1;
         if (interior) {
-          if (s.work > 2 * med) n = std::min<int64_t>(kMaxStretchItems, std::llround(static_cast<double>(s.work) / static_cast<double>(med)));
+          if (s.work > 2 * med)
+            n = std::min<int64_t>(kMaxStretchItems,
+                                  std::llround(static_cast<double>(s.work) / static_cast<double>(med)));
         } else if (s.work > 2 * med) {
           n = 0;  // a long prologue or epilogue: the member's own, not split into shared items
         } else {
@@ -397,9 +399,10 @@ class Finder {
       const int64_t first = pool.positions[pool.items.front().position].t;
       for (int64_t g : gs) {
         if (auto c = created_at_.find(g); c != created_at_.end() && c->second > first) {
-          return refuse(fn, gs.size(), gname(g) + " was started after the first item was handed out (at " +
-                                           ms(c->second - tl_.t_begin) + " of the trace, the first item at " +
-                                           ms(first - tl_.t_begin) + ")");
+          return refuse(fn, gs.size(),
+                        gname(g) + " was started after the first item was handed out (at " +
+                            ms(c->second - tl_.t_begin) + " of the trace, the first item at " +
+                            ms(first - tl_.t_begin) + ")");
         }
       }
     }

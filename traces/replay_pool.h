@@ -20,12 +20,18 @@
 // stretch from one pull to the next is one item's work, with the wake-ups of goroutines outside the
 // pool it made in between (results handed on) as the item's sends, done after its work. Where a
 // member takes items without blocking (a buffered channel that is never empty), a stretch holds
-// several: one longer than 2x the median stretch (of those between two pulls) is taken as
-// round(length / median) items of equal work and sends. The running time before a member's first
-// pull (its prologue) is round(length / median) items, or its own compute when that rounds to 0;
-// likewise the stretch after its last pull up to its exit (its epilogue: a close's wake-up). The
-// member's last wake-up before it exits, of a goroutine waiting on a WaitGroup or with less than a
-// quarter of the median left to run, is its end (the WaitGroup's Done), not an item's send.
+// several: one between two pulls longer than 2x the median stretch (of those between two pulls) is
+// taken as round(length / median) items of equal work and sends, at most kMaxStretchItems (64). The
+// running time before a member's first pull (its prologue) and after its last (its epilogue) is one
+// item when it lies between half and twice the median, else the member's own compute (with its
+// wake-ups as its own sends), never split into shared items. When every member exited, a member's
+// last wake-up before it exits, of a goroutine waiting in a WaitGroup's Wait, is its end (the
+// WaitGroup's Done), not an item's send.
+//
+// Refused besides (the members stay pinned): a pool with more than 1,000,000 items; one whose end
+// is waited more than once, whose end came before the feeders' last position, or with a member
+// started after its first item was handed out (goroutines per request or batch); and of two pools in
+// a chain (one's feeders or send targets are the other's members) the one with less work.
 //
 // Positions. Each pull names a point of a feeder's run: a forward pull the feeder's send that
 // readied the member, a backward pull the end of the feeder's wait. Items are sent in the order
