@@ -382,7 +382,7 @@ class Deriver {
         if (fp.interval != SIZE_MAX) back_pos_[{fp.feeder, fp.interval}] = {static_cast<size_t>(id), p};
       }
       dropped_wakes_.insert(pool.dropped_wakes.begin(), pool.dropped_wakes.end());
-      dropped_wakes_.insert(pool.end_wakes.begin(), pool.end_wakes.end());
+      if (pool.all_exited) dropped_wakes_.insert(pool.end_wakes.begin(), pool.end_wakes.end());
       dropped_wakes_.insert(pool.pull_wakes.begin(), pool.pull_wakes.end());
       if (pool.all_exited) {
         for (const auto& w : pool.end_waits) end_waits_[w] = static_cast<size_t>(id);
@@ -415,7 +415,6 @@ class Deriver {
     const auto id = static_cast<int64_t>(at.first);
     for (const HeapOp& h : plan.heap[at.second]) heap_op(ops, h);
     for (size_t i : plan.at[at.second]) ops.push_back({Op::Item, value(plan, plan.pool.items[i]), id});
-    if (!plan.pool.all_exited) return;
     if (plan.pool.feeders.size() == 1 && at.second == plan.last_pos) ops.push_back({Op::Close, 0, id});
     if (plan.pool.feeders.size() > 1 && plan.last.at(g) == at.second) ops.push_back({Op::PoolDone, 1, id});
   }
@@ -445,9 +444,19 @@ class Deriver {
     }
     const auto m =
         std::find_if(pool.members.begin(), pool.members.end(), [&](const PoolMember& x) { return x.g == g; });
-    compute(ops, m->prologue_ns);
+    // Its prologue and epilogue are its own, with the wake-ups made in them.
+    const auto own = [&](int64_t ns, const std::vector<std::pair<int64_t, int64_t>>& sends) {
+      int64_t done = 0;
+      for (const auto& [before, h] : sends) {
+        compute(ops, before - done);
+        done = std::max(done, before);
+        ops.push_back({Op::Send, 0, h});
+      }
+      compute(ops, ns - done);
+    };
+    own(m->prologue_ns, m->prologue_sends);
     ops.push_back({Op::PoolRange, 0, static_cast<int64_t>(id)});
-    compute(ops, m->epilogue_ns);
+    own(m->epilogue_ns, m->epilogue_sends);
     if (pool.all_exited && !pool.end_waits.empty()) ops.push_back({Op::PoolDone, 0, static_cast<int64_t>(id)});
     if (life.exited) {
       ops.push_back({Op::Done, 0, -1});
@@ -556,7 +565,7 @@ class Deriver {
       if (pool.all_exited && !pool.end_waits.empty()) {
         t += "waitgroup { name: \"pool" + id + "_end\" }  # its workers' ends\n";
       }
-      if (pool.all_exited && pool.feeders.size() > 1) {
+      if (pool.feeders.size() > 1) {
         t += "waitgroup { name: \"pool" + id + "_fed\" }  # its feeders' last items: then pool" + id +
              "_closer closes\n";
       }
@@ -573,8 +582,8 @@ class Deriver {
     for (size_t k = 0; k < plans_.size(); k++) {
       const Pool& pool = plans_[k].pool;
       const auto id = static_cast<int64_t>(k + 1);
-      if (!pool.all_exited) continue;
-      if (!pool.end_waits.empty()) start.push_back({Op::PoolAdd, 0, id, static_cast<int64_t>(pool.members.size())});
+      if (pool.all_exited && !pool.end_waits.empty())
+        start.push_back({Op::PoolAdd, 0, id, static_cast<int64_t>(pool.members.size())});
       if (pool.feeders.size() > 1) {
         start.push_back({Op::PoolAdd, 1, id, static_cast<int64_t>(pool.feeders.size())});
         start.push_back({Op::GoCloser, 0, id});
@@ -665,7 +674,7 @@ class Deriver {
     }
     for (size_t k = 0; k < plans_.size(); k++) {
       const std::string id = std::to_string(k + 1);
-      if (!plans_[k].pool.all_exited || plans_[k].pool.feeders.size() < 2) continue;
+      if (plans_[k].pool.feeders.size() < 2) continue;
       t += "\nfunc {\n  name: \"pool" + id + "_closer\"\n  op { wait { wg: \"pool" + id +
            "_fed\" } }\n  op { close { chan: \"pool" + id + "\" } }\n}\n";
       out.ops += 2;

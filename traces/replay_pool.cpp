@@ -22,6 +22,17 @@ bool recv_wait(const Interval& iv) {
 }
 bool send_wait(const Interval& iv) { return iv.wait == WAIT_REASON_CHAN_SEND || iv.label == "chan send"; }
 
+// A wait in a WaitGroup's Wait: the simulator's wait reason, Go's name for it, or in a Go execution
+// trace a semaphore wait ("sync", older Go "semacquire") that parked in WaitGroup's code or in
+// sync.runtime_Semacquire, which of the sync package only WaitGroup.Wait calls (Mutex and RWMutex
+// call their own variants).
+bool waitgroup_wait(const Interval& iv) {
+  if (iv.state != GState::Blocked) return false;
+  if (iv.wait == WAIT_REASON_SYNC_WAITGROUP_WAIT || iv.label == "sync.WaitGroup.Wait") return true;
+  const bool sema = iv.wait == WAIT_REASON_SEMACQUIRE || iv.label == "sync" || iv.label == "semacquire";
+  return sema && (iv.site.find("WaitGroup") != std::string::npos || iv.site.rfind("sync.runtime_Semacquire ", 0) == 0);
+}
+
 std::string wait_name(const Interval& iv) {
   if (!iv.label.empty()) return iv.label;
   switch (iv.wait) {
@@ -53,6 +64,10 @@ struct Stretch {
   std::vector<std::pair<size_t, int64_t>> sends;  // (wake index, the stretch's work before it)
 };
 
+// The most items one stretch is split into, and the most items a pool may have (more: refused).
+constexpr int64_t kMaxStretchItems = 64;
+constexpr size_t kMaxPoolItems = 1000000;
+
 class Finder {
  public:
   Finder(const Timeline& tl, uint32_t process, const std::set<int64_t>& user, int64_t main)
@@ -63,6 +78,7 @@ class Finder {
       if (!x.create && x.by >= 0 && !user_.count(x.by)) by_runtime_.insert({x.g, x.interval});
       if (!user_.count(x.by) || x.by_interval == SIZE_MAX) continue;
       if (!x.create) woke_[{x.g, x.interval}] = w;
+      if (x.create) created_at_.emplace(x.g, x.t);
       made_[{x.by, x.by_interval}].push_back(w);
     }
   }
@@ -77,6 +93,7 @@ class Finder {
     for (const auto& [fn, gs] : by_fn) {
       if (gs.size() >= 2) candidate(fn, gs);
     }
+    unchain();
     return std::move(out_);
   }
 
@@ -94,6 +111,65 @@ class Finder {
 
   void refuse(const std::string& fn, size_t n, const std::string& why) {
     out_.lines.push_back(std::to_string(n) + " goroutines of " + fn + ": not pooled, " + why);
+  }
+
+  // The goroutines outside a pool that its members hand work or wake-ups to: its items' and its
+  // members' own sends, and the waiters of its end.
+  static std::set<int64_t> targets(const Pool& p) {
+    std::set<int64_t> t;
+    for (const PoolItem& it : p.items) {
+      for (const auto& [h, c] : it.sends) t.insert(h);
+    }
+    for (const PoolMember& m : p.members) {
+      for (const auto& [at, h] : m.prologue_sends) t.insert(h);
+      for (const auto& [at, h] : m.epilogue_sends) t.insert(h);
+    }
+    for (const auto& [g, i] : p.end_waits) t.insert(g);
+    return t;
+  }
+
+  // Whether pool a feeds, or sends to, a member of pool b.
+  static bool touches(const Pool& a, const Pool& b) {
+    std::set<int64_t> mb;
+    for (const PoolMember& m : b.members) mb.insert(m.g);
+    for (int64_t f : a.feeders) {
+      if (mb.count(f)) return true;
+    }
+    for (int64_t h : targets(a)) {
+      if (mb.count(h)) return true;
+    }
+    return false;
+  }
+
+  // Pools in a chain (one's members feed the other's, or its items wake them): a member replays
+  // as a loop over its own pool's channel, so it can neither feed another pool nor be woken on its
+  // own channel. The pools are kept by their work, largest first; one that touches a pool kept is
+  // refused and stays pinned.
+  void unchain() {
+    std::vector<size_t> order(out_.pools.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return out_.pools[a].work_ns() > out_.pools[b].work_ns(); });
+    std::vector<size_t> kept;
+    std::vector<bool> keep(out_.pools.size(), true);
+    for (size_t i : order) {
+      const Pool& p = out_.pools[i];
+      for (size_t k : kept) {
+        const Pool& q = out_.pools[k];
+        if (!touches(p, q) && !touches(q, p)) continue;
+        out_.lines[p.line] = std::to_string(p.members.size()) + " goroutines of " + p.start_fn + ": not pooled, " +
+                             (touches(p, q) ? "they feed or wake" : "they are fed or woken by") + " the pool of " +
+                             q.start_fn + " (a chain of pools: the one with more work is pooled)";
+        keep[i] = false;
+        break;
+      }
+      if (keep[i]) kept.push_back(i);
+    }
+    std::vector<Pool> pools;
+    for (size_t i = 0; i < out_.pools.size(); i++) {
+      if (keep[i]) pools.push_back(std::move(out_.pools[i]));
+    }
+    out_.pools = std::move(pools);
   }
 
   // Work of a running interval between a and b, its off-CPU time taken out in proportion.
@@ -232,18 +308,19 @@ class Finder {
     pool.median_ns = med;
 
     bool all_exited = true;
+    for (int64_t g : gs) all_exited &= life(g).exited;
+    pool.all_exited = all_exited;
     for (int64_t g : gs) {
       const GLife& l = life(g);
       std::vector<Stretch>& ss = stretches[g];
-      PoolMember m{g, 0, 0, l.exited, 0};
-      all_exited &= l.exited;
-      // Its end: the last wake-up it made before exiting, of a WaitGroup's waiter or with little left to run.
-      if (l.exited && !ss.back().sends.empty()) {
+      PoolMember m{g, 0, 0, l.exited, 0, {}, {}};
+      // Its end: the last wake-up it made before exiting, of a goroutine waiting on a WaitGroup. Only
+      // when every member exited: otherwise the replay has no end to wait for and it stays a send.
+      if (all_exited && !ss.back().sends.empty()) {
         const auto [w, before] = ss.back().sends.back();
         const WakeEdge& x = tl_.wakes[w];
         const std::vector<Interval>& hv = life(x.g).intervals;
-        const bool wg = x.interval >= 1 && hv[x.interval - 1].wait == WAIT_REASON_SYNC_WAITGROUP_WAIT;
-        if (wg || (ss.back().work - before) * 4 < med) {
+        if (x.interval >= 1 && x.interval - 1 < hv.size() && waitgroup_wait(hv[x.interval - 1])) {
           pool.end_wakes.insert(w);
           pool.end_waits.insert({x.g, x.interval - 1});
           ss.back().sends.pop_back();
@@ -253,19 +330,30 @@ class Finder {
         const Stretch& s = ss[k];
         const bool interior = s.at_pull && k + 1 < ss.size();
         int64_t n = 1;
-        if (s.work > 2 * med) {
-          n = std::llround(static_cast<double>(s.work) / static_cast<double>(med));
-        } else if (!interior) {
+        if (interior) {
+          if (s.work > 2 * med)
+            n = std::min<int64_t>(kMaxStretchItems,
+                                  std::llround(static_cast<double>(s.work) / static_cast<double>(med)));
+        } else if (s.work > 2 * med) {
+          n = 0;  // a long prologue or epilogue: the member's own, not split into shared items
+        } else {
           n = s.work * 2 >= med || !s.sends.empty() ? 1 : 0;  // sends need an item to carry them
         }
         if (n == 0) {
           (k == 0 ? m.prologue_ns : m.epilogue_ns) += s.work;
+          for (const auto& [w, before] : s.sends) {
+            (k == 0 ? m.prologue_sends : m.epilogue_sends).push_back({before, tl_.wakes[w].g});
+          }
           continue;
         }
         pool.stretches++;
         if (n > 1) {
           pool.merged++;
           pool.merged_items += static_cast<uint64_t>(n);
+        }
+        if (pool.items.size() + static_cast<size_t>(n) > kMaxPoolItems) {
+          return refuse(fn, gs.size(),
+                        "more than " + std::to_string(kMaxPoolItems) + " items (median item " + ms(med) + ")");
         }
         std::map<int64_t, int64_t> total;
         for (const auto& [w, before] : s.sends) total[tl_.wakes[w].g]++;
@@ -284,7 +372,6 @@ class Finder {
       }
       pool.members.push_back(m);
     }
-    pool.all_exited = all_exited;
     // Wake-ups of members that were not pulls (back-pressure, a close's) are left out.
     for (size_t w = 0; w < tl_.wakes.size(); w++) {
       const WakeEdge& x = tl_.wakes[w];
@@ -300,6 +387,30 @@ class Finder {
     for (PoolItem& it : pool.items) {
       while (p + 1 < pool.positions.size() && pool.positions[p + 1].t <= it.t) p++;
       it.position = p;
+    }
+    // A pool replays as one channel closed after the feeders' last item and one WaitGroup waited
+    // once: goroutines started and waited for per request or per batch are not one.
+    if (pool.end_waits.size() > 1) {
+      return refuse(fn, gs.size(),
+                    "their end is waited for " + std::to_string(pool.end_waits.size()) +
+                        " times (a WaitGroup per batch of them?)");
+    }
+    if (!pool.items.empty()) {
+      const int64_t first = pool.positions[pool.items.front().position].t;
+      for (int64_t g : gs) {
+        if (auto c = created_at_.find(g); c != created_at_.end() && c->second > first) {
+          return refuse(fn, gs.size(),
+                        gname(g) + " was started after the first item was handed out (at " +
+                            ms(c->second - tl_.t_begin) + " of the trace, the first item at " +
+                            ms(first - tl_.t_begin) + ")");
+        }
+      }
+    }
+    for (size_t w : pool.end_wakes) {
+      if (tl_.wakes[w].t < pool.positions.back().t) {
+        return refuse(fn, gs.size(),
+                      "their end woke " + gname(tl_.wakes[w].g) + " before the feeders handed out their last item");
+      }
     }
     std::string fs;
     for (int64_t f : pool.feeders) fs += (fs.empty() ? "" : ", ") + gname(f);
@@ -323,6 +434,7 @@ class Finder {
   int64_t main_;
   std::set<std::pair<int64_t, size_t>> by_runtime_;                 // (g, interval begun): the runtime woke it
   std::map<std::pair<int64_t, size_t>, size_t> woke_;               // (g, interval begun) -> its wake-up
+  std::map<int64_t, int64_t> created_at_;                           // g -> when the program started it
   std::map<std::pair<int64_t, size_t>, std::vector<size_t>> made_;  // (g, interval) -> wake-ups it made
   PoolAnalysis out_;
 };

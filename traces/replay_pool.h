@@ -20,12 +20,18 @@
 // stretch from one pull to the next is one item's work, with the wake-ups of goroutines outside the
 // pool it made in between (results handed on) as the item's sends, done after its work. Where a
 // member takes items without blocking (a buffered channel that is never empty), a stretch holds
-// several: one longer than 2x the median stretch (of those between two pulls) is taken as
-// round(length / median) items of equal work and sends. The running time before a member's first
-// pull (its prologue) is round(length / median) items, or its own compute when that rounds to 0;
-// likewise the stretch after its last pull up to its exit (its epilogue: a close's wake-up). The
-// member's last wake-up before it exits, of a goroutine waiting on a WaitGroup or with less than a
-// quarter of the median left to run, is its end (the WaitGroup's Done), not an item's send.
+// several: one between two pulls longer than 2x the median stretch (of those between two pulls) is
+// taken as round(length / median) items of equal work and sends, at most kMaxStretchItems (64). The
+// running time before a member's first pull (its prologue) and after its last (its epilogue) is one
+// item when it lies between half and twice the median, else the member's own compute (with its
+// wake-ups as its own sends), never split into shared items. When every member exited, a member's
+// last wake-up before it exits, of a goroutine waiting in a WaitGroup's Wait, is its end (the
+// WaitGroup's Done), not an item's send.
+//
+// Refused besides (the members stay pinned): a pool with more than 1,000,000 items; one whose end
+// is waited more than once, whose end came before the feeders' last position, or with a member
+// started after its first item was handed out (goroutines per request or batch); and of two pools in
+// a chain (one's feeders or send targets are the other's members) the one with less work.
 //
 // Positions. Each pull names a point of a feeder's run: a forward pull the feeder's send that
 // readied the member, a backward pull the end of the feeder's wait. Items are sent in the order
@@ -65,6 +71,9 @@ struct PoolMember {
   int64_t prologue_ns = 0, epilogue_ns = 0;  // running time before its first item and after its last
   bool exited = false;
   uint64_t items = 0;
+  // Wake-ups of goroutines outside the pool made in its prologue and epilogue when they are its
+  // own (not items): (the work before it in that stretch, target), in order.
+  std::vector<std::pair<int64_t, int64_t>> prologue_sends, epilogue_sends;
 };
 
 struct Pool {
@@ -78,7 +87,7 @@ struct Pool {
   uint64_t stretches = 0;                 // stretches taken as one item or more
   uint64_t merged = 0, merged_items = 0;  // stretches taken as several items, and how many items they became
   uint64_t backpressure = 0;              // members' waits in a send dropped as back-pressure
-  bool all_exited = false;                // every member exited: the replay closes the channel
+  bool all_exited = false;                // every member exited: the replay waits for its end
   // Wake-ups the shared replay leaves out (index in Timeline::wakes): feeders' and others' readying
   // of members, and the members' ends.
   std::set<size_t> pull_wakes, dropped_wakes, end_wakes;

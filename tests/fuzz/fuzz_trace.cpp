@@ -5,7 +5,7 @@
 // without failing themselves. The readers take a path, so the input is written to a memory file
 // (memfd) and opened through /proc/self/fd. A TraceFormatError is the expected answer to bad
 // bytes; anything else is a bug. Text and exports go to /dev/null. Whatever replay would read it
-// also cleans, combines (three copies) and derives.
+// also cleans, combines (three copies) and derives, in both modes; the derived scenario must parse.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include <google/protobuf/stubs/logging.h>
 
+#include "sim/scenario/scenario.h"
 #include "traces/dump_text.h"
 #include "traces/export/export.h"
 #include "traces/lanes/model.h"
@@ -46,6 +48,28 @@ struct Files {
     path = "/proc/self/fd/" + std::to_string(fd);
   }
 };
+
+// Derives the replay of tl in both modes (a DeriveError is an answer); the derived scenario must be
+// one the simulator takes: a ScenarioError there (an undeclared channel, say) is a bug.
+void derive_and_parse(const gmp::trace::Timeline& tl) {
+  for (const gmp::trace::ReplayMode mode : {gmp::trace::ReplayMode::Shared, gmp::trace::ReplayMode::Pinned}) {
+    gmp::trace::DeriveOptions o;
+    o.mode = mode;
+    gmp::trace::DerivedScenario d;
+    try {
+      d = gmp::trace::derive_scenario(tl, "fuzz", o);
+    } catch (const gmp::trace::DeriveError&) {
+      continue;
+    }
+    try {
+      (void)gmp::scenario::parse_scenario(d.text, "fuzz.replay");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fuzz_trace: the derived scenario (%s mode) does not parse: %s\n%s\n",
+                   mode == gmp::trace::ReplayMode::Shared ? "shared" : "pinned", e.what(), d.text.c_str());
+      std::abort();
+    }
+  }
+}
 
 }  // namespace
 
@@ -80,7 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)gmp::trace::clean_timeline(tl, co);
       const gmp::trace::Timeline both = gmp::trace::combine_timelines({tl, tl, tl}, {"a", "b", "c"});
       (void)gmp::trace::start_function_lines(both);
-      (void)gmp::trace::derive_scenario(both, "fuzz");
+      derive_and_parse(tl);
+      derive_and_parse(both);
     }
   } catch (const gmp::trace::TraceFormatError&) {
   } catch (const gmp::trace::CombineError&) {
