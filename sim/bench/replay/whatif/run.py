@@ -40,6 +40,7 @@ the table; stderr: progress. Exit status non-zero when a build, a run, an import
 """
 
 import argparse
+import html
 import os
 import re
 import shutil
@@ -271,6 +272,39 @@ def int_list(text, flag):
     return sorted(set(vals))
 
 
+def write_svg(path, rows, title):
+    """A chart of the what-if rows: per row the real runs' spread around their median (grey) and
+    the replay's error (a dot), in %, against the aim (dashed lines)."""
+    width, left, right, top, row_h = 760, 190, 30, 50, 22
+    lo = min([-15.0] + [min(r["err"], r["lo"]) - 2 for r in rows])
+    hi = max([15.0] + [max(r["err"], r["hi"]) + 2 for r in rows])
+    height = top + row_h * len(rows) + 40
+    x = lambda v: left + (v - lo) / (hi - lo) * (width - left - right)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="20" font-size="14">{html.escape(title)}</text>',
+           f'<text x="{left}" y="38" fill="#555">replay error against the real median, % (grey: the real '
+           f'runs\' min to max; dashed: the aim)</text>']
+    for v in range(-int(-lo // 10) * 10, int(hi) + 1, 10):
+        out.append(f'<line x1="{x(v):.1f}" y1="{top - 6}" x2="{x(v):.1f}" y2="{height - 34}" stroke="#ddd"/>')
+        out.append(f'<text x="{x(v):.1f}" y="{height - 20}" text-anchor="middle" fill="#555">{v:+d}%</text>')
+    for i, r in enumerate(rows):
+        y = top + i * row_h + row_h / 2
+        if r["aim"]:
+            for v in (-r["aim"], r["aim"]):
+                out.append(f'<line x1="{x(v):.1f}" y1="{y - 9}" x2="{x(v):.1f}" y2="{y + 9}" stroke="#888" '
+                           f'stroke-dasharray="3,2"/>')
+        out.append(f'<rect x="{x(r["lo"]):.1f}" y="{y - 5}" width="{max(x(r["hi"]) - x(r["lo"]), 1):.1f}" '
+                   f'height="10" fill="#ccc"/>')
+        ok = r["aim"] is None or abs(r["err"]) <= r["aim"]
+        out.append(f'<circle cx="{x(r["err"]):.1f}" cy="{y}" r="5" fill="{"#2a7" if ok else "#d33"}"/>')
+        out.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{html.escape(r["label"])}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--goroot", default="/usr/lib/go-1.23")
@@ -283,6 +317,7 @@ def main():
                     help="the replay's cores (default: the CPUs this process may use)")
     ap.add_argument("--programs", default=",".join(PROGRAMS))
     ap.add_argument("--mode", choices=["shared", "pinned"], help="replay's --mode, where it has one")
+    ap.add_argument("--svg", help="write a chart of the what-if rows (the replay's error against the real spread)")
     ap.add_argument("--profile", help="the cost profile of the replays and the hand-written runs "
                     "(default: gmpsim's default; sim/cost/profiles/epyc-vm-fitted.textproto is this VM's)")
     ap.add_argument("--no-hand", action="store_true", help="skip the hand-written scenarios")
@@ -418,6 +453,7 @@ def main():
         log(hdr)
         log("-" * len(hdr))
         met = missed = 0
+        chart = []
         for prog in progs:
             for tp in tprocs:
                 for rp in procs:
@@ -434,6 +470,9 @@ def main():
                     ok = "-" if aim is None else ("yes" if abs(err) <= aim else "NO")
                     met += ok == "yes"
                     missed += ok == "NO"
+                    if tp != rp:
+                        chart.append({"label": f"{prog.name} {tp}P -> {rp}P", "err": err, "aim": aim,
+                                      "lo": (min(r) / 1e6 - med) / med * 100, "hi": (max(r) / 1e6 - med) / med * 100})
                     log(f"{prog.name:<22} {tp:>6} {rp:>6} {summary([x / 1e6 for x in r]):>24} "
                         f"{summary(pv):>24} {err:>+7.1f}% {('-' if aim is None else f'{aim:.0f}%'):>5} {ok:>4}")
             if prog.name in hand:
@@ -447,9 +486,16 @@ def main():
                     if rp not in h:
                         continue
                     err = (h[rp] - med) / med * 100
+                    rr = real[(prog.name, rp)]
+                    chart.append({"label": f"{prog.name} by hand, {rp}P", "err": err, "aim": None,
+                                  "lo": (min(rr) / 1e6 - med) / med * 100, "hi": (max(rr) / 1e6 - med) / med * 100})
                     log(f"{label:<22} {'-':>6} {rp:>6} {summary([x / 1e6 for x in real[(prog.name, rp)]]):>24} "
                         f"{fmt_ms(h[rp]):>24} {err:>+7.1f}% {'-':>5} {'-':>4}")
         log(f"# aims met: {met} of {met + missed}")
+        if a.svg:
+            write_svg(a.svg, chart, f"gmpsim replay what-ifs against real runs ({ncpu} CPUs, profile "
+                      f"{os.path.basename(a.profile) if a.profile else 'default'})")
+            log(f"# chart: {a.svg}")
         log("# the traces: wall ms of the traced runs (median [min-max]) and their CPU time / wall time "
             "(above 1 at 1 P: the runtime's own threads; below the Ps' share: waiting for a core)")
         for prog in progs:
