@@ -179,30 +179,32 @@ rt::hchan* Interpreter::channel(int32_t id, int32_t index, int32_t handle, const
   return chans_[base + static_cast<size_t>(element(index, sc_.chans[static_cast<size_t>(id)].length, t))];
 }
 
-rt::syncMutex* Interpreter::mutex(const Instr& in, const Task& t) {
+// A mutex or a WaitGroup: a local's or a typed parameter's handle (a declared single one's is
+// -1 - id), or a declared one, an array's element picked by in.index.
+template <class T, class Decl>
+T* Interpreter::sync_object(const Instr& in, const Task& t, const std::vector<std::unique_ptr<T>>& all,
+                            const std::vector<size_t>& base_of, const std::vector<Decl>& decls,
+                            std::unique_ptr<T> LocalObj::*of_local, const char* kind) {
   if (in.handle >= 0) {
     const int64_t h = t.vars[static_cast<size_t>(in.handle)];
-    if (h < 0) return mutexes_[mutex_base_[static_cast<size_t>(-1 - h)]].get();
-    rt::syncMutex* m = local(h).mu.get();
-    if (m == nullptr) throw plat::GoFatal(plat::GoFatal::Kind::Throw, "scenario: a local of another kind used as a mutex");
-    return m;
+    if (h < 0) return all[base_of[static_cast<size_t>(-1 - h)]].get();
+    T* x = (local(h).*of_local).get();
+    if (x == nullptr) {
+      throw plat::GoFatal(plat::GoFatal::Kind::Throw, std::string("scenario: a local of another kind used as a ") + kind);
+    }
+    return x;
   }
-  const size_t base = mutex_base_[static_cast<size_t>(in.obj)];
-  if (in.index < 0) return mutexes_[base].get();
-  return mutexes_[base + static_cast<size_t>(element(in.index, sc_.mutexes[static_cast<size_t>(in.obj)].length, t))].get();
+  const size_t base = base_of[static_cast<size_t>(in.obj)];
+  if (in.index < 0) return all[base].get();
+  return all[base + static_cast<size_t>(element(in.index, decls[static_cast<size_t>(in.obj)].length, t))].get();
+}
+
+rt::syncMutex* Interpreter::mutex(const Instr& in, const Task& t) {
+  return sync_object(in, t, mutexes_, mutex_base_, sc_.mutexes, &LocalObj::mu, "mutex");
 }
 
 rt::WaitGroup* Interpreter::waitgroup(const Instr& in, const Task& t) {
-  if (in.handle >= 0) {
-    const int64_t h = t.vars[static_cast<size_t>(in.handle)];
-    if (h < 0) return wgs_[wg_base_[static_cast<size_t>(-1 - h)]].get();
-    rt::WaitGroup* w = local(h).wg.get();
-    if (w == nullptr) throw plat::GoFatal(plat::GoFatal::Kind::Throw, "scenario: a local of another kind used as a waitgroup");
-    return w;
-  }
-  const size_t base = wg_base_[static_cast<size_t>(in.obj)];
-  if (in.index < 0) return wgs_[base].get();
-  return wgs_[base + static_cast<size_t>(element(in.index, sc_.waitgroups[static_cast<size_t>(in.obj)].length, t))].get();
+  return sync_object(in, t, wgs_, wg_base_, sc_.waitgroups, &LocalObj::wg, "waitgroup");
 }
 
 // make(chan int, cap), or a zero sync.WaitGroup or sync.Mutex: a new object each time, its handle

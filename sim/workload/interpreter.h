@@ -117,6 +117,10 @@ class Interpreter {
   // The mutex or WaitGroup an Lock, Unlock, WgAdd, WgDone or WgWait names (as channel's).
   rt::syncMutex* mutex(const scenario::Instr& in, const Task& t);
   rt::WaitGroup* waitgroup(const scenario::Instr& in, const Task& t);
+  template <class T, class Decl>
+  T* sync_object(const scenario::Instr& in, const Task& t, const std::vector<std::unique_ptr<T>>& all,
+                 const std::vector<size_t>& base_of, const std::vector<Decl>& decls,
+                 std::unique_ptr<T> LocalObj::*of_local, const char* kind);
   // The local that handle h names (h >= 0: locals_[h]); a declared object's handle is -1-id.
   const LocalObj& local(int64_t h) const;
   void op_local(const scenario::Instr& in, Task& t);
