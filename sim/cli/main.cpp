@@ -31,10 +31,15 @@ const char kSweepUsage[] =
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
     "      prints a table per metric and `go test -bench` lines; --svg also writes a chart there\n";
 const char kReplayUsage[] =
-    "  gmpsim replay TRACE [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO] [the flags of sweep]\n"
-    "      derives a scenario from the trace (written to SCENARIO, default TRACE's name + .replay.textproto)\n"
-    "      and sweeps it: the recorded run as a what-if at other GOMAXPROCS and core counts; the\n"
-    "      chart goes next to SCENARIO (go123.textproto: go123-sweep.svg) unless --svg says where\n";
+    "  gmpsim replay TRACE... [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO]\n"
+    "                [--traced-cores N] [--cpu-time DUR[,DUR...]] [--no-fit] [the flags of sweep]\n"
+    "      derives a scenario from the trace, or several traces of one program combined (each\n"
+    "      goroutine's median work), cleaned of the tracer's goroutines and of OS waits (more\n"
+    "      goroutines running than --traced-cores; running time above each trace's --cpu-time);\n"
+    "      shared mode (the default) replays worker pools as items through one channel. Writes\n"
+    "      SCENARIO (default: next to the first trace, its name + .replay.textproto) and sweeps it:\n"
+    "      the recorded run as a what-if at other GOMAXPROCS and core counts; the chart goes next to\n"
+    "      SCENARIO (go123.replay.textproto: go123-sweep.svg) unless --svg says where (docs/replay.md)\n";
 const char kCalibrateUsage[] =
     "  gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE] [-o PROFILE]\n"
     "                   [--suite DIR] [--heldout DIR|none] [--measured FILE] [--measured-heldout FILE]\n"
