@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "model/policies.h"
@@ -187,8 +188,14 @@ bool search_share(Shared& sh, uint64_t k, Policy& pol, StateSet* g) {
 // the rest leniently (a pick that no longer fits is skipped), and keep the run if the same
 // property still fails with fewer departures, or as many and fewer steps; chunks halve down to
 // single departures. The kept schedule is the one the replay recorded, so it replays strictly.
-void shrink(const CheckSetup& setup, Found& f) {
+// `deadline`: the check's time limit, which bounds shrinking too; past it f.shrink_cut is set and
+// the schedule stays as far as it got.
+void shrink(const CheckSetup& setup, Found& f, std::optional<Clock::time_point> deadline) {
   constexpr uint32_t kMaxRuns = 400;
+  const auto past = [&] {
+    if (deadline && Clock::now() >= *deadline) f.shrink_cut = true;
+    return f.shrink_cut;
+  };
   auto attempt = [&](const Schedule& cand) {
     ReplayPolicy pol(cand, /*strict=*/false);
     f.shrink_runs++;
@@ -202,9 +209,9 @@ void shrink(const CheckSetup& setup, Found& f) {
     return true;
   };
   size_t chunk = std::max<size_t>(f.schedule.picks.size() / 2, 1);
-  while (!f.schedule.picks.empty() && f.shrink_runs < kMaxRuns) {
+  while (!f.schedule.picks.empty() && f.shrink_runs < kMaxRuns && !past()) {
     bool better = false;
-    for (size_t at = 0; at < f.schedule.picks.size() && f.shrink_runs < kMaxRuns;) {
+    for (size_t at = 0; at < f.schedule.picks.size() && f.shrink_runs < kMaxRuns && !past();) {
       Schedule cand = f.schedule;
       const size_t end = std::min(at + chunk, cand.picks.size());
       cand.picks.erase(cand.picks.begin() + static_cast<ptrdiff_t>(at),
@@ -229,11 +236,20 @@ void shrink(const CheckSetup& setup, Found& f) {
 // cannot be dropped one by one without losing the bug (every later step moves). Iterative
 // context bounding finds the fewest: a bounded DPOR search for the same property with 0, 1, 2,
 // then 3 preemptions, each within a budget, takes the first schedule that fails the same way.
-void fewer_preemptions(const CheckConfig& cfg, Found& f) {
+void fewer_preemptions(const CheckConfig& cfg, Found& f, std::optional<Clock::time_point> deadline) {
   constexpr int kMaxBound = 3;
   constexpr uint64_t kBudget = 20'000;  // executions per bound
   for (int k = 0; k <= kMaxBound && static_cast<uint32_t>(k) < f.preemptions; k++) {
+    double left = 0;  // seconds to the deadline; 0: none
+    if (deadline) {
+      left = std::chrono::duration<double>(*deadline - Clock::now()).count();
+      if (left <= 0) {
+        f.shrink_cut = true;
+        return;
+      }
+    }
     CheckConfig b;
+    b.time_limit = left;
     b.setup = cfg.setup;
     b.strategy = "bounded";
     b.params = {{"preemptions", k}, {"estimate", 0}};
@@ -247,7 +263,7 @@ void fewer_preemptions(const CheckConfig& cfg, Found& f) {
     f.schedule = r.found->schedule;
     f.preemptions = r.found->preemptions;
     f.violation = r.found->violation;
-    shrink(cfg.setup, f);
+    shrink(cfg.setup, f, deadline);
     return;
   }
 }
@@ -328,8 +344,12 @@ CheckReport run_check(const CheckConfig& cfg) {
   if (sh.found) {
     rep.found = sh.found;
     if (cfg.shrink) {
-      shrink(cfg.setup, *rep.found);
-      fewer_preemptions(cfg, *rep.found);
+      std::optional<Clock::time_point> deadline;
+      if (cfg.time_limit > 0) {
+        deadline = sh.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.time_limit));
+      }
+      shrink(cfg.setup, *rep.found, deadline);
+      fewer_preemptions(cfg, *rep.found, deadline);
     }
   }
   rep.shrink_seconds = sh.seconds() - rep.seconds;

@@ -30,7 +30,7 @@ struct CheckConfig {
   StrategyParams params;          // the strategy's parameters given; the rest take the row's defaults
   uint64_t search_seed = 1;       // the strategy's own randomness (random and PCT choices, DPOR's estimate)
   uint64_t max_executions = 0;    // 0: an exhaustive search until complete, a sampling one 10,000
-  double time_limit = 0;          // seconds of wall time; 0: none
+  double time_limit = 0;          // seconds of wall time for the whole check, shrinking too; 0: none
   uint32_t jobs = 1;
   uint32_t shard = 0, shards = 1;
   bool shrink = true;
@@ -46,6 +46,9 @@ struct Found {
   uint32_t preemptions = 0, original_preemptions = 0;
   uint64_t execution = 0;  // its number (sampling) or share (exhaustive)
   uint32_t shrink_runs = 0;
+  // Shrinking stopped at the time limit (CheckConfig::time_limit bounds the whole check): the
+  // schedule is as far as it was shrunk by then, perhaps not at all.
+  bool shrink_cut = false;
 };
 
 struct CheckReport {

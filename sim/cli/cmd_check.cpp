@@ -25,7 +25,12 @@ namespace gmp::cli {
 namespace {
 
 // What gmpsim check was asked to do.
+// gmpsim check's time limit when --time-limit is not given: the search and its shrinking stop after
+// this many seconds, so that a check run as it comes ends (--time-limit 0: none).
+constexpr double kDefaultTimeLimitS = 60;
+
 struct CheckOptions {
+  CheckOptions() { cfg.time_limit = kDefaultTimeLimitS; }
   RunOptions run;         // the scenario, profile, --procs, --seed, --trace, and the limits of gmpsim run
   model::CheckConfig cfg;  // the search; its setup's scenario and profile are set once loaded
   model::StrategyParams strategy_flags;  // every strategy flag given, whichever strategy takes it
@@ -61,9 +66,11 @@ bool parse_check_flag(Args& a, CheckOptions& co) {
   } else if (f == "--max-executions") {
     c.max_executions = parse_uint(f, a.value(), 1, UINT64_MAX);
   } else if (f == "--time-limit") {
-    c.time_limit = static_cast<double>(parse_duration(f, a.value(), 1'000'000, 1'000'000'000LL * 3600 * 24 * 365,
-                                                      "of at least 1ms and at most a year")) /
-                   1e9;
+    const std::string v = a.value();
+    c.time_limit = v == "0" ? 0
+                            : static_cast<double>(parse_duration(f, v, 1'000'000, 1'000'000'000LL * 3600 * 24 * 365,
+                                                                 "of at least 1ms and at most a year, or 0 for none")) /
+                                  1e9;
   } else if (f == "--jobs") {
     c.jobs = static_cast<uint32_t>(parse_uint(f, a.value(), 1, 1024));
   } else if (f == "--shard") {
@@ -310,6 +317,11 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
                   timed == 1 ? "" : "s", timed == 1 ? "is" : "are");
     }
   }
+  if (c.time_limit > 0) {
+    std::printf("time limit: %g s for the search and its shrinking (--time-limit; 0: none)\n", c.time_limit);
+  } else {
+    std::printf("time limit: none (--time-limit 0)\n");
+  }
   bool quota = c.setup.cgroup.quota >= 0 || !c.setup.cgroup.changes.empty();
   for (const scenario::ProcessSpec& p : sc.processes) quota |= p.cgroup.quota >= 0 || !p.cgroup.changes.empty();
   if (quota) {
@@ -358,6 +370,7 @@ int print_report(const CheckOptions& co, const model::CheckReport& rep) {
   if (c.shrink) {
     std::printf("; shrunk from %zu departures, %u preemptions, %llu steps in %u replays", f.original.picks.size(),
                 f.original_preemptions, static_cast<unsigned long long>(f.original.steps), f.shrink_runs);
+    if (f.shrink_cut) std::printf(", until the time limit stopped it");
   }
   std::printf(")\nreplay: %s\n", replay_command(co, shown.str()).c_str());
   show_replay(co, shown);
@@ -420,7 +433,8 @@ std::string check_usage() {
       "                        [--cpu-quota CPUS] [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST]\n"
       "                        [--godebug containermaxprocs=0,updatemaxprocs=0]   (--procs auto: Go's default)\n"
       "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
-      "      explores the interleavings of the scenario's run; LIST: throw, deadlock, g-conservation,\n"
+      "      explores the interleavings of the scenario's run, for at most --time-limit (default 60s,\n"
+      "      shrinking included; 0: none); LIST: throw, deadlock, g-conservation,\n"
       "      work-conservation, lost-wakeup, livelock, assertions, stw-completes, default, all. Exit\n"
       "      status 3 when a property is violated (the schedule, its interleaving and --trace show it).\n"
       "      --process: with several processes, whose steps are choices and whose runtime the properties\n"
