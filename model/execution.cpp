@@ -173,6 +173,10 @@ class PropertyMonitor final : public Monitor {
   bool before_pick(uint64_t steps, std::span<const engine::Step> enabled, const engine::PointInfo& info,
                    bool choice) override {
     if (opt_.log && !ex_.log.empty()) fill_post(ex_.log.back());
+    if (setup_.deadline && ((steps + ex_.forced) & 1023) == 0 && std::chrono::steady_clock::now() >= *setup_.deadline) {
+      timed_out_ = true;  // ends the run; execute() reports it as cut, not as a violation
+      return true;
+    }
     if (steps + ex_.forced + 1 == setup_.max_steps) ex_.unbounded = where_goroutines_are();
     // The properties of each checked process at its quiescent points: tested once after each of
     // its steps (another process's steps leave its state as it was).
@@ -199,6 +203,7 @@ class PropertyMonitor final : public Monitor {
   }
 
   bool violated() const { return violated_; }
+  bool timed_out() const { return timed_out_; }
 
  private:
   bool checked(uint32_t p) const { return setup_.process == kAllProcesses || p == setup_.process; }
@@ -363,6 +368,7 @@ class PropertyMonitor final : public Monitor {
   bool prev_progress_ = false;
   bool prev_user_ = false;
   bool violated_ = false;
+  bool timed_out_ = false;
   const rt::g* stranded_ = nullptr;
   int64_t stranded_at_ = 0;
 };
@@ -447,6 +453,9 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   }
   if (ex.pruned) {
     ex.end = Execution::End::Pruned;
+  } else if (mon.timed_out()) {
+    ex.end = Execution::End::TimeLimit;
+    ex.how = "cut at the check's time limit after " + std::to_string(ex.steps) + " steps";
   } else if (mon.violated()) {
     ex.end = Execution::End::Violation;
   } else if (r.stop == Stop::Fatal && (setup.properties & kThrow) != 0) {

@@ -4,7 +4,9 @@
 // state graph.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +38,10 @@ uint32_t parse_properties(const std::string& list);
 
 // What every execution of one check shares.
 struct CheckSetup {
+  // The check's time limit (run_check sets it from CheckConfig::time_limit): an execution still
+  // running then, whether the search's, an estimate's, a probe's or a shrink's, is cut
+  // (End::TimeLimit). The clock is read every 1024 steps, so a cut comes within that many steps.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   const scenario::Scenario* scenario = nullptr;
   const cost::Profile* profile = nullptr;
   int32_t procs = 1;
@@ -101,7 +107,7 @@ struct Violation {
 
 // An execution of a scenario: what the Recorder wrote down (policy.h), and what came of it.
 struct Execution : Recorded {
-  enum class End { Completed, Violation, StepLimit, Pruned };
+  enum class End { Completed, Violation, StepLimit, Pruned, TimeLimit };  // TimeLimit: CheckSetup::deadline
   End end = End::Completed;
   Violation violation;
   std::string how;  // how the program ended (engine stop and message)

@@ -86,7 +86,7 @@ std::vector<std::vector<uint32_t>> make_shares(const CheckSetup& setup) {
 struct Shared {
   const CheckConfig& cfg;
   Clock::time_point start;
-  std::atomic<uint64_t> executions{0}, pruned{0}, step_limited{0}, max_steps{0}, quiescent{0};
+  std::atomic<uint64_t> executions{0}, pruned{0}, step_limited{0}, time_cut{0}, max_steps{0}, quiescent{0};
   std::atomic<uint32_t> max_threads{0};
   std::atomic<uint64_t> best{UINT64_MAX};  // the lowest share or execution number with a violation
   std::atomic<bool> out_of_budget{false};
@@ -105,6 +105,10 @@ struct Shared {
   bool count(const Execution& ex) {
     const uint64_t n = executions.fetch_add(1) + 1;
     if (ex.end == Execution::End::Pruned) pruned++;
+    if (ex.end == Execution::End::TimeLimit) {
+      time_cut++;
+      out_of_budget = true;
+    }
     if (ex.end == Execution::End::StepLimit && step_limited++ == 0) {
       std::lock_guard<std::mutex> l(mu);
       unbounded = ex.unbounded;
@@ -184,6 +188,44 @@ bool search_share(Shared& sh, uint64_t k, Policy& pol, StateSet* g) {
   return true;
 }
 
+// A random or PCT counterexample switches threads hundreds of times, and most of those switches
+// cannot be dropped one by one without losing the bug (every later step moves). Iterative
+// context bounding finds the fewest: a bounded DPOR search for the same property with 0, 1, 2,
+// then 3 preemptions, each within a budget, takes the first schedule that fails the same way.
+void fewer_preemptions(const CheckConfig& cfg, Found& f, std::optional<Clock::time_point> deadline) {
+  constexpr int kMaxBound = 3;
+  constexpr uint64_t kBudget = 20'000;  // executions per bound
+  for (int k = 0; k <= kMaxBound && static_cast<uint32_t>(k) < f.preemptions; k++) {
+    double left = 0;  // seconds to the deadline; 0: none
+    if (deadline) {
+      left = std::chrono::duration<double>(*deadline - Clock::now()).count();
+      if (left <= 0) {
+        f.shrink_cut = true;
+        return;
+      }
+    }
+    CheckConfig b;
+    b.time_limit = left;
+    b.setup = cfg.setup;
+    b.strategy = "bounded";
+    b.params = {{"preemptions", k}, {"estimate", 0}};
+    b.max_executions = kBudget;
+    b.shrink = false;
+    b.states = false;
+    const CheckReport r = run_check(b);
+    f.shrink_runs += static_cast<uint32_t>(std::min<uint64_t>(r.executions, UINT32_MAX));
+    if (!r.found || r.found->violation.property != f.violation.property || r.found->preemptions >= f.preemptions)
+      continue;
+    f.schedule = r.found->schedule;
+    f.preemptions = r.found->preemptions;
+    f.violation = r.found->violation;
+    shrink(cfg.setup, f, deadline);
+    return;
+  }
+}
+
+}  // namespace
+
 // Delta debugging (Zeller's ddmin) over the schedule's departures: drop a chunk of them, replay
 // the rest leniently (a pick that no longer fits is skipped), and keep the run if the same
 // property still fails with fewer departures, or as many and fewer steps; chunks halve down to
@@ -232,45 +274,14 @@ void shrink(const CheckSetup& setup, Found& f, std::optional<Clock::time_point> 
   }
 }
 
-// A random or PCT counterexample switches threads hundreds of times, and most of those switches
-// cannot be dropped one by one without losing the bug (every later step moves). Iterative
-// context bounding finds the fewest: a bounded DPOR search for the same property with 0, 1, 2,
-// then 3 preemptions, each within a budget, takes the first schedule that fails the same way.
-void fewer_preemptions(const CheckConfig& cfg, Found& f, std::optional<Clock::time_point> deadline) {
-  constexpr int kMaxBound = 3;
-  constexpr uint64_t kBudget = 20'000;  // executions per bound
-  for (int k = 0; k <= kMaxBound && static_cast<uint32_t>(k) < f.preemptions; k++) {
-    double left = 0;  // seconds to the deadline; 0: none
-    if (deadline) {
-      left = std::chrono::duration<double>(*deadline - Clock::now()).count();
-      if (left <= 0) {
-        f.shrink_cut = true;
-        return;
-      }
-    }
-    CheckConfig b;
-    b.time_limit = left;
-    b.setup = cfg.setup;
-    b.strategy = "bounded";
-    b.params = {{"preemptions", k}, {"estimate", 0}};
-    b.max_executions = kBudget;
-    b.shrink = false;
-    b.states = false;
-    const CheckReport r = run_check(b);
-    f.shrink_runs += static_cast<uint32_t>(std::min<uint64_t>(r.executions, UINT32_MAX));
-    if (!r.found || r.found->violation.property != f.violation.property || r.found->preemptions >= f.preemptions)
-      continue;
-    f.schedule = r.found->schedule;
-    f.preemptions = r.found->preemptions;
-    f.violation = r.found->violation;
-    shrink(cfg.setup, f, deadline);
-    return;
+CheckReport run_check(const CheckConfig& given) {
+  // The time limit bounds every execution of the check (CheckSetup::deadline) as well as the
+  // search between executions and the shrinking after it.
+  CheckConfig cfg = given;
+  if (cfg.time_limit > 0) {
+    cfg.setup.deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.time_limit));
   }
-}
-
-}  // namespace
-
-CheckReport run_check(const CheckConfig& cfg) {
   const StrategyInfo* info = find_strategy(cfg.strategy);
   const std::unique_ptr<Strategy> strategy = make_strategy(cfg.strategy, cfg.params, cfg.search_seed);
   CheckReport rep;
@@ -333,6 +344,7 @@ CheckReport run_check(const CheckConfig& cfg) {
   rep.executions = sh.executions;
   rep.pruned = sh.pruned;
   rep.step_limited = sh.step_limited;
+  rep.time_cut = sh.time_cut;
   rep.quiescent = sh.quiescent;
   rep.unbounded = sh.unbounded;
   rep.max_steps_seen = std::max(rep.max_steps_seen, sh.max_steps.load());
@@ -344,12 +356,8 @@ CheckReport run_check(const CheckConfig& cfg) {
   if (sh.found) {
     rep.found = sh.found;
     if (cfg.shrink) {
-      std::optional<Clock::time_point> deadline;
-      if (cfg.time_limit > 0) {
-        deadline = sh.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.time_limit));
-      }
-      shrink(cfg.setup, *rep.found, deadline);
-      fewer_preemptions(cfg, *rep.found, deadline);
+      shrink(cfg.setup, *rep.found, cfg.setup.deadline);
+      fewer_preemptions(cfg, *rep.found, cfg.setup.deadline);
     }
   }
   rep.shrink_seconds = sh.seconds() - rep.seconds;

@@ -11,6 +11,7 @@
 // one of the lowest share or execution number, whatever the split.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -53,6 +54,7 @@ struct Found {
 
 struct CheckReport {
   uint64_t executions = 0, pruned = 0, step_limited = 0;
+  uint64_t time_cut = 0;    // executions cut at the time limit (ExecOptions::deadline)
   uint64_t quiescent = 0;  // quiescent points tested, over all executions
   std::string unbounded;   // the first execution at the step limit: where its goroutines were
   uint64_t states = 0;     // distinct fingerprints (union over the jobs of this process)
@@ -68,6 +70,11 @@ struct CheckReport {
 
 // Throws std::invalid_argument for an unknown strategy or a parameter it does not take.
 CheckReport run_check(const CheckConfig& cfg);
+
+// Shrinks f's schedule (delta debugging over its departures; search.cpp says how) until no smaller
+// one fails the same way, or the deadline passes (then f.shrink_cut). run_check calls it after a
+// violation, with the check's time limit as the deadline.
+void shrink(const CheckSetup& setup, Found& f, std::optional<std::chrono::steady_clock::time_point> deadline);
 
 // Replays a schedule strictly (ScheduleError on divergence), logging every step; writes the trace
 // if trace_path is set.

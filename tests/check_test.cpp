@@ -2,6 +2,7 @@
 // search's splits, and what it says about programs it cannot bound.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -456,21 +457,44 @@ func { name: "main"
 
 TEST_CASE("the time limit bounds shrinking too: past it the schedule stays as found", "[check]") {
   // Every execution deadlocks, and a random schedule departs from the default order many times;
-  // shrinking would take those departures away. A limit of 1 ns is spent by the time the first
-  // execution has run, so the check reports the schedule as it was found and says so.
+  // shrinking takes those departures away, unless its deadline (the check's time limit) has
+  // passed: then the schedule stays as it was found, and the result says so.
   const scenario::Scenario sc = scenario::parse_scenario(kDeadlock, "deadlock");
   model::CheckConfig cfg;
   cfg.setup = setup_for(sc, 2);
   cfg.strategy = "random";
   cfg.max_executions = 1;
-  const model::CheckReport free = model::run_check(cfg);
-  REQUIRE(free.found);
-  REQUIRE(!free.found->original.picks.empty());
-  CHECK(!free.found->shrink_cut);
-  CHECK(free.found->schedule.picks.size() < free.found->original.picks.size());
+  cfg.shrink = false;
+  const model::CheckReport r = model::run_check(cfg);
+  REQUIRE(r.found);
+  REQUIRE(!r.found->schedule.picks.empty());
+  model::Found free = *r.found;
+  model::shrink(cfg.setup, free, std::nullopt);
+  CHECK(!free.shrink_cut);
+  CHECK(free.schedule.picks.size() < r.found->schedule.picks.size());
+  model::Found cut = *r.found;
+  model::shrink(cfg.setup, cut, std::chrono::steady_clock::now());
+  CHECK(cut.shrink_cut);
+  CHECK(cut.schedule.str() == r.found->schedule.str());
+}
+
+TEST_CASE("an execution still running at the time limit is cut and counted as cut", "[check]") {
+  // An endless loop reaches the step limit (200,000 steps) unless the time limit cuts it first; a
+  // limit of 1 ns has passed at its first look at the clock, so the execution is cut there, not
+  // counted as one that ran to the step limit, and the search stops.
+  const scenario::Scenario sc = scenario::parse_scenario(R"(
+func { name: "main" op { loop { forever: true op { gosched {} } } } }
+)",
+                                                         "endless.textproto");
+  model::CheckConfig cfg;
+  cfg.setup = setup_for(sc, 1);
+  cfg.strategy = "random";
+  cfg.max_executions = 3;
   cfg.time_limit = 1e-9;
-  const model::CheckReport cut = model::run_check(cfg);
-  REQUIRE(cut.found);
-  CHECK(cut.found->shrink_cut);
-  CHECK(cut.found->schedule.str() == cut.found->original.str());
+  const model::CheckReport r = model::run_check(cfg);
+  CHECK(r.time_cut == 1);
+  CHECK(r.step_limited == 0);
+  CHECK(r.executions == 1);
+  CHECK(!r.complete);
+  CHECK(!r.found);
 }

@@ -347,6 +347,7 @@ int print_report(const CheckOptions& co, const model::CheckReport& rep) {
       static_cast<double>(rep.states) / std::max(rep.seconds, 1e-9),
       rep.complete ? "complete" : (rep.found ? "stopped at the first violation" : "incomplete"));
   if (rep.found && c.shrink) std::printf("shrinking took %.2f s\n", rep.shrink_seconds);
+  if (rep.time_cut != 0) std::printf("note: the time limit cut the execution that was running then\n");
   if (rep.step_limited != 0) {
     std::printf(
         "warning: %llu executions did not end within %llu steps; in the first, the program's goroutines were:%s\n"
