@@ -8,6 +8,7 @@
 #include "sim/cost/profile.h"
 #include "sim/simulation/simulation.h"
 #include "sim/scenario/scenario.h"
+#include "tests/scenario_run.h"
 
 using namespace gmp;
 using engine::Engine;
@@ -17,13 +18,7 @@ namespace {
 
 constexpr int64_t kUs = 1000;
 
-SimResult run(const std::string& text, int32_t procs) {
-  const scenario::Scenario sc = scenario::parse_scenario(text, "lang.textproto");
-  engine::SimConfig cfg;
-  cfg.procs = procs;
-  cfg.time_limit = 5LL * 1000 * 1000 * 1000;
-  return engine::simulate(sc, cost::default_profile(), cfg);
-}
+SimResult run(const std::string& text, int32_t procs) { return test::run_scenario_text(text, "lang.textproto", procs); }
 
 // Four workers; worker i computes `work` (an expression of i), main waits for all of them.
 std::string workers(const std::string& work) {
@@ -42,11 +37,7 @@ func { name: "worker" param: "i" op { compute { ns_expr: ")" +
 // A run that ends in a panic: Go's exit status 2, its message and the expression's position.
 void expect_panic(const std::string& text, const std::string& says, const std::string& where) {
   INFO(text);
-  const SimResult r = run(text, 2);
-  REQUIRE(r.stop == Engine::Stop::Fatal);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.message, Catch::StartsWith("panic: " + says));
-  CHECK_THAT(r.message, Catch::Contains("lang.textproto:" + where));
+  test::check_panic(run(text, 2), "lang.textproto", says, where);
 }
 
 }  // namespace

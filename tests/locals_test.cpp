@@ -9,6 +9,7 @@
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 #include "sim/simulation/simulation.h"
+#include "tests/scenario_run.h"
 
 using namespace gmp;
 using engine::Engine;
@@ -20,11 +21,7 @@ constexpr int64_t kUs = 1000;
 const std::string kName = "locals.textproto";
 
 SimResult run(const std::string& text, int32_t procs) {
-  const scenario::Scenario sc = scenario::parse_scenario(text, kName);
-  engine::SimConfig cfg;
-  cfg.procs = procs;
-  cfg.time_limit = 5LL * 1000 * 1000 * 1000;
-  SimResult r = engine::simulate(sc, cost::default_profile(), cfg);
+  SimResult r = test::run_scenario_text(text, kName, procs);
   INFO(r.message);
   REQUIRE(r.stop == Engine::Stop::Exit);
   REQUIRE(r.exit_code == 0);

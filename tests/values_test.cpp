@@ -10,6 +10,7 @@
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 #include "sim/simulation/simulation.h"
+#include "tests/scenario_run.h"
 
 using namespace gmp;
 using engine::Engine;
@@ -19,13 +20,7 @@ namespace {
 
 constexpr int64_t kUs = 1000;
 
-SimResult run(const std::string& text, int32_t procs) {
-  const scenario::Scenario sc = scenario::parse_scenario(text, "values.textproto");
-  engine::SimConfig cfg;
-  cfg.procs = procs;
-  cfg.time_limit = 5LL * 1000 * 1000 * 1000;
-  return engine::simulate(sc, cost::default_profile(), cfg);
-}
+SimResult run(const std::string& text, int32_t procs) { return test::run_scenario_text(text, "values.textproto", procs); }
 
 // text with every "U" in a duration_expr replaced by unit.
 std::string with_unit(std::string text, const std::string& unit) {
@@ -49,11 +44,7 @@ double work_in_units(const std::string& text, int32_t procs) {
 // A run that ends in a panic: its message and the field's position.
 void expect_panic(const std::string& text, const std::string& says, const std::string& where) {
   INFO(text);
-  const SimResult r = run(text, 1);
-  REQUIRE(r.stop == Engine::Stop::Fatal);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.message, Catch::StartsWith("panic: " + says));
-  CHECK_THAT(r.message, Catch::Contains("values.textproto:" + where));
+  test::check_panic(run(text, 1), "values.textproto", says, where);
 }
 
 }  // namespace
