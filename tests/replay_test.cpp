@@ -178,3 +178,37 @@ TEST_CASE("a fit whose run does not exit says so", "[replay]") {
       engine::derive_fitted(tl, "workers", cost::default_profile(), engine::SimConfig{}, dir.file("fit.trace"));
   CHECK(ok.not_fitted.empty());
 }
+
+namespace {
+// A trace of main alone: running `run` ns, then its heap counter rising by `rise` bytes.
+trace::Timeline lone_main(int64_t run, int64_t rise) {
+  trace::Timeline tl;
+  trace::GLife main;
+  trace::Interval iv;
+  iv.state = trace::GState::Running;
+  iv.t1 = run;
+  iv.m = 0;
+  iv.p = 0;
+  main.intervals = {iv};
+  main.exited = true;
+  tl.gs[trace::GKey{0, 1}] = main;
+  tl.t_end = run;
+  tl.heap = {trace::HeapSample{0, 1, 0, 0, 0}, trace::HeapSample{run / 2, 1, 0, 0, rise}};
+  return tl;
+}
+}  // namespace
+
+TEST_CASE("a derived replay splits an allocation past the largest object and refuses what it cannot hold",
+          "[replay]") {
+  // 3 GiB and 5 bytes at once: a scenario's object is at most 1 GiB, so three of those and one of 5
+  // bytes; the text must load (before, one alloc of the whole amount did not).
+  const int64_t gib = int64_t{1} << 30;
+  const trace::DerivedScenario d = trace::derive_scenario(lone_main(1'000'000, 3 * gib + 5), "big", {});
+  CHECK(d.text.find("alloc { bytes: 1073741824 count: 3 }") != std::string::npos);
+  CHECK(d.text.find("alloc { bytes: 5 count: 1 }") != std::string::npos);
+  CHECK_NOTHROW(scenario::parse_scenario(d.text, "big"));
+  // Running time past the language's longest duration, and a heap counter no machine has: a
+  // DeriveError each, not a scenario that fails to load.
+  CHECK_THROWS_AS(trace::derive_scenario(lone_main(2'000'000'000'000'000, 0), "long", {}), trace::DeriveError);
+  CHECK_THROWS_AS(trace::derive_scenario(lone_main(1'000'000, int64_t{1} << 62), "huge", {}), trace::DeriveError);
+}

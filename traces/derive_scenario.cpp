@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "sim/scenario/limits.h"
 #include "traces/replay_clean.h"
 
 namespace gmp::trace {
@@ -164,6 +165,14 @@ class Deriver {
   void derive_heap() {
     const std::vector<HeapSample>& h = tl_.heap;
     if (h.empty() || main_ < 0) return;
+    // A heap counter no machine has: refused, so that the sums and differences below stay far
+    // from int64's end.
+    for (const HeapSample& x : h) {
+      if (x.bytes < 0 || x.bytes > kMaxHeapBytes) {
+        throw DeriveError("the trace's heap counter reads " + std::to_string(x.bytes) + " bytes at " +
+                          std::to_string(x.t) + " ns: a replay takes 0 to " + std::to_string(kMaxHeapBytes));
+      }
+    }
     struct Entry {
       int64_t g;
       HeapOp op;
@@ -224,7 +233,7 @@ class Deriver {
     if (bytes <= 0) return;
     const int64_t r = retain ? 1 : 0;
     if (!ops.empty() && ops.back().kind == Op::Alloc && ops.back().target == r) {
-      ops.back().ns += bytes;
+      ops.back().ns = sat_add(ops.back().ns, bytes);
     } else {
       ops.push_back({Op::Alloc, bytes, r});
     }
@@ -239,7 +248,7 @@ class Deriver {
   void compute(std::vector<Op>& ops, int64_t ns) {
     if (ns <= 0) return;
     if (!ops.empty() && ops.back().kind == Op::Compute) {
-      ops.back().ns += ns;
+      ops.back().ns = sat_add(ops.back().ns, ns);
     } else {
       ops.push_back({Op::Compute, ns, -1});
     }
@@ -510,6 +519,43 @@ class Deriver {
     return t + "    }\n  }\n";
   }
 
+  // A duration the scenario language can hold (sim/scenario/limits.h: at most about 11.6 days);
+  // past it the replay cannot be written, and DeriveError says where.
+  int64_t bounded_ns(int64_t ns, int64_t g, const char* what) const {
+    if (ns > scenario::kMaxDurationNs) {
+      throw DeriveError(fname(g, main_) + " has a " + what + " of " + std::to_string(ns) +
+                        " ns: a replay holds at most " + std::to_string(scenario::kMaxDurationNs) + " ns (about 11.6 days)");
+    }
+    return ns;
+  }
+  // Bytes of one allocation or release of the replay, as much as a heap counter may read (an
+  // alloc op holds at most 1 TiB, so this is at most 1,024 ops).
+  int64_t bounded_bytes(int64_t bytes, int64_t g) const {
+    if (bytes > kMaxReplayBytes) {
+      throw DeriveError(fname(g, main_) + " allocates or frees " + std::to_string(bytes) +
+                        " bytes at once: a replay holds at most " + std::to_string(kMaxReplayBytes));
+    }
+    return bytes;
+  }
+  static constexpr int64_t kMaxHeapBytes = int64_t{1} << 50;  // 1 PiB
+  static constexpr int64_t kMaxReplayBytes = kMaxHeapBytes;
+  // The alloc ops for `bytes` allocated at once: a scenario's object is at most 1 GiB and an alloc
+  // at most 1 TiB (sim/scenario/limits.h), so a larger amount is written as whole GiB objects, as
+  // many alloc ops as needed, and one op for the rest.
+  std::string alloc_text(int64_t bytes, bool retain, int64_t g) const {
+    const std::string tail = std::string(retain ? " retain: true" : "") + " } }\n";
+    std::string t;
+    int64_t left = bounded_bytes(bytes, g);
+    const int64_t per_op = scenario::kMaxAllocBytes / scenario::kMaxObjectBytes;  // whole objects in one op
+    while (left >= scenario::kMaxObjectBytes) {
+      const int64_t n = std::min(left / scenario::kMaxObjectBytes, per_op);
+      t += "  op { alloc { bytes: " + std::to_string(scenario::kMaxObjectBytes) + " count: " + std::to_string(n) + tail;
+      left -= n * scenario::kMaxObjectBytes;
+    }
+    if (left > 0) t += "  op { alloc { bytes: " + std::to_string(left) + " count: 1" + tail;
+    return t;
+  }
+
   static std::string fname(int64_t g, int64_t main) { return g == main ? "main" : "g" + std::to_string(g); }
 
   DerivedScenario format(const std::string& source) {
@@ -606,7 +652,7 @@ class Deriver {
         out.ops++;
         switch (op.kind) {
           case Op::Compute:
-            t += "  op { compute { ns: " + std::to_string(op.ns) + " } }\n";
+            t += "  op { compute { ns: " + std::to_string(bounded_ns(op.ns, g, "running time")) + " } }\n";
             break;
           case Op::Go:
             t += "  op { go { func: \"" + fname(op.target, main_) + "\" } }\n";
@@ -619,10 +665,10 @@ class Deriver {
                                : "  op { recv { chan: \"wake_g" + std::to_string(op.target) + "\" } }\n";
             break;
           case Op::Sleep:
-            t += "  op { sleep { ns: " + std::to_string(op.ns) + " } }\n";
+            t += "  op { sleep { ns: " + std::to_string(bounded_ns(op.ns, g, "wait")) + " } }\n";
             break;
           case Op::Syscall:
-            t += "  op { syscall { ns: " + std::to_string(op.ns) + (op.ns < kOnCpuSyscallNs ? " on_cpu: true" : "") +
+            t += "  op { syscall { ns: " + std::to_string(bounded_ns(op.ns, g, "system call")) + (op.ns < kOnCpuSyscallNs ? " on_cpu: true" : "") +
                  " } }\n";
             break;
           case Op::Gosched:
@@ -639,11 +685,12 @@ class Deriver {
             break;
           case Op::Alloc:
             out.alloc_ops++;
-            t += "  op { alloc { bytes: " + std::to_string(op.ns) + " count: 1" + (op.target == 1 ? " retain: true" : "") +
-                 " } }\n";
+            t += alloc_text(op.ns, op.target == 1, g);
             break;
           case Op::Release:
-            t += "  op { release { bytes: " + std::to_string(op.ns) + " } }\n";
+            for (int64_t left = bounded_bytes(op.ns, g); left > 0; left -= std::min(left, scenario::kMaxAllocBytes)) {
+              t += "  op { release { bytes: " + std::to_string(std::min(left, scenario::kMaxAllocBytes)) + " } }\n";
+            }
             break;
           case Op::Item:
             t += "  op { send { chan: \"pool" + std::to_string(op.target) + "\" value: \"" + std::to_string(op.ns) +
