@@ -35,21 +35,25 @@ const char* property_name(Property p) {
       return "assertions";
     case kStwCompletes:
       return "stw-completes";
+    case kStranding:
+      return "stranding";
+    case kStarvation:
+      return "starvation";
     default:
       return "?";
   }
 }
 
 uint32_t parse_properties(const std::string& list) {
-  static constexpr Property all[] = {kThrow,      kDeadlock, kGConservation, kWorkConservation,
-                                     kLostWakeup, kLivelock, kAssertions, kStwCompletes};
+  static constexpr Property all[] = {kThrow,    kDeadlock,   kGConservation, kWorkConservation, kLostWakeup,
+                                     kLivelock, kAssertions, kStwCompletes,  kStranding,        kStarvation};
   uint32_t bits = 0;
   size_t i = 0;
   while (i <= list.size()) {
     const size_t comma = std::min(list.find(',', i), list.size());
     const std::string name = list.substr(i, comma - i);
     bool found = name == "all" || name == "default";
-    if (name == "all") bits |= kDefaultProperties | kWorkConservation;
+    if (name == "all") bits |= kDefaultProperties;
     if (name == "default") bits |= kDefaultProperties;
     for (Property p : all) {
       if (name == property_name(p)) {
@@ -61,7 +65,7 @@ uint32_t parse_properties(const std::string& list) {
       throw std::invalid_argument(
           "unknown property '" + name +
           "' (known: throw, deadlock, g-conservation, work-conservation, lost-wakeup, livelock, "
-          "assertions, stw-completes, default, all)");
+          "assertions, stw-completes, stranding, starvation, default, all)");
     }
     i = comma + 1;
   }
@@ -161,6 +165,9 @@ class PropertyMonitor final : public Monitor {
     if (runtimes_.size() <= process) {
       runtimes_.resize(process + 1, nullptr);
       fresh_.resize(process + 1, true);
+      stranding_.resize(process + 1,
+                        StrandingMonitor(setup_.strict_time, setup_.stranding_steps, setup_.stranding_ns));
+      starvation_.resize(process + 1, StarvationMonitor(setup_.starvation_ns));
     }
     runtimes_[process] = &r;
   }
@@ -187,6 +194,28 @@ class PropertyMonitor final : public Monitor {
       if (test_quiescent(p, info.of(p))) return true;
     }
     if (stranded_ != nullptr && follow_stranding(info)) return true;
+    // Stranding and starvation, at every point (their cheap tests come first). A work-conservation
+    // stranding found at a quiescent point is being measured (stranded_): it is the report.
+    if ((setup_.properties & kStranding) != 0 && stranded_ == nullptr) {
+      for (uint32_t p = 0; p < runtimes_.size(); p++) {
+        if (!checked(p) || runtimes_[p] == nullptr) continue;
+        std::string why = stranding_[p].at(*runtimes_[p], ex_.steps, info.now);
+        if (why.empty()) continue;
+        ex_.violation = Violation{kStranding, about(p) + why, ex_.steps};
+        violated_ = true;
+        return true;
+      }
+    }
+    if (setup_.strict_time && (setup_.properties & kStarvation) != 0) {
+      for (uint32_t p = 0; p < runtimes_.size(); p++) {
+        if (!checked(p) || runtimes_[p] == nullptr) continue;
+        std::string why = starvation_[p].at(*runtimes_[p], info.now);
+        if (why.empty()) continue;
+        ex_.violation = Violation{kStarvation, about(p) + why, ex_.steps};
+        violated_ = true;
+        return true;
+      }
+    }
     if (choice && (opt_.states != nullptr || (setup_.properties & kLivelock) != 0)) {
       const uint64_t fp = state(enabled);
       if (opt_.states != nullptr) opt_.states->add(fp);
@@ -198,7 +227,10 @@ class PropertyMonitor final : public Monitor {
   void taken(const engine::Step& s, const engine::PointInfo& info, size_t enabled) override {
     prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
     prev_user_ = s.kind == engine::StepKind::Timeout && s.user;
-    if (s.process < fresh_.size()) fresh_[s.process] = true;
+    if (s.process < fresh_.size()) {
+      fresh_[s.process] = true;
+      if (s.g != nullptr) stranding_[s.process].took(s.g->m);
+    }
     if (opt_.log) log(s, info, enabled);
   }
 
@@ -364,6 +396,8 @@ class PropertyMonitor final : public Monitor {
   Execution& ex_;
   std::vector<rt::Runtime*> runtimes_;  // by process
   std::vector<bool> fresh_;             // by process: it took a step since its last test
+  std::vector<StrandingMonitor> stranding_;  // by process (kStranding)
+  std::vector<StarvationMonitor> starvation_;  // by process (kStarvation, strict time)
   std::vector<bool> daemon_;
   bool prev_progress_ = false;
   bool prev_user_ = false;

@@ -16,6 +16,7 @@
 #include "sim/cost/profile.h"
 #include "sim/engine/chooser.h"
 #include "sim/runtime/mgc.h"
+#include "sim/runtime/runtime.h"
 #include "sim/scenario/program.h"
 
 namespace gmp::model {
@@ -30,11 +31,19 @@ enum Property : uint32_t {
   kLivelock = 32,         // a cycle of states the program can loop in forever
   kAssertions = 64,       // the scenario's own assertions
   kStwCompletes = 128,    // every stop-the-world completes (none waits with every other M parked)
-  kDefaultProperties = kThrow | kDeadlock | kGConservation | kLostWakeup | kLivelock | kAssertions | kStwCompletes,
+  kStranding = 256,       // no G waits behind a running one past a bound while a P idles (every point)
+  kStarvation = 512,      // no G stays runnable past a bound (strict time only)
+  kLastProperty = kStarvation,  // the highest bit, for loops over the properties
+  kDefaultProperties = kThrow | kDeadlock | kGConservation | kWorkConservation | kLostWakeup | kLivelock |
+                       kAssertions | kStwCompletes | kStranding | kStarvation,
 };
 const char* property_name(Property p);
 // "throw,g-conservation,..." -> bits; throws std::invalid_argument naming an unknown one.
 uint32_t parse_properties(const std::string& list);
+
+inline constexpr uint64_t kDefaultStrandingSteps = 400;
+inline constexpr int64_t kDefaultStrandingNs = 100'000;
+inline constexpr int64_t kDefaultStarvationNs = rt::forcePreemptNS + int64_t{rt::sysmonMaxDelayUS} * 1000;
 
 // What every execution of one check shares.
 struct CheckSetup {
@@ -58,6 +67,15 @@ struct CheckSetup {
   bool strict_time = false;
   int64_t max_time = 1'000'000'000;
   uint32_t properties = kDefaultProperties;
+  // kStranding's bounds (model/properties.h's StrandingMonitor): under free time, steps of the M
+  // that holds the stranded work (--stranding-steps); under strict time, virtual ns
+  // (--stranding-time). docs/checker.md "Properties" says how the defaults were chosen.
+  uint64_t stranding_steps = kDefaultStrandingSteps;
+  int64_t stranding_ns = kDefaultStrandingNs;
+  // kStarvation's bound, virtual ns under strict time (--starvation-time): one time slice
+  // (forcePreemptNS) and sysmon's longest pause, the most a goroutine queued behind a running one
+  // waits in go1.27rc2 before sysmon's retake preempts it.
+  int64_t starvation_ns = kDefaultStarvationNs;
   // Several processes (Scenario::processes, ids in declaration order): the process whose steps are
   // choices and whose runtime the properties and fingerprints are about; kAllProcesses: every
   // process's (recorder.h). A scenario of one process has only process 0.

@@ -2,6 +2,7 @@
 
 #include "sim/runtime/time.h"
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -193,6 +194,191 @@ std::string check_lost_wakeup(const rt::Runtime& r, const engine::PointInfo& inf
   const std::vector<Place> q = queued(r);
   if (q.empty()) return "";
   return runnable_places(r) + ", and every M is parked: nothing will run it";
+}
+
+}  // namespace gmp::model
+
+namespace gmp::model {
+
+namespace {
+
+// The M of a P whose queue waits behind a running goroutine: pp runs (_Prunning) and its M's curg
+// is _Grunning. nullptr otherwise (the M is in the scheduler, or its goroutine in a system call).
+const rt::m* busy_owner(const rt::p* pp) {
+  if (pp->status.peek() != rt::_Prunning) return nullptr;
+  const rt::m* mp = pp->m.peek();
+  if (mp == nullptr) return nullptr;
+  const rt::g* cg = mp->curg.peek();
+  if (cg == nullptr || (cg->atomicstatus.peek() & ~rt::_Gscan) != rt::_Grunning) return nullptr;
+  return mp;
+}
+
+bool in_ring(const rt::p* pp, const rt::g* gp) {
+  const uint32_t h = pp->runqhead.peek(), t = pp->runqtail.peek();
+  for (uint32_t i = h; i != t && i - h < rt::kRunqSize; i++) {
+    if (pp->runq[i % rt::kRunqSize].peek() == gp) return true;
+  }
+  return false;
+}
+
+bool in_global(const rt::Runtime& r, const rt::g* gp) {
+  int32_t n = 0;
+  for (const rt::g* q = r.sched.runq.head(); q != nullptr && n <= r.sched.runq.size; q = q->schedlink, n++) {
+    if (q == gp) return true;
+  }
+  return false;
+}
+
+std::string idle_ps(const rt::Runtime& r) {
+  std::string out;
+  int32_t n = 0;
+  for (const rt::p* pp : r.allp) {
+    if (pp->status.peek() == rt::_Pidle) out += (n++ == 0 ? "P" : ", P") + std::to_string(pp->id);
+  }
+  return out + (n > 1 ? " were" : " was");
+}
+
+}  // namespace
+
+void StrandingMonitor::reset() {
+  target_ = nullptr;
+  owner_ = nullptr;
+  uncovered_ = false;
+}
+
+std::string StrandingMonitor::at(const rt::Runtime& r, uint64_t step, int64_t now) {
+  // The cheap tests first: most points have no idle P.
+  if (r.sched.npidle.peek() <= 0 || r.sched.gcwaiting.peek() != 0) {
+    if (target_ != nullptr) reset();
+    return "";
+  }
+  if (target_ != nullptr) {
+    bool still = (target_->atomicstatus.peek() & ~rt::_Gscan) == rt::_Grunnable;
+    if (still && where_p_ < 0) {
+      still = in_global(r, target_);
+    } else if (still) {
+      const rt::p* pp = static_cast<size_t>(where_p_) < r.allp.size() ? r.allp[static_cast<size_t>(where_p_)] : nullptr;
+      still = pp != nullptr && busy_owner(pp) == owner_;
+      if (still) {
+        runnext_ = pp->runnext.peek() == target_;  // a newer G may have kicked it into the ring
+        still = runnext_ || in_ring(pp, target_);
+      }
+    }
+    if (!still) reset();
+  }
+  if (target_ == nullptr) {
+    for (const rt::p* pp : r.allp) {
+      const rt::m* mp = busy_owner(pp);
+      if (mp == nullptr) continue;
+      const uint32_t h = pp->runqhead.peek(), t = pp->runqtail.peek();
+      const rt::g* gp = h != t ? pp->runq[h % rt::kRunqSize].peek() : pp->runnext.peek();
+      if (gp == nullptr) continue;
+      target_ = gp;
+      owner_ = mp;
+      where_p_ = pp->id;
+      runnext_ = h == t;
+      break;
+    }
+    if (target_ == nullptr && r.sched.runq.head() != nullptr) {
+      target_ = r.sched.runq.head();
+      owner_ = nullptr;
+      where_p_ = -1;
+      runnext_ = false;
+    }
+    if (target_ == nullptr) return "";
+    since_step_ = step;
+    len_ = 0;
+    ns_ = 0;
+    last_now_ = now;
+    spinners_failed_ = false;
+    spun_.assign(spun_.size(), 0);
+    began_.assign(began_.size(), 0);
+    failed_.assign(failed_.size(), 0);
+    for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
+      const auto i = static_cast<size_t>(mp->id);
+      if (i >= spun_.size()) {
+        spun_.resize(i + 1, 0);
+        began_.resize(i + 1, 0);
+        failed_.resize(i + 1, 0);
+      }
+      spun_[i] = mp->spinning ? 1 : 0;  // a spin under way already began before the stranding
+    }
+  }
+  // Which Ms cover it, following each M's spins.
+  bool covered = false;
+  for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
+    const auto i = static_cast<size_t>(mp->id);
+    if (i >= spun_.size()) {
+      spun_.resize(i + 1, 0);
+      began_.resize(i + 1, 0);
+      failed_.resize(i + 1, 0);
+    }
+    const bool sp = mp->spinning;
+    if (sp && spun_[i] == 0) began_[i] = 1;
+    if (!sp && spun_[i] != 0) {
+      if (began_[i] != 0 && mp->p == nullptr) {
+        failed_[i] = 1;
+        spinners_failed_ = true;
+      }
+      began_[i] = 0;
+    }
+    spun_[i] = sp ? 1 : 0;
+    if (mp->nextp != nullptr || (sp && failed_[i] == 0)) covered = true;
+  }
+  if (uncovered_) ns_ += now - last_now_;
+  last_now_ = now;
+  uncovered_ = !covered;
+  const bool over = strict_ ? ns_ > bound_ns_ : len_ > bound_steps_;
+  if (!over) return "";
+  std::string where = where_p_ < 0 ? std::string("the global run queue")
+                                   : "P" + std::to_string(where_p_) + (runnext_ ? "'s runnext" : "'s run queue");
+  std::string behind;
+  if (owner_ != nullptr) {
+    const rt::g* cg = owner_->curg.peek();
+    behind = " behind G" + std::to_string(cg != nullptr ? cg->goid : 0) + " (running on M" + std::to_string(owner_->id) + ")";
+  }
+  char len[128];
+  if (strict_) {
+    std::snprintf(len, sizeof len, "%.3f us of virtual time (bound %.3f us)", static_cast<double>(ns_) / 1e3,
+                  static_cast<double>(bound_ns_) / 1e3);
+  } else {
+    std::snprintf(len, sizeof len, "%llu steps of %s (bound %llu)", static_cast<unsigned long long>(len_),
+                  owner_ != nullptr ? ("M" + std::to_string(owner_->id)).c_str() : "the Ms holding Ps",
+                  static_cast<unsigned long long>(bound_steps_));
+  }
+  std::string msg = "G" + std::to_string(target_->goid) + " waited in " + where + behind + " from step " +
+                    std::to_string(since_step_) + " to step " + std::to_string(step) + ", stranded for " + len +
+                    ", while " + idle_ps(r) + " idle and no M spun or was being woken";
+  if (spinners_failed_) msg += " (an M spun meanwhile and gave its P back without taking it)";
+  reset();
+  return msg;
+}
+
+std::string StarvationMonitor::at(const rt::Runtime& r, int64_t now) {
+  if (since_.size() < r.allgs.size()) since_.resize(r.allgs.size(), -1);
+  for (size_t i = 0; i < r.allgs.size(); i++) {
+    const rt::g* gp = r.allgs[i];
+    if ((gp->atomicstatus.peek() & ~rt::_Gscan) != rt::_Grunnable || rt::isSystemGoroutine(gp)) {
+      since_[i] = -1;
+    } else if (since_[i] < 0) {
+      since_[i] = now;
+    }
+  }
+  if (now == checked_now_) return "";
+  checked_now_ = now;
+  for (size_t i = 0; i < since_.size(); i++) {
+    if (since_[i] < 0 || now - since_[i] <= bound_ns_) continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " has been runnable for %.3f us of virtual time without running (bound %.3f us)",
+                  static_cast<double>(now - since_[i]) / 1e3, static_cast<double>(bound_ns_) / 1e3);
+    const rt::g* gp = r.allgs[i];
+    std::string where;
+    for (const Place& pl : queued(r)) {
+      if (pl.gp == gp) where = ", in " + pl.where;
+    }
+    return gname(gp) + buf + where;
+  }
+  return "";
 }
 
 }  // namespace gmp::model

@@ -93,6 +93,12 @@ bool parse_check_flag(Args& a, CheckOptions& co) {
     } catch (const std::invalid_argument& e) {
       usage_error(std::string("--property: ") + e.what());
     }
+  } else if (f == "--stranding-steps") {
+    c.setup.stranding_steps = parse_uint(f, a.value(), 0, 1'000'000'000);
+  } else if (f == "--stranding-time") {
+    c.setup.stranding_ns = parse_duration(f, a.value(), 0, 1'000'000'000LL * 3600, "of at most an hour");
+  } else if (f == "--starvation-time") {
+    c.setup.starvation_ns = parse_duration(f, a.value(), 0, 1'000'000'000LL * 3600, "of at most an hour");
   } else if (f == "--no-shrink") {
     c.shrink = false;
   } else if (f == "--show") {
@@ -185,9 +191,15 @@ std::string replay_command(const CheckOptions& co, const std::string& sched) {
     cmd += " --time strict";
     if (c.setup.max_time != model::CheckSetup{}.max_time) cmd += " --max-time " + std::to_string(c.setup.max_time) + "ns";
   }
+  if (c.setup.stranding_steps != model::kDefaultStrandingSteps)
+    cmd += " --stranding-steps " + std::to_string(c.setup.stranding_steps);
+  if (c.setup.stranding_ns != model::kDefaultStrandingNs)
+    cmd += " --stranding-time " + std::to_string(c.setup.stranding_ns) + "ns";
+  if (c.setup.starvation_ns != model::kDefaultStarvationNs)
+    cmd += " --starvation-time " + std::to_string(c.setup.starvation_ns) + "ns";
   if (c.setup.properties != model::kDefaultProperties) {
     std::string props;
-    for (uint32_t b = 1; b <= model::kStwCompletes; b <<= 1) {
+    for (uint32_t b = 1; b <= model::kLastProperty; b <<= 1) {
       if ((c.setup.properties & b) != 0)
         props += (props.empty() ? "" : ",") + std::string(model::property_name(static_cast<model::Property>(b)));
     }
@@ -280,7 +292,7 @@ bool resolve_process(CheckOptions& co, model::Schedule& sched) {
 void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
   const model::CheckConfig& c = co.cfg;
   std::string props;
-  for (uint32_t b = 1; b <= model::kStwCompletes; b <<= 1) {
+  for (uint32_t b = 1; b <= model::kLastProperty; b <<= 1) {
     if ((c.setup.properties & b) != 0)
       props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }
@@ -430,13 +442,21 @@ std::string check_usage() {
       "                        [--seed S] [--max-executions N] [--time-limit DUR] [--jobs J] [--shard I/N]\n"
       "                        [--max-steps N] [--sysmon-rounds N] [--time free|strict] [--max-time DUR]\n"
       "                        [--property LIST] [--no-shrink] [--show N] [--trace OUT] [--replay SCHEDULE]\n"
+      "                        [--stranding-steps N] [--stranding-time DUR] [--starvation-time DUR]\n"
       "                        [--profile F] [--gogc N|off] [--memlimit SIZE|off] [--process NAME|all]\n"
       "                        [--cpu-quota CPUS] [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST]\n"
       "                        [--godebug containermaxprocs=0,updatemaxprocs=0]   (--procs auto: Go's default)\n"
       "                        [--mutant NAME]   (builds with GMP_MUTANTS only; docs/mutants.md)\n"
       "      explores the interleavings of the scenario's run, for at most --time-limit (default 60s,\n"
       "      shrinking included; 0: none); LIST: throw, deadlock, g-conservation,\n"
-      "      work-conservation, lost-wakeup, livelock, assertions, stw-completes, default, all. Exit\n"
+      "      work-conservation, lost-wakeup, livelock, assertions, stw-completes, stranding, starvation,\n"
+      "      default (all of them), all. Stranding: a G queued behind a running one (or globally) while\n"
+      "      a P idles and no M spins past --stranding-steps steps of the M holding it (default " +
+      std::to_string(model::kDefaultStrandingSteps) + ") or, under\n"
+      "      --time strict, --stranding-time (default " + std::to_string(model::kDefaultStrandingNs / 1000) +
+      "us). Starvation (strict time only): a G runnable past\n"
+      "      --starvation-time (default " + std::to_string(model::kDefaultStarvationNs / 1'000'000) +
+      "ms: forcePreemptNS and sysmon's longest pause). Exit\n"
       "      status 3 when a property is violated (the schedule, its interleaving and --trace show it).\n"
       "      --process: with several processes, whose steps are choices and whose runtime the properties\n"
       "      are about (default: the first process declared); the others run in a fixed order; all: every\n"

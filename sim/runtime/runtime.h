@@ -92,6 +92,8 @@ int32_t adjustCgroupGOMAXPROCS(int32_t procs, CPULimit limit);
 
 // Go constants.
 inline constexpr int64_t forcePreemptNS = 10 * 1000 * 1000;  // 10ms time slice (proc.go)
+// sysmon's longest pause between rounds, in microseconds (proc.go's sysmon writes it as a literal).
+inline constexpr uint32_t sysmonMaxDelayUS = 10 * 1000;
 inline constexpr uint64_t _GoidCacheBatch = 16;              // proc.go
 inline constexpr uint8_t gTrackingPeriod = 8;                 // runtime2.go
 // A goroutine's stack size: stackMin (stack.go) on Linux, where startingStackSize stays at

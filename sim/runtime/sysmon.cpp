@@ -34,7 +34,7 @@ void Runtime::sysmon() {
     } else if (idle > 50) {
       delay *= 2;
     }
-    if (delay > 10 * 1000) delay = 10 * 1000;
+    if (delay > sysmonMaxDelayUS) delay = sysmonMaxDelayUS;
     plat::usleep(delay);
 
     // Deep sleep (until the next timer, or an early wake on sysmonnote) only while every P is
