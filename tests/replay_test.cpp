@@ -212,3 +212,13 @@ TEST_CASE("a derived replay splits an allocation past the largest object and ref
   CHECK_THROWS_AS(trace::derive_scenario(lone_main(2'000'000'000'000'000, 0), "long", {}), trace::DeriveError);
   CHECK_THROWS_AS(trace::derive_scenario(lone_main(1'000'000, int64_t{1} << 62), "huge", {}), trace::DeriveError);
 }
+
+TEST_CASE("a derived replay keeps the trace's own text out of its code", "[replay]") {
+  // A producer with a newline and a control character (a fuzzer's trace): written into the header
+  // comment as it was, its second line was read as a field, and the scenario did not load.
+  trace::Timeline tl = lone_main(1'000'000, 0);
+  tl.header.set_producer("gmpsim run\n\x04seed\x12\x01");
+  const trace::DerivedScenario d = trace::derive_scenario(tl, "odd\nname", {});
+  CHECK_NOTHROW(scenario::parse_scenario(d.text, "odd"));
+  CHECK(d.text.find("gmpsim run??seed??") != std::string::npos);
+}

@@ -556,6 +556,15 @@ class Deriver {
     return t;
   }
 
+  // Text from the trace (its producer, a function's name) as it may stand in a comment line: a
+  // byte that is not printable ASCII (a newline, a control character, bad UTF-8) becomes '?'.
+  static std::string comment_text(std::string s) {
+    for (char& c : s) {
+      if (c < 0x20 || c > 0x7e) c = '?';
+    }
+    return s;
+  }
+
   static std::string fname(int64_t g, int64_t main) { return g == main ? "main" : "g" + std::to_string(g); }
 
   DerivedScenario format(const std::string& source) {
@@ -581,7 +590,7 @@ class Deriver {
       }
     }
     std::string& t = out.text;
-    t += "# Derived by gmpsim replay from " + source + " (" + tl_.header.producer() + ", GOMAXPROCS " +
+    t += "# Derived by gmpsim replay from " + comment_text(source) + " (" + comment_text(tl_.header.producer()) + ", GOMAXPROCS " +
          std::to_string(out.procs) + ", " + std::to_string(out.span) + " ns, " + std::to_string(out.goroutines) +
          " goroutines of the program; " + std::to_string(out.runtime_gs) + " of the runtime's and " +
          std::to_string(out.tracer_gs) + " of the tracer's left out).\n";
@@ -591,7 +600,7 @@ class Deriver {
     if (!plans_.empty()) {
       t += "# Shared work (traces/replay_pool.h): a pool's goroutines take their items from one channel, each\n"
            "# item's work in ns as its value (times the scale, plus the wake-ups it carries), sent by its feeders.\n";
-      for (const PoolPlan& plan : plans_) t += "#   " + pools_[plan.pool.line] + "\n";
+      for (const PoolPlan& plan : plans_) t += "#   " + comment_text(pools_[plan.pool.line]) + "\n";
     }
     if (!tl_.heap.empty()) {
       t += "# Allocation from the trace's heap counter: " + std::to_string(out.alloc_bytes) +
