@@ -93,13 +93,13 @@ constexpr const char* kLongest = "startm-late-mreserveid";
 
 }  // namespace
 
-TEST_CASE("gmpsim check finds every mutant of the table, and nothing on the unmutated port", "[mutants][check]") {
+TEST_CASE("gmpsim check finds every mutant of the table and nothing on the unmutated port", "[mutants][check]") {
   for (const Case& c : kCases) {
     if (std::string(c.mutant) != kLongest) check_case(c);
   }
 }
 
-TEST_CASE("gmpsim check finds startm-late-mreserveid, and nothing on the unmutated port", "[mutants][check]") {
+TEST_CASE("gmpsim check finds startm-late-mreserveid and nothing on the unmutated port", "[mutants][check]") {
   int n = 0;
   for (const Case& c : kCases) {
     if (std::string(c.mutant) == kLongest) {

@@ -59,7 +59,7 @@ constexpr int64_t kMs = 1000 * 1000;
 
 }  // namespace
 
-TEST_CASE("every name round-trips, and only known names are accepted", "[mutants]") {
+TEST_CASE("every name round-trips and only known names are accepted", "[mutants]") {
   CHECK(kMutantsBuilt);
   CHECK(mutantFromName("none") == Mutant::None);
   CHECK(mutantFromName("") == Mutant::None);
@@ -76,7 +76,7 @@ TEST_CASE("every name round-trips, and only known names are accepted", "[mutants
   CHECK_THROWS_AS(mutantInfo(Mutant::Count_), std::out_of_range);
 }
 
-TEST_CASE("the table is complete, and every row has a Go reference and a summary", "[mutants]") {
+TEST_CASE("the table is complete and every row has a Go reference and a summary", "[mutants]") {
   CHECK(mutantTable().size() == static_cast<size_t>(Mutant::Count_) - 1);
   CHECK(mutantTable().size() >= 12);
   std::set<std::string> names;
@@ -100,7 +100,7 @@ TEST_CASE("the table is complete, and every row has a Go reference and a summary
   }
 }
 
-TEST_CASE("each lives where the table says, and docs and scenarios name it", "[mutants]") {
+TEST_CASE("each lives where the table says and docs and scenarios name it", "[mutants]") {
   const std::string doc = slurp(kSource + "/docs/mutants.md");
   REQUIRE(!doc.empty());
   std::string scenarios;
