@@ -33,7 +33,7 @@ const char* const kCheckScenarios[] = {
     "gosched",       "gosched_spinner", "locked_sleep",      "mutex",           "mutex_handoff", "pingpong",
     "ready2",        "ready_syscall",   "sleep_hog",         "sleepers",        "spawn2",        "syscall_lock",
     "syscall_loop",  "syscall_overdue", "syscall_sleep",     "syscall_then_hogs", "timer_hog",   "waitgroup",
-    "netpoll_inject", "stw_ready",       "assist_handoff",
+    "netpoll_inject", "stw_ready",       "assist_handoff",    "netpoll_strand",
 };
 
 // Selects a mutant for the scope of a test and puts None back after it.
@@ -59,7 +59,7 @@ constexpr int64_t kMs = 1000 * 1000;
 
 }  // namespace
 
-TEST_CASE("every name round-trips, and only known names are accepted", "[mutants]") {
+TEST_CASE("every name round-trips and only known names are accepted", "[mutants]") {
   CHECK(kMutantsBuilt);
   CHECK(mutantFromName("none") == Mutant::None);
   CHECK(mutantFromName("") == Mutant::None);
@@ -76,7 +76,7 @@ TEST_CASE("every name round-trips, and only known names are accepted", "[mutants
   CHECK_THROWS_AS(mutantInfo(Mutant::Count_), std::out_of_range);
 }
 
-TEST_CASE("the table is complete, and every row has a Go reference and a summary", "[mutants]") {
+TEST_CASE("the table is complete and every row has a Go reference and a summary", "[mutants]") {
   CHECK(mutantTable().size() == static_cast<size_t>(Mutant::Count_) - 1);
   CHECK(mutantTable().size() >= 12);
   std::set<std::string> names;
@@ -100,7 +100,7 @@ TEST_CASE("the table is complete, and every row has a Go reference and a summary
   }
 }
 
-TEST_CASE("each lives where the table says, and docs and scenarios name it", "[mutants]") {
+TEST_CASE("each lives where the table says and docs and scenarios name it", "[mutants]") {
   const std::string doc = slurp(kSource + "/docs/mutants.md");
   REQUIRE(!doc.empty());
   std::string scenarios;
@@ -228,4 +228,20 @@ TEST_CASE("runqgrab-backoff-in-syscall backs off from a P whose goroutine is in 
   REQUIRE(ok.stop == Engine::Stop::Exit);
   REQUIRE(bad.stop == Engine::Stop::Exit);
   CHECK(bad.runnext_backoffs >= ok.runnext_backoffs + 10);
+}
+
+TEST_CASE("injectglist-all-local leaves readers from the poller queued while a P idles", "[mutants][sim]") {
+  // netpoll_strand at 2 Ps: the M woken from the blocking netpoll keeps one reader and hands two
+  // to injectglist while the other P is idle. go1.27rc2 sends one of them to the global queue and
+  // starts an M for it, so two readers compute side by side; the mutant queues both behind the
+  // first and the three 1ms computations run one after the other (requests at 2ms).
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    INFO("seed " << seed);
+    const SimResult ok = run("netpoll_strand", Mutant::None, 2, seed);
+    REQUIRE(ok.stop == Engine::Stop::Exit);
+    CHECK(ok.end_time < 4300 * 1000);  // about 4.01ms: two readers side by side, then the third
+    const SimResult bad = run("netpoll_strand", Mutant::InjectglistAllLocal, 2, seed);
+    REQUIRE(bad.stop == Engine::Stop::Exit);
+    CHECK(bad.end_time > 4800 * 1000);  // about 5.01ms: one after the other
+  }
 }

@@ -141,6 +141,13 @@ constexpr std::array<MutantInfo, kCount> kTable{{
      "locks held, as allocm's allocation on a borrowed P for a new M (golang/go#10573's path)",
      "a livelock: the assist is charged to a goroutine already waiting (a mark worker in "
      "gcMarkDone's forEachP), and its casgstatus spins for good"},
+    {Mutant::InjectglistAllLocal, "injectglist-all-local", "24070cf747 (golang/go#63555's class)",
+     "proc_mp.cpp:injectglist",
+     "injectglist with a P queues every goroutine it readies on its own P, however many Ps are "
+     "idle, and starts or wakes no M for them (go1.27rc2 sends up to sched.npidle of them to the "
+     "global queue with an M started for each, and calls wakep after)",
+     "stranded work: goroutines the network poller readied wait in the queue of a P whose "
+     "goroutine runs, while another P idles and no M spins, until that goroutine blocks"},
 }};
 
 constexpr bool tableInOrder() {

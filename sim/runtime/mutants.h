@@ -40,6 +40,7 @@ enum class Mutant : int {
   InjectglistNoWakep,           // injectglist-no-wakep
   StartmNoAcquirem,             // startm-no-acquirem
   AssistHoldingLocks,           // assist-holding-locks
+  InjectglistAllLocal,          // injectglist-all-local
   Count_,
 };
 

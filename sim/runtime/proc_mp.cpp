@@ -303,9 +303,9 @@ void Runtime::injectglist(gList* glist) {
     startIdle(n);
     return;
   }
-
+  // Mutant injectglist-all-local: none to the global queue whatever npidle is, no M, no wakep.
   gQueue globq;
-  int32_t npidle = sched.npidle.Load();
+  int32_t npidle = mutant(Mutant::InjectglistAllLocal) ? 0 : sched.npidle.Load();
   for (; npidle > 0 && !q.empty(); npidle--) globq.pushBack(q.pop());
   if (!globq.empty()) {
     const int32_t n = globq.size;
@@ -324,7 +324,7 @@ void Runtime::injectglist(gList* glist) {
   // its M saw no work and stopped, and nobody would wake it while this P's goroutine runs. In the
   // common case wakep finds no idle P or an M already spinning and does nothing.
   // (Mutant injectglist-no-wakep: before 24070cf747, golang/go#63555, this call was missing.)
-  if (!mutant(Mutant::InjectglistNoWakep)) wakep();
+  if (!mutant(Mutant::InjectglistNoWakep) && !mutant(Mutant::InjectglistAllLocal)) wakep();
 }
 
 // incidlelocked (proc.go)
