@@ -7,7 +7,7 @@
 //      (threads reading and writing shared cells), and the whole scheduler with a preemption bound.
 //   4. Symmetry: identical synthetic threads with and without DPOR's symmetry classes; three
 //      identical goroutines under bounded DPOR, states with and without goroutine symmetry.
-// Usage: gmp_check_bench [--quick]
+// Usage: gmp_check_bench [--quick | --symmetry (section 4 only)]
 #include <ctime>
 #include <cstdio>
 #include <cstring>
@@ -70,10 +70,22 @@ uint64_t enumerate(const Program& prog, bool reduce, const std::vector<uint32_t>
   return n;
 }
 
+void sections_1_to_3(bool quick);
+void symmetry(bool quick);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool only_symmetry = argc > 1 && std::strcmp(argv[1], "--symmetry") == 0;
+  if (!only_symmetry) sections_1_to_3(quick);
+  symmetry(quick);
+  return 0;
+}
+
+namespace {
+
+void sections_1_to_3(bool quick) {
 
   // 1. The run-queue check at 2 Ps, a small configuration (8 Gs, one producer).
   {
@@ -171,7 +183,9 @@ int main(int argc, char** argv) {
           static_cast<double>(ex[1]) / static_cast<double>(std::max<uint64_t>(ex[0], 1)));
     }
   }
+}
 
+void symmetry(bool quick) {
   // 4. Symmetry. Identical plain threads (one class): DPOR's executions without and with it.
   {
     const std::vector<uint32_t> one_class(4, 0);
@@ -223,5 +237,6 @@ func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
           static_cast<unsigned long long>(r.states), secs);
     }
   }
-  return 0;
 }
+
+}  // namespace
