@@ -14,7 +14,8 @@
 // worker()` at the same point of worker, one on P0 and one in P1's queue, or the other way round)
 // hash equal: the distinct-state count and the livelock detector see them as one. This is sound
 // because nothing the scheduler or the program does depends on which of two such goroutines is
-// which: a goid is not observable to the scenario and the port branches on none. The runtime's
+// which: the scenario cannot read a goid, and the port and the assertions use goids only as names
+// (messages, traces). The runtime's
 // own goroutines (bgsweep, the mark workers, ...) keep their goids: each has a role of its own.
 // Ms and Ps are not permuted: each M carries its own cheaprand state (the order it steals in) and
 // Ps are scanned in allp order (retake, the spinning M's last check), so two Ms or two Ps in equal
