@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -218,7 +219,8 @@ TEST_CASE("symmetry reaches every outcome plain enumeration reaches up to renami
     gmp::SplitMix64 rng(seed * 7919);
     const int threads = 2 + static_cast<int>(seed % 3), ncells = 1 + static_cast<int>(seed % 3);
     // At most 9 steps in all: plain enumeration of 4 threads of 3 steps would take 369,600 runs.
-    const int bodies = 1 + static_cast<int>((seed / 3) % 2), ops = threads == 4 ? 2 : 2 + static_cast<int>((seed / 6) % 2);
+    const int bodies = 1 + static_cast<int>((seed / 3) % 2),
+              ops = threads == 4 ? 2 : 2 + static_cast<int>((seed / 6) % 2);
     std::vector<std::vector<Op>> body(static_cast<size_t>(bodies));
     for (auto& b : body) {
       for (int i = 0; i < ops; i++) {
@@ -249,7 +251,8 @@ TEST_CASE("symmetry reaches every outcome plain enumeration reaches up to renami
   CHECK(sym_total * 2 < dpor_total);
 }
 
-TEST_CASE("goroutine symmetry merges states that differ only in which identical goroutine is where", "[dpor][symmetry]") {
+TEST_CASE("goroutine symmetry merges states that differ only in which identical goroutine is where",
+          "[dpor][symmetry]") {
   // Three `go worker` of one function against three functions with the same body: the same
   // executions (the port never looks at a function's name), fewer distinct states when the
   // fingerprint names interchangeable goroutines by what they are rather than by goid; and by

@@ -86,7 +86,6 @@ int main(int argc, char** argv) {
 namespace {
 
 void sections_1_to_3(bool quick) {
-
   // 1. The run-queue check at 2 Ps, a small configuration (8 Gs, one producer).
   {
     model::QueueCheckConfig cfg;
@@ -197,8 +196,8 @@ void symmetry(bool quick) {
         {"4 threads, one write each to one cell", {{{0, true}}, {{0, true}}, {{0, true}}, {{0, true}}}},
         {"3 threads, a read and a write of one cell each",
          {{{0, false}, {0, true}}, {{0, false}, {0, true}}, {{0, false}, {0, true}}}},
-        {"3 threads, write a, read b, write b", {{{0, true}, {1, false}, {1, true}}, {{0, true}, {1, false}, {1, true}},
-                                                {{0, true}, {1, false}, {1, true}}}},
+        {"3 threads, write a, read b, write b",
+         {{{0, true}, {1, false}, {1, true}}, {{0, true}, {1, false}, {1, true}}, {{0, true}, {1, false}, {1, true}}}},
     };
     for (const auto& c : cases) {
       std::printf("symmetry, %s: plain %llu executions, DPOR %llu, DPOR with symmetry %llu\n", c.what,
