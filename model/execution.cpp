@@ -243,9 +243,10 @@ class PropertyMonitor final : public Monitor {
   // The state the search counts and follows: the checked process's runtime and enabled steps; with
   // every process checked, each runtime's in turn.
   uint64_t state(std::span<const engine::Step> enabled) const {
-    if (setup_.process != kAllProcesses) return fingerprint(*runtimes_[setup_.process], enabled);
-    uint64_t h = fingerprint(*runtimes_[0], enabled);
-    for (size_t p = 1; p < runtimes_.size(); p++) h = h * 0x100000001b3ULL ^ fingerprint(*runtimes_[p], {});
+    const bool sym = setup_.symmetric_states;
+    if (setup_.process != kAllProcesses) return fingerprint(*runtimes_[setup_.process], enabled, sym);
+    uint64_t h = fingerprint(*runtimes_[0], enabled, sym);
+    for (size_t p = 1; p < runtimes_.size(); p++) h = h * 0x100000001b3ULL ^ fingerprint(*runtimes_[p], {}, sym);
     return h;
   }
 

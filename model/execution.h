@@ -80,6 +80,9 @@ struct CheckSetup {
   // choices and whose runtime the properties and fingerprints are about; kAllProcesses: every
   // process's (recorder.h). A scenario of one process has only process 0.
   uint32_t process = 0;
+  // Fingerprints modulo the permutation of interchangeable goroutines (fingerprint.h); false: each
+  // goroutine by its goid, as before (to measure what symmetry saves).
+  bool symmetric_states = true;
 };
 
 // `--process NAME|all` for a scenario: the process's id (its index in Scenario::processes), or

@@ -170,6 +170,34 @@ void Dpor::set_prefix(const std::vector<uint32_t>& tids) {
   }
 }
 
+void Dpor::set_symmetry(std::vector<uint32_t> classes) {
+  if (classes.size() > kMaxThreads) classes.resize(kMaxThreads);
+  classes_ = std::move(classes);
+}
+
+uint64_t Dpor::symmetric_allowed(uint64_t mask) const {
+  uint64_t out = mask;
+  for (uint64_t c = mask & ~started_mask_; c != 0; c &= c - 1) {
+    const auto u = static_cast<uint32_t>(std::countr_zero(c));
+    if (u >= classes_.size() || classes_[u] == kNoClass) continue;
+    for (uint32_t t = 0; t < u; t++) {
+      if (classes_[t] == classes_[u] && (started_mask_ & bit(t)) == 0) {
+        out &= ~bit(u);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+uint32_t Dpor::symmetric_predecessor(uint32_t p) const {
+  if (p >= classes_.size() || classes_[p] == kNoClass) return kNoClass;
+  for (uint32_t t = p; t-- > 0;) {
+    if (classes_[t] == classes_[p]) return t;
+  }
+  return kNoClass;
+}
+
 void Dpor::set_random(uint64_t seed) {
   random_ = true;
   random_seed_ = seed;
@@ -192,6 +220,8 @@ bool Dpor::next() {
   tvc_.clear();
   tev_.clear();
   objs_.clear();
+  started_mask_ = 0;
+  first_.clear();
   if (!started_ || random_) {
     started_ = true;
     if (random_) nodes_.resize(fixed_);
@@ -241,6 +271,18 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
   for (const engine::Step& s : enabled) {
     if (s.tid >= kMaxThreads) throw std::runtime_error("check: more than 64 threads");
     mask |= bit(s.tid);
+  }
+  if (!classes_.empty()) {
+    // Symmetry holds back the threads whose lower classmates have not started; should that leave
+    // nothing (a class declared wrongly: its lowest unstarted thread blocked), the search goes on
+    // with every enabled thread, which is the search without symmetry here.
+    const uint64_t allowed = symmetric_allowed(mask);
+    if (allowed != 0) {
+      const size_t at = static_cast<size_t>(step);
+      const bool fresh = at >= nodes_.size() || (nodes_[at].fixed && nodes_[at].enabled_mask == 0);
+      if (fresh) sym_skipped_ += static_cast<uint64_t>(std::popcount(mask & ~allowed));
+      mask = allowed;
+    }
   }
   const size_t i = static_cast<size_t>(step);
   if (i < nodes_.size() && (!nodes_[i].fixed || nodes_[i].enabled_mask != 0)) {
@@ -292,6 +334,11 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
   }
   Node& n = nodes_[i];
   const size_t idx = index_of(enabled, n.chosen);
+  if ((started_mask_ & bit(n.chosen)) == 0) {
+    started_mask_ |= bit(n.chosen);
+    if (first_.size() <= n.chosen) first_.resize(n.chosen + 1, -1);
+    first_[n.chosen] = static_cast<int64_t>(i);
+  }
   if (reduce_ || random_) analyse(i, enabled[idx]);
   return idx;
 }
@@ -357,6 +404,15 @@ void Dpor::analyse(size_t i, const engine::Step& s) {
   // not only the latest: with sleep sets, the branch that would reveal an older race once the
   // latest is reversed may never run, so each is given its backtrack point here.
   Clock c = tvc_[p];
+  if (!classes_.empty() && p < first_.size() && first_[p] == static_cast<int64_t>(i)) {
+    // p's first step. Under symmetry it comes after its class predecessor's first step in every
+    // execution searched, as if that step had started p: p's clock starts from it.
+    const uint32_t q = symmetric_predecessor(p);
+    if (q != kNoClass && q < first_.size() && first_[q] >= 0) {
+      const Clock& qc = nodes_[static_cast<size_t>(first_[q])].vc;
+      for (size_t t = 0; t < kMaxThreads; t++) c[t] = std::max(c[t], qc[t]);
+    }
+  }
   const Clock before = c;
   races_.clear();
   auto race = [&](uint32_t j) {

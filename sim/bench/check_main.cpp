@@ -5,7 +5,9 @@
 //      random and bounded strategies: executions and distinct states a second;
 //   3. DPOR against plain enumeration where plain enumeration finishes: small synthetic programs
 //      (threads reading and writing shared cells), and the whole scheduler with a preemption bound.
-// Usage: gmp_check_bench [--quick]
+//   4. Symmetry: identical synthetic threads with and without DPOR's symmetry classes; three
+//      identical goroutines under bounded DPOR, states with and without goroutine symmetry.
+// Usage: gmp_check_bench [--quick | --symmetry (section 4 only)]
 #include <ctime>
 #include <cstdio>
 #include <cstring>
@@ -36,9 +38,10 @@ struct Op {
 };
 using Program = std::vector<std::vector<Op>>;
 
-uint64_t enumerate(const Program& prog, bool reduce) {
+uint64_t enumerate(const Program& prog, bool reduce, const std::vector<uint32_t>* classes = nullptr) {
   static int cells[8];
   model::Dpor d(-1, reduce);
+  if (classes != nullptr) d.set_symmetry(*classes);
   uint64_t n = 0;
   while (d.next()) {
     n++;
@@ -67,11 +70,22 @@ uint64_t enumerate(const Program& prog, bool reduce) {
   return n;
 }
 
+void sections_1_to_3(bool quick);
+void symmetry(bool quick);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool only_symmetry = argc > 1 && std::strcmp(argv[1], "--symmetry") == 0;
+  if (!only_symmetry) sections_1_to_3(quick);
+  symmetry(quick);
+  return 0;
+}
 
+namespace {
+
+void sections_1_to_3(bool quick) {
   // 1. The run-queue check at 2 Ps, a small configuration (8 Gs, one producer).
   {
     model::QueueCheckConfig cfg;
@@ -168,5 +182,60 @@ int main(int argc, char** argv) {
           static_cast<double>(ex[1]) / static_cast<double>(std::max<uint64_t>(ex[0], 1)));
     }
   }
-  return 0;
 }
+
+void symmetry(bool quick) {
+  // 4. Symmetry. Identical plain threads (one class): DPOR's executions without and with it.
+  {
+    const std::vector<uint32_t> one_class(4, 0);
+    const struct {
+      const char* what;
+      Program prog;
+    } cases[] = {
+        {"3 threads, one write each to one cell", {{{0, true}}, {{0, true}}, {{0, true}}}},
+        {"4 threads, one write each to one cell", {{{0, true}}, {{0, true}}, {{0, true}}, {{0, true}}}},
+        {"3 threads, a read and a write of one cell each",
+         {{{0, false}, {0, true}}, {{0, false}, {0, true}}, {{0, false}, {0, true}}}},
+        {"3 threads, write a, read b, write b",
+         {{{0, true}, {1, false}, {1, true}}, {{0, true}, {1, false}, {1, true}}, {{0, true}, {1, false}, {1, true}}}},
+    };
+    for (const auto& c : cases) {
+      std::printf("symmetry, %s: plain %llu executions, DPOR %llu, DPOR with symmetry %llu\n", c.what,
+                  static_cast<unsigned long long>(enumerate(c.prog, false)),
+                  static_cast<unsigned long long>(enumerate(c.prog, true)),
+                  static_cast<unsigned long long>(enumerate(c.prog, true, &one_class)));
+    }
+  }
+  // Three identical goroutines at 2 Ps, bounded DPOR at 1 preemption: the same executions, and
+  // the distinct states with goroutines named by goid and by what they are.
+  {
+    const scenario::Scenario three = scenario::parse_scenario(R"(
+waitgroup { name: "wg" }
+func { name: "main" op { add { wg: "wg" n: 3 } } op { go { func: "worker" } } op { go { func: "worker" } }
+       op { go { func: "worker" } } op { wait { wg: "wg" } } }
+func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
+)",
+                                                              "three");
+    for (int sym = 0; sym < 2; sym++) {
+      model::CheckConfig cfg;
+      cfg.setup.scenario = &three;
+      cfg.setup.profile = &cost::default_profile();
+      cfg.setup.procs = 2;
+      cfg.setup.symmetric_states = sym != 0;
+      cfg.strategy = "bounded";
+      cfg.params = {{"preemptions", quick ? 0 : 1}, {"estimate", 0}};
+      cfg.time_limit = quick ? 10 : 120;
+      const double t0 = cpu_seconds();
+      const model::CheckReport r = model::run_check(cfg);
+      const double secs = cpu_seconds() - t0;
+      std::printf(
+          "symmetry, 3 identical workers, 2 Ps, bounded (%d preemption%s), goroutines named %s: %llu executions "
+          "(%s), %llu distinct states, %.2f CPU s\n",
+          quick ? 0 : 1, quick ? "s" : "", sym != 0 ? "by contents" : "by goid",
+          static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "incomplete",
+          static_cast<unsigned long long>(r.states), secs);
+    }
+  }
+}
+
+}  // namespace
