@@ -466,8 +466,9 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
     ex.end = Execution::End::Violation;
     ex.violation = Violation{kDeadlock, r.message, ex.steps};
   } else if (r.stop == Stop::Livelock && (setup.properties & kLivelock) != 0) {
-    // A spin-wait that nothing can end (the choice driver held it, and no other thread can move):
-    // the program would spin there forever. Without the livelock property the run ends here.
+    // A spin-wait that nothing can end (the choice driver held it, and no other thread can move,
+    // or each release found the same values again with no other goroutine moving): the program
+    // would spin there forever. Without the livelock property the run ends here.
     ex.end = Execution::End::Violation;
     ex.violation = Violation{kLivelock, r.message, ex.steps};
   } else if (const auto [v, who] = first_assertion(setup, r); (setup.properties & kAssertions) != 0 && v != nullptr) {
