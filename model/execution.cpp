@@ -465,6 +465,7 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
       ex.how = "the program exited (status " + std::to_string(r.exit_code) + ")";
       break;
     case Stop::Deadlock:
+    case Stop::Livelock:
       ex.how = r.message;
       break;
     case Stop::EventLimit:
@@ -499,6 +500,12 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   } else if (r.stop == Stop::Deadlock && (setup.properties & kDeadlock) != 0) {
     ex.end = Execution::End::Violation;
     ex.violation = Violation{kDeadlock, r.message, ex.steps};
+  } else if (r.stop == Stop::Livelock && (setup.properties & kLivelock) != 0) {
+    // A spin-wait that nothing can end (the choice driver held it, and no other thread can move,
+    // or each release found the same values again with no other goroutine moving): the program
+    // would spin there forever. Without the livelock property the run ends here.
+    ex.end = Execution::End::Violation;
+    ex.violation = Violation{kLivelock, r.message, ex.steps};
   } else if (const auto [v, who] = first_assertion(setup, r); (setup.properties & kAssertions) != 0 && v != nullptr) {
     ex.end = Execution::End::Violation;
     ex.violation = Violation{kAssertions, who + v->assertion + ": " + v->detail, ex.steps};

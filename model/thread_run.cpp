@@ -53,6 +53,7 @@ ThreadRun ThreadProgram::run(Policy& policy, uint64_t max_steps, uint32_t checke
       out.outcome = ThreadRun::Outcome::Completed;
       break;
     case Stop::Deadlock:
+    case Stop::Livelock:  // plain threads mark no spin loops
       out.outcome = ThreadRun::Outcome::Deadlock;
       out.message = r.message;
       break;

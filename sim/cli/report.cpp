@@ -77,6 +77,7 @@ const char* stop_name(engine::Engine::Stop s) {
     case engine::Engine::Stop::EventLimit: return "event limit";
     case engine::Engine::Stop::Fatal: return "fatal error";
     case engine::Engine::Stop::Stopped: return "stopped by the checker";
+    case engine::Engine::Stop::Livelock: return "every thread blocked but spin-waits";
   }
   return "?";
 }

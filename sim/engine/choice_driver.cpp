@@ -33,6 +33,27 @@ Step key_step(StepKind kind, const std::atomic<uint32_t>& key, bool write, plat:
 }
 }  // namespace
 
+// How many distinct cells one spin-wait iteration may read before it is no longer held (a loop
+// that reads this much is no simple poll; the bound keeps a mark left behind cheap).
+constexpr size_t kMaxSpinReads = 32;
+// How many times in a row a held spin-wait may be released and find the same values again, with
+// no other goroutine taking a step in between, before the run counts as a livelock: only the
+// scheduler moves (sysmon preempting the poller, the poller's M running it again), and each round
+// leaves what the loop reads as it was.
+constexpr uint32_t kMaxFruitlessSpins = 64;
+
+// A source file's name without its folders, for messages.
+std::string base_name(const char* path) {
+  const std::string p = path;
+  const size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// A cell's value now, for a spin-wait's reads (4 or 8 bytes; a note's or a lock's key is 4).
+uint64_t cell_value(const void* p, uint8_t size) {
+  return size == 8 ? *static_cast<const uint64_t*>(p) : *static_cast<const uint32_t*>(p);
+}
+
 // A thread's state under a chooser, beside what both drivers keep.
 struct ChoiceDriver::ChoiceThread final : DriverBase::Thread {
   Step step;                   // the step it takes when chosen (while Running and stopped)
@@ -40,6 +61,25 @@ struct ChoiceDriver::ChoiceThread final : DriverBase::Thread {
   bool daemon = false;
   uint32_t rounds = 0;         // timed waits ended by choice (daemons)
   plat::Site wait_site;        // where it blocked
+  // A spin-wait loop (plat::SpinLoop). Iterating: the thread is inside an iteration, whose reads
+  // are noted; Held: an iteration found nothing new, so the thread's step (the next iteration's
+  // first) is not offered until another thread writes a cell in spin_reads.
+  enum class Spin : uint8_t { None, Iterating, Held };
+  Spin spin = Spin::None;
+  bool spin_user = false;      // the loop is a goroutine's own code
+  bool spin_changed = false;   // the iteration wrote, or a cell it read was written meanwhile
+  bool spin_locked = false;    // it read a cell also written under a lock, without steps
+  bool step_locked = false;    // the recorded step is such a read (an Access with no holders word)
+  const rt::g* spin_g = nullptr;  // the goroutine (or g0) whose loop it is
+  plat::Site spin_site;        // the loop
+  std::vector<const void*> spin_reads;  // the cells the iteration read
+  std::vector<uint8_t> spin_sizes;      // their sizes
+  // Rounds that came to nothing: held again, reading the same values as at its last hold, while no
+  // other goroutine took a step (spin_others). kMaxFruitlessSpins of them end the run.
+  uint64_t spin_sig = 0;       // the values read at the last hold
+  bool spin_held_before = false;
+  bool spin_others = false;
+  uint32_t spin_fruitless = 0;
 };
 
 inline ChoiceDriver::ChoiceThread& ChoiceDriver::cur() { return *static_cast<ChoiceThread*>(curp_); }
@@ -50,6 +90,7 @@ inline ChoiceDriver::ChoiceThread& ChoiceDriver::thread(size_t id) {
 
 ChoiceDriver::ChoiceDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), chooser_(cfg_.chooser) {
   if (chooser_ == nullptr) throw std::invalid_argument("engine: the choice driver needs a chooser");
+  collapses_spins = true;
 }
 
 ChoiceDriver::~ChoiceDriver() = default;
@@ -72,7 +113,7 @@ void ChoiceDriver::spend(int64_t /*ns*/) {}
 
 DriverBase::Thread* ChoiceDriver::next_to_run() { return choose(); }
 
-void ChoiceDriver::choice_point(Step s) {
+void ChoiceDriver::choice_point(Step s, bool locked) {
   ChoiceThread& self = cur();
   // Signals sent to this thread are handled before its next step, on its current stack.
   if (self.pending != 0 && !self.in_handler) deliver_signals();
@@ -81,21 +122,24 @@ void ChoiceDriver::choice_point(Step s) {
   s.process = me.process;
   s.g = plat::getg();
   me.step = s;
-  if (++stats_.events > event_limit_) {
-    stop_run(Stop::EventLimit, 2, "stopped after " + std::to_string(cfg_.event_limit) + " steps (--max-steps)");
-  }
+  me.step_locked = locked;
   switch_away();
 }
 
 void ChoiceDriver::switch_away() {
+  // Every step taken counts toward the step limit, whichever way it was chosen: here, after a
+  // block, after an exit, or from the run loop (choose() counts them).
+  if (stats_.events >= event_limit_) {
+    stop_run(Stop::EventLimit, 2, "stopped after " + std::to_string(cfg_.event_limit) + " steps (--max-steps)");
+  }
   ChoiceThread* n = choose();
   if (n == nullptr && chooser_stopped_) stop_run(Stop::Stopped, 0, "");
-  if (n == nullptr) stop_run(Stop::Deadlock, 2, "every thread is blocked forever: " + blocked_threads());
+  if (n == nullptr) stop_run(stuck(), 2, stuck_message());
   if (n != curp_) switch_thread(*n);
 }
 
 ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
-  if (chooser_stopped_) return nullptr;
+  if (chooser_stopped_ || spun_out_) return nullptr;
   steps_.clear();
   auto timeout = [](const ChoiceThread& t) {
     Step s;
@@ -115,6 +159,11 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
     if (dead(t)) continue;  // an exited process's threads take no more steps
     if (t.state == State::Running) {
+      if (t.spin == ChoiceThread::Spin::Held) {  // spins on until another thread writes
+        if (t.spin_fruitless < kMaxFruitlessSpins) continue;
+        spun_out_ = true;  // and the writes come to nothing: a livelock (stuck())
+        return nullptr;
+      }
       steps_.push_back(t.step);
       running = true;
     } else if (!cfg_.strict_time && t.state == State::Blocked && t.deadline != kNever &&
@@ -170,7 +219,9 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   for (const auto& tp : threads_) {
     const auto& t = static_cast<const ChoiceThread&>(*tp);
     if (t.state == State::Exited || dead(t)) continue;
-    const bool user = t.state == State::Blocked && (t.computing || t.wait == Wait::Syscall);
+    // A goroutine held in its busy-poll is running user code, as it is between its polls.
+    const bool user = (t.state == State::Blocked && (t.computing || t.wait == Wait::Syscall)) ||
+                      (t.spin == ChoiceThread::Spin::Held && t.spin_user);
     const bool parked = t.state == State::Blocked && (t.wait == Wait::Note || (t.daemon && t.wait == Wait::Sleep));
     for (PointInfo* pi : {&info, processes_ > 1 ? &per_process_[t.process] : nullptr}) {
       if (pi == nullptr) continue;
@@ -186,8 +237,107 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   }
   if (i >= steps_.size()) throw std::logic_error("engine: the chooser picked a step that is not enabled");
   ChoiceThread& n = thread(steps_[i].tid);
+  stats_.events++;
+  if (spinning_ != 0) spin_step(n, steps_[i]);
   take(n);
   return &n;
+}
+
+void ChoiceDriver::spin_step(ChoiceThread& x, const Step& s) {
+  bool writes = s.kind == StepKind::Lock || s.kind == StepKind::Unlock || s.kind == StepKind::Signal ||
+                (s.kind == StepKind::Access && s.write);
+  // A CAS that will fail only reads: no other thread runs between this choice and the CAS.
+  if (s.kind == StepKind::Access && (s.op == plat::Op::Cas || s.op == plat::Op::CasRelease) && s.obj != nullptr) {
+    const uint64_t v = s.size == 4 ? *static_cast<const uint32_t*>(s.obj) : *static_cast<const uint64_t*>(s.obj);
+    if (v != s.expected) writes = false;
+  }
+  // The clock (Clock, a Timeout's move) is left out: a spin loop's decisions do not read it.
+  const void* cell = s.kind == StepKind::Clock ? nullptr : s.obj;
+  if (x.spin == ChoiceThread::Spin::Iterating) {
+    if (writes) {
+      x.spin_changed = true;
+    } else if (cell != nullptr && !x.spin_changed) {
+      if (std::find(x.spin_reads.begin(), x.spin_reads.end(), cell) == x.spin_reads.end()) {
+        if (x.spin_reads.size() >= kMaxSpinReads) x.spin_changed = true;
+        x.spin_reads.push_back(cell);
+        x.spin_sizes.push_back(s.kind == StepKind::Access ? s.size : sizeof(uint32_t));
+      }
+      x.spin_locked |= s.kind == StepKind::Access && x.step_locked;
+    }
+  }
+  // A step of a goroutine (not a g0) other than a spin-wait's own: the program moves.
+  if (s.g != nullptr && s.g != x.g0ctx->g) {
+    for (const auto& tp : threads_) {
+      auto& t = static_cast<ChoiceThread&>(*tp);
+      if (t.spin != ChoiceThread::Spin::None && s.g != t.spin_g) t.spin_others = true;
+    }
+  }
+  if (!writes) return;
+  for (const auto& tp : threads_) {
+    auto& t = static_cast<ChoiceThread&>(*tp);
+    if (&t == &x || t.spin == ChoiceThread::Spin::None) continue;
+    const bool hit = (s.kind == StepKind::Signal && s.target == t.id) || (s.kind == StepKind::Unlock && t.spin_locked) ||
+                     (cell != nullptr && std::find(t.spin_reads.begin(), t.spin_reads.end(), cell) != t.spin_reads.end());
+    if (!hit) continue;
+    if (t.spin == ChoiceThread::Spin::Held) {
+      // Released: its step is the first of a new iteration, which reads afresh.
+      t.spin = ChoiceThread::Spin::Iterating;
+      t.spin_changed = false;
+      t.spin_locked = false;
+      t.spin_reads.clear();
+      t.spin_sizes.clear();
+    } else {
+      t.spin_changed = true;
+    }
+  }
+}
+
+void ChoiceDriver::spin_begin(bool user, const plat::Site& site) {
+  ChoiceThread& t = cur();
+  if (t.spin == ChoiceThread::Spin::Held) return;  // the next iteration waits to be released
+  if (t.spin == ChoiceThread::Spin::None) spinning_++;
+  if (t.spin_g != plat::getg() || t.spin_site.line() != site.line() || t.spin_site.file_name() != site.file_name()) {
+    t.spin_held_before = false;  // another loop: its rounds count afresh
+    t.spin_fruitless = 0;
+  }
+  t.spin = ChoiceThread::Spin::Iterating;
+  t.spin_user = user;
+  t.spin_site = site;
+  t.spin_g = plat::getg();
+  t.spin_changed = false;
+  t.spin_locked = false;
+  t.spin_reads.clear();
+  t.spin_sizes.clear();
+}
+
+void ChoiceDriver::spin_again() {
+  ChoiceThread& t = cur();
+  if (t.spin != ChoiceThread::Spin::Iterating) return;
+  // The same goroutine's loop, and nothing it read has changed: the next iteration would read the
+  // same values and write nothing, as would every one after it until a cell it read is written.
+  if (t.spin_changed || t.spin_g != plat::getg()) return;
+  t.spin = ChoiceThread::Spin::Held;
+  uint64_t sig = 0xcbf29ce484222325ULL;
+  for (size_t k = 0; k < t.spin_reads.size(); k++) {
+    sig = (sig ^ reinterpret_cast<uintptr_t>(t.spin_reads[k])) * 0x100000001b3ULL;
+    sig = (sig ^ cell_value(t.spin_reads[k], t.spin_sizes[k])) * 0x100000001b3ULL;
+  }
+  const bool fruitless = t.spin_held_before && sig == t.spin_sig && !t.spin_others;
+  t.spin_fruitless = fruitless ? t.spin_fruitless + 1 : 0;
+  t.spin_sig = sig;
+  t.spin_held_before = true;
+  t.spin_others = false;
+}
+
+void ChoiceDriver::spin_end() {
+  ChoiceThread& t = cur();
+  if (t.spin == ChoiceThread::Spin::None) return;
+  spinning_--;
+  t.spin = ChoiceThread::Spin::None;
+  t.spin_reads.clear();
+  t.spin_sizes.clear();
+  t.spin_held_before = false;
+  t.spin_fruitless = 0;
 }
 
 void ChoiceDriver::take(ChoiceThread& n) {
@@ -242,6 +392,7 @@ void ChoiceDriver::enable(ChoiceThread& t, Step s) {
   s.process = t.process;
   s.g = t.ctx->g;
   t.step = s;
+  t.step_locked = false;
 }
 
 void ChoiceDriver::access(const plat::Access& a) {
@@ -254,7 +405,9 @@ void ChoiceDriver::access(const plat::Access& a) {
   s.value = a.value;
   s.expected = a.expected;
   s.site = a.site;
-  choice_point(s);
+  // A load of a cell that has no holders word (LockGuarded's racy read): its writes are made under
+  // a lock and are no steps of their own.
+  choice_point(s, a.holders == nullptr && plat::is_load(a.op));
 }
 
 void ChoiceDriver::lock(plat::Mutex& l) {
@@ -399,9 +552,39 @@ std::string ChoiceDriver::blocked_threads() const {
       if (t.wait_site.line() != 0)
         out += std::string(" at ") + t.wait_site.file_name() + ":" + std::to_string(t.wait_site.line());
       out += ")";
+    } else if (t.spin == ChoiceThread::Spin::Held) {
+      out += std::string(t.spin_user ? " (busy-poll" : " (spin-wait") + " at " + base_name(t.spin_site.file_name()) + ":" +
+             std::to_string(t.spin_site.line()) + ", polling state that no other thread changes)";
     }
   }
   return out;
+}
+
+DriverBase::Stop ChoiceDriver::stuck() const {
+  if (spun_out_) return Stop::Livelock;
+  for (const auto& tp : threads_) {
+    const auto& t = static_cast<const ChoiceThread&>(*tp);
+    if (t.state == State::Running && t.spin == ChoiceThread::Spin::Held && !dead(t)) return Stop::Livelock;
+  }
+  return Stop::Deadlock;
+}
+
+std::string ChoiceDriver::stuck_message() const {
+  if (stuck() == Stop::Deadlock) return "every thread is blocked forever: " + blocked_threads();
+  if (spun_out_) {
+    for (const auto& tp : threads_) {
+      const auto& t = static_cast<const ChoiceThread&>(*tp);
+      if (t.spin != ChoiceThread::Spin::Held || t.spin_fruitless < kMaxFruitlessSpins) continue;
+      return t.name + std::string(t.spin_user ? " busy-polls" : " spin-waits") + " at " + base_name(t.spin_site.file_name()) +
+             ":" + std::to_string(t.spin_site.line()) + " and would spin there forever: " +
+             std::to_string(kMaxFruitlessSpins) +
+             " times in a row its poll found the same values again, and no other goroutine took a step in between "
+             "(only the scheduler ran, preempting it and running it again)";
+    }
+  }
+  return "every thread is blocked forever but spin-waits that nothing can end, so the program would spin there "
+         "forever: " +
+         blocked_threads();
 }
 
 }  // namespace gmp::engine

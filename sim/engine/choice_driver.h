@@ -54,6 +54,12 @@ class ChoiceDriver final : public DriverBase {
   int64_t nanotime() override;
   void tgkill(uint64_t tid, int sig) override;
   void charge(plat::Cost c) override;
+  // Spin-wait loops (plat::SpinLoop): an iteration that wrote nothing, and whose reads nobody
+  // wrote meanwhile, holds its thread at its next step until another thread writes a cell it read
+  // (or, for a cell also written under a lock without steps, releases any lock), or signals it.
+  void spin_begin(bool user, const plat::Site& site) override;
+  void spin_again() override;
+  void spin_end() override;
 
  private:
   struct ChoiceThread;  // choice_driver.cpp
@@ -61,10 +67,14 @@ class ChoiceDriver final : public DriverBase {
   Thread* next_to_run() override;
   bool ended_by_driver() const override { return chooser_stopped_; }
   std::string blocked_threads() const override;  // with what each blocked thread waits on
+  Stop stuck() const override;                    // Livelock when a spin-wait is held
+  std::string stuck_message() const override;
 
   ChoiceThread& cur();               // the current thread, as this driver's record
   ChoiceThread& thread(size_t id);   // threads_[id], as this driver's record
-  void choice_point(Step s);         // the current thread's next step; returns once it is chosen
+  // The current thread's next step; returns once it is chosen. locked: the step reads a cell that
+  // is also written under a lock without steps (see spin_step).
+  void choice_point(Step s, bool locked = false);
   ChoiceThread* choose();            // asks the chooser; nullptr when no thread is enabled
   void take(ChoiceThread& t);        // t was chosen: end its timed wait, set its clock
   int64_t wait_start();              // the step that reads the clock (a deadline, nanotime)
@@ -72,6 +82,9 @@ class ChoiceDriver final : public DriverBase {
   void enable(ChoiceThread& t, Step s);  // a waiter becomes enabled, its next step s
   std::vector<uint32_t> waiting_on(const void* on, Wait w) const;
   void switch_away();                // the current thread stopped: run the chosen one
+  // Step s of thread x is being taken: x's spin-wait iteration notes what it read or wrote, and the
+  // other spin-waits see a write to what they read (a held one is released).
+  void spin_step(ChoiceThread& x, const Step& s);
 
   Chooser* chooser_;                 // cfg_.chooser
   // The clock: the latest end of a timed wait. Every thread's clock is at most this, and take()
@@ -81,6 +94,8 @@ class ChoiceDriver final : public DriverBase {
   uint32_t processes_ = 1;           // 1 + the highest process id of a thread
   std::vector<PointInfo> per_process_;  // scratch: PointInfo::per_process at a point
   uint32_t idle_daemon_rounds_ = 0;  // daemon waits ended with nothing else enabled
+  uint32_t spinning_ = 0;            // threads inside a spin-wait loop (spin_begin, not yet ended)
+  bool spun_out_ = false;            // a held spin-wait came to nothing too often (stuck(): Livelock)
   bool chooser_stopped_ = false;     // the chooser returned kStopRun
 };
 

@@ -70,8 +70,8 @@ DriverBase::Result DriverBase::run() {
     // process's blocked threads count as exited).
     bool alive = false;
     for (auto& t : threads_) alive |= t->state != State::Exited && !dead(*t);
-    result_.stop = alive ? Stop::Deadlock : Stop::AllExited;
-    if (alive) result_.message = "every thread is blocked forever: " + blocked_threads();
+    result_.stop = alive ? stuck() : Stop::AllExited;
+    if (alive) result_.message = stuck_message();
     break;
   }
   int64_t end = 0;

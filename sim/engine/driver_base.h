@@ -55,8 +55,10 @@ namespace gmp::engine {
 
 class DriverBase : public plat::Driver {
  public:
-  // Stopped: the choice driver's chooser ended the run (kStopRun).
-  enum class Stop { AllExited, Exit, Deadlock, TimeLimit, EventLimit, Fatal, Stopped };
+  // Stopped: the choice driver's chooser ended the run (kStopRun). Livelock (choice driver only):
+  // no thread can move but one or more held in a spin-wait loop, which would spin forever since
+  // nothing can change what they read.
+  enum class Stop { AllExited, Exit, Deadlock, TimeLimit, EventLimit, Fatal, Stopped, Livelock };
   struct Result {
     Stop stop = Stop::AllExited;
     int exit_code = 0;
@@ -131,6 +133,10 @@ class DriverBase : public plat::Driver {
   virtual void run_ended(int64_t /*end*/) {}
   // The threads still alive, for a deadlock's message.
   virtual std::string blocked_threads() const;
+  // Asked when nothing can run and a thread is alive: why (Deadlock, or the driver's own reason),
+  // and the run's message.
+  virtual Stop stuck() const { return Stop::Deadlock; }
+  virtual std::string stuck_message() const { return "every thread is blocked forever: " + blocked_threads(); }
 
   void make_current(Thread& t);  // t is the current thread from now on
   void enter_process(uint32_t process);  // make_current's call of the process hook

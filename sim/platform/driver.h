@@ -105,6 +105,14 @@ class Driver {
   virtual uint64_t gettid() = 0;                      // the calling thread's id
   virtual void tgkill(uint64_t tid, int sig) = 0;     // send sig to thread tid
   virtual void charge(Cost c) = 0;
+  // Spin-wait loops (plat::SpinLoop, platform.h). Only a driver that sets collapses_spins hears of
+  // them: for the others (the timed driver) the loop's marks cost a flag test and nothing more.
+  // spin_begin: an iteration starts (user: the loop is a goroutine's own code, not the
+  // scheduler's); spin_again: it found nothing and the loop goes round; spin_end: the loop is left.
+  bool collapses_spins = false;
+  virtual void spin_begin(bool /*user*/, const Site& /*site*/) {}
+  virtual void spin_again() {}
+  virtual void spin_end() {}
   // CPU work of `work` ns on a reference core; returns the work left if it was cut short (by a
   // signal or the end of a time slice), 0 when done. memory_share (0 to 1): the fraction of it that
   // is memory traffic, which a driver may slow down as other cores get busy.

@@ -58,6 +58,52 @@ void block_for(int64_t ns, plat::Site site = plat::Site::current());
 void kernel_work(int64_t ns, plat::Site site = plat::Site::current());
 void timer_sleep(int64_t ns, plat::Site site = plat::Site::current());
 
+// A spin-wait loop: one whose iterations, while the shared state they read stays the same, read
+// the same values, decide the same and write nothing, so one more of them changes nothing but the
+// time (a goroutine's busy-poll; casgstatus waiting for a _Gscan bit to clear). The loop marks
+// where an iteration begins and where one that found nothing ends:
+//
+//   plat::SpinLoop spin(user);
+//   for (;;) {
+//     spin.begin();
+//     ...            // read, and break when there is something new
+//     spin.again();  // found nothing: the loop goes round
+//   }
+//
+// (An iteration not opened by begin() is not judged: a loop may call begin() after again(), at the
+// end of its body, so that its first try costs nothing.)
+//
+// A driver that collapses spins (the choice driver) may hold the thread after again() until
+// another thread writes something the iteration read: the iterations in between would have read
+// the same values and written nothing. A driver that does not (the timed driver, the real
+// platform) never hears of the marks. `user`: the loop is a goroutine's own code, so a held thread
+// counts as running user code.
+class SpinLoop {
+ public:
+  explicit SpinLoop(bool user, Site site = Site::current()) : user_(user), site_(site) {}
+  ~SpinLoop() {
+    if (!began_) return;
+    if (Driver* d = current_driver(); d != nullptr) d->spin_end();
+  }
+  SpinLoop(const SpinLoop&) = delete;
+  SpinLoop& operator=(const SpinLoop&) = delete;
+  void begin() {
+    if (Driver* d = current_driver(); d != nullptr && d->collapses_spins) {
+      began_ = true;
+      d->spin_begin(user_, site_);
+    }
+  }
+  void again() {
+    if (!began_) return;
+    if (Driver* d = current_driver(); d != nullptr) d->spin_again();
+  }
+
+ private:
+  bool user_;
+  bool began_ = false;  // a driver that collapses spins heard of the loop
+  Site site_;
+};
+
 // The end of the program after a Go throw that no driver frame can catch (one raised on a
 // goroutine's or g0's own stack): the driver stops the run, the real platform prints and aborts.
 [[noreturn]] void crash_message(const char* msg);

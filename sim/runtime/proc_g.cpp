@@ -25,6 +25,10 @@ uint32_t Runtime::casgstatus(g* gp, uint32_t oldval, uint32_t newval) {
   }
   constexpr int64_t yieldDelay = 5 * 1000;
   int64_t nextYield = 0;
+  // A spin-wait (plat::SpinLoop): while the status keeps its _Gscan bit, each round reads the same
+  // status and writes nothing; what the clock decides (pause or yield) changes nothing shared.
+  // The first try is not marked: the loop's marks cost nothing where the CAS succeeds.
+  plat::SpinLoop spin(false);
   for (int i = 0; !gp->atomicstatus.CompareAndSwap(oldval, newval); i++) {
     if (oldval == _Gwaiting && gp->atomicstatus.Load() == _Grunnable) {
       plat::throw_("casgstatus: waiting for Gwaiting but is Grunnable");
@@ -36,6 +40,8 @@ uint32_t Runtime::casgstatus(g* gp, uint32_t oldval, uint32_t newval) {
       plat::osyield();
       nextYield = plat::nanotime() + yieldDelay / 2;
     }
+    spin.again();
+    spin.begin();
   }
   return newval;
 }

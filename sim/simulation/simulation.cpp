@@ -364,6 +364,8 @@ class Sim final {
         return "fatal error";
       case Engine::Stop::Stopped:
         return "stopped by the checker";
+      case Engine::Stop::Livelock:
+        return "livelock";
     }
     return "?";
   }

@@ -487,7 +487,13 @@ inline void Interpreter::op_busy_poll(rt::g* gp, const Instr& in, const Task& t)
   // A poll loop: compute, then check. The check is a non-blocking receive standing for a
   // flag, or a device's completion-queue read; it is a safe point only if the scenario
   // says the body makes a call (safe_point).
+  // A poll of a channel alone, with no count, is a spin-wait (plat::SpinLoop): a poll that finds
+  // the channel empty leaves nothing changed, so the next finds it empty too until another thread
+  // writes. A device's completions come with time, and a count changes each poll: those are not.
+  const bool spin = in.count < 0 && in.device < 0;
+  plat::SpinLoop loop(true);
   for (int64_t polls = 0;;) {
+    if (spin) loop.begin();
     if (in.safe_point) r_.morestackPreemptCheck();
     compute(gp, in);
     polls++;
@@ -498,6 +504,7 @@ inline void Interpreter::op_busy_poll(rt::g* gp, const Instr& in, const Task& t)
     }
     if (in.device >= 0 && reap(devices_[static_cast<size_t>(in.device)])) break;
     if (in.count >= 0 && polls >= in.count) break;
+    if (spin) loop.again();
   }
 }
 
