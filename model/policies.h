@@ -99,7 +99,8 @@ class ReplayPolicy final : public Policy {
 //
 // A fixed prefix (set_prefix) pins the first steps; the search then covers that subtree only.
 // Estimation mode takes random steps instead of the default rule, and estimates the size of the
-// tree that DPOR would explore from the backtrack sets one execution yields (Knuth's estimator).
+// tree that DPOR would explore from the backtrack sets one execution yields (Knuth's estimator);
+// under a preemption bound, both the steps and the backtrack sets stay within it.
 class Dpor final : public Policy {
  public:
   // reduce = false: plain enumeration (every enabled thread at every node, no sleep sets), the
@@ -137,6 +138,8 @@ class Dpor final : public Policy {
   void add_race(size_t j, size_t i, uint32_t p, const Clock& ci);
   uint64_t sleep_into(const Node& prev, std::span<const engine::Step> enabled) const;
   bool preempts(const Node& n, uint32_t t) const;
+  // The threads that node n may take without passing the preemption bound (all with none).
+  uint64_t within_bound(const Node& n) const;
 
   int bound_;
   bool reduce_;
