@@ -121,8 +121,9 @@ class Member {
   virtual void slice(Search& sr, uint64_t budget) = 0;
   // Nothing left to run (an exhaustive member whose last tree is searched).
   virtual bool finished() const { return false; }
-  // Its part of the progress line; called from any thread.
+  // Its part of the progress line, short ("bounded K=0-1 done, K=2 31%"); called from any thread.
   virtual std::string progress() const = 0;
+  virtual bool sampling() const { return false; }
   // Its line in the report, after the search.
   virtual std::string coverage() const = 0;
 
@@ -173,12 +174,15 @@ void Search::tick() {
   std::unique_lock<std::mutex> l(mu, std::try_to_lock);
   if (!l.owns_lock() || Clock::now() - last_progress < std::chrono::seconds(1)) return;
   last_progress = Clock::now();
+  // The exhaustive members first: their percentages say the most.
   uint64_t n = 0;
-  std::string detail;
+  std::string exhaustive, sampling;
   for (const auto& m : members) {
     n += m->executions();
-    detail += (detail.empty() ? "" : "; ") + m->progress();
+    std::string& part = m->sampling() ? sampling : exhaustive;
+    part += (part.empty() ? "" : m->sampling() ? ", " : "; ") + m->progress();
   }
+  const std::string detail = exhaustive + "; " + sampling;
   cfg.progress(n, states.load(), std::chrono::duration<double>(Clock::now() - start).count(), detail);
 }
 
@@ -202,7 +206,10 @@ class Sampler final : public Member {
     }
   }
 
-  std::string progress() const override { return name() + " " + with_commas(executions()); }
+  std::string progress() const override {
+    return (depth_ == 0 ? std::string("random") : "PCT" + std::to_string(depth_)) + " " + std::to_string(executions());
+  }
+  bool sampling() const override { return true; }
 
   std::string coverage() const override {
     std::string s = name() + ": " + with_commas(total.executions) + " executions";
@@ -291,17 +298,18 @@ class Exhaustive final : public Member {
 
   std::string progress() const override {
     const size_t at = at_shown_.load();
-    std::string s = name();
-    for (size_t i = 0; i <= at && i < bounds_.size(); i++) {
-      s += i == 0 ? " " : ", ";
-      if (bounds_[i].k >= 0) s += "K=" + std::to_string(bounds_[i].k) + " ";
-      if (i < at) {
-        s += "done";
-      } else {
-        const uint64_t n = bound_executions_.load();
-        const std::string pct = coverage_percent(n, estimate_.load());
-        s += pct.empty() ? with_commas(n) + " executions" : pct;
-      }
+    const bool bounded = bounds_.front().k >= 0;
+    std::string s = bounded ? "bounded" : name();
+    if (bounded && at > 0) {
+      s += " K=" + std::to_string(bounds_.front().k) +
+           (at > 1 ? "-" + std::to_string(bounds_[at - 1].k) : std::string()) + " done";
+    }
+    if (at < bounds_.size()) {
+      if (bounded) s += (at > 0 ? ", K=" : " K=") + std::to_string(bounds_[at].k);
+      const uint64_t n = bound_executions_.load();
+      std::string pct = coverage_percent(n, estimate_.load());
+      if (pct.rfind(">100%", 0) == 0) pct = ">100%";  // the estimate was low
+      s += " " + (pct.empty() ? std::to_string(n) + " executions" : pct);
     }
     return s;
   }

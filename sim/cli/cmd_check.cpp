@@ -410,9 +410,9 @@ model::CheckReport run_search(CheckOptions& co) {
       winsize ws{};
       const size_t width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
       char buf[160];
-      std::snprintf(buf, sizeof buf, "check: %llu executions, %llu states, %.0f s, %.0f/s",
-                    static_cast<unsigned long long>(n), static_cast<unsigned long long>(states), s,
-                    static_cast<double>(n) / std::max(s, 1e-9));
+      std::snprintf(buf, sizeof buf, "check %.0fs: %llu executions (%.0f/s), %llu states", s,
+                    static_cast<unsigned long long>(n), static_cast<double>(n) / std::max(s, 1e-9),
+                    static_cast<unsigned long long>(states));
       std::string line = buf;
       if (!detail.empty()) line += "; " + detail;
       if (line.size() > width) line.resize(width);
