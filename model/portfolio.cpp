@@ -220,7 +220,7 @@ class Sampler final : public Member {
       char buf[200];
       std::snprintf(buf, sizeof buf,
                     "; each finds a given bug of depth %u with probability at least %.3g (n=%u threads, k=%llu "
-                    "steps), so they found it with probability at least %.3g",
+                    "steps), so these executions would find it with probability at least %.3g",
                     depth_, p, total.max_threads, static_cast<unsigned long long>(steps_), all);
       s += buf;
     }
