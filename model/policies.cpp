@@ -314,14 +314,25 @@ size_t Dpor::pick(uint64_t step, std::span<const engine::Step> enabled, uint32_t
       n.done = mask & (bit(pinned) | (bit(pinned) - 1));
       n.backtrack = mask;
     } else {
-      const uint64_t cand = mask & ~n.sleep;
+      uint64_t cand = mask & ~n.sleep;
       if (cand == 0) return engine::kStopRun;  // every enabled thread sleeps: nothing new below
       uint32_t t = 0;
       if (random_) {
-        uint32_t k = static_cast<uint32_t>(rng_.next() % static_cast<uint64_t>(std::popcount(cand)));
-        uint64_t c = cand;
-        while (k-- > 0) c &= c - 1;
-        t = static_cast<uint32_t>(std::countr_zero(c));
+        // Estimating a bounded tree: the walk stays within the bound (tree_estimate), and takes the
+        // default rule's step but one time in kDepartOdds, as a bounded search's executions follow
+        // the default order between their few departures (a uniform walk would spend the bound in
+        // its first steps).
+        constexpr uint64_t kDepartOdds = 8;
+        cand &= within_bound(n);
+        if (cand == 0) return engine::kStopRun;
+        if (bound_ >= 0 && rng_.next() % kDepartOdds != 0) {
+          t = enabled[default_pick(enabled, current, cand)].tid;
+        } else {
+          uint32_t k = static_cast<uint32_t>(rng_.next() % static_cast<uint64_t>(std::popcount(cand)));
+          uint64_t c = cand;
+          while (k-- > 0) c &= c - 1;
+          t = static_cast<uint32_t>(std::countr_zero(c));
+        }
       } else {
         t = enabled[default_pick(enabled, current, cand)].tid;
       }
@@ -456,10 +467,19 @@ void Dpor::analyse(size_t i, const engine::Step& s) {
   }
 }
 
+uint64_t Dpor::within_bound(const Node& n) const {
+  if (bound_ < 0 || n.preemptions < static_cast<uint32_t>(bound_)) return n.enabled_mask;
+  uint64_t out = 0;
+  for (const engine::Step& e : n.enabled) {
+    if (!preempts(n, e.tid)) out |= bit(e.tid);
+  }
+  return out;
+}
+
 double Dpor::tree_estimate() const {
   double prod = 1;
   for (size_t k = fixed_; k < nodes_.size(); k++) {
-    prod *= std::popcount(nodes_[k].backtrack | bit(nodes_[k].chosen));
+    prod *= std::popcount((nodes_[k].backtrack & within_bound(nodes_[k])) | bit(nodes_[k].chosen));
     if (prod > 1e300) return 1e300;
   }
   return prod;

@@ -99,7 +99,8 @@ class ReplayPolicy final : public Policy {
 //
 // A fixed prefix (set_prefix) pins the first steps; the search then covers that subtree only.
 // Estimation mode takes random steps instead of the default rule, and estimates the size of the
-// tree that DPOR would explore from the backtrack sets one execution yields (Knuth's estimator).
+// tree that DPOR would explore from the backtrack sets one execution yields (Knuth's estimator);
+// under a preemption bound, both the steps and the backtrack sets stay within it.
 //
 // Symmetry (set_symmetry). A runner may declare classes of interchangeable threads: threads that
 // run the same code from the same initial state, and whose identity nothing they do observes
@@ -161,6 +162,8 @@ class Dpor final : public Policy {
   uint64_t symmetric_allowed(uint64_t mask) const;
   // The thread of p's class started just before p (the highest lower one), or kNoClass.
   uint32_t symmetric_predecessor(uint32_t p) const;
+  // The threads that node n may take without passing the preemption bound (all with none).
+  uint64_t within_bound(const Node& n) const;
 
   int bound_;
   bool reduce_;

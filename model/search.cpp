@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "model/policies.h"
+#include "model/portfolio.h"
 
 namespace gmp::model {
 
@@ -43,6 +44,8 @@ class ProbePolicy final : public Policy {
  private:
   const std::vector<uint32_t>& prefix_;
 };
+
+}  // namespace
 
 std::vector<std::vector<uint32_t>> make_shares(const CheckSetup& setup) {
   std::vector<std::vector<uint32_t>> shares{{}};
@@ -82,6 +85,58 @@ std::vector<std::vector<uint32_t>> make_shares(const CheckSetup& setup) {
   return shares;
 }
 
+double estimate_tree(const CheckSetup& setup, int bound, uint32_t runs, uint64_t seed) {
+  Dpor d(bound);
+  d.set_random(seed);
+  double sum = 0;
+  uint32_t done = 0;
+  for (uint32_t r = 0; r < runs; r++) {
+    d.begin(r);
+    const Execution ex = execute(setup, d, ExecOptions{});
+    if (ex.end == Execution::End::TimeLimit) break;  // cut at the check's time limit: a partial walk
+    sum += d.tree_estimate();
+    done++;
+  }
+  return done == 0 ? 0 : sum / done;
+}
+
+std::string proof_text(int bound) {
+  std::string what = bound < 0 ? "every order of the program's dependent steps was checked (DPOR, complete)"
+                               : "every interleaving with at most " + std::to_string(bound) + " preemption" +
+                                     (bound == 1 ? "" : "s") +
+                                     " was checked (bounded DPOR, complete to its bound but for the gaps any "
+                                     "bounded DPOR has)";
+  return "what it proves: " + what +
+         ": none of them throws, deadlocks, fails an assertion or ends otherwise than checked; the "
+         "quiescent-state properties were tested at the quiescent points these executions passed, which "
+         "need not be all of them (docs/checker.md, \"What the checker does not do\")\n";
+}
+
+std::string fmt_estimate(double v) {
+  char buf[64];
+  if (v < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2g", v);
+  }
+  return buf;
+}
+
+std::string coverage_percent(uint64_t executions, double estimate) {
+  if (estimate <= 0) return "";
+  const double pct = 100.0 * static_cast<double>(executions) / estimate;
+  char buf[64];
+  if (pct >= 100) return ">100% of the estimate (it was low)";
+  if (pct >= 0.1) {
+    std::snprintf(buf, sizeof buf, "%.1f%%", pct);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2g%%", pct);
+  }
+  return buf;
+}
+
+namespace {
+
 // What the searching threads share.
 struct Shared {
   const CheckConfig& cfg;
@@ -96,6 +151,8 @@ struct Shared {
   std::exception_ptr failure;
   StateSet states;
   Clock::time_point last_progress;
+
+  double estimate = 0;  // Knuth's estimate of the tree, for the progress line; 0: none
 
   explicit Shared(const CheckConfig& c) : cfg(c), start(Clock::now()), last_progress(start) {}
 
@@ -122,9 +179,11 @@ struct Shared {
     }
     if (cfg.progress && (n & 63) == 0) {
       std::lock_guard<std::mutex> l(mu);
-      if (Clock::now() - last_progress > std::chrono::milliseconds(250)) {
+      if (Clock::now() - last_progress > std::chrono::seconds(1)) {
         last_progress = Clock::now();
-        cfg.progress(n, states.fingerprints.size(), seconds());
+        const std::string pct = coverage_percent(n, estimate);
+        cfg.progress(n, states.fingerprints.size(), seconds(),
+                     pct.empty() ? "" : pct + " of about " + fmt_estimate(estimate) + " executions");
       }
     }
     if ((cfg.max_executions != 0 && n >= cfg.max_executions) || (cfg.time_limit > 0 && seconds() >= cfg.time_limit)) {
@@ -282,10 +341,34 @@ CheckReport run_check(const CheckConfig& given) {
     cfg.setup.deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.time_limit));
   }
+  if (cfg.strategy == "auto") {
+    CheckReport rep = run_portfolio(cfg);
+    if (rep.found && cfg.shrink) {
+      const auto before = Clock::now();
+      shrink(cfg.setup, *rep.found, cfg.setup.deadline);
+      fewer_preemptions(cfg, *rep.found, cfg.setup.deadline);
+      rep.shrink_seconds = std::chrono::duration<double>(Clock::now() - before).count();
+    }
+    return rep;
+  }
   const StrategyInfo* info = find_strategy(cfg.strategy);
   const std::unique_ptr<Strategy> strategy = make_strategy(cfg.strategy, cfg.params, cfg.search_seed);
   CheckReport rep;
   Shared sh(cfg);
+  // An exhaustive search with a reduction (dpor, bounded) measures its tree first, so that an
+  // incomplete one can say how much of it it covered (a bounded one, its own bounded tree).
+  const auto param = [&](const char* name) {
+    const auto it = cfg.params.find(name);
+    if (it != cfg.params.end()) return it->second;
+    for (const StrategyParam& p : info->params) {
+      if (name == std::string(p.name)) return p.fallback;
+    }
+    return int64_t{-1};
+  };
+  const int bound = info->exhaustive ? static_cast<int>(param("preemptions")) : -1;
+  if (info->exhaustive && cfg.strategy != "plain" && param("estimate") > 0) {
+    sh.estimate = estimate_tree(cfg.setup, bound, static_cast<uint32_t>(param("estimate")), cfg.search_seed);
+  }
   const uint32_t jobs = std::max<uint32_t>(cfg.jobs, 1);
   const bool keep_states = cfg.states;
   std::vector<StateSet> graphs(jobs);
@@ -362,6 +445,17 @@ CheckReport run_check(const CheckConfig& given) {
   }
   rep.shrink_seconds = sh.seconds() - rep.seconds;
   rep.strategy_summary = strategy->summary(rep);
+  if (info->exhaustive && cfg.strategy != "plain") {
+    if (rep.complete) {
+      rep.meaning = proof_text(bound);
+    } else if (!rep.found && sh.estimate > 0) {
+      rep.meaning = "coverage: " + std::to_string(rep.executions) + " executions of about " +
+                    fmt_estimate(sh.estimate) + " (Knuth's estimate of the " +
+                    (bound < 0 ? std::string("DPOR") : "bounded") + " tree over " +
+                    std::to_string(param("estimate")) + " random walks): " + coverage_percent(rep.executions, sh.estimate) +
+                    "\n";
+    }
+  }
   return rep;
 }
 

@@ -27,7 +27,9 @@ inline constexpr uint32_t kShares = 16;
 
 struct CheckConfig {
   CheckSetup setup;
-  std::string strategy = "dpor";  // a row of strategies.h's table
+  // A row of strategies.h's table. gmpsim check's default is the table's first row, auto (the
+  // portfolio, portfolio.h); a CheckConfig made in code searches with DPOR unless told otherwise.
+  std::string strategy = "dpor";
   StrategyParams params;          // the strategy's parameters given; the rest take the row's defaults
   uint64_t search_seed = 1;       // the strategy's own randomness (random and PCT choices, DPOR's estimate)
   uint64_t max_executions = 0;    // 0: an exhaustive search until complete, a sampling one 10,000
@@ -36,8 +38,9 @@ struct CheckConfig {
   uint32_t shard = 0, shards = 1;
   bool shrink = true;
   bool states = true;  // count distinct states (and find livelocks)
-  // Called now and then from the searching threads (serialised), for a progress line.
-  std::function<void(uint64_t executions, uint64_t states, double seconds)> progress;
+  // Called about once a second from the searching threads (serialised), for a progress line:
+  // `detail` says what the search has covered ("bounded K=1 done, K=2 31%"), or is empty.
+  std::function<void(uint64_t executions, uint64_t states, double seconds, const std::string& detail)> progress;
 };
 
 struct Found {
@@ -50,6 +53,9 @@ struct Found {
   // Shrinking stopped at the time limit (CheckConfig::time_limit bounds the whole check): the
   // schedule is as far as it was shrunk by then, perhaps not at all.
   bool shrink_cut = false;
+  // The portfolio (--strategy auto): which member found it, at which of its executions ("bounded
+  // search at 2 preemptions, its execution 312 (share 3)"); empty for one strategy.
+  std::string found_by;
 };
 
 struct CheckReport {
@@ -65,11 +71,27 @@ struct CheckReport {
   uint64_t max_steps_seen = 0;
   uint32_t max_threads = 0;
   std::string strategy_summary;  // the strategy's lines for the report (Strategy::summary)
+  // What the search means, for the report: what a complete search proves ("every interleaving with
+  // at most 2 preemptions was checked"), or how much of the tree an incomplete one covered against
+  // Knuth's estimate of it; for the portfolio, a line per member. Empty when there is nothing to say.
+  std::string meaning;
   std::optional<Found> found;
 };
 
 // Throws std::invalid_argument for an unknown strategy or a parameter it does not take.
 CheckReport run_check(const CheckConfig& cfg);
+
+// An exhaustive search's shares (kShares of them, or fewer where the tree stops branching): the
+// pinned prefixes, in the order one search takes them. The same for every bound and every split.
+std::vector<std::vector<uint32_t>> make_shares(const CheckSetup& setup);
+
+// Knuth's estimate of the number of executions a DPOR search under `bound` preemptions (-1: none)
+// would run to complete: the mean, over `runs` random walks of the tree (each execution i drawing
+// from execution_seed(seed, i)), of the product of the backtrack sets met. 0 when runs is 0.
+double estimate_tree(const CheckSetup& setup, int bound, uint32_t runs, uint64_t seed);
+
+// What a complete search under `bound` preemptions (-1: none) proves, as the report says it.
+std::string proof_text(int bound);
 
 // Shrinks f's schedule (delta debugging over its departures; search.cpp says how) until no smaller
 // one fails the same way, or the deadline passes (then f.shrink_cut). run_check calls it after a

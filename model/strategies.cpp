@@ -10,6 +10,7 @@ std::unique_ptr<Strategy> make_bounded(const StrategyParams& p, uint64_t seed); 
 std::unique_ptr<Strategy> make_plain(const StrategyParams& p, uint64_t seed);    // strategy_dpor.cpp
 std::unique_ptr<Strategy> make_pct(const StrategyParams& p, uint64_t seed);      // strategy_pct.cpp
 std::unique_ptr<Strategy> make_random(const StrategyParams& p, uint64_t seed);   // strategy_random.cpp
+std::unique_ptr<Strategy> make_auto(const StrategyParams& p, uint64_t seed);     // portfolio.cpp
 
 namespace {
 
@@ -17,7 +18,12 @@ constexpr StrategyParam kEstimate{"estimate", "N", 0, 100'000, 20,
                                   "random executions for Knuth's estimate of the search's size before it starts "
                                   "(0: none)"};
 constexpr StrategyParam kPreemptions{"preemptions", "K", 0, 1000, 2,
-                                     "the most switches away from a thread that could go on, along any execution"};
+                                     "the most switches away from a thread that could go on, along any execution "
+                                     "(auto: its bounded member's last bound)"};
+
+constexpr StrategyParam kDepth{"depth", "D", 1, 100, 3,
+                               "the depth of the bugs to look for: the priority changes, plus one (auto: its PCT "
+                               "members search at depths 2 to D)"};
 
 StrategyParam with_fallback(StrategyParam p, int64_t fallback) {
   p.fallback = fallback;
@@ -26,6 +32,13 @@ StrategyParam with_fallback(StrategyParam p, int64_t fallback) {
 
 const std::vector<StrategyInfo>& table() {
   static const std::vector<StrategyInfo> rows{
+      {"auto", false,
+       "the portfolio: random, PCT at depths 2 to --depth, bounded search with the bound raised 0, 1, ... "
+       "--preemptions (each bound to its end before the next) and DPOR, in turns of a number of executions "
+       "each (32, doubling each round to 1024), until the first violation, the time limit, or DPOR completes; "
+       "the report names the member that found it",
+       {with_fallback(kPreemptions, 3), kDepth, kEstimate},
+       make_auto},
       {"dpor", true,
        "Source-DPOR with sleep sets: every order of dependent steps; complete when it finishes",
        {kEstimate},
@@ -37,7 +50,7 @@ const std::vector<StrategyInfo>& table() {
       {"pct", false,
        "PCT: random thread priorities changed at depth-1 random steps; prints the chance that one execution "
        "finds a given bug of that depth",
-       {{"depth", "D", 1, 100, 3, "the depth of the bugs to look for: the priority changes, plus one"}},
+       {kDepth},
        make_pct},
       {"random", false, "uniform among the threads not in a timed wait, and one time in 16 among all", {},
        make_random},

@@ -402,7 +402,7 @@ TEST_CASE("every strategy of the table searches, and unknown names and parameter
   cfg.setup = setup_for(sc, 1);
   cfg.strategy = "nope";
   CHECK_THROWS_WITH(model::run_check(cfg),
-                    Catch::Contains("unknown strategy 'nope' (known: dpor, bounded, pct, random or plain)"));
+                    Catch::Contains("unknown strategy 'nope' (known: auto, dpor, bounded, pct, random or plain)"));
   cfg.strategy = "bounded";
   cfg.params["depth"] = 3;
   CHECK_THROWS_WITH(model::run_check(cfg), Catch::Contains("strategy bounded takes no parameter 'depth'"));

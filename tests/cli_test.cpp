@@ -588,7 +588,7 @@ TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad i
   CHECK(gmpsim("check " + path + " --procs 2 --max-events 9").status == 2);
   const Out nope = gmpsim("check " + path + " --procs 2 --strategy nope");
   CHECK(nope.status == 2);
-  CHECK(nope.text.find("--strategy: expected dpor, bounded, pct, random or plain, got 'nope'") != std::string::npos);
+  CHECK(nope.text.find("--strategy: expected auto, dpor, bounded, pct, random or plain, got 'nope'") != std::string::npos);
   const Out depth = gmpsim("check " + path + " --procs 2 --strategy pct --depth 0");
   CHECK(depth.status == 2);
   CHECK(depth.text.find("--depth: expected an integer in [1, 100], got '0'") != std::string::npos);
@@ -600,13 +600,18 @@ TEST_CASE("gmpsim check: a violation exits 3 with a schedule that replays, bad i
 TEST_CASE("gmpsim check --help lists the strategies and their flags", "[cli][check]") {
   const Out o = gmpsim("check --help");
   CHECK(o.status == 0);
-  CHECK(o.text.find("[--strategy dpor|bounded|pct|random|plain]") != std::string::npos);
+  CHECK(o.text.find("[--strategy auto|dpor|bounded|pct|random|plain]") != std::string::npos);
   CHECK(o.text.find("        dpor [--estimate N]\n") != std::string::npos);
   CHECK(o.text.find("        bounded [--preemptions K] [--estimate N]\n") != std::string::npos);
   CHECK(o.text.find("        pct [--depth D]\n") != std::string::npos);
   CHECK(o.text.find("        random\n") != std::string::npos);
   CHECK(o.text.find("        plain [--preemptions K] [--estimate N]\n") != std::string::npos);
-  CHECK(o.text.find("default bounded 2, plain none)") != std::string::npos);
+  CHECK(o.text.find("default auto 3, bounded 2, plain none)") != std::string::npos);
+  // The portfolio is the default, with its members, and every default is named.
+  CHECK(o.text.find("        auto [--preemptions K] [--depth D] [--estimate N]\n") != std::string::npos);
+  CHECK(o.text.find("defaults: --strategy auto (random, PCT at depths 2 and 3, bounded search at 0 to 3") !=
+        std::string::npos);
+  CHECK(o.text.find("--time-limit 60s; --property default (throw, deadlock") != std::string::npos);
 }
 
 TEST_CASE("gmpsim trace stats, critical-path and diff read a simulated trace", "[cli][trace]") {

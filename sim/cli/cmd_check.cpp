@@ -4,6 +4,7 @@
 //   [--show N] [--trace OUT] [--replay SCHEDULE] [--process NAME|all]
 // The strategies and their flags come from model/strategies.h's table: the flags parsed, the usage
 // text and the errors for an unknown name are all read from it.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "model/execution.h"
 #include "model/search.h"
+#include "model/portfolio.h"
 #include "model/strategies.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
@@ -30,7 +33,10 @@ namespace {
 constexpr double kDefaultTimeLimitS = 60;
 
 struct CheckOptions {
-  CheckOptions() { cfg.time_limit = kDefaultTimeLimitS; }
+  CheckOptions() {
+    cfg.time_limit = kDefaultTimeLimitS;
+    cfg.strategy = model::strategies().front().name;  // auto, the portfolio
+  }
   RunOptions run;         // the scenario, profile, --procs, --seed, --trace, and the limits of gmpsim run
   model::CheckConfig cfg;  // the search; its setup's scenario and profile are set once loaded
   model::StrategyParams strategy_flags;  // every strategy flag given, whichever strategy takes it
@@ -39,6 +45,7 @@ struct CheckOptions {
   size_t show = 80;
   std::string mutant;
   std::string process;  // --process as given; empty: the first process (or the schedule's)
+  bool strategy_given = false;
 };
 
 // One of the strategies' flags (--preemptions, --depth, ...), parsed by the range its first
@@ -62,6 +69,7 @@ bool parse_check_flag(Args& a, CheckOptions& co) {
       usage_error("--strategy: expected " + model::strategy_names() + ", got '" + v + "'");
     }
     c.strategy = v;
+    co.strategy_given = true;
   } else if (parse_strategy_flag(a, co)) {
   } else if (f == "--max-executions") {
     c.max_executions = parse_uint(f, a.value(), 1, UINT64_MAX);
@@ -133,6 +141,12 @@ CheckOptions parse_check_args(int argc, char** argv) {
   for (const model::StrategyParam& p : model::find_strategy(c.strategy)->params) {
     const auto it = co.strategy_flags.find(p.name);
     if (it != co.strategy_flags.end()) c.params[p.name] = it->second;
+  }
+  if (c.strategy == "auto" && c.shards > 1) {
+    usage_error(
+        "check: --shard splits one strategy's shares or executions; the portfolio (--strategy auto, the default) "
+        "runs several in turns, so name one strategy to shard (--strategy bounded, dpor, pct or random), or use "
+        "--jobs");
   }
   if (o.procs.size() != 1) usage_error("check: --procs takes one value");
   if (o.cores.size() != 1 || o.cores.front() != 0)
@@ -297,8 +311,10 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
       props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }
   const std::string heading = model::make_strategy(c.strategy, c.params, c.search_seed)->heading();
+  std::string named = heading;  // " (at most 2 preemptions)"; the default says so
+  if (!co.strategy_given) named = heading.rfind(" (", 0) == 0 ? " (the default: " + heading.substr(2) : " (the default)" + heading;
   std::printf("gmpsim check: %s, %d Ps, strategy %s%s", co.run.scenario_path.c_str(), c.setup.procs,
-              c.strategy.c_str(), heading.c_str());
+              c.strategy.c_str(), named.c_str());
   std::printf(", seed %llu", static_cast<unsigned long long>(co.run.seed));
   if (!co.mutant.empty()) std::printf(", mutant %s", co.mutant.c_str());
   if (c.shards > 1) std::printf(", shard %u/%u", c.shard, c.shards);
@@ -313,13 +329,14 @@ void print_heading(const CheckOptions& co, const scenario::Scenario& sc) {
           model::process_label(sc, c.setup.process).c_str(), sc.processes.size());
     }
   }
-  std::printf("\nproperties: %s; at most %llu steps an execution, ", props.c_str(),
+  std::printf("\nproperties: %s%s; at most %llu steps an execution (--max-steps), ", props.c_str(),
+              c.setup.properties == model::kDefaultProperties ? " (the default set; --property all for every one)" : "",
               static_cast<unsigned long long>(c.setup.max_steps));
   if (c.setup.strict_time) {
     std::printf("strict time: waits end in deadline order, up to %g ms of virtual time\n",
                 static_cast<double>(c.setup.max_time) / 1e6);
   } else {
-    std::printf("sysmon's waits end by choice %u times\n", c.setup.daemon_rounds);
+    std::printf("free time; sysmon's waits end by choice %u times (--sysmon-rounds)\n", c.setup.daemon_rounds);
     size_t timed = 0;
     for (const scenario::Assertion& x : sc.assertions) {
       timed += x.kind == scenario::AssertKind::StartLatency || x.kind == scenario::AssertKind::MaxRunnableLatency;
@@ -358,6 +375,7 @@ int print_report(const CheckOptions& co, const model::CheckReport& rep) {
       static_cast<double>(rep.executions) / std::max(rep.seconds, 1e-9),
       static_cast<double>(rep.states) / std::max(rep.seconds, 1e-9),
       rep.complete ? "complete" : (rep.found ? "stopped at the first violation" : "incomplete"));
+  if (!rep.found) std::fputs(rep.meaning.c_str(), stdout);
   if (rep.found && c.shrink) std::printf("shrinking took %.2f s\n", rep.shrink_seconds);
   if (rep.time_cut != 0) std::printf("note: the time limit cut the execution that was running then\n");
   if (rep.step_limited != 0) {
@@ -375,9 +393,12 @@ int print_report(const CheckOptions& co, const model::CheckReport& rep) {
   const model::Found& f = *rep.found;
   model::Schedule shown = f.schedule;  // with the process it chose for, when there are several
   if (!c.setup.scenario->processes.empty()) shown.process = model::process_label(*c.setup.scenario, c.setup.process);
-  std::printf("\nVIOLATION %s (found in %s %llu): %s\n", model::property_name(f.violation.property),
-              model::find_strategy(c.strategy)->exhaustive ? "share" : "execution",
-              static_cast<unsigned long long>(f.execution), f.violation.message.c_str());
+  const std::string where =
+      !f.found_by.empty() ? "found by " + f.found_by
+                          : std::string("found in ") + (model::find_strategy(c.strategy)->exhaustive ? "share " : "execution ") +
+                                std::to_string(f.execution);
+  std::printf("\nVIOLATION %s (%s): %s\n", model::property_name(f.violation.property), where.c_str(),
+              f.violation.message.c_str());
   std::printf("schedule: %s (%zu departures from the default order, %u preemptions, %llu steps", shown.str().c_str(),
               f.schedule.picks.size(), f.preemptions, static_cast<unsigned long long>(f.schedule.steps));
   if (c.shrink) {
@@ -396,10 +417,18 @@ model::CheckReport run_search(CheckOptions& co) {
   model::CheckConfig& c = co.cfg;
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (tty) {
-    c.progress = [](uint64_t n, uint64_t states, double s) {
-      std::fprintf(stderr, "\rcheck: %llu executions, %llu states, %.1f s, %.0f/s   ",
-                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(states), s,
-                   static_cast<double>(n) / std::max(s, 1e-9));
+    // One line, rewritten about once a second, cut to the terminal's width so that it never wraps.
+    c.progress = [](uint64_t n, uint64_t states, double s, const std::string& detail) {
+      winsize ws{};
+      const size_t width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "check %.0fs: %llu executions (%.0f/s), %llu states", s,
+                    static_cast<unsigned long long>(n), static_cast<double>(n) / std::max(s, 1e-9),
+                    static_cast<unsigned long long>(states));
+      std::string line = buf;
+      if (!detail.empty()) line += "; " + detail;
+      if (line.size() > width) line.resize(width);
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
     };
   }
   model::CheckReport rep;
@@ -461,11 +490,25 @@ std::string check_usage() {
       "      --process: with several processes, whose steps are choices and whose runtime the properties\n"
       "      are about (default: the first process declared); the others run in a fixed order; all: every\n"
       "      process's steps and runtimes.\n";
+  std::string props;
+  for (uint32_t b = 1; b <= model::kStwCompletes; b <<= 1) {
+    if ((model::kDefaultProperties & b) != 0)
+      props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
+  }
+  const model::CheckSetup setup_defaults;
+  u += wrapped("defaults: --strategy " + std::string(model::strategies().front().name) + " (" +
+                   model::portfolio_members({}) + "); --time-limit " + std::to_string(static_cast<int>(kDefaultTimeLimitS)) +
+                   "s; --property default (" + props + "); --max-steps " + std::to_string(setup_defaults.max_steps) +
+                   "; --sysmon-rounds " + std::to_string(setup_defaults.daemon_rounds) +
+                   "; --time free; --seed 1; --jobs 1; --max-executions: none for an exhaustive search or auto, "
+                   "10000 for pct and random. --shard is refused with auto.",
+               "      ", 100);
   u += "      strategies (the first is the default) and their flags:\n";
   for (const model::StrategyInfo& s : model::strategies()) {
     std::string head = "        " + std::string(s.name);
     for (const model::StrategyParam& p : s.params) head += " [--" + std::string(p.name) + " " + p.metavar + "]";
-    u += head + "\n" + wrapped(std::string(s.exhaustive ? "exhaustive: " : "sampling: ") + s.help, "            ", 100);
+    const char* kind = std::string(s.name) == "auto" ? "" : s.exhaustive ? "exhaustive: " : "sampling: ";
+    u += head + "\n" + wrapped(kind + std::string(s.help), "            ", 100);
   }
   std::vector<std::string> seen;
   for (const model::StrategyInfo& s : model::strategies()) {
