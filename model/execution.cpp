@@ -219,14 +219,44 @@ class PropertyMonitor final : public Monitor {
     if (choice && (opt_.states != nullptr || (setup_.properties & kLivelock) != 0)) {
       const uint64_t fp = state(enabled);
       if (opt_.states != nullptr) opt_.states->add(fp);
-      if ((setup_.properties & kLivelock) != 0 && livelock(fp)) return true;
+      if ((setup_.properties & kLivelock) != 0 && livelock(fp, enabled, info)) return true;
     }
     return false;
+  }
+
+  // After an unfair cycle, the step of the enabled thread that stepped least recently (round robin,
+  // livelock); after pass_time, the end of the wait due first.
+  size_t forced(std::span<const engine::Step> enabled) override {
+    if (round_robin_) {
+      size_t best = 0;
+      for (size_t i = 1; i < enabled.size(); i++) {
+        if (last_step(enabled[i].tid) < last_step(enabled[best].tid)) best = i;
+      }
+      return best;
+    }
+    if (!pass_time_) return SIZE_MAX;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < enabled.size(); i++) {
+      if (enabled[i].kind == engine::StepKind::Timeout && (best == SIZE_MAX || enabled[i].deadline < enabled[best].deadline))
+        best = i;
+    }
+    // The engine offers the waits due first at the point after the request (or every thread
+    // waits, and it offers them anyway); a point where it was asked and offered none ends it.
+    if (best != SIZE_MAX || pass_asked_) pass_time_ = pass_asked_ = false;
+    return best;
+  }
+
+  bool pass_time() override {
+    pass_asked_ = pass_time_;
+    return pass_time_;
   }
 
   void taken(const engine::Step& s, const engine::PointInfo& info, size_t enabled) override {
     prev_progress_ = s.tid >= daemon_.size() || !daemon_[s.tid];
     prev_user_ = s.kind == engine::StepKind::Timeout && s.user;
+    if (!window_.empty() && window_.back().taken == kNoThread) window_.back().taken = s.tid;
+    if (last_.size() <= s.tid) last_.resize(s.tid + 1, -1);
+    last_[s.tid] = static_cast<int64_t>(ex_.steps);
     if (s.process < fresh_.size()) {
       fresh_[s.process] = true;
       if (s.g != nullptr) stranding_[s.process].took(s.g->m);
@@ -292,16 +322,87 @@ class PropertyMonitor final : public Monitor {
   // counters are not part of the fingerprint; coming back
   // kLivelockVisits times means nothing bounds the loop. The cycle itself is measured afterwards
   // (livelock_cycle) over the execution's own sequence of states.
-  bool livelock(uint64_t fp) {
+  //
+  // Only a fair cycle is the program's livelock (weak fairness): over the stretch of the run from
+  // the state's first visit to its last, every thread enabled at every point takes a step in it
+  // (the end of a timed wait enabled throughout counts as such a thread's step), and under strict
+  // time no thread other than a daemon waits with a deadline throughout (where waits end only when
+  // no thread can step, a cycle of steps at one instant starves every wait; in real time the
+  // steps take time and the wait ends). A cycle that is not fair is the policy's, and the run is
+  // let out of it: the threads take turns (round robin, forced) until user code ends a wait, or
+  // under strict time the wait due first ends. The run goes on, and a cycle it cannot leave that
+  // way comes back fair.
+  bool livelock(uint64_t fp, std::span<const engine::Step> enabled, const engine::PointInfo& info) {
     path_.push_back(fp);
-    if (prev_user_) visits_.clear();  // user code moved on: what came before is no cycle
+    if (prev_user_) restart_window();  // user code moved on: what came before is no cycle
+    Point pt;
+    pt.fp = fp;
+    pt.first = static_cast<uint32_t>(window_tids_.size());
+    pt.n = static_cast<uint32_t>(enabled.size());
+    for (const engine::Step& e : enabled) window_tids_.push_back(e.tid);
+    const engine::PointInfo& mine = setup_.process == kAllProcesses ? info : info.of(setup_.process);
+    pt.waiting = mine.user_running + mine.timed_parked;
+    window_.push_back(pt);
     if (!prev_progress_) return false;
-    if (++visits_[fp] < kLivelockVisits) return false;
+    Visits& v = visits_.try_emplace(fp, Visits{0, static_cast<uint32_t>(window_.size() - 1)}).first->second;
+    if (++v.n < kLivelockVisits || window_.size() < hold_until_) return false;
+    if (!fair(v.first)) {
+      ex_.unfair_cycles++;
+      if (pass_time_) {
+        restart_window();  // the clock moves on: what came before is no cycle
+      } else {
+        // Round robin from here until the run makes progress: the starved thread steps at once,
+        // and a cycle the program cannot leave comes back with every thread stepping in it. The
+        // next stretch is judged once the run has gone as far again (the tests then cost a run's
+        // length times the log of it).
+        round_robin_ = true;
+        hold_until_ = window_.size() + (window_.size() - v.first);
+      }
+      return false;
+    }
     ex_.violation = Violation{kLivelock, "", ex_.steps};
     livelock_fp_ = fp;
     violated_ = true;
     return true;
   }
+
+  // Whether the stretch of the window from point `from` to the last is a fair cycle. If a thread
+  // enabled throughout took no step in it, it is not (livelock() then turns round robin on); nor,
+  // under strict time, if a thread other than a daemon waited with a deadline throughout (time is
+  // then let pass at the next point: pass_time).
+  bool fair(uint32_t from) {
+    // The threads enabled at every point of the stretch (each point's threads ascend).
+    const Point& f = window_[from];
+    std::vector<uint32_t> always(window_tids_.begin() + f.first, window_tids_.begin() + f.first + f.n);
+    std::vector<uint32_t> stepped;
+    uint32_t waiting = UINT32_MAX;
+    for (size_t i = from; i < window_.size(); i++) {
+      const Point& pt = window_[i];
+      const auto b = window_tids_.begin() + pt.first, e = b + pt.n;
+      std::erase_if(always, [&](uint32_t t) { return !std::binary_search(b, e, t); });
+      if (pt.taken != kNoThread) stepped.push_back(pt.taken);
+      waiting = std::min(waiting, pt.waiting);
+    }
+    std::sort(stepped.begin(), stepped.end());
+    for (uint32_t t : always) {
+      if (!std::binary_search(stepped.begin(), stepped.end(), t)) return false;
+    }
+    if (setup_.strict_time && waiting > 0) {
+      pass_time_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  void restart_window() {
+    visits_.clear();
+    window_.clear();
+    window_tids_.clear();
+    hold_until_ = 0;
+    round_robin_ = false;
+  }
+
+  int64_t last_step(uint32_t tid) const { return tid < last_.size() ? last_[tid] : -1; }
 
  public:
   static constexpr uint32_t kLivelockVisits = 200;
@@ -309,7 +410,28 @@ class PropertyMonitor final : public Monitor {
   uint64_t livelock_fp_ = 0;
 
  private:
-  std::unordered_map<uint64_t, uint32_t> visits_;  // looked up, never iterated
+  static constexpr uint32_t kNoThread = UINT32_MAX;
+  struct Visits {
+    uint32_t n;      // visits since the window began
+    uint32_t first;  // the window's point of the first of them
+  };
+  std::unordered_map<uint64_t, Visits> visits_;  // looked up, never iterated
+  // The points since the last progress (user code ending a wait), for fairness: each point's
+  // enabled threads (a stretch of window_tids_), the thread that took its step, and how many
+  // threads other than daemons waited with a deadline there.
+  struct Point {
+    uint64_t fp = 0;
+    uint32_t first = 0, n = 0;
+    uint32_t taken = kNoThread;
+    uint32_t waiting = 0;
+  };
+  std::vector<Point> window_;
+  std::vector<uint32_t> window_tids_;
+  size_t hold_until_ = 0;           // no stretch is judged before the window is this long
+  bool round_robin_ = false;        // forced(): an unfair cycle was found since the window began
+  std::vector<int64_t> last_;       // by thread: the step it last took; -1: none
+  bool pass_time_ = false;          // strict time: let the wait due first end (pass_time)
+  bool pass_asked_ = false;         // the engine asked at this point, and offers those waits
 
   // For a run that reaches the step limit: where each of the program's goroutines is, and the
   // scenario loop it is in, so that the user can see what does not end.
@@ -485,7 +607,9 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
     const size_t n = livelock_cycle(mon.path_, mon.livelock_fp_);
     ex.violation.message = "the run came back to the same state " + std::to_string(PropertyMonitor::kLivelockVisits) +
                            " times through steps of Ms, going round a cycle of " + std::to_string(n) +
-                           " states (a strongly connected component of its state graph) with no progress";
+                           " states (a strongly connected component of its state graph) with no progress; the "
+                           "cycle is fair: every thread that could step throughout it took steps in it" +
+                           (setup.strict_time ? ", and no thread but a daemon waited with a deadline" : "");
   }
   if (ex.pruned) {
     ex.end = Execution::End::Pruned;

@@ -133,6 +133,7 @@ struct Execution : Recorded {
   Violation violation;
   std::string how;  // how the program ended (engine stop and message)
   uint64_t quiescent = 0;       // quiescent points, where the state properties were tested
+  uint64_t unfair_cycles = 0;   // cycles the run was let out of as unfair (livelock's fairness)
   std::string unbounded;        // at the step limit: where the program's goroutines were
   std::vector<LoggedStep> log;  // with ExecOptions::log
 };

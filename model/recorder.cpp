@@ -53,22 +53,33 @@ size_t Recorder::choose(std::span<const engine::Step> enabled, uint32_t current,
   // After a yield (osyield, a spin-wait's procyield) the thread that yielded does not go on by
   // default: the next thread in order does, as on a machine where the others run meanwhile.
   if (last_yield_) current = next_after(enabled, current);
-  const size_t i = policy_.pick(out_.steps, enabled, current);
-  if (i == engine::kStopRun) {
-    out_.pruned = true;
-    return i;
+  // A step the monitor's fairness forces is the only one the policy is offered.
+  std::span<const engine::Step> offered = enabled;
+  size_t base = 0;
+  if (monitor_ != nullptr) {
+    const size_t f = monitor_->forced(enabled);
+    if (f < enabled.size()) {
+      offered = enabled.subspan(f, 1);
+      base = f;
+    }
   }
-  if (i >= enabled.size()) throw std::logic_error("checker: a policy picked a step that is not enabled");
+  const size_t k = policy_.pick(out_.steps, offered, current);
+  if (k == engine::kStopRun) {
+    out_.pruned = true;
+    return k;
+  }
+  if (k >= offered.size()) throw std::logic_error("checker: a policy picked a step that is not enabled");
+  const size_t i = base + k;
   const engine::Step& s = enabled[i];
-  if (i != default_pick(enabled, current)) out_.schedule.picks.emplace_back(out_.steps, s.tid);
+  if (k != default_pick(offered, current)) out_.schedule.picks.emplace_back(out_.steps, s.tid);
   bool current_enabled = false;
-  for (const engine::Step& e : enabled) current_enabled |= e.tid == current && e.kind != engine::StepKind::Timeout;
+  for (const engine::Step& e : offered) current_enabled |= e.tid == current && e.kind != engine::StepKind::Timeout;
   if (current_enabled && s.tid != current) out_.preemptions++;
-  if (enabled.size() > 1 && out_.tree_product < 1e300) out_.tree_product *= static_cast<double>(enabled.size());
+  if (offered.size() > 1 && out_.tree_product < 1e300) out_.tree_product *= static_cast<double>(offered.size());
   if (last_tid_ != kNoThread && s.tid != last_tid_) out_.switches++;
   last_tid_ = s.tid;
   last_yield_ = s.kind == engine::StepKind::Yield;
-  if (monitor_ != nullptr) monitor_->taken(s, info, enabled.size());
+  if (monitor_ != nullptr) monitor_->taken(s, info, offered.size());
   out_.steps++;
   out_.schedule.steps = out_.steps;
   return i;

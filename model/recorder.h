@@ -29,6 +29,14 @@ class Monitor {
   }
   // The step just chosen, out of `enabled` steps (not called for steps taken without a choice).
   virtual void taken(const engine::Step& /*s*/, const engine::PointInfo& /*info*/, size_t /*enabled*/) {}
+  // Fairness (execution.cpp's livelock rule), asked after before_pick: the index in `enabled` of
+  // the one step this point must take (the policy is then offered that step alone, and the
+  // schedule records no departure: the monitor makes the same decision on every replay), or
+  // SIZE_MAX to let the policy pick among them all.
+  virtual size_t forced(std::span<const engine::Step> /*enabled*/) { return SIZE_MAX; }
+  // Strict time: whether the waits due first may end at this point although threads can step
+  // (engine::Chooser::pass_time).
+  virtual bool pass_time() { return false; }
 };
 
 // Every process's steps are choices (Recorder's `checked`).
@@ -50,6 +58,7 @@ class Recorder final : public engine::Chooser {
   void thread_created(uint32_t tid, uint32_t parent, bool daemon, uint32_t process) override;
   size_t choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) override;
   uint64_t step() const override { return out_.steps == 0 ? 0 : out_.steps - 1; }
+  bool pass_time() override { return monitor_ != nullptr && monitor_->pass_time(); }
 
  private:
   bool checked(uint32_t process) const { return checked_ == kAllProcesses || process == checked_; }

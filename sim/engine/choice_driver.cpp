@@ -174,9 +174,10 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
   bool others = false;  // a thread other than a daemon can move
   for (const Step& st : steps_) others |= !thread(st.tid).daemon;
   if (others) idle_daemon_rounds_ = 0;
-  if (cfg_.strict_time && !running) {
+  if (cfg_.strict_time && (!running || chooser_->pass_time())) {
     // Strict time: time passes only when every thread waits, up to the earliest deadline; the waits
-    // due then end in any order.
+    // due then end in any order. (Or when the chooser asks for it, pass_time: they are then
+    // offered beside the steps of the threads that can step.)
     // A computation with a signal pending (a preemption request) ends now, as in timing mode.
     auto deadline = [&](const ChoiceThread& t) { return t.computing && t.pending != 0 ? now_ : t.deadline; };
     int64_t due = kNever;
@@ -193,7 +194,7 @@ ChoiceDriver::ChoiceThread* ChoiceDriver::choose() {
         steps_.push_back(timeout(t));
     }
     if (user_due) idle_daemon_rounds_ = 0;
-    if (steps_.empty() || (!user_due && ++idle_daemon_rounds_ > kMaxIdleDaemonRounds)) return nullptr;
+    if (!running && (steps_.empty() || (!user_due && ++idle_daemon_rounds_ > kMaxIdleDaemonRounds))) return nullptr;
   } else if (steps_.empty()) {
     // Only daemons past their rounds can move: time passes for them alone.
     for (const auto& tp : threads_) {

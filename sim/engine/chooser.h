@@ -113,6 +113,11 @@ class Chooser {
   virtual size_t choose(std::span<const Step> enabled, uint32_t current, const PointInfo& info) = 0;
   // The index of the step being taken: the last one chosen (0 before the first), for the trace.
   virtual uint64_t step() const { return 0; }
+  // Strict time: asked at each point where threads are stopped at steps; true offers, beside their
+  // steps, the ends of the waits due first, as if the steps had taken the time up to then. The
+  // checker's fairness asks for it when steps at one instant go round a cycle while a wait is
+  // pending (model/execution.cpp, livelock).
+  virtual bool pass_time() { return false; }
 };
 
 }  // namespace gmp::engine
