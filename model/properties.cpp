@@ -2,6 +2,7 @@
 
 #include "sim/runtime/time.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -306,6 +307,7 @@ std::string StrandingMonitor::at(const rt::Runtime& r, uint64_t step, int64_t no
   }
   // Which Ms cover it, following each M's spins.
   bool covered = false;
+  int32_t spinning = 0;
   for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
     const auto i = static_cast<size_t>(mp->id);
     if (i >= spun_.size()) {
@@ -324,7 +326,12 @@ std::string StrandingMonitor::at(const rt::Runtime& r, uint64_t step, int64_t no
     }
     spun_[i] = sp ? 1 : 0;
     if (mp->nextp != nullptr || (sp && failed_[i] == 0)) covered = true;
+    spinning += sp ? 1 : 0;
   }
+  // A wake-up under way: wakep has counted a spinning M in sched.nmspinning (its CAS from 0) and
+  // not yet made it, or given the count back. Every other wakep meanwhile returns at once, trusting
+  // that M; a thread stalled in that window is the OS's doing, not a lost wake-up.
+  if (r.sched.nmspinning.peek() > spinning) covered = true;
   if (uncovered_) ns_ += now - last_now_;
   last_now_ = now;
   uncovered_ = !covered;
@@ -355,22 +362,39 @@ std::string StrandingMonitor::at(const rt::Runtime& r, uint64_t step, int64_t no
 }
 
 std::string StarvationMonitor::at(const rt::Runtime& r, int64_t now) {
-  if (since_.size() < r.allgs.size()) since_.resize(r.allgs.size(), -1);
+  if (since_.size() < r.allgs.size()) {
+    since_.resize(r.allgs.size(), -1);
+    turns_.resize(r.allgs.size(), 1);
+  }
+  // The program's Gs that want a P now (runnable or running): a G among n of them on p Ps may wait
+  // its turn behind ceil((n - 1) / p) time slices, as Go's round robin has it.
+  int64_t active = 0;
+  for (const rt::g* gp : r.allgs) {
+    const uint32_t st = gp->atomicstatus.peek() & ~rt::_Gscan;
+    if (!rt::isSystemGoroutine(gp) && (st == rt::_Grunnable || st == rt::_Grunning)) active++;
+  }
+  const int64_t procs = std::max<int64_t>(1, static_cast<int64_t>(r.allp.size()));
+  const int64_t turns = std::max<int64_t>(1, (active - 1 + procs - 1) / procs);
   for (size_t i = 0; i < r.allgs.size(); i++) {
     const rt::g* gp = r.allgs[i];
     if ((gp->atomicstatus.peek() & ~rt::_Gscan) != rt::_Grunnable || rt::isSystemGoroutine(gp)) {
       since_[i] = -1;
-    } else if (since_[i] < 0) {
-      since_[i] = now;
+      turns_[i] = 1;
+    } else {
+      if (since_[i] < 0) since_[i] = now;
+      turns_[i] = std::max(turns_[i], turns);  // the most Gs it had to wait behind meanwhile
     }
   }
   if (now == checked_now_) return "";
   checked_now_ = now;
   for (size_t i = 0; i < since_.size(); i++) {
-    if (since_[i] < 0 || now - since_[i] <= bound_ns_) continue;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, " has been runnable for %.3f us of virtual time without running (bound %.3f us)",
-                  static_cast<double>(now - since_[i]) / 1e3, static_cast<double>(bound_ns_) / 1e3);
+    if (since_[i] < 0 || now - since_[i] <= bound_ns_ * turns_[i]) continue;
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  " has been runnable for %.3f us of virtual time without running (bound %.3f us: %lld turn%s of "
+                  "%.3f us behind the Gs that wanted a P with it)",
+                  static_cast<double>(now - since_[i]) / 1e3, static_cast<double>(bound_ns_ * turns_[i]) / 1e3,
+                  static_cast<long long>(turns_[i]), turns_[i] == 1 ? "" : "s", static_cast<double>(bound_ns_) / 1e3);
     const rt::g* gp = r.allgs[i];
     std::string where;
     for (const Place& pl : queued(r)) {

@@ -95,7 +95,9 @@ class StrandingMonitor {
 // Starvation, under strict time: a G of the program that has been _Grunnable without a break for
 // longer than the bound. The runtime's own goroutines (isSystemGoroutine: the GOMAXPROCS updater,
 // the sweeper, which yield on purpose) are left out. A G queued behind several CPU-bound ones on
-// one P waits one slice for each, as in Go: the bound is for a G behind one.
+// one P waits one slice for each, as in Go: the bound is for a G behind one, and it is multiplied by
+// the turns a G may have to wait, ceil((n - 1) / GOMAXPROCS) for the most program Gs n that wanted a
+// P (runnable or running) while it waited.
 // Tested at every point; the bound only when the clock has moved.
 class StarvationMonitor {
  public:
@@ -106,6 +108,7 @@ class StarvationMonitor {
  private:
   int64_t bound_ns_;
   std::vector<int64_t> since_;  // by index in allgs: when it became runnable; -1: not runnable
+  std::vector<int64_t> turns_;  // by index in allgs: the most turns it may wait, while runnable
   int64_t checked_now_ = -1;
 };
 

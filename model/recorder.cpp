@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/runtime/runtime.h"
+#include "sim/runtime/time.h"
+
 namespace gmp::model {
 
 namespace {
@@ -22,7 +25,18 @@ uint32_t next_after(std::span<const engine::Step> enabled, uint32_t t) {
 }  // namespace
 
 void Recorder::process_started(uint32_t process, rt::Runtime& r) {
+  if (runtimes_.size() <= process) runtimes_.resize(process + 1, nullptr);
+  runtimes_[process] = &r;
   if (monitor_ != nullptr) monitor_->started(r, process);
+}
+
+bool Recorder::timers_pending(uint32_t process) const {
+  if (process >= runtimes_.size() || runtimes_[process] == nullptr) return false;
+  for (const rt::p* pp : runtimes_[process]->allp) {
+    if (pp->timers_ != nullptr && (pp->timers_->minWhenHeap.peek() != 0 || pp->timers_->minWhenModified.peek() != 0))
+      return true;
+  }
+  return false;
 }
 
 void Recorder::thread_created(uint32_t tid, uint32_t parent, bool daemon, uint32_t process) {

@@ -55,12 +55,14 @@ class Recorder final : public engine::Chooser {
       : policy_(policy), monitor_(monitor), out_(out), checked_(checked) {}
 
   void process_started(uint32_t process, rt::Runtime& r) override;
+  bool timers_pending(uint32_t process) const override;
   void thread_created(uint32_t tid, uint32_t parent, bool daemon, uint32_t process) override;
   size_t choose(std::span<const engine::Step> enabled, uint32_t current, const engine::PointInfo& info) override;
   uint64_t step() const override { return out_.steps == 0 ? 0 : out_.steps - 1; }
   bool pass_time() override { return monitor_ != nullptr && monitor_->pass_time(); }
 
  private:
+  std::vector<rt::Runtime*> runtimes_;  // by process, for timers_pending
   bool checked(uint32_t process) const { return checked_ == kAllProcesses || process == checked_; }
 
   Policy& policy_;

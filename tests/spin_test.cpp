@@ -142,3 +142,25 @@ func { name: "main" op { loop { forever: true op { compute { ns: 1000 } } } } }
     CHECK(r.unbounded.find("G1 (main)") != std::string::npos);
   }
 }
+
+TEST_CASE("a busy-poll waiting for a sleeper's send is no livelock however long the sleep", "[check][spin]") {
+  // At 1 P, main sleeps 3 s and then fills the channel the poller waits on: only the poller's trips
+  // through the scheduler run main's timer. Its rounds read the same values while the clock moves
+  // on; counted as fruitless, they ended the run as a livelock at about 1.3 s of virtual time.
+  const scenario::Scenario sc = scenario::parse_scenario(R"(
+chan { name: "tick" cap: 1 }  chan { name: "done" cap: 1 }
+func { name: "main" op { go { func: "poller" } } op { sleep { duration: "3s" } } op { send { chan: "tick" } }
+       op { recv { chan: "done" } } }
+func { name: "poller" op { busy_poll { ns: 400 until_recv: "tick" safe_point: true } } op { send { chan: "done" } } }
+)",
+                                                         "sleeper_poll.textproto");
+  model::CheckConfig cfg;
+  cfg.setup = setup_of(sc, 1);
+  cfg.strategy = "random";
+  cfg.max_executions = 3;
+  cfg.shrink = false;
+  const model::CheckReport r = model::run_check(cfg);
+  INFO((r.found ? r.found->violation.message : std::string()));
+  CHECK(!r.found);
+  CHECK(r.step_limited == 0);
+}

@@ -491,7 +491,7 @@ std::string check_usage() {
       "      are about (default: the first process declared); the others run in a fixed order; all: every\n"
       "      process's steps and runtimes.\n";
   std::string props;
-  for (uint32_t b = 1; b <= model::kStwCompletes; b <<= 1) {
+  for (uint32_t b = 1; b <= model::kLastProperty; b <<= 1) {
     if ((model::kDefaultProperties & b) != 0)
       props += (props.empty() ? "" : ", ") + std::string(model::property_name(static_cast<model::Property>(b)));
   }

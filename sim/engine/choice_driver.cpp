@@ -323,7 +323,11 @@ void ChoiceDriver::spin_again() {
     sig = (sig ^ reinterpret_cast<uintptr_t>(t.spin_reads[k])) * 0x100000001b3ULL;
     sig = (sig ^ cell_value(t.spin_reads[k], t.spin_sizes[k])) * 0x100000001b3ULL;
   }
-  const bool fruitless = t.spin_held_before && sig == t.spin_sig && !t.spin_others;
+  // A round with a timer armed is never fruitless: the time that passes while it spins may run
+  // the timer, which the scheduler does on the spinner's way back (a poll for a channel that a
+  // sleeper fills after 3 s, at 1 P, was reported as spinning forever).
+  const bool fruitless =
+      t.spin_held_before && sig == t.spin_sig && !t.spin_others && !chooser_->timers_pending(t.process);
   t.spin_fruitless = fruitless ? t.spin_fruitless + 1 : 0;
   t.spin_sig = sig;
   t.spin_held_before = true;

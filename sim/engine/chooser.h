@@ -118,6 +118,10 @@ class Chooser {
   // checker's fairness asks for it when steps at one instant go round a cycle while a wait is
   // pending (model/execution.cpp, livelock).
   virtual bool pass_time() { return false; }
+  // Whether process `process` has a timer armed (any P's heap): a spin-wait's round that reads the
+  // same values again is not fruitless then, since the clock that moves on while it spins brings
+  // the timer nearer, and only the spinner's trips through the scheduler may run it.
+  virtual bool timers_pending(uint32_t /*process*/) const { return false; }
 };
 
 }  // namespace gmp::engine
