@@ -13,8 +13,8 @@
 //      it (the performance mutants: whether anything was flagged).
 //   6. A portfolio run of S seconds (--portfolio-seconds S, default 5) on each shipped check
 //      scenario of the unmutated port: the violations found (expected: none).
-// Usage: gmp_check_bench [--quick | --symmetry (section 4 only) | --mutants (5 only) | --portfolio (6 only)]
-//                        [--portfolio-seconds S]
+// Usage: gmp_check_bench [--quick | --symmetry (section 4 only) | --mutants (5 only) | --mutant NAME (5, one
+//                        mutant) | --portfolio (6 only)] [--portfolio-seconds S]
 #include <algorithm>
 #include <ctime>
 #include <cstdio>
@@ -85,7 +85,7 @@ uint64_t enumerate(const Program& prog, bool reduce, const std::vector<uint32_t>
 
 void sections_1_to_3(bool quick);
 void symmetry(bool quick);
-void mutants();
+void mutants(const std::string& which);
 void portfolio(double seconds);
 
 }  // namespace
@@ -93,6 +93,7 @@ void portfolio(double seconds);
 int main(int argc, char** argv) {
   bool quick = false;
   std::string only;
+  std::string mutant;  // --mutant NAME: section 5 for that mutant's rows only
   double portfolio_seconds = 5;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (a == "--symmetry" || a == "--mutants" || a == "--portfolio") {
       only = a.substr(2);
+    } else if (a == "--mutant" && i + 1 < argc) {
+      only = "mutants";
+      mutant = argv[++i];
     } else if (a == "--portfolio-seconds" && i + 1 < argc) {
       char* end = nullptr;
       portfolio_seconds = std::strtod(argv[++i], &end);
@@ -109,13 +113,14 @@ int main(int argc, char** argv) {
       }
     } else {
       std::fprintf(stderr,
-                   "usage: gmp_check_bench [--quick | --symmetry | --mutants | --portfolio] [--portfolio-seconds S]\n");
+                   "usage: gmp_check_bench [--quick | --symmetry | --mutants | --mutant NAME | --portfolio] "
+                   "[--portfolio-seconds S]\n");
       return 2;
     }
   }
   if (only.empty()) sections_1_to_3(quick);
   if (only.empty() || only == "symmetry") symmetry(quick);
-  if (only.empty() || only == "mutants") mutants();
+  if (only.empty() || only == "mutants") mutants(mutant);
   if (only.empty() || only == "portfolio") portfolio(quick ? 1 : portfolio_seconds);
   return 0;
 }
@@ -276,12 +281,13 @@ func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
 }
 
 // 5. Each mutant under gmpsim check's defaults, one core: the time to its first violation.
-void mutants() {
+void mutants(const std::string& which) {
   if (!rt::kMutantsBuilt) {
     std::printf("mutants: not built (configure with -DGMP_MUTANTS=ON for each mutant's time to its first violation)\n");
     return;
   }
   for (const selftest::MutantCase& c : selftest::kMutantCases) {
+    if (!which.empty() && which != c.mutant) continue;
     const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
     rt::setActiveMutant(rt::mutantFromName(c.mutant));
     const double t0 = cpu_seconds();
