@@ -31,26 +31,26 @@ struct MutantCase {
   uint32_t sysmon_rounds = 2;  // --sysmon-rounds
 };
 
-// Filled in from the measured searches (gmp_check_bench's "mutants under the defaults").
+// Each budget is the executions the search took (gmp_check_bench --mutants) with room to spare.
 inline constexpr MutantCase kMutantCases[] = {
     {"no-needspinning", "ready2", 2, 300, model::kWorkConservation, "random search"},
     {"no-recheck-after-spinning", "ready2", 2, 300, model::kWorkConservation, "random search"},
-    {"resetspinning-no-wakep", "spawn2", 3, 3000, model::kWorkConservation, "random search"},
+    {"resetspinning-no-wakep", "spawn2", 3, 300, model::kWorkConservation, "PCT at depth 2"},
     {"wakep-keeps-nmspinning", "syscall_sleep", 2, 300, model::kGConservation, "random search"},
     {"semacquire-no-recheck", "mutex", 2, 300, model::kThrow, "random search"},
     {"pidleget-no-timerpmask", "sleepers", 3, 300, model::kWorkConservation, "random search"},
     {"no-timer-recheck-after-spinning", "sleep_hog", 2, 300, model::kWorkConservation, "random search"},
-    {"handoffp-no-timer-wake", "locked_sleep", 2, 3000, model::kWorkConservation, "random search"},
-    {"timer-add-no-wakep", "locked_sleep", 2, 3000, model::kWorkConservation, "random search"},
-    {"retake-no-sysretake", "syscall_loop", 2, 300, model::kAssertions, "random search", true},
-    {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, 300, model::kAssertions, "random search", true},
-    {"gosched-no-wakep", "gosched_spinner", 2, 30000, model::kWorkConservation, "random search"},
+    {"handoffp-no-timer-wake", "locked_sleep", 2, 1000, model::kWorkConservation, "random search"},
+    {"timer-add-no-wakep", "locked_sleep", 2, 1000, model::kWorkConservation, "random search"},
+    {"retake-no-sysretake", "syscall_loop", 2, 20, model::kStarvation, "random search", true},
+    {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, 20, model::kStarvation, "random search", true},
+    {"gosched-no-wakep", "gosched_spinner", 2, 20000, model::kWorkConservation, "random search"},
     {"runqempty-spurious", "mutex_handoff", 2, 150000, model::kWorkConservation, "bounded search at 3"},
-    {"exitsyscall-lockedm-race", "syscall_lock", 2, 3000, model::kThrow, "bounded search at 1"},
+    {"exitsyscall-lockedm-race", "syscall_lock", 2, 2000, model::kThrow, "bounded search at 1"},
     {"startm-late-mreserveid", "syscall_overdue", 1, 600000, model::kThrow, "bounded search at 2", false, 8},
     {"injectglist-no-wakep", "netpoll_inject", 2, 3000, model::kWorkConservation, "bounded search at 1"},
-    {"startm-no-acquirem", "stw_ready", 3, 300, model::kStwCompletes, "random search"},
-    {"assist-holding-locks", "assist_handoff", 2, 300, model::kLivelock, "random search", true},
+    {"startm-no-acquirem", "stw_ready", 3, 1000, model::kStwCompletes, "random search"},
+    {"assist-holding-locks", "assist_handoff", 2, 50, model::kLivelock, "random search", true},
     {"injectglist-all-local", "netpoll_strand", 2, 300, model::kWorkConservation, "random search"},
     // The performance mutants: old behaviour that breaks no safety property.
     {"runqgrab-no-backoff", "pingpong", 2, 0, model::kThrow, ""},
