@@ -309,7 +309,7 @@ void mutants(const std::string& which, double time_limit) {
                   static_cast<unsigned long long>(r.executions), secs, r.found->found_by.c_str());
     } else {
       std::printf("nothing found in %llu executions, %.2f CPU s%s\n", static_cast<unsigned long long>(r.executions),
-                  secs, c.budget == 0 ? " (a performance mutant: as it should be)" : " (MISSED)");
+                  secs, selftest::performance(c) ? " (a performance mutant: as it should be)" : " (MISSED)");
     }
     std::fflush(stdout);
   }
@@ -324,7 +324,7 @@ void portfolio(double seconds) {
   }
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    selftest::MutantCase c{"none", "", 2, 0, model::kThrow, ""};
+    selftest::MutantCase c{"none", "", 2, 0, model::kThrow, "none"};
     for (const selftest::MutantCase& m : selftest::kMutantCases) {
       if (name == m.scenario) {
         c = m;
