@@ -15,9 +15,11 @@
 //      scenario of the unmutated port: the violations found (expected: none).
 // Usage: gmp_check_bench [--quick | --symmetry (section 4 only) | --mutants (5 only) | --mutant NAME (5, one
 //                        mutant) | --portfolio (6 only)] [--portfolio-seconds S]
+//                        [--portfolio-part I/N (section 6, every Nth scenario from the Ith)]
 //                        [--mutant-time-limit S (section 5's wall-clock limit, default 60 as gmpsim
 //                        check's; more on a busy machine, where CPU seconds are the figure)]
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -88,7 +90,7 @@ uint64_t enumerate(const Program& prog, bool reduce, const std::vector<uint32_t>
 void sections_1_to_3(bool quick);
 void symmetry(bool quick);
 void mutants(const std::string& which, double time_limit);
-void portfolio(double seconds);
+void portfolio(double seconds, uint32_t part, uint32_t parts);
 
 }  // namespace
 
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
   std::string only;
   std::string mutant;  // --mutant NAME: section 5 for that mutant's rows only
   double portfolio_seconds = 5;
+  uint32_t part = 0, parts = 1;  // --portfolio-part I/N: every Nth scenario from the Ith (for two processes)
   double mutant_limit = model::kDefaultTimeLimitS;  // --mutant-time-limit S: wall seconds a search (on a busy machine)
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
@@ -107,6 +110,12 @@ int main(int argc, char** argv) {
     } else if (a == "--mutant" && i + 1 < argc) {
       only = "mutants";
       mutant = argv[++i];
+    } else if (a == "--portfolio-part" && i + 1 < argc) {
+      only = "portfolio";
+      if (std::sscanf(argv[++i], "%u/%u", &part, &parts) != 2 || parts == 0 || part >= parts) {
+        std::fprintf(stderr, "gmp_check_bench: --portfolio-part takes I/N with I < N\n");
+        return 2;
+      }
     } else if (a == "--mutant-time-limit" && i + 1 < argc) {
       mutant_limit = std::strtod(argv[++i], nullptr);
       if (!(mutant_limit > 0)) mutant_limit = model::kDefaultTimeLimitS;
@@ -120,14 +129,14 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: gmp_check_bench [--quick | --symmetry | --mutants | --mutant NAME | --portfolio] "
-                   "[--portfolio-seconds S] [--mutant-time-limit S]\n");
+                   "[--portfolio-seconds S] [--portfolio-part I/N] [--mutant-time-limit S]\n");
       return 2;
     }
   }
   if (only.empty()) sections_1_to_3(quick);
   if (only.empty() || only == "symmetry") symmetry(quick);
   if (only.empty() || only == "mutants") mutants(mutant, mutant_limit);
-  if (only.empty() || only == "portfolio") portfolio(quick ? 1 : portfolio_seconds);
+  if (only.empty() || only == "portfolio") portfolio(quick ? 1 : portfolio_seconds, part, parts);
   return 0;
 }
 
@@ -317,13 +326,14 @@ void mutants(const std::string& which, double time_limit) {
 
 // 6. The unmutated port: a portfolio run of `seconds` on each shipped check scenario, at the Ps and
 // with the flags the mutation table gives it (2 Ps and free time otherwise).
-void portfolio(double seconds) {
+void portfolio(double seconds, uint32_t part, uint32_t parts) {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check")) {
     if (e.path().extension() == ".textproto") names.push_back(e.path().stem().string());
   }
   std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
+  for (size_t i = part; i < names.size(); i += parts) {
+    const std::string& name = names[i];
     selftest::MutantCase c{"none", "", 2, 0, model::kThrow, "none"};
     for (const selftest::MutantCase& m : selftest::kMutantCases) {
       if (name == m.scenario) {
