@@ -48,7 +48,7 @@ inline constexpr MutantCase kMutantCases[] = {
     {"gosched-no-wakep", "gosched_spinner", 2, 20000, model::kWorkConservation, "random search"},
     {"runqempty-spurious", "mutex_handoff", 2, 100000, model::kWorkConservation, "bounded search at 3"},
     {"exitsyscall-lockedm-race", "syscall_lock", 2, 2000, model::kThrow, "bounded search at 1"},
-    {"startm-late-mreserveid", "syscall_overdue", 1, 600000, model::kThrow, "bounded search at 2", false, 8},
+    {"startm-late-mreserveid", "syscall_overdue", 1, 450000, model::kThrow, "bounded search at 2", false, 8},
     {"injectglist-no-wakep", "netpoll_inject", 2, 3000, model::kWorkConservation, "bounded search at 1"},
     {"startm-no-acquirem", "stw_ready", 3, 1000, model::kStwCompletes, "random search"},
     {"assist-holding-locks", "assist_handoff", 2, 50, model::kLivelock, "random search", true},
