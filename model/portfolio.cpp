@@ -180,12 +180,21 @@ void Search::tick() {
   if (!l.owns_lock() || Clock::now() - last_progress < std::chrono::seconds(1)) return;
   last_progress = Clock::now();
   // The exhaustive members first: their percentages say the most.
+  // The bounds' members share one word: "bounded K=0 done, K=1 31%, K=2 3%".
   uint64_t n = 0;
   std::string exhaustive, sampling;
+  bool after_bounded = false;
   for (const auto& m : members) {
     n += m->executions();
     std::string& part = m->sampling() ? sampling : exhaustive;
-    part += (part.empty() ? "" : m->sampling() ? ", " : "; ") + m->progress();
+    std::string p = m->progress();
+    const bool bounded = !m->sampling() && p.rfind("bounded ", 0) == 0;
+    if (bounded && after_bounded) {
+      part += ", " + p.substr(8);
+    } else {
+      part += (part.empty() ? "" : m->sampling() ? ", " : "; ") + p;
+    }
+    if (!m->sampling()) after_bounded = bounded;
   }
   const std::string detail = exhaustive + "; " + sampling;
   cfg.progress(n, states.load(), std::chrono::duration<double>(Clock::now() - start).count(), detail);
