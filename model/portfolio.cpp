@@ -126,7 +126,7 @@ class Member {
   virtual void slice(Search& sr, uint64_t budget) = 0;
   // Nothing left to run (an exhaustive member whose last tree is searched).
   virtual bool finished() const { return false; }
-  // Its part of the progress line, short ("bounded K=0-1 done, K=2 31%"); called from any thread.
+  // Its part of the progress line, short ("bounded K=1 31%", "DPOR 1e-38%"); called from any thread.
   virtual std::string progress() const = 0;
   virtual bool sampling() const { return false; }
   // Its line in the report, after the search.
