@@ -51,7 +51,9 @@ inline constexpr MutantCase kMutantCases[] = {
     {"startm-late-mreserveid", "syscall_overdue", 1, 450000, model::kThrow, "bounded search at 2", false, 8},
     {"injectglist-no-wakep", "netpoll_inject", 2, 3000, model::kWorkConservation, "bounded search at 1"},
     {"startm-no-acquirem", "stw_ready", 3, 1000, model::kStwCompletes, "random search"},
-    {"assist-holding-locks", "assist_handoff", 2, 50, model::kLivelock, "random search", true},
+    // 32: random's first slice. Past it, PCT at depth 2 reports the checker's own livelock on the
+    // unmutated port (its execution 28; docs/checker-findings.md, 4), which the control must not reach.
+    {"assist-holding-locks", "assist_handoff", 2, 32, model::kLivelock, "random search", true},
     {"injectglist-all-local", "netpoll_strand", 2, 300, model::kWorkConservation, "random search"},
     // The performance mutants: old behaviour that breaks no safety property.
     // pingpong and ready_syscall have long executions (about 40 and 7 ms of CPU), hence their budgets.
