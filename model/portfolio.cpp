@@ -6,9 +6,14 @@
 // Members, in this order (the order breaks ties):
 //   - random search;
 //   - PCT at depths 2 to D (--depth, default 3);
-//   - bounded DPOR with the bound raised step by step, 0, 1, ... K (--preemptions, default 3):
-//     CHESS's iterative context bounding (Musuvathi and Qadeer, PLDI 2007). Each bound is searched
-//     to its end, share by share (search.h), before the next begins;
+//   - bounded DPOR at each bound 0, 1, ... K (--preemptions, default 3), each bound a member of its
+//     own: CHESS's context bounding (Musuvathi and Qadeer, PLDI 2007), but with the bounds searched
+//     side by side rather than one after another. Iterative bounding finishes bound K-1 before it
+//     starts K; on a whole program bound 1 often does not finish in a minute, and a bug that needs
+//     3 preemptions (runqempty-spurious on mutex_handoff) was never reached. Side by side, a bug
+//     at bound K is found at bound K's own execution count (times the members), whatever the
+//     bounds below it cost. A bound searched to its end (complete) also covers every lower bound,
+//     whose members then stop;
 //   - DPOR with no bound.
 // Each member is the strategy of the same name and seed: the random member's execution i is
 // `--strategy random`'s execution i, the bounded member's search at K is `--strategy bounded
@@ -121,7 +126,7 @@ class Member {
   virtual void slice(Search& sr, uint64_t budget) = 0;
   // Nothing left to run (an exhaustive member whose last tree is searched).
   virtual bool finished() const { return false; }
-  // Its part of the progress line, short ("bounded K=0-1 done, K=2 31%"); called from any thread.
+  // Its part of the progress line, short ("bounded K=1 31%", "DPOR 1e-38%"); called from any thread.
   virtual std::string progress() const = 0;
   virtual bool sampling() const { return false; }
   // Its line in the report, after the search.
@@ -175,12 +180,21 @@ void Search::tick() {
   if (!l.owns_lock() || Clock::now() - last_progress < std::chrono::seconds(1)) return;
   last_progress = Clock::now();
   // The exhaustive members first: their percentages say the most.
+  // The bounds' members share one word: "bounded K=0 done, K=1 31%, K=2 3%".
   uint64_t n = 0;
   std::string exhaustive, sampling;
+  bool after_bounded = false;
   for (const auto& m : members) {
     n += m->executions();
     std::string& part = m->sampling() ? sampling : exhaustive;
-    part += (part.empty() ? "" : m->sampling() ? ", " : "; ") + m->progress();
+    std::string p = m->progress();
+    const bool bounded = !m->sampling() && p.rfind("bounded ", 0) == 0;
+    if (bounded && after_bounded) {
+      part += ", " + p.substr(8);
+    } else {
+      part += (part.empty() ? "" : m->sampling() ? ", " : "; ") + p;
+    }
+    if (!m->sampling()) after_bounded = bounded;
   }
   const std::string detail = exhaustive + "; " + sampling;
   cfg.progress(n, states.load(), std::chrono::duration<double>(Clock::now() - start).count(), detail);
@@ -284,7 +298,12 @@ class Exhaustive final : public Member {
     }
   }
 
-  bool finished() const override { return at_ >= bounds_.size(); }
+  bool finished() const override { return at_ >= bounds_.size() || retired_ >= 0; }
+  // A complete search at bound `k` (above this member's) covers this one's interleavings: stop.
+  void retire(int k) {
+    if (at_ < bounds_.size()) retired_ = k;
+  }
+  int bound() const { return bounds_.front().k; }
 
   // The highest bound searched completely, with every bound below it (-2: none; -1: DPOR's).
   int proved() const {
@@ -295,6 +314,7 @@ class Exhaustive final : public Member {
     }
     return k;
   }
+  int retired() const { return retired_; }
 
   std::string progress() const override {
     const size_t at = at_shown_.load();
@@ -304,6 +324,7 @@ class Exhaustive final : public Member {
       s += " K=" + std::to_string(bounds_.front().k) +
            (at > 1 ? "-" + std::to_string(bounds_[at - 1].k) : std::string()) + " done";
     }
+    if (retired_ >= 0) return s + " K=" + std::to_string(bounds_.front().k) + " covered by K=" + std::to_string(retired_);
     if (at < bounds_.size()) {
       if (bounded) s += (at > 0 ? ", K=" : " K=") + std::to_string(bounds_[at].k);
       const uint64_t n = bound_executions_.load();
@@ -326,6 +347,8 @@ class Exhaustive final : public Member {
         s += b.complete ? ", complete"
                         : ", searched to its end, but " + with_commas(b.cut) +
                               " executions stopped at the step limit (so not complete)";
+      } else if (retired_ >= 0) {
+        s += ", then stopped: the complete search at " + std::to_string(retired_) + " preemptions covers it";
       } else if (b.estimate > 0) {
         // The bounded estimate's walk keeps to the default order 7 steps in 8 and weighs every step
         // as a uniform choice, so it runs low (waitgroup, 2 Ps, 1 preemption: 71 against 2,671):
@@ -356,6 +379,7 @@ class Exhaustive final : public Member {
   uint32_t estimate_runs_;
   uint64_t seed_;
   std::vector<Bound> bounds_;
+  int retired_ = -1;  // the complete higher bound that stopped this member (-1: none)
   size_t at_ = 0;     // the bound being searched
   size_t share_ = 0;  // the share being searched
   std::unique_ptr<Dpor> policy_;
@@ -365,6 +389,16 @@ class Exhaustive final : public Member {
   std::atomic<uint64_t> bound_executions_{0};
   std::atomic<double> estimate_{0};
 };
+
+// The highest bound whose member searched its tree completely (-2: none). A complete bounded DPOR
+// search at K takes every interleaving with at most K preemptions, so the bounds below it too.
+int proved_bound(const std::vector<Exhaustive*>& bounded) {
+  int k = -2;
+  for (const Exhaustive* b : bounded) {
+    if (b->retired() < 0) k = std::max(k, b->proved());
+  }
+  return k;
+}
 
 int64_t param_or(const StrategyParams& p, const char* name, int64_t fallback) {
   const auto it = p.find(name);
@@ -398,6 +432,13 @@ std::unique_ptr<Strategy> make_auto(const StrategyParams& p, uint64_t) { return 
 
 std::string AutoStrategy::heading() const { return " (" + portfolio_members(params_) + ")"; }
 
+CheckConfig command_defaults() {
+  CheckConfig c;
+  c.strategy = strategies().front().name;  // auto
+  c.time_limit = kDefaultTimeLimitS;
+  return c;
+}
+
 std::string portfolio_members(const StrategyParams& params) {
   const std::vector<uint32_t> depths = pct_depths(params);
   std::string pct = "PCT at depth" + std::string(depths.size() > 1 ? "s " : " ");
@@ -407,7 +448,7 @@ std::string portfolio_members(const StrategyParams& params) {
   }
   const int64_t k = param_or(params, "preemptions", kDefaultBound);
   return "random, " + pct + ", bounded search at " +
-         (k == 0 ? std::string("0 preemptions") : "0 to " + std::to_string(k) + " preemptions, one bound after another") +
+         (k == 0 ? std::string("0 preemptions") : "0 to " + std::to_string(k) + " preemptions, each bound side by side") +
          ", DPOR; " + std::to_string(kFirstSlice) + " executions each per round, doubling to " +
          std::to_string(kMaxSlice);
 }
@@ -427,10 +468,12 @@ CheckReport run_portfolio(const CheckConfig& cfg) {
     members.push_back(std::make_unique<Sampler>(index(), "PCT at depth " + std::to_string(d),
                                                 make_strategy("pct", {{"depth", d}}, seed), d));
   }
-  std::vector<int> bounds;
-  for (int64_t k = 0; k <= max_bound; k++) bounds.push_back(static_cast<int>(k));
-  members.push_back(std::make_unique<Exhaustive>(index(), "bounded search", bounds, shares, estimate_runs, seed));
-  auto* bounded = static_cast<Exhaustive*>(members.back().get());
+  std::vector<Exhaustive*> bounded;  // one member a bound, 0 to max_bound
+  for (int64_t k = 0; k <= max_bound; k++) {
+    members.push_back(std::make_unique<Exhaustive>(index(), "bounded search", std::vector<int>{static_cast<int>(k)},
+                                                   shares, estimate_runs, seed));
+    bounded.push_back(static_cast<Exhaustive*>(members.back().get()));
+  }
   members.push_back(std::make_unique<Exhaustive>(index(), "DPOR", std::vector<int>{-1}, shares, estimate_runs, seed));
   auto* dpor = static_cast<Exhaustive*>(members.back().get());
 
@@ -494,6 +537,11 @@ CheckReport run_portfolio(const CheckConfig& cfg) {
       break;
     }
     if (sr.past_deadline() || dpor->finished()) break;
+    // A bound searched to its end covers the bounds below it: their members stop.
+    const int covered = proved_bound(bounded);
+    for (Exhaustive* b : bounded) {
+      if (b->bound() < covered) b->retire(covered);
+    }
     if (cfg.max_executions != 0 && total.executions >= cfg.max_executions) break;
   }
 
@@ -516,7 +564,7 @@ CheckReport run_portfolio(const CheckConfig& cfg) {
   if (!found) {
     if (rep.complete) {
       rep.meaning = proof_text(-1);
-    } else if (const int k = bounded->proved(); k >= 0) {
+    } else if (const int k = proved_bound(bounded); k >= 0) {
       rep.meaning = proof_text(k);
     }
   }

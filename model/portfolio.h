@@ -15,6 +15,15 @@ namespace gmp::model {
 // "estimate" (random walks for each exhaustive tree's estimate).
 CheckReport run_portfolio(const CheckConfig& cfg);
 
+// gmpsim check's time limit when --time-limit is not given (seconds, for the search and its
+// shrinking; 0: none).
+inline constexpr double kDefaultTimeLimitS = 60;
+
+// gmpsim check's defaults, the one place the command and the mutation self-test take them from:
+// the strategy table's first row (auto, this portfolio), the default properties (CheckSetup's),
+// the default time limit. A CheckConfig made in code otherwise searches with DPOR and no limit.
+CheckConfig command_defaults();
+
 // The members, as the heading names them: "random, PCT at depths 2 and 3, ...".
 std::string portfolio_members(const StrategyParams& params);
 

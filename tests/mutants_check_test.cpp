@@ -1,113 +1,112 @@
-// The mutation self-test of gmpsim check (docs/checker.md): for each mutant in the table, the
-// checker finds it on its scenario with the stated strategy, within the stated number of
-// executions (its budget, which is what bounds its time: a wall-clock limit would be a timed
-// test on a shared machine); and the same search on the unmutated port finds nothing. Built
-// only with GMP_MUTANTS.
+// The mutation self-test of gmpsim check (docs/checker.md): `gmpsim check SCENARIO --procs N` as
+// it comes, with no strategy or property flag (model::command_defaults: the portfolio, the default
+// properties), finds every safety mutant of docs/mutants.md on its scenario within the table's
+// budget of executions (tests/mutant_cases.h; a budget of executions, not of wall time, which would
+// make this a timed test on a shared machine), names the member that found it, and finds nothing on
+// the unmutated port nor with a performance mutant. Built only with GMP_MUTANTS.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "model/search.h"
-#include "sim/cost/profile.h"
 #include "sim/runtime/mutants.h"
-#include "sim/scenario/scenario.h"
+#include "tests/mutant_cases.h"
 
 using namespace gmp;
+using selftest::MutantCase;
 
 namespace {
 
-struct Case {
-  const char* mutant;
-  const char* scenario;  // in sim/scenarios/check
-  int32_t procs;
-  const char* strategy;     // a row of model/strategies.h's table
-  int preemptions;          // bounded only
-  uint64_t max_executions;  // the budget (bounded: the executions of all its shares together; 0: to its end)
-  model::Property expect;
-  bool strict_time = false;  // --time strict: for the mutants that need sysmon's clock
-  uint32_t sysmon_rounds = 2;  // --sysmon-rounds
-  const char* properties = "all";  // --property
-};
+// The unmutated port: the same default search, this many executions on each scenario of the table
+// (its row's budget where that is smaller).
+constexpr uint64_t kControlExecutions = 2000;
 
-// The searches that find each mutant. Each budget is the executions it took, with room to spare;
-// the unmutated port gets the same budget.
-constexpr Case kCases[] = {
-    {"no-needspinning", "ready2", 2, "random", 0, 300, model::kWorkConservation, false},
-    {"no-recheck-after-spinning", "ready2", 2, "random", 0, 300, model::kWorkConservation, false},
-    {"resetspinning-no-wakep", "spawn2", 3, "random", 0, 1500, model::kWorkConservation, false},
-    {"wakep-keeps-nmspinning", "syscall_sleep", 2, "random", 0, 50, model::kGConservation, false},
-    {"semacquire-no-recheck", "mutex", 2, "random", 0, 300, model::kThrow, false},
-    {"pidleget-no-timerpmask", "sleepers", 3, "random", 0, 300, model::kWorkConservation, false},
-    {"no-timer-recheck-after-spinning", "sleep_hog", 2, "random", 0, 300, model::kWorkConservation, false},
-    {"retake-no-sysretake", "syscall_loop", 2, "random", 0, 20, model::kAssertions, true},
-    {"exitsyscall-no-sysmon-wake", "syscall_then_hogs", 2, "random", 0, 100, model::kAssertions, true},
-    {"gosched-no-wakep", "gosched_spinner", 2, "bounded", 2, 5000, model::kWorkConservation, false},
-    {"runqempty-spurious", "mutex_handoff", 2, "bounded", 3, 16000, model::kWorkConservation, false},
-    {"handoffp-no-timer-wake", "locked_sleep", 2, "random", 0, 1000, model::kWorkConservation, false},
-    {"timer-add-no-wakep", "locked_sleep", 2, "random", 0, 1000, model::kWorkConservation, false},
-    {"timer-add-no-wakep", "timer_hog", 2, "bounded", 1, 0, model::kWorkConservation, false},
-    {"exitsyscall-lockedm-race", "syscall_lock", 2, "bounded", 1, 300, model::kThrow, false},
-    {"startm-late-mreserveid", "syscall_overdue", 1, "bounded", 2, 80000, model::kThrow, false, 8},
-    {"injectglist-no-wakep", "netpoll_inject", 2, "bounded", 1, 400, model::kWorkConservation, false},
-    {"startm-no-acquirem", "stw_ready", 3, "random", 0, 300, model::kStwCompletes, false},
-    {"assist-holding-locks", "assist_handoff", 2, "random", 0, 300, model::kLivelock, true, 2},
-    {"injectglist-all-local", "netpoll_strand", 2, "random", 0, 50, model::kWorkConservation, false},
-};
-
-model::CheckReport search(const Case& c, const scenario::Scenario& sc) {
-  model::CheckConfig cfg;
-  cfg.setup.scenario = &sc;
-  cfg.setup.profile = &cost::default_profile();
-  cfg.setup.procs = c.procs;
-  cfg.setup.daemon_rounds = c.sysmon_rounds;
-  cfg.setup.properties = model::parse_properties(c.properties);
-  cfg.setup.strict_time = c.strict_time;
-  cfg.strategy = c.strategy;
-  if (cfg.strategy == "bounded") cfg.params = {{"preemptions", c.preemptions}, {"estimate", 0}};
-  cfg.max_executions = c.max_executions;
-  cfg.shrink = false;
-  cfg.states = false;
-  return model::run_check(cfg);
+// The searches of the table that take the longest, each in a test case of its own so that CTest
+// runs them beside the others.
+bool longest(const MutantCase& c) {
+  return std::string(c.mutant) == "runqempty-spurious" || std::string(c.mutant) == "startm-late-mreserveid";
 }
 
-// Each case of the table: the search finds the mutant, within its budget, and the same
-// search on the unmutated port finds nothing.
-void check_case(const Case& c) {
-  const scenario::Scenario sc =
-      scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/" + c.scenario + ".textproto");
-  INFO(c.mutant << " on " << c.scenario << " at " << c.procs << " Ps, " << c.strategy);
-  rt::setActiveMutant(rt::mutantFromName(c.mutant));
-  const model::CheckReport found = search(c, sc);
-  rt::setActiveMutant(rt::Mutant::None);
-  REQUIRE(found.found);
-  INFO(found.found->violation.message);
-  CHECK(found.found->violation.property == c.expect);
-  const model::CheckReport clean = search(c, sc);
-  INFO((clean.found ? clean.found->violation.message : std::string("none")));
-  CHECK(!clean.found);
+struct WithMutant {
+  explicit WithMutant(const char* name) { rt::setActiveMutant(rt::mutantFromName(name)); }
+  ~WithMutant() { rt::setActiveMutant(rt::Mutant::None); }
+  WithMutant(const WithMutant&) = delete;
+  WithMutant& operator=(const WithMutant&) = delete;
+};
+
+void finds(const MutantCase& c) {
+  const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
+  INFO(c.mutant << " on " << c.scenario << " at " << c.procs << " Ps");
+  const WithMutant m(c.mutant);
+  const model::CheckReport r = model::run_check(selftest::default_search(c, sc, c.budget, 0));
+  REQUIRE(r.found);
+  INFO(r.found->found_by << ": " << r.found->violation.message);
+  CHECK(r.found->violation.property == c.expect);
+  CHECK(r.found->found_by.rfind(c.found_by, 0) == 0);
+  CHECK(r.executions <= c.budget);
 }
 
-// The longest search of the table (about three quarters of the time), in a test case of its own so
-// that CTest runs it beside the others.
-constexpr const char* kLongest = "startm-late-mreserveid";
+void finds_nothing(const MutantCase& c, const char* mutant) {
+  const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
+  INFO((mutant != nullptr ? mutant : "the unmutated port") << " on " << c.scenario << " at " << c.procs << " Ps");
+  const WithMutant m(mutant != nullptr ? mutant : "none");
+  const uint64_t n = std::min(c.budget, kControlExecutions);
+  const model::CheckReport r = model::run_check(selftest::default_search(c, sc, n, 0));
+  INFO((r.found ? r.found->found_by + ": " + r.found->violation.message : std::string("none")));
+  CHECK(!r.found);
+  CHECK(r.executions == n);
+}
 
 }  // namespace
 
-TEST_CASE("gmpsim check finds every mutant of the table and nothing on the unmutated port", "[mutants][check]") {
-  for (const Case& c : kCases) {
-    if (std::string(c.mutant) != kLongest) check_case(c);
-  }
-}
-
-TEST_CASE("gmpsim check finds startm-late-mreserveid and nothing on the unmutated port", "[mutants][check]") {
+TEST_CASE("gmpsim check as it comes finds every safety mutant of the table", "[mutants][check]") {
   int n = 0;
-  for (const Case& c : kCases) {
-    if (std::string(c.mutant) == kLongest) {
-      check_case(c);
+  for (const MutantCase& c : selftest::kMutantCases) {
+    if (!selftest::performance(c) && !longest(c)) {
+      finds(c);
       n++;
     }
   }
-  CHECK(n == 1);
+  CHECK(n == 17);
+}
+
+TEST_CASE("gmpsim check as it comes finds runqempty-spurious on mutex_handoff", "[mutants][check]") {
+  for (const MutantCase& c : selftest::kMutantCases) {
+    if (std::string(c.mutant) == "runqempty-spurious") finds(c);
+  }
+}
+
+TEST_CASE("gmpsim check as it comes finds startm-late-mreserveid on syscall_overdue", "[mutants][check]") {
+  for (const MutantCase& c : selftest::kMutantCases) {
+    if (std::string(c.mutant) == "startm-late-mreserveid") finds(c);
+  }
+}
+
+// Every mutant of docs/mutants.md is in the table, the safety ones with a budget.
+TEST_CASE("the self-test's table has every mutant", "[mutants][check]") {
+  std::set<std::string> named;
+  for (const MutantCase& c : selftest::kMutantCases) named.insert(c.mutant);
+  for (const rt::MutantInfo& i : rt::mutantTable()) {
+    if (i.id != rt::Mutant::None) CHECK(named.count(i.name) == 1);
+  }
+}
+
+TEST_CASE("gmpsim check as it comes flags no performance mutant", "[mutants][check]") {
+  for (const MutantCase& c : selftest::kMutantCases) {
+    if (selftest::performance(c)) finds_nothing(c, c.mutant);
+  }
+}
+
+// The control: the same searches find nothing on the unmutated port (each scenario of the table
+// with its Ps and flags once).
+TEST_CASE("gmpsim check as it comes finds nothing on the unmutated port", "[mutants][check]") {
+  std::set<std::tuple<std::string, int32_t, bool, uint32_t>> seen;
+  for (const MutantCase& c : selftest::kMutantCases) {
+    if (seen.insert({c.scenario, c.procs, c.strict_time, c.sysmon_rounds}).second) finds_nothing(c, nullptr);
+  }
 }
 
 // The counterexamples the README and docs/checker.md quote still replay to their violations; a

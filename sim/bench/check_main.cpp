@@ -7,19 +7,36 @@
 //      (threads reading and writing shared cells), and the whole scheduler with a preemption bound.
 //   4. Symmetry: identical synthetic threads with and without DPOR's symmetry classes; three
 //      identical goroutines under bounded DPOR, states with and without goroutine symmetry.
-// Usage: gmp_check_bench [--quick | --symmetry (section 4 only)]
+//   5. The mutation self-test's searches (tests/mutant_cases.h), with GMP_MUTANTS only: for each
+//      mutant, `gmpsim check` as it comes (auto, the default properties, the 60 s time limit) on
+//      its scenario: CPU seconds and executions to the first violation, and the member that found
+//      it (the performance mutants: whether anything was flagged in the self-test's budget).
+//   6. A portfolio run of S seconds (--portfolio-seconds S, default 5) on each shipped check
+//      scenario of the unmutated port: the violations found (expected: none).
+// Usage: gmp_check_bench [--quick | --symmetry (section 4 only) | --mutants (5 only) | --mutant NAME (5, one
+//                        mutant) | --portfolio (6 only)] [--portfolio-seconds S]
+//                        [--portfolio-part I/N (section 6, every Nth scenario from the Ith)]
+//                        [--mutant-time-limit S (section 5's wall-clock limit, default 60 as gmpsim
+//                        check's; more on a busy machine, where CPU seconds are the figure)]
+#include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/policies.h"
+#include "model/portfolio.h"
 #include "model/queue_check.h"
 #include "model/search.h"
 #include "sim/cost/profile.h"
+#include "sim/runtime/mutants.h"
 #include "sim/scenario/scenario.h"
+#include "tests/mutant_cases.h"
 
 using namespace gmp;
 
@@ -72,14 +89,54 @@ uint64_t enumerate(const Program& prog, bool reduce, const std::vector<uint32_t>
 
 void sections_1_to_3(bool quick);
 void symmetry(bool quick);
+void mutants(const std::string& which, double time_limit);
+void portfolio(double seconds, uint32_t part, uint32_t parts);
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const bool only_symmetry = argc > 1 && std::strcmp(argv[1], "--symmetry") == 0;
-  if (!only_symmetry) sections_1_to_3(quick);
-  symmetry(quick);
+  bool quick = false;
+  std::string only;
+  std::string mutant;  // --mutant NAME: section 5 for that mutant's rows only
+  double portfolio_seconds = 5;
+  uint32_t part = 0, parts = 1;  // --portfolio-part I/N: every Nth scenario from the Ith (for two processes)
+  double mutant_limit = model::kDefaultTimeLimitS;  // --mutant-time-limit S: wall seconds a search (on a busy machine)
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--symmetry" || a == "--mutants" || a == "--portfolio") {
+      only = a.substr(2);
+    } else if (a == "--mutant" && i + 1 < argc) {
+      only = "mutants";
+      mutant = argv[++i];
+    } else if (a == "--portfolio-part" && i + 1 < argc) {
+      only = "portfolio";
+      if (std::sscanf(argv[++i], "%u/%u", &part, &parts) != 2 || parts == 0 || part >= parts) {
+        std::fprintf(stderr, "gmp_check_bench: --portfolio-part takes I/N with I < N\n");
+        return 2;
+      }
+    } else if (a == "--mutant-time-limit" && i + 1 < argc) {
+      mutant_limit = std::strtod(argv[++i], nullptr);
+      if (!(mutant_limit > 0)) mutant_limit = model::kDefaultTimeLimitS;
+    } else if (a == "--portfolio-seconds" && i + 1 < argc) {
+      char* end = nullptr;
+      portfolio_seconds = std::strtod(argv[++i], &end);
+      if (end == argv[i] || *end != '\0' || !(portfolio_seconds > 0)) {
+        std::fprintf(stderr, "gmp_check_bench: --portfolio-seconds takes a positive number of seconds\n");
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr,
+                   "usage: gmp_check_bench [--quick | --symmetry | --mutants | --mutant NAME | --portfolio] "
+                   "[--portfolio-seconds S] [--portfolio-part I/N] [--mutant-time-limit S]\n");
+      return 2;
+    }
+  }
+  if (only.empty()) sections_1_to_3(quick);
+  if (only.empty() || only == "symmetry") symmetry(quick);
+  if (only.empty() || only == "mutants") mutants(mutant, mutant_limit);
+  if (only.empty() || only == "portfolio") portfolio(quick ? 1 : portfolio_seconds, part, parts);
   return 0;
 }
 
@@ -235,6 +292,71 @@ func { name: "worker" op { compute { ns: 200 } } op { done { wg: "wg" } } }
           static_cast<unsigned long long>(r.executions), r.complete ? "complete" : "incomplete",
           static_cast<unsigned long long>(r.states), secs);
     }
+  }
+}
+
+// 5. Each mutant under gmpsim check's defaults, one core: the time to its first violation.
+void mutants(const std::string& which, double time_limit) {
+  if (!rt::kMutantsBuilt) {
+    std::printf("mutants: not built (configure with -DGMP_MUTANTS=ON for each mutant's time to its first violation)\n");
+    return;
+  }
+  for (const selftest::MutantCase& c : selftest::kMutantCases) {
+    if (!which.empty() && which != c.mutant) continue;
+    const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
+    rt::setActiveMutant(rt::mutantFromName(c.mutant));
+    const double t0 = cpu_seconds();
+    // A performance mutant (which must not be flagged) runs its row's budget of executions, not the
+    // whole time limit.
+    const model::CheckReport r =
+        model::run_check(selftest::default_search(c, sc, selftest::performance(c) ? c.budget : 0, time_limit));
+    const double secs = cpu_seconds() - t0;
+    rt::setActiveMutant(rt::Mutant::None);
+    const std::string flags = std::string(c.strict_time ? " --time strict" : "") +
+                              (c.sysmon_rounds != 2 ? " --sysmon-rounds " + std::to_string(c.sysmon_rounds) : "");
+    std::printf("mutant %s on %s, %d P%s%s (defaults): ", c.mutant, c.scenario, c.procs, c.procs == 1 ? "" : "s",
+                flags.c_str());
+    if (r.found) {
+      std::printf("%s after %llu executions, %.2f CPU s, found by %s\n", model::property_name(r.found->violation.property),
+                  static_cast<unsigned long long>(r.executions), secs, r.found->found_by.c_str());
+    } else {
+      std::printf("nothing found in %llu executions, %.2f CPU s%s\n", static_cast<unsigned long long>(r.executions),
+                  secs, selftest::performance(c) ? " (a performance mutant: as it should be)" : " (MISSED)");
+    }
+    std::fflush(stdout);
+  }
+}
+
+// 6. The unmutated port: a portfolio run of `seconds` on each shipped check scenario, at the Ps and
+// with the flags the mutation table gives it (2 Ps and free time otherwise).
+void portfolio(double seconds, uint32_t part, uint32_t parts) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check")) {
+    if (e.path().extension() == ".textproto") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (size_t i = part; i < names.size(); i += parts) {
+    const std::string& name = names[i];
+    selftest::MutantCase c{"none", "", 2, 0, model::kThrow, "none"};
+    for (const selftest::MutantCase& m : selftest::kMutantCases) {
+      if (name == m.scenario) {
+        c = m;
+        break;
+      }
+    }
+    const scenario::Scenario sc = selftest::load_check_scenario(name);
+    const double t0 = cpu_seconds();
+    const model::CheckReport r = model::run_check(selftest::default_search(c, sc, 0, seconds));
+    const double secs = cpu_seconds() - t0;
+    const std::string flags = std::string(c.strict_time ? " --time strict" : "") +
+                              (c.sysmon_rounds != 2 ? " --sysmon-rounds " + std::to_string(c.sysmon_rounds) : "");
+    std::printf("portfolio %g s, unmutated, %s, %d P%s%s: %llu executions, %.2f CPU s, %s\n", seconds, name.c_str(),
+                c.procs, c.procs == 1 ? "" : "s", flags.c_str(), static_cast<unsigned long long>(r.executions), secs,
+                r.found ? ("VIOLATION " + std::string(model::property_name(r.found->violation.property)) + " (" +
+                           r.found->found_by + "): " + r.found->violation.message)
+                              .c_str()
+                        : r.complete ? "no violation (complete)" : "no violation");
+    std::fflush(stdout);
   }
 }
 

@@ -28,15 +28,10 @@ namespace gmp::cli {
 namespace {
 
 // What gmpsim check was asked to do.
-// gmpsim check's time limit when --time-limit is not given: the search and its shrinking stop after
-// this many seconds, so that a check run as it comes ends (--time-limit 0: none).
-constexpr double kDefaultTimeLimitS = 60;
-
 struct CheckOptions {
-  CheckOptions() {
-    cfg.time_limit = kDefaultTimeLimitS;
-    cfg.strategy = model::strategies().front().name;  // auto, the portfolio
-  }
+  // The command's defaults (auto, the default properties, a 60 s time limit so that a check run as
+  // it comes ends) from model::command_defaults, which the mutation self-test uses too.
+  CheckOptions() : cfg(model::command_defaults()) {}
   RunOptions run;         // the scenario, profile, --procs, --seed, --trace, and the limits of gmpsim run
   model::CheckConfig cfg;  // the search; its setup's scenario and profile are set once loaded
   model::StrategyParams strategy_flags;  // every strategy flag given, whichever strategy takes it
@@ -497,7 +492,7 @@ std::string check_usage() {
   }
   const model::CheckSetup setup_defaults;
   u += wrapped("defaults: --strategy " + std::string(model::strategies().front().name) + " (" +
-                   model::portfolio_members({}) + "); --time-limit " + std::to_string(static_cast<int>(kDefaultTimeLimitS)) +
+                   model::portfolio_members({}) + "); --time-limit " + std::to_string(static_cast<int>(model::kDefaultTimeLimitS)) +
                    "s; --property default (" + props + "); --max-steps " + std::to_string(setup_defaults.max_steps) +
                    "; --sysmon-rounds " + std::to_string(setup_defaults.daemon_rounds) +
                    "; --time free; --seed 1; --jobs 1; --max-executions: none for an exhaustive search or auto, "
