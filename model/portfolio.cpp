@@ -131,6 +131,10 @@ class Member {
   virtual bool sampling() const { return false; }
   // Its line in the report, after the search.
   virtual std::string coverage() const = 0;
+  // A round begins; the round's end may leave this member's part of it out (it ran above the
+  // winner beside it, with --jobs): then its report must read as if that part never ran.
+  virtual void begin_round() {}
+  virtual void leave_out_round() {}
 
   uint32_t index() const { return index_; }
   const std::string& name() const { return name_; }
@@ -298,6 +302,16 @@ class Exhaustive final : public Member {
     }
   }
 
+  void begin_round() override {
+    saved_bounds_ = bounds_;
+    saved_at_ = at_;
+  }
+  // Only what coverage() reads goes back: the search ends with this round.
+  void leave_out_round() override {
+    bounds_ = saved_bounds_;
+    at_ = saved_at_;
+  }
+
   bool finished() const override { return at_ >= bounds_.size() || retired_ >= 0; }
   // A complete search at bound `k` (above this member's) covers this one's interleavings: stop.
   void retire(int k) {
@@ -379,6 +393,8 @@ class Exhaustive final : public Member {
   uint32_t estimate_runs_;
   uint64_t seed_;
   std::vector<Bound> bounds_;
+  std::vector<Bound> saved_bounds_;  // at the round's start
+  size_t saved_at_ = 0;
   int retired_ = -1;  // the complete higher bound that stopped this member (-1: none)
   size_t at_ = 0;     // the bound being searched
   size_t share_ = 0;  // the share being searched
@@ -495,6 +511,7 @@ CheckReport run_portfolio(const CheckConfig& cfg) {
       slices.emplace_back(m.get(), b);
     }
     if (slices.empty()) break;
+    for (auto& [m, b] : slices) m->begin_round();
     sr.best = UINT32_MAX;
     std::atomic<size_t> next{0};
     auto worker = [&] {
@@ -525,6 +542,8 @@ CheckReport run_portfolio(const CheckConfig& cfg) {
         m->total.merge(m->round);
         for (uint64_t fp : m->round_states.fingerprints) states.add(fp);
         states.truncated |= m->round_states.truncated;
+      } else {
+        m->leave_out_round();
       }
       m->round = Tally{};
       const size_t cap = m->round_states.max_states;
