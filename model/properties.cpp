@@ -388,12 +388,15 @@ std::string StarvationMonitor::at(const rt::Runtime& r, int64_t now) {
   if (now == checked_now_) return "";
   checked_now_ = now;
   for (size_t i = 0; i < since_.size(); i++) {
-    if (since_[i] < 0 || now - since_[i] <= bound_ns_ * turns_[i]) continue;
+    if (since_[i] < 0) continue;
+    // (saturating: an hour's bound times a million Gs' turns passes int64)
+    const int64_t limit = bound_ns_ > INT64_MAX / turns_[i] ? INT64_MAX : bound_ns_ * turns_[i];
+    if (now - since_[i] <= limit) continue;
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   " has been runnable for %.3f us of virtual time without running (bound %.3f us: %lld turn%s of "
                   "%.3f us behind the Gs that wanted a P with it)",
-                  static_cast<double>(now - since_[i]) / 1e3, static_cast<double>(bound_ns_ * turns_[i]) / 1e3,
+                  static_cast<double>(now - since_[i]) / 1e3, static_cast<double>(limit) / 1e3,
                   static_cast<long long>(turns_[i]), turns_[i] == 1 ? "" : "s", static_cast<double>(bound_ns_) / 1e3);
     const rt::g* gp = r.allgs[i];
     std::string where;

@@ -4,22 +4,13 @@
 #include <cstdio>
 
 #include "model/policies.h"
+#include "model/portfolio.h"
 #include "model/search.h"
 #include "model/strategies.h"
 
 namespace gmp::model {
 
 namespace {
-
-std::string fmt_count(double v) {
-  char buf[64];
-  if (v < 1e6) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2g", v);
-  }
-  return buf;
-}
 
 class DporSearch final : public Strategy {
  public:
@@ -58,8 +49,8 @@ class DporSearch final : public Strategy {
   std::string summary(const CheckReport&) const override {
     if (estimate_runs_ == 0) return "";
     return "estimate (before the search, " + std::to_string(estimate_runs_) +
-           " random executions, Knuth's estimator): " + fmt_count(estimate_plain_) +
-           " executions by plain enumeration, " + fmt_count(estimate_dpor_) + " by DPOR\n";
+           " random executions, Knuth's estimator): " + fmt_estimate(estimate_plain_) +
+           " executions by plain enumeration, " + fmt_estimate(estimate_dpor_) + " by DPOR\n";
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model/execution.h"
+#include "tests/check_setup.h"
 #include "model/policies.h"
 #include "model/properties.h"
 #include "model/search.h"
@@ -21,6 +22,7 @@
 #include "traces/validate.h"
 
 using namespace gmp;
+using namespace gmp::checktest;
 
 namespace {
 
@@ -32,13 +34,6 @@ func { name: "w" op { compute { ns: 100 } } }
 )";
 
 
-model::CheckSetup setup_for(const scenario::Scenario& sc, int32_t procs) {
-  model::CheckSetup s;
-  s.scenario = &sc;
-  s.profile = &cost::default_profile();
-  s.procs = procs;
-  return s;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/execution.h"
+#include "tests/check_setup.h"
 #include "model/policies.h"
 #include "model/schedule.h"
 #include "model/search.h"
@@ -15,20 +16,11 @@
 #include "sim/scenario/scenario.h"
 
 using namespace gmp;
+using namespace gmp::checktest;
 
 namespace {
 
-model::CheckSetup setup_for(const scenario::Scenario& sc, int32_t procs) {
-  model::CheckSetup s;
-  s.scenario = &sc;
-  s.profile = &cost::default_profile();
-  s.procs = procs;
-  return s;
-}
 
-scenario::Scenario shipped(const std::string& name) {
-  return scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/" + name + ".textproto");
-}
 
 // Runs the departures of `schedule` (its length dropped: the run goes on by the default rule past
 // them, as the search's execution did) with the default properties.
@@ -51,7 +43,7 @@ std::string what(const model::Execution& ex) {
 // the sweep-active count in a sweep cost whose end the default order never picks (another thread
 // can always step). Before the rule: livelock at step 20150.
 TEST_CASE("gc_alloc2's default order ends the starved sweep instead of reporting a livelock", "[fairness]") {
-  const scenario::Scenario sc = shipped("gc_alloc2");
+  const scenario::Scenario sc = check_scenario("gc_alloc2");
   const model::Execution ex = run(setup_for(sc, 2), "/0");
   INFO(what(ex));
   CHECK(ex.end == model::Execution::End::Completed);
@@ -61,7 +53,7 @@ TEST_CASE("gc_alloc2's default order ends the starved sweep instead of reporting
 // mutex at 3 Ps, random search's execution 1203: two goroutines spin in sync.Mutex's active spin
 // while the holder's compute is never ended (its end enabled throughout, never chosen).
 TEST_CASE("a mutex holder's compute enabled throughout a spin ends with no livelock", "[fairness]") {
-  const scenario::Scenario sc = shipped("mutex");
+  const scenario::Scenario sc = check_scenario("mutex");
   const model::Execution ex = run(setup_for(sc, 3), "395:4,397:3,454:4,455:3,457:1,479:4,484:3,534:4,646:4,742:4,799:0/1242");
   INFO(what(ex));
   CHECK(ex.end == model::Execution::End::Completed);
@@ -71,7 +63,7 @@ TEST_CASE("a mutex holder's compute enabled throughout a spin ends with no livel
 // assist_handoff at 2 Ps under strict time, PCT's execution 2: the same Gosched loop as gc_alloc2's,
 // but the sweep cost cannot end while a thread can step. The run lets time pass instead.
 TEST_CASE("under strict time a cycle at one instant lets the pending wait end", "[fairness]") {
-  const scenario::Scenario sc = shipped("assist_handoff");
+  const scenario::Scenario sc = check_scenario("assist_handoff");
   model::CheckSetup setup = setup_for(sc, 2);
   setup.strict_time = true;
   const model::Execution ex = run(setup, "109:2,244:3,313:0,801:2,2557:3,2671:3,2707:3,2874:7/8877");

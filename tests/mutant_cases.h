@@ -15,6 +15,7 @@
 #include "model/search.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
+#include "tests/check_setup.h"
 
 namespace gmp::selftest {
 
@@ -65,9 +66,7 @@ inline constexpr MutantCase kMutantCases[] = {
 
 inline bool performance(const MutantCase& c) { return c.found_by[0] == '\0'; }
 
-inline scenario::Scenario load_check_scenario(const std::string& name) {
-  return scenario::load_scenario(std::string(GMP_SOURCE_DIR) + "/sim/scenarios/check/" + name + ".textproto");
-}
+using checktest::check_scenario;
 
 // `gmpsim check SCENARIO --procs N [the row's scenario flags]` as it comes, without shrinking,
 // stopped after max_executions (0: none) or time_limit seconds (0: none).

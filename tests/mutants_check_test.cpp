@@ -38,10 +38,14 @@ struct WithMutant {
 };
 
 void finds(const MutantCase& c) {
-  const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
+  const scenario::Scenario sc = selftest::check_scenario(c.scenario);
   INFO(c.mutant << " on " << c.scenario << " at " << c.procs << " Ps");
   const WithMutant m(c.mutant);
-  const model::CheckReport r = model::run_check(selftest::default_search(c, sc, c.budget, 0));
+  model::CheckConfig cfg = selftest::default_search(c, sc, c.budget, 0);
+  // The portfolio reports the same for any --jobs (tests/portfolio_test.cpp); two threads let the
+  // long searches use both of CI's cores once the short cases are done.
+  cfg.jobs = 2;
+  const model::CheckReport r = model::run_check(cfg);
   REQUIRE(r.found);
   INFO(r.found->found_by << ": " << r.found->violation.message);
   CHECK(r.found->violation.property == c.expect);
@@ -50,7 +54,7 @@ void finds(const MutantCase& c) {
 }
 
 void finds_nothing(const MutantCase& c, const char* mutant) {
-  const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
+  const scenario::Scenario sc = selftest::check_scenario(c.scenario);
   INFO((mutant != nullptr ? mutant : "the unmutated port") << " on " << c.scenario << " at " << c.procs << " Ps");
   const WithMutant m(mutant != nullptr ? mutant : "none");
   const uint64_t n = std::min(c.budget, kControlExecutions);

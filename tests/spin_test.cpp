@@ -7,21 +7,16 @@
 #include <string>
 
 #include "model/execution.h"
+#include "tests/check_setup.h"
 #include "model/search.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 
 using namespace gmp;
+using namespace gmp::checktest;
 
 namespace {
 
-model::CheckSetup setup_of(const scenario::Scenario& sc, int32_t procs) {
-  model::CheckSetup s;
-  s.scenario = &sc;
-  s.profile = &cost::default_profile();
-  s.procs = procs;
-  return s;
-}
 
 // Issue 27's pair: main readies g, then busy-polls until g, after 30 us of work, sends a tick.
 const char kPair[] = R"(
@@ -39,7 +34,7 @@ TEST_CASE("the busy-poll pair is checked exhaustively at one preemption", "[chec
   // polls once, is held until g's send, and the search completes in 11,421 executions.
   const scenario::Scenario sc = scenario::parse_scenario(kPair, "pair.textproto");
   model::CheckConfig cfg;
-  cfg.setup = setup_of(sc, 2);
+  cfg.setup = setup_for(sc, 2);
   cfg.strategy = "bounded";
   cfg.params["preemptions"] = 1;
   SECTION("main polls once per write it waits for") {
@@ -76,7 +71,7 @@ assertion { finished_at_exit { func: "g" } }
                                                          "exit_early.textproto");
   for (int32_t procs : {1, 2}) {
     model::CheckConfig cfg;
-    cfg.setup = setup_of(sc, procs);
+    cfg.setup = setup_for(sc, procs);
     cfg.strategy = "bounded";
     cfg.params["preemptions"] = 1;
     cfg.max_executions = 5000;
@@ -97,7 +92,7 @@ func { name: "main" op { busy_poll { ns: 400 until_recv: "never" safe_point: tru
 )",
                                                          "forever_poll.textproto");
   model::CheckConfig cfg;
-  cfg.setup = setup_of(sc, 1);
+  cfg.setup = setup_for(sc, 1);
   cfg.strategy = "bounded";
   cfg.params["preemptions"] = 0;
   cfg.shrink = false;
@@ -131,7 +126,7 @@ func { name: "main" op { loop { forever: true op { compute { ns: 1000 } } } } }
   for (const char* text : programs) {
     const scenario::Scenario sc = scenario::parse_scenario(text, "alone.textproto");
     model::CheckConfig cfg;
-    cfg.setup = setup_of(sc, 1);
+    cfg.setup = setup_for(sc, 1);
     cfg.setup.max_steps = 4000;
     cfg.strategy = "random";
     cfg.max_executions = 2;
@@ -155,7 +150,7 @@ func { name: "poller" op { busy_poll { ns: 400 until_recv: "tick" safe_point: tr
 )",
                                                          "sleeper_poll.textproto");
   model::CheckConfig cfg;
-  cfg.setup = setup_of(sc, 1);
+  cfg.setup = setup_for(sc, 1);
   cfg.strategy = "random";
   cfg.max_executions = 3;
   cfg.shrink = false;

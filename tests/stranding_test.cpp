@@ -5,12 +5,14 @@
 #include <string>
 
 #include "model/execution.h"
+#include "tests/check_setup.h"
 #include "model/policies.h"
 #include "model/search.h"
 #include "sim/cost/profile.h"
 #include "sim/scenario/scenario.h"
 
 using namespace gmp;
+using namespace gmp::checktest;
 
 namespace {
 
@@ -36,19 +38,7 @@ func { name: "main" op { go { func: "w" } } op { compute { duration: "25ms" } } 
 func { name: "w" op { compute { duration: "25ms" } } }
 )";
 
-model::CheckSetup setup_for(const scenario::Scenario& sc, int32_t procs) {
-  model::CheckSetup s;
-  s.scenario = &sc;
-  s.profile = &cost::default_profile();
-  s.procs = procs;
-  return s;
-}
 
-// One execution in the default order (no departures).
-model::Execution default_order(const model::CheckSetup& s) {
-  model::ReplayPolicy p(model::Schedule{}, false);
-  return model::execute(s, p, {});
-}
 
 model::CheckReport search(const model::CheckSetup& s, const char* strategy, uint64_t n) {
   model::CheckConfig cfg;

@@ -303,7 +303,7 @@ void mutants(const std::string& which, double time_limit) {
   }
   for (const selftest::MutantCase& c : selftest::kMutantCases) {
     if (!which.empty() && which != c.mutant) continue;
-    const scenario::Scenario sc = selftest::load_check_scenario(c.scenario);
+    const scenario::Scenario sc = selftest::check_scenario(c.scenario);
     rt::setActiveMutant(rt::mutantFromName(c.mutant));
     const double t0 = cpu_seconds();
     // A performance mutant (which must not be flagged) runs its row's budget of executions, not the
@@ -344,7 +344,7 @@ void portfolio(double seconds, uint32_t part, uint32_t parts) {
         break;
       }
     }
-    const scenario::Scenario sc = selftest::load_check_scenario(name);
+    const scenario::Scenario sc = selftest::check_scenario(name);
     const double t0 = cpu_seconds();
     const model::CheckReport r = model::run_check(selftest::default_search(c, sc, 0, seconds));
     const double secs = cpu_seconds() - t0;
