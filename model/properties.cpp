@@ -241,6 +241,13 @@ std::string idle_ps(const rt::Runtime& r) {
 
 }  // namespace
 
+void StrandingMonitor::grow(size_t m) {
+  if (m < spun_.size()) return;
+  spun_.resize(m + 1, 0);
+  began_.resize(m + 1, 0);
+  failed_.resize(m + 1, 0);
+}
+
 void StrandingMonitor::reset() {
   target_ = nullptr;
   owner_ = nullptr;
@@ -297,11 +304,7 @@ std::string StrandingMonitor::at(const rt::Runtime& r, uint64_t step, int64_t no
     failed_.assign(failed_.size(), 0);
     for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
       const auto i = static_cast<size_t>(mp->id);
-      if (i >= spun_.size()) {
-        spun_.resize(i + 1, 0);
-        began_.resize(i + 1, 0);
-        failed_.resize(i + 1, 0);
-      }
+      grow(i);
       spun_[i] = mp->spinning ? 1 : 0;  // a spin under way already began before the stranding
     }
   }
@@ -310,11 +313,7 @@ std::string StrandingMonitor::at(const rt::Runtime& r, uint64_t step, int64_t no
   int32_t spinning = 0;
   for (const rt::m* mp = r.allm.peek(); mp != nullptr; mp = mp->alllink) {
     const auto i = static_cast<size_t>(mp->id);
-    if (i >= spun_.size()) {
-      spun_.resize(i + 1, 0);
-      began_.resize(i + 1, 0);
-      failed_.resize(i + 1, 0);
-    }
+    grow(i);
     const bool sp = mp->spinning;
     if (sp && spun_[i] == 0) began_[i] = 1;
     if (!sp && spun_[i] != 0) {

@@ -76,6 +76,7 @@ class StrandingMonitor {
 
  private:
   void reset();
+  void grow(size_t m);  // room for M id m in the per-M vectors
   bool strict_;
   uint64_t bound_steps_;
   int64_t bound_ns_;

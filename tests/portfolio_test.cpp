@@ -165,8 +165,8 @@ TEST_CASE("the portfolio finds what only random search finds, and says so", "[ch
 // random and PCT search do not find (docs/checker.md, "The mutation self-test"); bounded search at
 // 1 preemption does, at its 92nd execution. (gosched-no-wakep, found by bounded search at 2
 // preemptions when searched alone, is found first by the portfolio's random member, at its
-// execution 2,110; and the portfolio's bounded member does not finish bound 1 on mutex_handoff in
-// 60 s, so runqempty-spurious, at 3, is out of its reach.)
+// execution 2,110; runqempty-spurious needs 3 preemptions, and the bound-3 member finds it while
+// bound 1 is still searching: tests/mutants_check_test.cpp.)
 TEST_CASE("the portfolio finds what only bounded search finds, and says at which bound", "[check][portfolio][mutants]") {
   const WithMutant m("exitsyscall-lockedm-race");
   const scenario::Scenario sc = check_scenario("syscall_lock");
