@@ -158,10 +158,19 @@ void StateMachine::gc(const Event& e, const Rule& r) {
       }
       break;
     case GcSpan::Assist: {
-      G* g = g_of(e, GStatus::Running);
-      if (g == nullptr) break;
-      if (g->state != GStatus::Running) {
-        issue(Issue::Code::WrongState, e.g(), static_cast<int64_t>(g->state), static_cast<int64_t>(GStatus::Running));
+      if (!e.has_g()) {
+        issue(Issue::Code::NoG);
+        break;
+      }
+      // An assist with no M is one a trace restates at its start for a G that is not on an M:
+      // parked on the assist queue, or runnable after a preemption inside its assist (Go's
+      // GCMarkAssistActive names either). It says nothing of the G's state, which its own next
+      // event sets; one with an M begins or ends while the G runs there.
+      if (e.has_m()) {
+        G* g = g_of(e, GStatus::Running);
+        if (g != nullptr && g->state != GStatus::Running) {
+          issue(Issue::Code::WrongState, e.g(), static_cast<int64_t>(g->state), static_cast<int64_t>(GStatus::Running));
+        }
       }
       bool& in = assisting_[Key{process_, e.g()}];
       if (opens && in) issue(Issue::Code::AssistAgain, e.g());

@@ -45,7 +45,8 @@
 //     nest; the END has the BEGIN's stw_reason and comes from the M that stopped the world (Go
 //     starts the world again on the stopping M). A G's mark assist (GC_MARK_ASSIST_BEGIN .. END)
 //     begins and ends while it runs, does not nest, and is over before the G exits; it may park in
-//     between. Sweeping (GC_SWEEP_BEGIN .. END) is a span of its M, which does not nest. HEAP_ALLOC
+//     between. A BEGIN with no M (a trace's restatement of an assist under way for a G that is not
+//     on an M: parked, or runnable) leaves the G's state to its own events. Sweeping (GC_SWEEP_BEGIN .. END) is a span of its M, which does not nest. HEAP_ALLOC
 //     and HEAP_GOAL carry a non-negative value. An END whose BEGIN the trace does not show is
 //     reported only when the trace starts with the run (from_start).
 //     Not checked: that no G starts while the world is stopped. The STW span is wider than the

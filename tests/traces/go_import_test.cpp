@@ -290,6 +290,17 @@ TEST_CASE("go import: a Go 1.23 program's trace reads as go tool trace reads it"
   CHECK(kind(KIND_P_RELEASE) >= go("ProcStop"));
 }
 
+// One run in about a hundred of tests/traces/goprog under load begins its trace with a G that is
+// runnable inside a mark assist (GoStatus runnable, then GCMarkAssistActive, then its GoStart):
+// that run's trace, kept.
+TEST_CASE("go import: a G restated in a mark assist while runnable starts as Go says", "[go-import][v2]") {
+  TempDir dir("gmp_go_import_test");
+  const Timelines t = import_and_check(kData + "goprog-1.23-assist-runnable.trace", dir);
+  INFO(join(t.problems));
+  CHECK(t.problems.empty());
+  CHECK(t.kinds.at(KIND_GC_MARK_ASSIST_BEGIN) >= 1);
+}
+
 TEST_CASE("go import: the shipped Go 1.23 trace imports the same every time", "[go-import][v2]") {
   TempDir dir("gmp_go_import_test");
   const std::string a = dir.file("a.trace"), b = dir.file("b.trace");

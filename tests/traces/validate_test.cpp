@@ -115,6 +115,11 @@ TEST_CASE("a trace with GC cycles, pauses, assists and sweeping passes validatio
                Ev{KIND_STW_END, -1, 3, 1, R0, -1, 2, 0, -1, STW_REASON_GC_MARK_TERM},
                Ev{KIND_GC_END, -1, 3, 1, R0, -1, 3, 0, 4}, Ev{KIND_GC_BEGIN, -1, 3, 1, R0, -1, 4, 0, 5}},
               false) == "");
+  // Go restates at a trace's start the assist of a G that is not on an M (GCMarkAssistActive of a
+  // runnable G: a real Go 1.23 trace had it); the G's next event says where it is.
+  CHECK(check({Ev{KIND_P_ACQUIRE, -1, 3, 1}, Ev{KIND_GC_MARK_ASSIST_BEGIN, 5, -1, -1, R0, -1, 1},
+               Ev{KIND_GO_START, 5, 3, 1, R0, -1, 2}, Ev{KIND_GC_MARK_ASSIST_END, 5, 3, 1, R0, -1, 3}},
+              false) == "");
 }
 
 TEST_CASE("each GC rule of the validator catches the event that breaks it") {
