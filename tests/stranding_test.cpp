@@ -31,8 +31,8 @@ func { name: "main" op { loop { count: 24 op { go { func: "w" } } } } op { compu
 func { name: "w" op { compute { duration: "10us" } } }
 )";
 
-// main makes many short system calls on one P while another goroutine waits for a P (two busy
-// goroutines, one P): it may wait one time slice and one sysmon period, no more.
+// Two goroutines computing 25 ms each on one P: the one that waits for the P may wait one time
+// slice and one sysmon period, no more.
 const char kHogs[] = R"(
 func { name: "main" op { go { func: "w" } } op { compute { duration: "25ms" } } }
 func { name: "w" op { compute { duration: "25ms" } } }
