@@ -135,6 +135,8 @@ TimedDriver::TimedDriver(EngineConfig cfg) : DriverBase(std::move(cfg)), rng_(cf
   // With both transfer costs 0 distance changes nothing: keep line_cost's early return.
   line_distance_ = cfg_.costs.cacheline_by_distance &&
                    (cfg_.costs.cacheline_transfer != 0 || cfg_.costs.cacheline_transfer_cluster != 0);
+  lines_ = cfg_.costs.cacheline_transfer != 0 || line_distance_;
+  set_horizon(horizon_);  // due_ from the time limit DriverBase set
   set_next_limits();
   if (cfg_.jitter != 0) rare_ |= kRareJitter;
   fast_access = &TimedDriver::fast_access_of;
@@ -214,7 +216,7 @@ void TimedDriver::push(TimedThread& t) { enqueue(t, t.t); }
 void TimedDriver::enqueue(TimedThread& t, int64_t at) {
   t.tie = rng_.next();
   const QItem it{at, t.tie, t.id};
-  horizon_ = std::min(horizon_, at);
+  set_horizon(std::min(horizon_, at));
   const int32_t pos = qpos_[t.id];
   if (pos < 0) {
     heap_.push_back(it);
@@ -228,7 +230,7 @@ void TimedDriver::enqueue(TimedThread& t, int64_t at) {
 
 // After a pop: the thread that runs next would otherwise find horizon_ at the popped entry's time
 // and look at the queue on its first operation for nothing.
-void TimedDriver::exact_horizon() { horizon_ = heap_.empty() ? INT64_MAX : heap_.front().time; }
+void TimedDriver::exact_horizon() { set_horizon(heap_.empty() ? INT64_MAX : heap_.front().time); }
 
 void TimedDriver::unqueue(TimedThread& t) {
   if (qpos_[t.id] >= 0) q_remove_at(static_cast<size_t>(qpos_[t.id]));
@@ -311,14 +313,16 @@ TimedDriver::TimedThread* TimedDriver::next_running() {
   return nullptr;
 }
 
-void TimedDriver::yield_if_late() {
+// yield_if_late's body, inlined into advance_due (from 2 Ps on, nearly every call switches
+// threads, and the call's own frame was a tenth of the instructions of a check that does not).
+[[gnu::always_inline]] inline void TimedDriver::yield_if_late_inline() {
   TimedThread& self = cur();
   if (heap_.empty()) {
-    horizon_ = INT64_MAX;
+    set_horizon(INT64_MAX);
     return;
   }
   const QItem top = heap_.front();
-  horizon_ = top.time;
+  set_horizon(top.time);
   if (top.time > self.t || (top.time == self.t && top.tie > self.tie)) return;
   if (qpos_[self.id] >= 0) {  // not expected: a running thread has no entry of its own
     push(self);
@@ -346,6 +350,8 @@ void TimedDriver::yield_if_late() {
   }
   reschedule();
 }
+
+void TimedDriver::yield_if_late() { yield_if_late_inline(); }
 
 // enforce_limits must run at the event after the limit and at each progress report.
 void TimedDriver::set_next_limits() {
@@ -412,11 +418,17 @@ void TimedDriver::yield_core() {
   // compiler knows, and reloading the clock after each store costs a cycle-eating round trip.
   const int64_t t = self.t + ns;
   self.t = t;
-  if (++stats_.events >= next_limits_ || t > time_limit_) enforce_limits();
-  // Someone may be due no later than this thread: look closer. Signals can only have come while
-  // others ran, so they are looked for only after a yield.
+  // due_ is the lesser of horizon_ and the time limit's first late time: one comparison for both.
+  if (++stats_.events >= next_limits_ || t >= due_) [[unlikely]] advance_due(t);
+}
+
+// advance's checks that fired, out of line so that the hot path saves no registers: the limits,
+// then whether someone is due no later than this thread. Signals can only have come while others
+// ran, so they are looked for only after a yield.
+[[gnu::noinline]] void TimedDriver::advance_due(int64_t t) {
+  if (stats_.events >= next_limits_ || t > time_limit_) enforce_limits();
   if (t >= horizon_) {
-    yield_if_late();
+    yield_if_late_inline();
     if (cur().pending != 0) deliver_signals();
   }
 }
@@ -749,7 +761,7 @@ void TimedDriver::fast_access_of(plat::Driver* self, plat::Op op, uint64_t* hold
 // this one needs (for a write, any other holder; for a read, a writer since this thread's copy);
 // by distance to the nearest other holder where the machine has clusters (timed_driver.h, Coherence).
 [[gnu::always_inline]] inline int64_t TimedDriver::line_cost(uint64_t& holders, bool write) {
-  if (cfg_.costs.cacheline_transfer == 0 && !line_distance_) return 0;
+  if (!lines_) return 0;
   const uint64_t me = cur_bit_;
   const uint64_t others = holders & ~me;
   bool transfer = false;

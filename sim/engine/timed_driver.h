@@ -80,6 +80,7 @@
 // fast_access without a virtual call.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -139,7 +140,9 @@ class TimedDriver final : public DriverBase {
   TimedThread& thread(size_t id);        // threads_[id], as this driver's record
   void advance(int64_t ns);              // charge ns of the current thread's time, then maybe yield
   void advance_rare(int64_t ns);         // advance's general case (see rare_)
+  void advance_due(int64_t t);           // advance's limit and horizon checks, when one fired
   void yield_if_late();                  // switch away if another thread is due earlier
+  void yield_if_late_inline();
   void reschedule();                     // the current thread stops; run the earliest one
   TimedThread* next_running();
   void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
@@ -289,6 +292,15 @@ class TimedDriver final : public DriverBase {
   // advance_rare handles.
   uint64_t next_limits_ = 0;
   int64_t horizon_ = INT64_MIN;
+  // due_: the lesser of horizon_ and time_limit_ + 1, so that advance tests both with one
+  // comparison; every change of horizon_ goes through set_horizon. lines_: an access may pay a
+  // cache-line transfer (some transfer cost is not 0).
+  int64_t due_ = INT64_MIN;
+  bool lines_ = false;
+  void set_horizon(int64_t h) {
+    horizon_ = h;
+    due_ = std::min(h, time_limit_ + 1);
+  }
   // kRareBw: some group has (or will have) a quota: each operation looks at its thread's bw_until.
   static constexpr uint32_t kRareJitter = 1, kRareWaiting = 2, kRareBw = 4;
   uint32_t rare_ = 0;

@@ -45,7 +45,11 @@ enum class Op : uint8_t {
 
 const char* op_name(Op op);
 // Whether op only reads its cell (every other operation writes it, or may).
-inline bool is_load(Op op) { return op == Op::Load || op == Op::LoadAcquire || op == Op::PlainLoad; }
+inline bool is_load(Op op) {
+  constexpr uint32_t kLoads = 1u << static_cast<int>(Op::Load) | 1u << static_cast<int>(Op::LoadAcquire) |
+                              1u << static_cast<int>(Op::PlainLoad);
+  return (kLoads >> static_cast<int>(op) & 1u) != 0;  // one shift, not three comparisons
+}
 
 // One shared-memory operation, offered to the driver before it happens.
 struct Access {
