@@ -40,6 +40,11 @@ std::string shown(std::string_view s) {
   return q;
 }
 
+// A number as a message shows it: a long run of digits cut short.
+std::string cut_number(std::string_view v) {
+  return v.size() <= 24 ? std::string(v) : std::string(v.substr(0, 24)) + "...";
+}
+
 }  // namespace
 
 std::string quote(std::string_view s) {
@@ -161,7 +166,9 @@ uint64_t PartReader::unsigned_value(std::string_view key, std::string_view v, si
   uint64_t n = 0;
   for (const char c : v) {
     const auto d = static_cast<uint64_t>(c - '0');
-    if (n > (max - d) / 10) fail(at, shown(key) + ": " + std::string(v) + " is above " + std::to_string(max));
+    if (n > max / 10 || (n == max / 10 && d > max % 10)) {
+      fail(at, shown(key) + ": " + cut_number(v) + " is above " + std::to_string(max));
+    }
     n = n * 10 + d;
   }
   return n;
@@ -171,7 +178,7 @@ uint64_t PartReader::bounded(std::string_view key, uint64_t lo, uint64_t hi) {
   size_t at = 0;
   const std::string_view v = value(key, at);
   const uint64_t n = unsigned_value(key, v, at, hi);
-  if (n < lo) fail(at, shown(key) + ": " + std::string(v) + " is below " + std::to_string(lo));
+  if (n < lo) fail(at, shown(key) + ": " + cut_number(v) + " is below " + std::to_string(lo));
   return n;
 }
 
