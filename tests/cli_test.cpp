@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -1326,9 +1327,10 @@ struct Streams {
   std::string out, err;
 };
 
-// Runs gmpsim with `args`, stdout and stderr apart.
+// Runs gmpsim with `args`, stdout and stderr apart (stderr through a file of this test process's
+// own: ctest runs test cases side by side).
 Streams gmpsim_streams(const std::string& args) {
-  const std::string err = tmp("streams.err");
+  const std::string err = tmp("streams." + std::to_string(getpid()) + ".err");
   const Out o = shell(std::string(GMPSIM) + " " + args + " 2>" + err);
   Streams s{o.status, o.text, slurp(err)};
   std::remove(err.c_str());
