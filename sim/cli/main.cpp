@@ -37,7 +37,8 @@ const char kSweepUsage[] =
     "  gmpsim sweep --merge PART... [--svg OUT]\n"
     "      reads the N parts of one sweep (in any order) and prints what the unsplit sweep prints:\n"
     "      tables, bench lines, failed runs on stderr, its exit status, and with --svg its chart;\n"
-    "      parts of another sweep, a shard missing or given twice, or a damaged part: exit status 2\n";
+    "      parts of another sweep, a shard missing or given twice, or a damaged part: exit status 2\n"
+    "      (docs/sweeps.md: Slurm array jobs, GNU parallel)\n";
 const char kReplayUsage[] =
     "  gmpsim replay TRACE... [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO]\n"
     "                [--traced-cores N] [--cpu-time DUR[,DUR...]] [--no-fit] [the flags of sweep]\n"
