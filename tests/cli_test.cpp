@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -1314,4 +1315,208 @@ process { name: "second" procs: 1 cgroup { quota: 0.5 } program { func { name: "
   CHECK(bad.status == 2);
   CHECK(bad.text.find("core 5") != std::string::npos);
   CHECK_FALSE(exists(trace));
+}
+
+// Sweeps split across machines (--shard I/N -o PART, --merge): the merged output is the whole
+// sweep's, byte for byte, on both streams, with its exit status and chart.
+
+namespace {
+
+struct Streams {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs gmpsim with `args`, stdout and stderr apart (stderr through a file of this test process's
+// own: ctest runs test cases side by side).
+Streams gmpsim_streams(const std::string& args) {
+  const std::string err = tmp("streams." + std::to_string(getpid()) + ".err");
+  const Out o = shell(std::string(GMPSIM) + " " + args + " 2>" + err);
+  Streams s{o.status, o.text, slurp(err)};
+  std::remove(err.c_str());
+  return s;
+}
+
+// The sweep `args` whole with --svg, then in `shards` parts merged in reverse order with --svg
+// at the same path: the same stdout, stderr, status and chart. Returns the whole sweep's streams.
+Streams check_split_sweep(const std::string& args, int shards) {
+  const std::string svg = tmp("split.svg");
+  std::remove(svg.c_str());
+  const Streams whole = gmpsim_streams("sweep " + args + " --svg " + svg);
+  const std::string chart = slurp(svg);
+  CHECK_FALSE(chart.empty());
+  std::remove(svg.c_str());
+  std::string parts;
+  for (int i = shards; i >= 1; i--) {
+    const std::string part = tmp("split.part" + std::to_string(i));
+    const Streams s = gmpsim_streams("sweep " + args + " --shard " + std::to_string(i) + "/" + std::to_string(shards) +
+                                     " -o " + part + " --jobs 2");
+    CHECK(s.status == 0);
+    CHECK(s.err.empty());
+    CHECK(s.out.find("shard " + std::to_string(i) + " of " + std::to_string(shards) + ", ") != std::string::npos);
+    parts += " " + part;
+  }
+  CHECK_FALSE(exists(svg));  // a shard writes no chart
+  const Streams merged = gmpsim_streams("sweep --merge" + parts + " --svg " + svg);
+  CHECK(merged.status == whole.status);
+  CHECK(merged.out == whole.out);
+  CHECK(merged.err == whole.err);
+  CHECK(slurp(svg) == chart);
+  std::remove(svg.c_str());
+  for (int i = 1; i <= shards; i++) std::remove(tmp("split.part" + std::to_string(i)).c_str());
+  return whole;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep split into shards and merged prints exactly what the whole sweep does", "[cli][sweep][shard]") {
+  // Two GOMAXPROCS values, two core counts, two seeds: 8 runs in 3 shards of 3, 3 and 2.
+  Streams whole = check_split_sweep(kPingPong + " --procs 1,2 --cores 2,4 --seeds 2", 3);
+  CHECK(whole.status == 0);
+  CHECK(whole.out.find("BenchmarkPingPong-2\t") != std::string::npos);
+  // Runs that violate an assertion: their lines on stderr, exit status 4.
+  whole = check_split_sweep(kScenarios + "check/readied.textproto --procs 1,3 --seeds 2", 3);
+  CHECK(whole.status == 4);
+  CHECK(whole.err.find("GOMAXPROCS=3 seed=2: assertion violated: ") != std::string::npos);
+  // Runs stopped by a limit: their messages, exit status 2.
+  whole = check_split_sweep(kPingPong + " --procs 1,2 --seeds 2 --max-time 10ms", 3);
+  CHECK(whole.status == 2);
+  CHECK(whole.err.find("GOMAXPROCS=2 seed=2: ") != std::string::npos);
+  // GC and quota dimensions; more shards than the 8 runs, so some parts hold none.
+  whole = check_split_sweep(kScenarios + "cpu.textproto --procs 1,2 --gogc 50,off --cpu-quota 0,1.5", 10);
+  CHECK(whole.out.find("CPU quota") != std::string::npos);
+  // Several processes: each process's tables.
+  const std::string two = tmp("split_two.textproto");
+  write(two, R"(
+process { name: "first" procs: 1 program { func { name: "main" op { compute { duration: "2ms" } } } } }
+process { name: "second" procs: 1 program { func { name: "main" op { compute { duration: "3ms" } } } } }
+)");
+  whole = check_split_sweep(two + " --procs 1,2 --seeds 2", 2);
+  CHECK(whole.out.find("\nprocess second\n") != std::string::npos);
+  std::remove(two.c_str());
+}
+
+TEST_CASE("sweep -o alone saves the whole sweep for a later merge", "[cli][sweep][shard]") {
+  const std::string svg = tmp("whole.svg"), part = tmp("whole.part");
+  const std::string args = "sweep " + kPingPong + " --procs 1,2 --seeds 2";
+  const Streams whole = gmpsim_streams(args + " --svg " + svg);
+  const std::string chart = slurp(svg);
+  std::remove(svg.c_str());
+  const Streams saved = gmpsim_streams(args + " -o " + part);
+  CHECK(saved.status == 0);
+  CHECK(saved.out.find("shard 1 of 1, 4 of 4 runs, written to " + part) != std::string::npos);
+  const Streams merged = gmpsim_streams("sweep --merge " + part + " --svg " + svg);
+  CHECK(merged.status == whole.status);
+  CHECK(merged.out == whole.out);
+  CHECK(merged.err == whole.err);
+  CHECK(slurp(svg) == chart);
+  std::remove(svg.c_str());
+  std::remove(part.c_str());
+}
+
+TEST_CASE("merging parts of different sweeps, missing, doubled or damaged ones exits 2 and writes nothing",
+          "[cli][sweep][shard][errors]") {
+  const std::string args = "sweep " + kPingPong + " --procs 1,2 --seeds 2";
+  auto part = [](const std::string& name) { return tmp("bad.part." + name); };
+  for (const char* i : {"1", "2", "3"}) {
+    REQUIRE(gmpsim(args + " --shard " + i + "/3 -o " + part(i)).status == 0);
+  }
+  REQUIRE(gmpsim("sweep " + kPingPong + " --procs 1,4 --seeds 2 --shard 1/3 -o " + part("other")).status == 0);
+  REQUIRE(gmpsim(args + " --shard 1/2 -o " + part("half")).status == 0);
+  const std::string good = slurp(part("1"));
+  REQUIRE(good.size() > 3000);
+  // Cut inside a line; one digit of a result changed; another version; a scenario, not a part.
+  write(part("cut"), good.substr(0, 3000));
+  std::string changed = good;
+  const size_t digit = changed.find("\nend_time ") + 10;
+  changed[digit] = changed[digit] == '9' ? '8' : '9';
+  write(part("changed"), changed);
+  write(part("v2"), "gmpsim-sweep-part 2" + good.substr(good.find('\n')));
+  const std::string svg = tmp("bad.svg");
+  std::remove(svg.c_str());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {part("1") + " " + part("2"), "shard 3 of 3 is missing (2 of 3 parts given)"},
+      {part("1") + " " + part("2") + " " + part("3") + " " + part("2"),
+       part("2") + " and " + part("2") + " are both shard 2 of 3"},
+      {part("other") + " " + part("2") + " " + part("3"),
+       part("2") + " is not a part of the same sweep as " + part("other") + ": they differ at 'flags'"},
+      {part("1") + " " + part("2") + " " + part("half"),
+       part("half") + " is shard 1 of 2, " + part("1") + " shard 1 of 3: the parts come from splits into different "
+                                                             "numbers of shards"},
+      {part("cut") + " " + part("2") + " " + part("3"),
+       part("cut") + ": byte " + std::to_string(good.rfind('\n', 2999) + 1) +
+           ": the part ends inside a line, with no newline (truncated?)"},
+      {part("changed") + " " + part("2") + " " + part("3"),
+       part("changed") + ": byte " + std::to_string(good.size() - 17) +
+           ": the checksum does not match the bytes before it"},
+      {part("v2") + " " + part("2") + " " + part("3"),
+       part("v2") + ": byte 0: format version 2 is not known (this gmpsim reads version 1)"},
+      {kPingPong + " " + part("2") + " " + part("3"), kPingPong + ": byte 0: not a gmpsim sweep part"},
+      {tmp("no_such.part"), tmp("no_such.part") + ": cannot open"},
+  };
+  for (const auto& [parts, message] : cases) {
+    INFO(parts);
+    const Streams o = gmpsim_streams("sweep --merge " + parts + " --svg " + svg);
+    CHECK(o.status == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err.find("gmpsim: sweep --merge: " + message) != std::string::npos);
+    CHECK_FALSE(exists(svg));
+    std::remove(svg.c_str());  // so that one failure here does not fail every case after it
+  }
+  for (const char* name : {"1", "2", "3", "other", "half", "cut", "changed", "v2"}) std::remove(part(name).c_str());
+}
+
+TEST_CASE("sweep's split flags refuse bad usage with exit 2 before any run", "[cli][sweep][shard][errors]") {
+  const std::string part = tmp("usage.part");
+  std::remove(part.c_str());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kPingPong + " --shard 1/3", "sweep: --shard needs -o PART"},
+      {kPingPong + " --shard 0/3 -o " + part, "--shard: expected I/N with 1 <= I <= N"},
+      {kPingPong + " --shard 4/3 -o " + part, "--shard: expected I/N with 1 <= I <= N"},
+      {kPingPong + " --shard 1 -o " + part, "got '1'"},
+      {kPingPong + " --shard 1/3 -o " + part + " --svg " + tmp("usage.svg"), "sweep: --svg goes with --merge"},
+      {"--merge " + part + " --procs 2", "sweep --merge: takes PART files and --svg only, not '--procs'"},
+      {"--merge " + part + " --shard 1/2", "sweep --merge: takes PART files and --svg only"},
+      {"--merge", "sweep --merge: expected the PART files of a sweep"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const Streams o = gmpsim_streams("sweep " + args);
+    CHECK(o.status == 2);
+    CHECK(o.err.find(message) != std::string::npos);
+    CHECK_FALSE(exists(part));
+  }
+}
+
+// replay's what-if sweep: --jobs changes nothing in the output; split into shards, its merged
+// parts print the what-if exactly as the unsplit replay does after its own lines.
+TEST_CASE("replay's what-if sweep runs in parallel and splits into shards as sweep does", "[cli][trace][shard]") {
+  const std::string tr = tmp("shard-replay.trace"), sc = tmp("shard-replay.textproto"), svg = tmp("shard-replay.svg");
+  REQUIRE(gmpsim("run " + kScenarios + "workers.textproto --procs 2 --trace " + tr).status == 0);
+  const std::string args = "replay " + tr + " --procs 1,2,4 --seeds 2 --no-fit -o " + sc;
+  const Streams seq = gmpsim_streams(args + " --jobs 1 --svg " + svg);
+  CHECK(seq.status == 0);
+  const std::string chart = slurp(svg);
+  CHECK_FALSE(chart.empty());
+  std::remove(svg.c_str());
+  const Streams par = gmpsim_streams(args + " --jobs 3 --svg " + svg);
+  CHECK(par.status == seq.status);
+  CHECK(par.out == seq.out);
+  CHECK(par.err == seq.err);
+  CHECK(slurp(svg) == chart);
+  std::remove(svg.c_str());
+  for (const char* i : {"1", "2"}) {
+    const Streams s = gmpsim_streams(args + " --shard " + i + "/2 --part " + tmp(std::string("replay.part") + i));
+    CHECK(s.status == 0);
+    CHECK(s.out.find(std::string("shard ") + i + " of 2") != std::string::npos);
+  }
+  CHECK_FALSE(exists(svg));
+  const Streams merged = gmpsim_streams("replay --merge " + tmp("replay.part2") + " " + tmp("replay.part1") + " --svg " + svg);
+  CHECK(merged.status == seq.status);
+  const size_t what_if = seq.out.find("sweep of " + sc);
+  REQUIRE(what_if != std::string::npos);
+  CHECK(merged.out == seq.out.substr(what_if));
+  CHECK(merged.err == seq.err);
+  CHECK(slurp(svg) == chart);
+  for (const std::string& f : {tr, sc, svg, tmp("replay.part1"), tmp("replay.part2")}) std::remove(f.c_str());
 }

@@ -16,6 +16,11 @@
 // once per repetition and GOMAXPROCS, interleaved, with the machine's quietness); pairing
 // (make_points); the speed (measure_speed); the fit and its cross-validation (run_calibration,
 // cross_validate_fit); the report (print_calibration); the profile (write_calibration).
+//
+// Unlike sweep, calibrate is not split across machines (no --shard): its measurements are of the
+// machine it fits, the fit is a coordinate descent whose every step starts from the profile the
+// step before left, and each leave-one-out fit of the cross-validation is the same; the tables'
+// simulations (before and after the fit, the GC targets) are a few dozen runs, on --jobs threads.
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -742,8 +747,9 @@ void print_gc_targets(const Set& s, const cost::Profile& fitted, size_t jobs) {
   std::printf("%s: GC error (fit.h gc_fit_error) %.4f\n", s.label.c_str(), calibration::gc_fit_error(pts, sim));
 }
 
-// The fitted parameters (and those that ended at a physical bound), then a table per set.
-void print_calibration(const Calibration& c) {
+// The fitted parameters (and those that ended at a physical bound), then a table per set; the GC
+// targets' simulations on `jobs` threads (--jobs), as every other simulation of calibrate.
+void print_calibration(const Calibration& c, size_t jobs) {
   std::printf("calibrate: profile %s fitted to %s; mean |log error| %.4f before, %.4f after, regularisation "
               "penalty %.4f (%d runs of the suite)\n",
               c.start.origin.c_str(), c.sets[0].dir.c_str(), c.fit.error_before, c.fit.error_after,
@@ -762,7 +768,7 @@ void print_calibration(const Calibration& c) {
   }
   for (size_t i = 0; i < c.sets.size(); ++i) {
     print_set(c.sets[i], c.before[i], c.after[i], c.errors[i], i == 0 ? c.cv : std::vector<double>{});
-    print_gc_targets(c.sets[i], c.fit.profile, std::max(1u, std::thread::hardware_concurrency()));
+    print_gc_targets(c.sets[i], c.fit.profile, jobs);
   }
   if (!c.cv.empty()) {
     std::printf("cross-validation (each fit-suite benchmark predicted by a fit without it): median |error| %.1f%%, "
@@ -834,7 +840,7 @@ int cmd_calibrate(int argc, char** argv) {
   const CalibrateOptions o = parse_calibrate_flags(argc, argv);
   Calibration c;
   if (const int status = run_calibration(o, c); status != 0) return status;
-  print_calibration(c);
+  print_calibration(c, o.jobs);
   return o.out.empty() ? 0 : write_calibration(o, c);
 }
 

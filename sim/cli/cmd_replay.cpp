@@ -7,6 +7,12 @@
 // trace, under its whole name, unless -o says), and sweeps it over GOMAXPROCS and core counts: a
 // recorded run replayed as a what-if. docs/replay.md.
 //
+// The what-if sweep takes sweep's flags: --jobs runs its points in parallel (the same output for
+// any N), and --shard I/N --part PART writes a share of its runs to PART (sweep's -o, which names
+// SCENARIO here); gmpsim replay --merge PART... (or gmpsim sweep --merge) prints the what-if's
+// tables as the unsplit replay does, and --svg OUT its chart. Every shard derives and fits the
+// scenario itself: that is one simulation, the sweep is the many.
+//
 // The fit (unless --no-fit): sim/simulation/replay_fit.h.
 #include <algorithm>
 #include <cstdio>
@@ -31,12 +37,13 @@
 namespace gmp::cli {
 
 int cmd_replay(int argc, char** argv) {
+  if (argc >= 1 && std::strcmp(argv[0], "--merge") == 0) return cmd_sweep(argc, argv);  // the what-if's parts
   if (argc < 1 || argv[0][0] == '-') usage_error("replay: expected TRACE first, then the flags");
   std::vector<std::string> traces;
   int i = 0;
   for (; i < argc && argv[i][0] != '-'; i++) traces.push_back(argv[i]);
   std::string out_path, profile;
-  bool procs_given = false, svg_given = false, fit = true;
+  bool procs_given = false, svg_given = false, split = false, fit = true;
   int32_t traced_cores = 0;
   std::vector<int64_t> cpu_times;
   trace::DeriveOptions derive_opt;  // --mode: shared (the default) or pinned
@@ -80,6 +87,7 @@ int cmd_replay(int argc, char** argv) {
     } else {
       procs_given |= arg == "--procs" || arg.rfind("--procs=", 0) == 0;
       svg_given |= arg == "--svg" || arg.rfind("--svg=", 0) == 0;
+      split |= arg == "--part" || arg.rfind("--part=", 0) == 0;
       if (arg == "--profile" && i + 1 < argc) profile = argv[i + 1];
       if (arg.rfind("--profile=", 0) == 0) profile = arg.substr(10);
       rest.push_back(arg);
@@ -206,8 +214,8 @@ int cmd_replay(int argc, char** argv) {
   std::fflush(stdout);
   std::vector<std::string> args{out_path};
   // The chart goes next to the derived scenario (go123.textproto or go123.replay.textproto:
-  // go123-sweep.svg), unless --svg says where.
-  if (!svg_given) {
+  // go123-sweep.svg), unless --svg says where; a split sweep's goes with --merge.
+  if (!svg_given && !split) {
     std::string stem = out_path;
     for (const std::string ext : {".textproto", ".replay"}) {
       if (stem.size() > ext.size() && stem.compare(stem.size() - ext.size(), ext.size(), ext) == 0) {

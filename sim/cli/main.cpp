@@ -29,7 +29,16 @@ const char kSweepUsage[] =
     "                        [--gogc 50,100,off] [--memlimit 64MiB,off] [--cpu-quota 0.5,1,1.5]\n"
     "                        [--cpu-period DUR] [--cpu-burst DUR] [--cpuset LIST] [--godebug ...]\n"
     "                        [--jobs N]   (runs N simulations at once; default: one per CPU)\n"
-    "      prints a table per metric and `go test -bench` lines; --svg also writes a chart there\n";
+    "                        [--shard I/N -o PART]\n"
+    "      prints a table per metric and `go test -bench` lines; --svg also writes a chart there.\n"
+    "      --shard I/N runs share I of N of the runs (those numbered I-1, I-1+N, ...; I counts from\n"
+    "      1, as Slurm's --array=1-N and seq N give) and writes their results to PART (-o or --part;\n"
+    "      -o alone: every run) instead of printing; --svg then goes to --merge\n"
+    "  gmpsim sweep --merge PART... [--svg OUT]\n"
+    "      reads the N parts of one sweep (in any order) and prints what the unsplit sweep prints:\n"
+    "      tables, bench lines, failed runs on stderr, its exit status, and with --svg its chart;\n"
+    "      parts of another sweep, a shard missing or given twice, or a damaged part: exit status 2\n"
+    "      (docs/sweeps.md: Slurm array jobs, GNU parallel)\n";
 const char kReplayUsage[] =
     "  gmpsim replay TRACE... [--mode shared|pinned] [--procs 1,2,4,8] [--cores LIST] [-o SCENARIO]\n"
     "                [--traced-cores N] [--cpu-time DUR[,DUR...]] [--no-fit] [the flags of sweep]\n"
@@ -39,7 +48,10 @@ const char kReplayUsage[] =
     "      shared mode (the default) replays worker pools as items through one channel. Writes\n"
     "      SCENARIO (default: next to the first trace, its name + .replay.textproto) and sweeps it:\n"
     "      the recorded run as a what-if at other GOMAXPROCS and core counts; the chart goes next to\n"
-    "      SCENARIO (go123.replay.textproto: go123-sweep.svg) unless --svg says where (docs/replay.md)\n";
+    "      SCENARIO (go123.replay.textproto: go123-sweep.svg) unless --svg says where (docs/replay.md);\n"
+    "      --jobs N runs the what-if's points in parallel; --shard I/N --part PART writes a share of\n"
+    "      them to PART (-o is SCENARIO here), and gmpsim replay --merge PART... [--svg OUT] prints\n"
+    "      the what-if's tables as the unsplit replay does\n";
 const char kCalibrateUsage[] =
     "  gmpsim calibrate [--go PATH] [--cpus 1,2,4] [--count K] [--benchtime D] [--profile BASE] [-o PROFILE]\n"
     "                   [--suite DIR] [--heldout DIR|none] [--measured FILE] [--measured-heldout FILE]\n"

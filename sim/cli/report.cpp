@@ -552,7 +552,10 @@ std::string sweep_svg(const std::vector<SweepPoint>& pts, const std::string& tit
        fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
   s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.0f", T) + "\" x2=\"" + fmt("%.0f", L) + "\" y2=\"" +
        fmt("%.0f", T + ph) + "\" stroke=\"black\"/>\n";
-  for (double v = 0; v <= ytop + step / 2; v += step) {
+  // At most 100 gridlines (a chart has about five): a value near the largest double (a part file
+  // that says so) makes the axis top overflow to infinity, which v would never pass.
+  int gridlines = 0;
+  for (double v = 0; v <= ytop + step / 2 && gridlines < 100; v += step, gridlines++) {
     s += "<text x=\"" + fmt("%.0f", L - 6) + "\" y=\"" + fmt("%.1f", ypos(v) + 4) + "\" text-anchor=\"end\">" +
          fmt(step >= 1 ? "%.0f" : "%.2f", v) + "</text>\n";
     s += "<line x1=\"" + fmt("%.0f", L) + "\" y1=\"" + fmt("%.1f", ypos(v)) + "\" x2=\"" + fmt("%.0f", L + pw) + "\" y2=\"" +
