@@ -292,7 +292,7 @@ TEST_CASE("thousands of nested loops are an error, not a stack overflow", "[cli]
   std::remove(path.c_str());
 }
 
-TEST_CASE("4096 Ps on 4096 cores run; 4097 are refused wherever GOMAXPROCS is given", "[cli][errors][limits]") {
+TEST_CASE("4096 Ps on 4096 cores run, and 4097 are refused wherever GOMAXPROCS is given", "[cli][errors][limits]") {
   const std::string path = tmp("procs4096.textproto");
   // main changes GOMAXPROCS to the bound and back under a stop-the-world each time, with goroutines
   // queued on the Ps that the shrink destroys.
