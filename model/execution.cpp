@@ -345,7 +345,7 @@ class PropertyMonitor final : public Monitor {
     window_.push_back(pt);
     if (!prev_progress_) return false;
     Visits& v = visits_.try_emplace(fp, Visits{0, static_cast<uint32_t>(window_.size() - 1)}).first->second;
-    if (++v.n < kLivelockVisits || window_.size() < hold_until_) return false;
+    if (++v.n < kLivelockVisits || window_.size() < hold_until_ || v.n < livelock_visits()) return false;
     if (!fair(v.first)) {
       ex_.unfair_cycles++;
       if (pass_time_) {
@@ -362,6 +362,7 @@ class PropertyMonitor final : public Monitor {
     }
     ex_.violation = Violation{kLivelock, "", ex_.steps};
     livelock_fp_ = fp;
+    livelock_visits_ = livelock_visits();
     violated_ = true;
     return true;
   }
@@ -394,6 +395,20 @@ class PropertyMonitor final : public Monitor {
     return true;
   }
 
+  // The returns that make a loop unbounded: kLivelockVisits, or 8 per P where that is more. The
+  // runtime's own loops over the Ps bring a state back once per P and round, without a change the
+  // fingerprint sees (procresize runs p.init on every P, stealWork makes four rounds over allp,
+  // each step at the same line and only the index and the pMask bits moving), so at 200 Ps and
+  // more the start alone came back 200 times. 8 per P is twice stealWork's four rounds; up to
+  // 25 Ps the constant decides, as before.
+  uint32_t livelock_visits() const {
+    size_t ps = 0;
+    for (const rt::Runtime* r : runtimes_) {
+      if (r != nullptr) ps = std::max(ps, r->allp.size());
+    }
+    return static_cast<uint32_t>(std::max<size_t>(kLivelockVisits, 8 * ps));
+  }
+
   void restart_window() {
     visits_.clear();
     window_.clear();
@@ -408,6 +423,7 @@ class PropertyMonitor final : public Monitor {
   static constexpr uint32_t kLivelockVisits = 200;
   std::vector<uint64_t> path_;  // the fingerprint at every point, with kLivelock
   uint64_t livelock_fp_ = 0;
+  uint32_t livelock_visits_ = kLivelockVisits;  // the returns that made the livelock reported
 
  private:
   static constexpr uint32_t kNoThread = UINT32_MAX;
@@ -605,7 +621,7 @@ Execution execute(const CheckSetup& setup, Policy& policy, const ExecOptions& op
   }
   if (mon.violated() && ex.violation.property == kLivelock) {
     const size_t n = livelock_cycle(mon.path_, mon.livelock_fp_);
-    ex.violation.message = "the run came back to the same state " + std::to_string(PropertyMonitor::kLivelockVisits) +
+    ex.violation.message = "the run came back to the same state " + std::to_string(mon.livelock_visits_) +
                            " times through steps of Ms, going round a cycle of " + std::to_string(n) +
                            " states (a strongly connected component of its state graph) with no progress; the "
                            "cycle is fair: every thread that could step throughout it took steps in it" +

@@ -423,6 +423,20 @@ TEST_CASE("a strategy's summary: DPOR's estimate and PCT's bound", "[check]") {
   CHECK(pct.max_steps_seen > 0);
 }
 
+TEST_CASE("the runtime's loops over hundreds of Ps are not a livelock", "[check][limits]") {
+  // procresize's p.init of each P at the start repeats one state per P (only the loop index and
+  // the pMask bits move, and the fingerprint has neither): at 200 Ps the default order of a
+  // program of one computation came back to it 200 times and was reported as a livelock.
+  const scenario::Scenario sc =
+      scenario::parse_scenario("func { name: \"main\" op { compute { iterations: 10 } } }\n", "one.textproto");
+  for (const int32_t procs : {200, 1024}) {
+    INFO(procs << " Ps");
+    const model::Execution ex = default_order(setup_for(sc, procs));
+    INFO(ex.violation.message);
+    CHECK(ex.end == model::Execution::End::Completed);
+  }
+}
+
 TEST_CASE("a loop whose values move on toward its end is not a livelock", "[check]") {
   // main passes a value around a channel of one slot, adding 1 each time, and closes it at 300:
   // the loop's pc and counters repeat, but the received value does not, so its states never do

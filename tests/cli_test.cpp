@@ -79,7 +79,7 @@ TEST_CASE("gmpsim run --check-determinism compares output and traces", "[cli][de
 TEST_CASE("bad flags exit 2 naming the flag", "[cli][errors]") {
   Out o = gmpsim("run " + kScenarios + "pingpong.textproto --procs 0");
   CHECK(o.status == 2);
-  CHECK(o.text.find("--procs: expected auto or an integer in [1, 1024], got '0'") != std::string::npos);
+  CHECK(o.text.find("--procs: expected auto or an integer in [1, 4096], got '0'") != std::string::npos);
   o = gmpsim("run " + kScenarios + "pingpong.textproto --schedtrace 10parsecs");
   CHECK(o.status == 2);
   CHECK(o.text.find("--schedtrace") != std::string::npos);
@@ -293,6 +293,66 @@ TEST_CASE("thousands of nested loops are an error, not a stack overflow", "[cli]
   std::remove(path.c_str());
 }
 
+TEST_CASE("4096 Ps on 4096 cores run, and 4097 are refused wherever GOMAXPROCS is given", "[cli][errors][limits]") {
+  const std::string path = tmp("procs4096.textproto");
+  // main changes GOMAXPROCS to the bound and back under a stop-the-world each time, with goroutines
+  // queued on the Ps that the shrink destroys.
+  write(path,
+        "func { name: \"main\"\n"
+        "  op { loop { count: 8 op { go { func: \"w\" } } } }\n"
+        "  op { gomaxprocs { n: 4096 } }\n"
+        "  op { loop { count: 8 op { go { func: \"w\" } } } }\n"
+        "  op { gomaxprocs { n: 2 } }\n"
+        "}\n"
+        "func { name: \"w\" op { compute { iterations: 100 } } }\n");
+  // (The output is checked with find: a failed Catch::Contains would print its 40 KB.)
+  const auto has = [](const Out& out, const std::string& what) { return out.text.find(what) != std::string::npos; };
+  Out o = gmpsim("run " + path + " --procs 4096 --cores 4096");
+  CHECK(o.status == 0);
+  CHECK(o.text.rfind("GOMAXPROCS=4096 cores=4096 ", 0) == 0);
+  CHECK(has(o, "ended: program exited (status 0)"));
+  CHECK(has(o, " P4095 "));
+  CHECK(has(o, "GOMAXPROCS changed 1 times, 2 at the end"));
+  o = gmpsim("run " + path + " --procs 2 --cores 4096");
+  CHECK(o.status == 0);
+  CHECK(has(o, "ended: program exited (status 0)"));
+  CHECK(has(o, "GOMAXPROCS changed 2 times, 2 at the end"));
+  o = gmpsim("run " + path + " --procs 4097");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("--procs: expected auto or an integer in [1, 4096], got '4097'"));
+  o = gmpsim("run " + path + " --procs 2 --cores 4097");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("--cores: expected an integer in [1, 4096], got '4097'"));
+  o = gmpsim("sweep " + path + " --procs 1,4097");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("[1, 4096]"));
+  // The gomaxprocs operation, as a literal and as an expression at run time.
+  write(path, "func { name: \"main\" op { gomaxprocs { n: 4097 } } }\n");
+  o = gmpsim("run " + path + " --procs 2");
+  CHECK(o.status == 1);
+  CHECK_THAT(o.text, Catch::Contains(path + ":1:"));
+  CHECK_THAT(o.text, Catch::Contains("n 4097 is out of range: from 0 to 4096 (GOMAXPROCS)"));
+  write(path, "func { name: \"main\" op { gomaxprocs { n_expr: \"4095 + 1\" } } }\n");
+  o = gmpsim("run " + path + " --procs 2 --cores 8");
+  CHECK(o.status == 0);
+  CHECK(has(o, "GOMAXPROCS changed 1 times, 4096 at the end"));
+  write(path, "func { name: \"main\" op { gomaxprocs { n_expr: \"4096 + 1\" } } }\n");
+  o = gmpsim("run " + path + " --procs 2 --cores 8");
+  CHECK(o.status == 2);
+  CHECK_THAT(o.text, Catch::Contains("panic: n_expr is 4097: out of range, from 0 to 4096"));
+  // A process's procs.
+  write(path, "process { name: \"a\" procs: 4096 program { func { name: \"main\" } } }\n");
+  o = gmpsim("run " + path + " --cores 4096");
+  CHECK(o.status == 0);
+  CHECK(o.text.rfind("GOMAXPROCS=4096 cores=4096 ", 0) == 0);
+  CHECK(has(o, "ended: program exited (status 0)"));
+  write(path, "process { name: \"a\" procs: 4097 program { func { name: \"main\" } } }\n");
+  o = gmpsim("run " + path);
+  CHECK(o.status == 1);
+  CHECK_THAT(o.text, Catch::Contains("procs 4097 is out of range: from 1 to 4096"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("a profile's absurd machine or costs are errors, not aborts or wrong runs", "[cli][errors][limits]") {
   const std::string good = slurp(std::string(GMP_SOURCE_DIR) + "/sim/cost/profiles/default.textproto");
   const std::string path = tmp("profile.textproto");
@@ -331,8 +391,8 @@ TEST_CASE("flags take exactly what they say", "[cli][errors]") {
       {"--max-time 2000000000000000000", "at most 1e18ns"},
       {"--jitter 2s", "--jitter: expected a duration of at most 1s"},
       {"--profile ''", "--profile: expected a file or a builtin name, got ''"},
-      {"--procs ' 2'", "--procs: expected auto or an integer in [1, 1024], got ' 2'"},
-      {"--procs +2", "--procs: expected auto or an integer in [1, 1024], got '+2'"},
+      {"--procs ' 2'", "--procs: expected auto or an integer in [1, 4096], got ' 2'"},
+      {"--procs +2", "--procs: expected auto or an integer in [1, 4096], got '+2'"},
       {"--seed -1", "--seed: expected an integer"},
   };
   for (const auto& c : cases) {
@@ -1245,7 +1305,7 @@ TEST_CASE("the cgroup flags take quotas periods bursts and cpusets and refuse ba
       {"--cpuset 3-1", "--cpuset: range \"3-1\" runs backwards"},
       {"--cpuset 4096", "--cpuset: \"4096\" is not a core or a range: expected cores and ranges such as \"0-3,8\", each core 0 to 4095, got '4096'"},
       {"--cpuset ''", "--cpuset: an empty cpuset has no core"},
-      {"--procs automatic", "--procs: expected auto or an integer in [1, 1024], got 'automatic'"},
+      {"--procs automatic", "--procs: expected auto or an integer in [1, 4096], got 'automatic'"},
       {"--procs auto,2", "run: --procs takes one value"},
       {"--godebug gctrace=1", "--godebug: unknown GODEBUG setting \"gctrace\": expected containermaxprocs or updatemaxprocs"},
       {"--godebug updatemaxprocs=2", "--godebug: GODEBUG updatemaxprocs takes 0 or 1"},

@@ -3,7 +3,9 @@
 //      (so all N hold runtime frames at the same time), then closes the channel and waits for them
 //      on a WaitGroup; at 1 P, for N = 10k, 100k, 1M and 10M: peak resident memory, what each
 //      parked goroutine adds to it, wall time, virtual time and simulated events per second;
-//   2. the same program with 100k goroutines at 1 to 256 Ps.
+//   2. the same program with 100k goroutines at 1 to 256 Ps;
+//   3. the one-goroutine program at 1 to 4096 Ps on as many cores: peak resident memory and what
+//      each P (with its core) adds to it over 1 P.
 // Each simulation runs in a child process of its own, so that its peak memory is its own.
 // Usage: gmp_scale_bench [MAX_GOROUTINES]   (default 10000000; lower it on a smaller machine:
 // 10M goroutines take about 12 GiB)
@@ -47,7 +49,7 @@ struct Figures {
 
 // Simulates `text` at `procs` in a child process. The child reports its figures through a shared
 // page; the parent reads the child's peak RSS from wait4.
-Figures measure(const std::string& text, int procs) {
+Figures measure(const std::string& text, int procs, int cores = 0) {
   const gmp::scenario::Scenario sc = gmp::scenario::parse_scenario(text, "parked.textproto");
   auto* shared = static_cast<Figures*>(
       mmap(nullptr, sizeof(Figures), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
@@ -58,6 +60,7 @@ Figures measure(const std::string& text, int procs) {
   if (pid == 0) {
     gmp::engine::SimConfig cfg;
     cfg.procs = procs;
+    cfg.cores = cores;  // 0: the profile's machine
     cfg.time_limit = 3600LL * 1000 * 1000 * 1000;  // an hour of virtual time: never the limit here
     const auto t0 = std::chrono::steady_clock::now();
     const gmp::engine::SimResult r = gmp::engine::simulate(sc, gmp::cost::default_profile(), cfg);
@@ -110,5 +113,19 @@ int main(int argc, char** argv) {
   }
   std::printf("KiB/goroutine = (peak RSS - peak RSS with one goroutine) / goroutines, with all of them\n"
               "parked at once (at more than one P, some may finish before the last is started)\n");
+  // The cost of a P: the one-goroutine run at growing P counts, each on as many cores.
+  std::printf("\n%-12s %11s %6s %12s %12s\n", "", "goroutines", "procs", "peak MiB", "KiB/P");
+  long one_kib = -1;  // the run at 1 P, the baseline
+  for (int procs : {1, 64, 256, 1024, 4096}) {
+    const Figures f = measure(parked(1), procs, procs);
+    if (!f.ok) {
+      std::printf("%-12s %11d %6d   failed\n", "by procs", 1, procs);
+      continue;
+    }
+    if (procs == 1) one_kib = f.rss_kib;
+    std::printf("%-12s %11d %6d %12.1f %12.2f\n", "by procs", 1, procs, static_cast<double>(f.rss_kib) / 1024.0,
+                procs > 1 && one_kib >= 0 ? static_cast<double>(f.rss_kib - one_kib) / (procs - 1) : 0.0);
+  }
+  std::printf("KiB/P = (peak RSS - peak RSS at 1 P on 1 core) / (Ps - 1), Ps and cores equal\n");
   return 0;
 }

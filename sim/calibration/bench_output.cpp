@@ -2,6 +2,7 @@
 #include "sim/calibration/bench_output.h"
 
 #include "sim/calibration/gctrace.h"
+#include "sim/scenario/limits.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -48,8 +49,8 @@ std::optional<BenchLine> parse_bench_line(const std::string& line, const std::st
   if (const size_t dash = name.rfind('-'); dash != std::string::npos && dash + 1 < name.size()) {
     const std::string suffix = name.substr(dash + 1);
     if (suffix.find_first_not_of("0123456789") == std::string::npos) {
-      if (suffix.size() > 4 || std::stol(suffix) < 1 || std::stol(suffix) > 1024) {
-        fail("GOMAXPROCS suffix -" + suffix + " is not 1 to 1024");
+      if (suffix.size() > 4 || std::stol(suffix) < 1 || std::stol(suffix) > scenario::kMaxProcs) {
+        fail("GOMAXPROCS suffix -" + suffix + " is not 1 to " + std::to_string(scenario::kMaxProcs));
       }
       procs = static_cast<int32_t>(std::stol(suffix));
       name.resize(dash);

@@ -1,6 +1,8 @@
 // The GC validation's measurement file: see gc_measurements.h.
 #include "sim/calibration/gc_measurements.h"
 
+#include "sim/scenario/limits.h"
+
 #include <sstream>
 
 namespace gmp::calibration {
@@ -39,7 +41,7 @@ GCPointKey parse_point(const std::string& line, const std::string& where) {
     }
     return std::stol(v);
   };
-  k.procs = static_cast<int32_t>(number(procs, "procs", 1, 1024));
+  k.procs = static_cast<int32_t>(number(procs, "procs", 1, scenario::kMaxProcs));
   k.gogc = static_cast<int32_t>(number(gogc, "gogc", 1, 100000));
   number(round, "round", 1, 1000000);
   return k;

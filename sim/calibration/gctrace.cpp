@@ -1,6 +1,8 @@
 // GODEBUG=gctrace=1 lines: see gctrace.h.
 #include "sim/calibration/gctrace.h"
 
+#include "sim/scenario/limits.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -113,7 +115,9 @@ std::optional<GCTraceLine> parse_gctrace_line(std::string_view line, const std::
   l.globals_mb = c.whole("globals MB");
   if (!c.accept(" MB globals, ")) c.expect("MB globals, ");
   const uint64_t procs = c.whole("P count");
-  if (procs < 1 || procs > 1024) c.fail("a P count from 1 to 1024");
+  if (procs < 1 || procs > static_cast<uint64_t>(scenario::kMaxProcs)) {
+    c.fail("a P count from 1 to " + std::to_string(scenario::kMaxProcs));
+  }
   l.procs = static_cast<int32_t>(procs);
   c.expect(" P");
   l.forced = c.accept(" (forced)");

@@ -47,6 +47,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/flags.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/limits.h"
 #include "sim/textproto/read_file.h"
 #include "traces/output_file.h"
 
@@ -439,7 +440,7 @@ CalibrateOptions parse_calibrate_flags(int argc, char** argv) {
     } else if (f == "--cpus") {
       o.cpus = a.value();
       o.cpus_given = true;
-      parse_list("--cpus", o.cpus, 1, 1024);
+      parse_list("--cpus", o.cpus, 1, scenario::kMaxProcs);
     } else if (f == "--count") {
       o.count = static_cast<int>(parse_uint("--count", a.value(), 1, 100));
     } else if (f == "--benchtime") {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "sim/cost/profile.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/settings.h"
@@ -25,7 +26,7 @@ bool parse_common_flag(Args& a, RunOptions& o) {
   if (f == "--procs") {
     o.procs = parse_procs_list(f, a.value(), scenario::kMaxProcs);
   } else if (f == "--cores") {
-    o.cores = parse_list(f, a.value(), 1, 4096);
+    o.cores = parse_list(f, a.value(), 1, cost::kMaxCores);
   } else if (f == "--profile") {
     o.profile = a.value();
     if (o.profile.empty()) usage_error("--profile: expected a file or a builtin name, got ''");

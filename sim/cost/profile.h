@@ -87,9 +87,9 @@ inline constexpr double kMaxSpeed = 1e3;             // ... to 1000 times the re
 inline constexpr double kMinBusyFactor = 0.1;        // a speed curve's factor: 0.1 ...
 inline constexpr double kMaxBusyFactor = 1.0;        // ... to 1 (a busier cluster is never faster)
 inline constexpr double kMaxMemorySlowdown = 1.0;    // memory_slowdown: 0 to 1 per other busy core
-// Cores in all: the --cores flag's bound. The engine keeps a record per core and scans the cores
-// when a thread needs one, and GOMAXPROCS is at most 1024, so a bigger machine only costs memory
-// and time (2^31 cores overflowed the int32 core count; 10^8 took gigabytes).
+// Cores in all: the --cores flag's bound, and GOMAXPROCS's (scenario::kMaxProcs). The engine keeps
+// a record per core, so a bigger machine only costs memory and time (2^31 cores overflowed the
+// int32 core count; 10^8 took gigabytes).
 inline constexpr uint32_t kMaxCores = 4096;
 
 class ProfileError : public std::runtime_error {

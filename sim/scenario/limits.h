@@ -22,8 +22,11 @@ inline std::string too_deep_message() {
 // text is refused by the parser before the compiler sees it.
 inline constexpr int kParserRecursionLimit = 3 * kMaxNesting + 16;
 
-// GOMAXPROCS, as --procs, a process's procs and the gomaxprocs operation give it.
-inline constexpr int64_t kMaxProcs = 1024;
+// GOMAXPROCS, as --procs, a process's procs and the gomaxprocs operation give it, and the P counts
+// the calibration readers take (a -N suffix, gctrace's "N P", --cpus). Go sets no bound of its own
+// (procresize grows allp to any count); this one keeps a run's memory in proportion: the port's
+// per-P state is a few KiB (its runq of 256 is Go's), so 4096 Ps cost tens of MiB.
+inline constexpr int64_t kMaxProcs = 4096;
 
 // Processes of one scenario file (ProcessDecl): each is a whole Go runtime with its own threads,
 // so the bound keeps a file's memory and the engine's thread count in proportion to its text.

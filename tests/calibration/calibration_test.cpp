@@ -62,8 +62,10 @@ TEST_CASE("calibrate: a malformed benchmark line is an error at its line") {
   CHECK(err("BenchmarkX-2\t0\t12 ns/op") == "m.txt:2: iteration count '0' is not a positive integer");
   CHECK(err("BenchmarkX-2\t99999999999999999999\t12 ns/op").find("iteration count") != std::string::npos);
   CHECK(err("BenchmarkX-2\t100\t12 B/op") == "m.txt:2: expected \"BenchmarkName[-N] <iterations> <value> ns/op\"");
-  CHECK(err("BenchmarkX-99999\t100\t12 ns/op") == "m.txt:2: GOMAXPROCS suffix -99999 is not 1 to 1024");
-  CHECK(err("BenchmarkX-0\t100\t12 ns/op") == "m.txt:2: GOMAXPROCS suffix -0 is not 1 to 1024");
+  CHECK(err("BenchmarkX-99999\t100\t12 ns/op") == "m.txt:2: GOMAXPROCS suffix -99999 is not 1 to 4096");
+  CHECK(err("BenchmarkX-0\t100\t12 ns/op") == "m.txt:2: GOMAXPROCS suffix -0 is not 1 to 4096");
+  CHECK(err("BenchmarkX-4097\t100\t12 ns/op") == "m.txt:2: GOMAXPROCS suffix -4097 is not 1 to 4096");
+  CHECK(err("BenchmarkXYZ-4096\t100\t12 ns/op") == "no error");
   CHECK(err("BenchmarkX\t100\t1e13 ns/op") == "m.txt:2: ns/op '1e13' is not a number from 0 to 1e12");
   CHECK(err("BenchmarkX\t100\tnan ns/op") == "m.txt:2: ns/op 'nan' is not a number from 0 to 1e12");
 }

@@ -55,7 +55,9 @@ TEST_CASE("gc measurements: points, rounds and their GC figures") {
 
 TEST_CASE("gc measurements: a bad point line or a run without its result is an error at its line") {
   CHECK_THROWS_WITH(calibration::read_gc_measurements("# point: BenchmarkX procs=0 gogc=100 round=1\n", "m.txt"),
-                    Catch::StartsWith("m.txt:1: procs '0' is not 1 to 1024"));
+                    Catch::StartsWith("m.txt:1: procs '0' is not 1 to 4096"));
+  CHECK_THROWS_WITH(calibration::read_gc_measurements("# point: BenchmarkX procs=4097 gogc=100 round=1\n", "m.txt"),
+                    Catch::StartsWith("m.txt:1: procs '4097' is not 1 to 4096"));
   CHECK_THROWS_WITH(calibration::read_gc_measurements("\n# point: BenchmarkX procs=2 gogc=abc round=1\n", "m.txt"),
                     Catch::Contains("m.txt:2: gogc 'abc'"));
   CHECK_THROWS_WITH(calibration::read_gc_measurements("# point: BenchmarkX procs=2\n", "m.txt"),

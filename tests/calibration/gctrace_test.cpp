@@ -73,7 +73,15 @@ TEST_CASE("gctrace: other lines are not gctrace lines and a broken one is an err
   CHECK_THROWS_WITH(parse_gctrace_line("gc 8 @0.291s 15%: 0.017+80+0.19 ms clock, 0.035+23/43/2.1+0.39 ms cpu, "
                                        "13->16->10 MB, 16 MB goal, 0 MB stacks, 0 MB globals, 0 P",
                                        "t"),
-                    Catch::Contains("P count from 1 to 1024"));
+                    Catch::Contains("P count from 1 to 4096"));
+  CHECK_THROWS_WITH(parse_gctrace_line("gc 8 @0.291s 15%: 0.017+80+0.19 ms clock, 0.035+23/43/2.1+0.39 ms cpu, "
+                                       "13->16->10 MB, 16 MB goal, 0 MB stacks, 0 MB globals, 4097 P",
+                                       "t"),
+                    Catch::Contains("P count from 1 to 4096"));
+  CHECK(parse_gctrace_line("gc 8 @0.291s 15%: 0.017+80+0.19 ms clock, 0.035+23/43/2.1+0.39 ms cpu, "
+                           "13->16->10 MB, 16 MB goal, 0 MB stacks, 0 MB globals, 4096 P",
+                           "t")
+            ->procs == 4096);
   CHECK_THROWS_WITH(parse_gctrace_line("gc 8 @0.291s 15%: 0.017+80+0.19 ms clock, 0.035+23/43/2.1+0.39 ms cpu, "
                                        "13->16->10 MB, 16 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced) x",
                                        "t"),

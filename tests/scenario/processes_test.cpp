@@ -162,9 +162,9 @@ TEST_CASE("processes: settings parsers") {
 
 TEST_CASE("processes: a bad setting is reported at its field") {
   std::string t = pair(1, 1, "  procs: 0\n");
-  expect(t, find(t, "procs: 0"), "procs 0 is out of range: from 1 to 1024");
-  t = pair(1, 1, "  procs: 1025\n");
-  expect(t, find(t, "procs: 1025"), "out of range");
+  expect(t, find(t, "procs: 0"), "procs 0 is out of range: from 1 to 4096");
+  t = pair(1, 1, "  procs: 4097\n");
+  expect(t, find(t, "procs: 4097"), "out of range");
   t = pair(1, 1, "  procs_auto: false\n");
   expect(t, find(t, "procs_auto"), "procs_auto must be true");
   t = pair(1, 1, "  cgroup { quota: 0.005 }\n");
