@@ -43,7 +43,7 @@ int cmd_replay(int argc, char** argv) {
   int i = 0;
   for (; i < argc && argv[i][0] != '-'; i++) traces.push_back(argv[i]);
   std::string out_path, profile;
-  bool procs_given = false, svg_given = false, split = false, fit = true;
+  bool procs_given = false, svg_given = false, split = false, shard_given = false, fit = true;
   int32_t traced_cores = 0;
   std::vector<int64_t> cpu_times;
   trace::DeriveOptions derive_opt;  // --mode: shared (the default) or pinned
@@ -88,11 +88,14 @@ int cmd_replay(int argc, char** argv) {
       procs_given |= arg == "--procs" || arg.rfind("--procs=", 0) == 0;
       svg_given |= arg == "--svg" || arg.rfind("--svg=", 0) == 0;
       split |= arg == "--part" || arg.rfind("--part=", 0) == 0;
+      shard_given |= arg == "--shard" || arg.rfind("--shard=", 0) == 0;
       if (arg == "--profile" && i + 1 < argc) profile = argv[i + 1];
       if (arg.rfind("--profile=", 0) == 0) profile = arg.substr(10);
       rest.push_back(arg);
     }
   }
+  // Checked before any trace is read: here -o names the derived scenario, so the part is --part's.
+  if (shard_given && !split) usage_error("replay: --shard needs --part PART, the file its share of the what-if runs goes to");
   if (!cpu_times.empty() && cpu_times.size() != traces.size()) {
     usage_error("replay: --cpu-time needs one duration per trace (" + std::to_string(traces.size()) + "), got " +
                 std::to_string(cpu_times.size()));

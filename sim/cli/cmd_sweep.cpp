@@ -120,6 +120,25 @@ std::string digest_of(const std::string& path) {
   return file_digest(f.text);
 }
 
+// The arrival times the scenario's connections read from their files (and its processes'), as
+// loaded: an arrival file edited between two shards makes another sweep. "" when there are none.
+std::string arrivals_digest(const scenario::Scenario& sc) {
+  std::string bytes;
+  auto add = [&bytes](const scenario::Scenario& s) {
+    for (const scenario::Conn& c : s.conns) {
+      for (const std::vector<int64_t>* v : {&c.times, &c.first}) {
+        bytes += std::to_string(v->size()) + ':';
+        for (int64_t x : *v) bytes += std::to_string(x) + ',';
+      }
+    }
+  };
+  add(sc);
+  for (const scenario::ProcessSpec& p : sc.processes) {
+    if (p.program) add(*p.program);
+  }
+  return bytes.find_first_not_of("0:") == std::string::npos ? "" : "+" + file_digest(bytes);
+}
+
 // Whether the output named by path can be written; says why not, for exit status 1.
 bool writable(const std::string& path) {
   if (path.empty()) return true;
@@ -142,7 +161,7 @@ int report(std::vector<SweepPoint>& pts, SweepDims dims, const std::string& scen
     for (const engine::SimResult& r : pt.runs) {
       const int st = exit_status(r);
       if (st == 0) continue;
-      if (st == kAssertionsViolated) {
+      if (st == kAssertionsViolated && !r.violations.empty()) {  // a part's word alone is not enough
         if (status == 0) status = st;
         const auto& v = r.violations.front();
         std::fprintf(stderr, "gmpsim: %sGOMAXPROCS=%s seed=%llu: assertion violated: %s: %s%s\n",
@@ -188,7 +207,9 @@ int merge(const SweepFlags& f) {
   if (!writable(f.svg_path)) return 1;
   std::vector<NamedPart> parts;
   for (const std::string& name : f.rest) {
-    const textproto::FileText file = textproto::read_file(name);
+    textproto::ReadOptions ro;
+    ro.max_bytes = kMaxPartBytes;
+    const textproto::FileText file = textproto::read_file(name, ro);
     if (!file.error.empty()) {
       std::fprintf(stderr, "gmpsim: sweep --merge: %s: %s\n", name.c_str(), file.error.c_str());
       return 2;
@@ -268,8 +289,9 @@ int cmd_sweep(int argc, char** argv) {
     id.scenario = in.scenario.source;
     id.profile = in.profile.origin;
     id.title = title;
-    id.scenario_digest = digest_of(o.scenario_path);
-    id.profile_digest = in.profile.origin.rfind("builtin:", 0) == 0 ? "" : digest_of(o.profile);
+    id.scenario_digest = digest_of(o.scenario_path) + arrivals_digest(in.scenario);
+    id.profile_digest = in.profile.origin.rfind("builtin:", 0) == 0 ? file_digest(cost::builtin_profile_text(in.profile.origin.substr(8)))
+                                                                   : digest_of(o.profile);
     id.flags = flags_text(f.rest);
     id.dims = dims;
     id.seed = o.seed;
@@ -332,13 +354,21 @@ int cmd_sweep(int argc, char** argv) {
     const size_t j = run_index(t);
     part.runs.emplace_back(j, std::move(pts[j / o.seeds].runs[j % o.seeds]));
   }
+  const std::string text = write_sweep_part(part);
+  if (text.size() > kMaxPartBytes) {  // refused now rather than by the merge
+    std::fprintf(stderr, "gmpsim: sweep: this shard's part would take %zu MiB, more than the %zu MiB a merge reads: split the sweep into more shards (at least %llu)\n",
+                 text.size() >> 20, kMaxPartBytes >> 20,
+                 static_cast<unsigned long long>(f.shards * (text.size() / kMaxPartBytes + 1)));
+    return 1;
+  }
   try {
-    trace::write_output_file(f.part_path, write_sweep_part(part));
+    trace::write_output_file(f.part_path, text);
   } catch (const trace::OutputError& e) {
     std::fprintf(stderr, "gmpsim: %s\n", e.what());
     return 1;
   }
-  std::printf("sweep of %s (profile %s): shard %llu of %llu, %zu of %zu runs, written to %s\n", in.scenario.source.c_str(),
+  // On stderr: the part itself may be going to stdout.
+  std::fprintf(stderr, "sweep of %s (profile %s): shard %llu of %llu, %zu of %zu runs, written to %s\n", in.scenario.source.c_str(),
               in.profile.origin.c_str(), static_cast<unsigned long long>(f.shard), static_cast<unsigned long long>(f.shards),
               total, pts.size() * o.seeds, f.part_path.c_str());
   return 0;

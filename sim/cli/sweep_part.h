@@ -17,6 +17,7 @@
 // shard's runs, each once and in order, and its checksum, which a truncated or altered file fails.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ namespace gmp::cli {
 inline constexpr uint64_t kSweepPartVersion = 1;
 // The most shards a sweep is split into (--shard's N), and seeds per point (--seeds').
 inline constexpr uint64_t kMaxShards = 1000000;
+// The largest part a merge reads, and so the largest a shard writes: a run at 4096 Ps takes about
+// 80 KB (a utilisation line per P), so 1 GiB holds some 13,000 of them.
+inline constexpr size_t kMaxPartBytes = size_t{1} << 30;
 inline constexpr uint64_t kMaxPartSeeds = 10000;
 
 // What makes a sweep the same sweep: everything its output depends on, but for the runs.

@@ -415,6 +415,13 @@ std::vector<std::string> builtin_profile_names() {
   return std::vector<std::string>(detail::kEmbeddedNames, detail::kEmbeddedNames + detail::kNumEmbedded);
 }
 
+std::string_view builtin_profile_text(std::string_view name) {
+  for (unsigned i = 0; i < detail::kNumEmbedded; ++i) {
+    if (name == detail::kEmbeddedNames[i]) return detail::kEmbeddedTexts[i];
+  }
+  return {};
+}
+
 std::optional<Profile> builtin_profile(std::string_view name) {
   for (unsigned i = 0; i < detail::kNumEmbedded; ++i) {
     if (name == detail::kEmbeddedNames[i]) {

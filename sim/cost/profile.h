@@ -196,5 +196,7 @@ Profile parse_profile(const std::string& text, const std::string& origin);
 const Profile& default_profile();
 std::optional<Profile> builtin_profile(std::string_view name);  // "default", "m1pro", ...
 std::vector<std::string> builtin_profile_names();
+// A builtin profile's text as shipped ("" for an unknown name): what identifies it across builds.
+std::string_view builtin_profile_text(std::string_view name);
 
 }  // namespace gmp::cost

@@ -13,13 +13,16 @@ namespace gmp::textproto {
 
 namespace {
 
-// Why a file of this type and size is not read, or nullptr.
-const char* refusal(const struct stat& st, bool regular_only) {
+// "is larger than N MiB" for a read capped at max_bytes.
+std::string too_large(size_t max_bytes) { return "is larger than " + std::to_string(max_bytes >> 20) + " MiB"; }
+
+// Why a file of this type and size is not read, or "".
+std::string refusal(const struct stat& st, bool regular_only, size_t max_bytes) {
   if (S_ISDIR(st.st_mode)) return "is a directory, not a file";
-  if (!regular_only) return nullptr;
+  if (!regular_only) return "";
   if (!S_ISREG(st.st_mode)) return "is not a regular file";
-  if (static_cast<uint64_t>(st.st_size) > kMaxFileBytes) return "is larger than 64 MiB";
-  return nullptr;
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) return too_large(max_bytes);
+  return "";
 }
 
 }  // namespace
@@ -33,7 +36,7 @@ FileText read_file(const std::string& path, ReadOptions opt) {
       out.error = std::string("cannot open: ") + std::strerror(errno);
       return out;
     }
-    if (const char* bad = refusal(st, true)) {
+    if (std::string bad = refusal(st, true, opt.max_bytes); !bad.empty()) {
       out.error = bad;
       return out;
     }
@@ -45,9 +48,9 @@ FileText read_file(const std::string& path, ReadOptions opt) {
   }
   // Checked again on the descriptor: the path may name another file by now.
   const bool known = ::fstat(fd, &st) == 0;
-  const char* bad = known ? refusal(st, opt.regular_only) : nullptr;
-  if (opt.regular_only && (!known || bad != nullptr)) bad = "is not a regular file";
-  if (bad != nullptr) {
+  std::string bad = known ? refusal(st, opt.regular_only, opt.max_bytes) : "";
+  if (opt.regular_only && (!known || !bad.empty())) bad = "is not a regular file";
+  if (!bad.empty()) {
     ::close(fd);
     out.error = bad;
     return out;
@@ -61,8 +64,8 @@ FileText read_file(const std::string& path, ReadOptions opt) {
       break;
     }
     if (n == 0) break;
-    if (out.text.size() + static_cast<size_t>(n) > kMaxFileBytes) {
-      out.error = "is larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
+    if (out.text.size() + static_cast<size_t>(n) > opt.max_bytes) {
+      out.error = too_large(opt.max_bytes);
       break;
     }
     out.text.append(buf, static_cast<size_t>(n));

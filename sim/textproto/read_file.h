@@ -22,6 +22,8 @@ struct ReadOptions {
   // the read can neither block (a FIFO with no writer) nor run on (/dev/zero); a file that is too
   // large is refused by its size. Otherwise a FIFO or a device is read as it comes.
   bool regular_only = false;
+  // The most bytes read: kMaxFileBytes, or more for a format that is written large (sweep parts).
+  size_t max_bytes = kMaxFileBytes;
 };
 
 FileText read_file(const std::string& path, ReadOptions opt = {});
