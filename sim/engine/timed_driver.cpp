@@ -313,8 +313,9 @@ TimedDriver::TimedThread* TimedDriver::next_running() {
   return nullptr;
 }
 
-// yield_if_late's body, inlined into advance_due (from 2 Ps on, nearly every call switches
-// threads, and the call's own frame was a tenth of the instructions of a check that does not).
+// yield_if_late's body, inlined into advance_due: from 2 Ps on most accesses past the horizon
+// come through there, and the call cost the Gosched pair at 4 Ps 2% of its instructions (303.1M
+// against 297.2M, callgrind, 10k calls).
 [[gnu::always_inline]] inline void TimedDriver::yield_if_late_inline() {
   TimedThread& self = cur();
   if (heap_.empty()) {

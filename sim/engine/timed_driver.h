@@ -142,7 +142,7 @@ class TimedDriver final : public DriverBase {
   void advance_rare(int64_t ns);         // advance's general case (see rare_)
   void advance_due(int64_t t);           // advance's limit and horizon checks, when one fired
   void yield_if_late();                  // switch away if another thread is due earlier
-  void yield_if_late_inline();
+  void yield_if_late_inline();           // its body, for advance_due
   void reschedule();                     // the current thread stops; run the earliest one
   TimedThread* next_running();
   void block(Wait w, const void* on, int64_t deadline, bool keep_core = false);  // keep_core: busy-wait
