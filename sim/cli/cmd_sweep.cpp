@@ -18,6 +18,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "sim/cli/commands.h"
@@ -290,8 +291,10 @@ int cmd_sweep(int argc, char** argv) {
     id.profile = in.profile.origin;
     id.title = title;
     id.scenario_digest = digest_of(o.scenario_path) + arrivals_digest(in.scenario);
-    id.profile_digest = in.profile.origin.rfind("builtin:", 0) == 0 ? file_digest(cost::builtin_profile_text(in.profile.origin.substr(8)))
-                                                                   : digest_of(o.profile);
+    constexpr std::string_view kBuiltin = "builtin:";  // Profile::origin of a shipped profile
+    id.profile_digest = in.profile.origin.rfind(kBuiltin, 0) == 0
+                            ? file_digest(cost::builtin_profile_text(std::string_view(in.profile.origin).substr(kBuiltin.size())))
+                            : digest_of(o.profile);
     id.flags = flags_text(f.rest);
     id.dims = dims;
     id.seed = o.seed;
